@@ -1,0 +1,37 @@
+// Builds hookd's bundles with esbuild:
+//   dist/hookd.cjs    the `hookd` bin: a tiny dispatcher
+//   dist/hook.cjs     `hookd hook`, the agent's per-event command: Node built-ins only
+//   dist/validate.cjs zod config validation, loaded by the hook only when the config changed
+//   dist/client.cjs   the daemon hand-off client, loaded by the hook after its commands ran
+//   dist/cli.cjs      every other command (yargs, pino, zod, chokidar...)
+// node-notifier stays external: it ships vendored binaries found relative to its own files.
+import { build } from 'esbuild';
+import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  // ESM packages (yargs) read import.meta.url, which a CJS bundle lacks: give them this file's URL.
+  banner: { js: "const __hookd_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__hookd_import_meta_url' },
+  external: ['node-notifier', './validate.cjs', './client.cjs', './hook.cjs', './cli.cjs'],
+};
+
+rmSync('dist', { recursive: true, force: true });
+mkdirSync('dist');
+const entries = [
+  ['src/bin/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: {} }],
+  ['src/bin/hook.ts', 'dist/hook.cjs', {}],
+  ['src/bin/validate.ts', 'dist/validate.cjs', {}],
+  ['src/bin/cli.ts', 'dist/cli.cjs', {}],
+];
+if (existsSync('src/daemon/client.ts')) entries.push(['src/daemon/client.ts', 'dist/client.cjs', {}]);
+await Promise.all(
+  entries.map(([entry, outfile, extra]) => build({ ...common, entryPoints: [entry], outfile, ...extra })),
+);
+chmodSync('dist/hookd.cjs', 0o755);

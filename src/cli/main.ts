@@ -1,0 +1,59 @@
+import yargs, { type Argv } from 'yargs';
+import { commands } from './commands/index.js';
+import { CliError, EXIT } from './errors.js';
+import { redactText } from '../logging/redact.js';
+
+export const VERSION = '0.1.0';
+
+function reportError(error: unknown): number {
+  const color = Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
+  const red = (s: string) => (color ? `\u001b[31m${s}\u001b[0m` : s);
+  if (error instanceof CliError) {
+    process.stderr.write(`${red('hookd:')} ${redactText(error.message)}\n`);
+    if (error.hint) process.stderr.write(`  ${redactText(error.hint)}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`${red('hookd: unexpected error:')} ${redactText(message)}\n`);
+  if (process.env.HOOKD_DEBUG && error instanceof Error && error.stack) {
+    process.stderr.write(`${redactText(error.stack)}\n`);
+  }
+  return EXIT.FAILURE;
+}
+
+export function buildCli(argv: string[]): Argv {
+  let cli = yargs(argv)
+    .scriptName('hookd')
+    .usage('hookd <command> [options]\n\nHook runner and notification daemon for Droid and Claude Code.')
+    .version(VERSION)
+    .help()
+    .alias('h', 'help')
+    .strict()
+    .recommendCommands()
+    .demandCommand(1, 'Name a command; `hookd --help` lists them.')
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .epilogue('Docs: README.md. Every command takes --help with examples.')
+    .fail((message, error) => {
+      if (error) throw error;
+      throw new CliError(
+        message ?? 'invalid usage',
+        EXIT.USAGE,
+        'Run the command with --help for its usage.',
+      );
+    });
+  for (const command of commands) cli = cli.command(command);
+  cli = cli.completion(
+    'completion',
+    'Print a shell completion script (bash or zsh): hookd completion >> ~/.bashrc',
+  );
+  return cli;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildCli(argv).parseAsync();
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
+  } catch (error) {
+    return reportError(error);
+  }
+}

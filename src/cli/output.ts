@@ -1,0 +1,81 @@
+/** Terminal output helpers: colour only on a TTY without NO_COLOR, tables for people, JSON for scripts. */
+
+export interface Out {
+  write(text: string): void;
+  isTTY: boolean;
+  color: boolean;
+}
+
+export function stdoutOut(env: Record<string, string | undefined> = process.env): Out {
+  const isTTY = Boolean(process.stdout.isTTY);
+  return {
+    write: (text) => void process.stdout.write(text),
+    isTTY,
+    color: isTTY && !env.NO_COLOR && env.TERM !== 'dumb',
+  };
+}
+
+const CODES = {
+  red: 31,
+  green: 32,
+  yellow: 33,
+  blue: 34,
+  magenta: 35,
+  cyan: 36,
+  gray: 90,
+  bold: 1,
+  dim: 2,
+} as const;
+export type Color = keyof typeof CODES;
+
+export function paint(out: Pick<Out, 'color'>, color: Color, text: string): string {
+  return out.color ? `\u001b[${CODES[color]}m${text}\u001b[0m` : text;
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+export function visibleLength(text: string): number {
+  return text.replace(ANSI, '').length;
+}
+
+export interface Column<T> {
+  header: string;
+  value: (row: T) => string;
+  align?: 'left' | 'right';
+  /** Truncate longer cells to this many characters. */
+  max?: number;
+}
+
+export function formatTable<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
+  const cells = rows.map((row) =>
+    columns.map((c) => {
+      const text = c.value(row).replace(/\s+/g, ' ');
+      return c.max && text.length > c.max ? `${text.slice(0, c.max - 1)}…` : text;
+    }),
+  );
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => visibleLength(r[i]!))));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => {
+        const pad = ' '.repeat(widths[i]! - visibleLength(v));
+        return columns[i]!.align === 'right' ? pad + v : v + pad;
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map((c) => c.header)), ...cells.map(line)].join('\n') + '\n';
+}
+
+export function formatJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '-';
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}

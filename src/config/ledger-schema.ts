@@ -1,0 +1,4 @@
+import * as z from 'zod';
+
+// Placeholder until the session ledger lands.
+export const ledgerConfigSchema = z.looseObject({}).describe('Session ledger.');

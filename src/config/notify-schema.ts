@@ -1,0 +1,272 @@
+import * as z from 'zod';
+
+/** Every default of notification rules, noise control and channels, in one place. */
+export const NOTIFY_DEFAULTS = {
+  /** Identical notifications (same rule, title and body) inside this window are sent once. */
+  dedupeWindowMs: 30_000,
+  /** Per session and rule: after a notification, the same rule stays silent this long (0 = off). */
+  cooldownMs: 0,
+  /** Events whose notifications are coalesced when they come in bursts. */
+  coalesceEvents: ['SubagentStop'] as string[],
+  /** A burst ends when no further event arrives for this long. */
+  coalesceWindowMs: 3000,
+  /** A burst is flushed at the latest this long after its first event. */
+  coalesceMaxHoldMs: 15_000,
+  /** Repeated idle prompts of one session are sent once until the session shows activity again. */
+  repeatIdlePrompts: false,
+  /** Quiet hours let `critical` notifications through. */
+  quietAllowUrgent: true,
+  channelTimeoutMs: 10_000,
+  slackApiBaseUrl: 'https://slack.com/api',
+  urgency: 'normal' as 'low' | 'normal' | 'critical',
+} as const;
+
+const template = z.string().max(4000);
+const oneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+
+const timeOfDay = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'use 24-hour HH:MM, e.g. "22:30"')
+  .describe('A local time of day, HH:MM (24-hour).');
+
+const channelCommon = {
+  enabled: z.boolean().default(true).describe('Set false to keep a channel in the file without using it.'),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(120_000)
+    .default(NOTIFY_DEFAULTS.channelTimeoutMs)
+    .describe('Milliseconds before one delivery attempt is abandoned (and retried).'),
+};
+
+export const desktopChannelSchema = z
+  .strictObject({
+    type: z.literal('desktop'),
+    ...channelCommon,
+    icon: z.string().optional().describe('Icon name or absolute path shown with the notification.'),
+    sound: z
+      .union([z.boolean(), z.string().min(1)])
+      .default(false)
+      .describe('Play a sound: true for the default, or a sound name (freedesktop sound-name hint).'),
+    appName: z
+      .string()
+      .min(1)
+      .default('hookd')
+      .describe('Application name shown by the notification server.'),
+    expireMs: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('How long the notification stays (server default if unset).'),
+  })
+  .describe('A desktop notification through node-notifier (notify-send on Linux).');
+
+export const slackChannelSchema = z
+  .strictObject({
+    type: z.literal('slack'),
+    ...channelCommon,
+    webhookUrl: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Incoming webhook URL; use "${SLACK_WEBHOOK_URL}" to keep it out of the file.'),
+    botToken: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Bot token (xoxb-...) for threads; use "${SLACK_BOT_TOKEN}".'),
+    channel: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Channel id or name for chat.postMessage (with botToken).'),
+    threads: z
+      .boolean()
+      .default(true)
+      .describe('With botToken: one thread per session (first message starts it, later ones reply in it).'),
+    apiBaseUrl: z
+      .string()
+      .min(1)
+      .default(NOTIFY_DEFAULTS.slackApiBaseUrl)
+      .describe('Slack Web API base URL (tests point it at a loopback server).'),
+  })
+  .superRefine((value, ctx) => {
+    if (!value.webhookUrl && !(value.botToken && value.channel)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a slack channel needs webhookUrl, or botToken and channel',
+        params: { hint: 'add "webhookUrl": "${SLACK_WEBHOOK_URL}" (or botToken + channel for threads)' },
+      });
+    }
+  })
+  .describe('Slack: an incoming webhook, or the Web API with a bot token for one thread per session.');
+
+export const webhookChannelSchema = z
+  .strictObject({
+    type: z.literal('webhook'),
+    ...channelCommon,
+    url: z.string().min(1).describe('Where the JSON body is POSTed; may use ${VAR}.'),
+    headers: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('Extra request headers; values may use ${VAR}.'),
+    secret: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('When set, X-Hookd-Signature carries sha256=HMAC-SHA256(secret, "<timestamp>.<body>").'),
+  })
+  .describe('A generic webhook: POST of the documented JSON body.');
+
+export const commandChannelSchema = z
+  .strictObject({
+    type: z.literal('command'),
+    ...channelCommon,
+    command: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .describe(
+        'An argv array (run directly) or a string (run with sh -c); gets the notification JSON on stdin.',
+      ),
+    env: z.record(z.string(), z.string()).default({}).describe('Extra environment; values may use ${VAR}.'),
+  })
+  .describe('Pipes the rendered notification as JSON to a command. Exit 0 = delivered, 75 = retry later.');
+
+export const channelSchema = z.discriminatedUnion('type', [
+  desktopChannelSchema,
+  slackChannelSchema,
+  webhookChannelSchema,
+  commandChannelSchema,
+]);
+
+export const ruleSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A label for logs and `hookd explain` (default: rule-<index>).'),
+    enabled: z.boolean().default(true),
+    on: oneOrMany.describe('Event names this rule reacts to, e.g. ["Stop", "Notification"].'),
+    notificationType: oneOrMany
+      .optional()
+      .describe('Notification only: permission_prompt, idle_prompt, elicitation_dialog, auth_success.'),
+    tool: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Tool name: exact, else an unanchored RegExp ("Edit|Create").'),
+    project: oneOrMany
+      .optional()
+      .describe(
+        'Glob on the project dir / cwd ("~/work/**"); a pattern without "/" matches the folder name.',
+      ),
+    minDurationMs: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Only sessions (or turns) that ran at least this long.'),
+    session: z
+      .enum(['main', 'subagent', 'any'])
+      .default('any')
+      .describe('main = the top-level session, subagent = a Task sub-agent.'),
+    reason: oneOrMany.optional().describe('SessionEnd only: clear, logout, prompt_input_exit, other.'),
+    commandsFailed: z.boolean().optional().describe('true: only when one of the hook commands failed.'),
+    channels: z.array(z.string().min(1)).min(1).describe('Channel names from notify.channels.'),
+    title: template.optional().describe('Title template, e.g. "{{project}}: finished".'),
+    body: template.optional().describe('Body template, e.g. "{{lastMessage | truncate:200}}".'),
+    urgency: z.enum(['low', 'normal', 'critical']).optional().describe('Default: normal.'),
+    sound: z
+      .union([z.boolean(), z.string().min(1)])
+      .optional()
+      .describe('Desktop sound for this rule.'),
+    cooldownMs: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Overrides notify.noise.cooldownMs for this rule.'),
+    dedupeWindowMs: z.number().int().min(0).optional().describe('Overrides notify.noise.dedupeWindowMs.'),
+  })
+  .describe('Which events become notifications, where they go, and how they read.');
+
+export const quietHoursSchema = z
+  .strictObject({
+    windows: z
+      .array(
+        z.strictObject({
+          start: timeOfDay,
+          end: timeOfDay,
+          days: z
+            .array(z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']))
+            .optional()
+            .describe('Days the window starts on (default: every day).'),
+        }),
+      )
+      .min(1)
+      .describe('Time windows in the local time zone; a window may cross midnight ("22:00" to "07:00").'),
+    allowUrgent: z
+      .boolean()
+      .default(NOTIFY_DEFAULTS.quietAllowUrgent)
+      .describe('Let notifications with urgency "critical" through.'),
+    digest: z.boolean().default(true).describe('Send one digest per channel when the window ends.'),
+  })
+  .describe('Hold notifications back during these hours.');
+
+export const noiseSchema = z
+  .strictObject({
+    dedupeWindowMs: z.number().int().min(0).default(NOTIFY_DEFAULTS.dedupeWindowMs),
+    cooldownMs: z.number().int().min(0).default(NOTIFY_DEFAULTS.cooldownMs),
+    coalesceEvents: z.array(z.string().min(1)).default(() => [...NOTIFY_DEFAULTS.coalesceEvents]),
+    coalesceWindowMs: z.number().int().min(0).default(NOTIFY_DEFAULTS.coalesceWindowMs),
+    coalesceMaxHoldMs: z.number().int().min(0).default(NOTIFY_DEFAULTS.coalesceMaxHoldMs),
+    repeatIdlePrompts: z.boolean().default(NOTIFY_DEFAULTS.repeatIdlePrompts),
+  })
+  .describe('Deduplication, cooldowns, burst coalescing and idle-prompt repeats.');
+
+export const notifySchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Set false to turn every notification off.'),
+    defaults: z
+      .boolean()
+      .default(true)
+      .describe('Without rules: desktop alerts for Notification and for Stop of a main session.'),
+    channels: z.record(z.string().min(1), channelSchema).default({}).describe('Named delivery channels.'),
+    rules: z.array(ruleSchema).optional().describe('Evaluated for every event; each matching rule fires.'),
+    noise: noiseSchema.default(() => noiseSchema.parse({})),
+    quietHours: quietHoursSchema.optional(),
+  })
+  .superRefine((value, ctx) => {
+    (value.rules ?? []).forEach((rule, index) => {
+      rule.channels.forEach((name, at) => {
+        if (!(name in value.channels) && !(name === 'desktop')) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['rules', index, 'channels', at],
+            message: `unknown channel "${name}"`,
+            params: {
+              hint: `define it under notify.channels, or use one of: ${Object.keys(value.channels).join(', ') || '(none defined)'}`,
+            },
+          });
+        }
+      });
+    });
+  })
+  .describe('Notification channels and rules.');
+
+export type NotifyConfig = z.infer<typeof notifySchema>;
+export type NotifyRule = z.infer<typeof ruleSchema>;
+export type ChannelConfig = z.infer<typeof channelSchema>;
+export type DesktopChannelConfig = z.infer<typeof desktopChannelSchema>;
+export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
+export type WebhookChannelConfig = z.infer<typeof webhookChannelSchema>;
+export type CommandChannelConfig = z.infer<typeof commandChannelSchema>;
+export type QuietHours = z.infer<typeof quietHoursSchema>;
+export type NoiseConfig = z.infer<typeof noiseSchema>;
+
+/** The notify section with every default applied, for a config without a `notify` key. */
+export function notifySettings(input: unknown): NotifyConfig {
+  return notifySchema.parse(input ?? {});
+}

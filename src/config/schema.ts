@@ -1,0 +1,116 @@
+import * as z from 'zod';
+import { DEFAULTS } from './defaults.js';
+import { notifySchema } from './notify-schema.js';
+import { apiConfigSchema } from './api-schema.js';
+import { ledgerConfigSchema } from './ledger-schema.js';
+import { daemonConfigSchema } from './daemon-schema.js';
+
+/** A matcher as the agent reads it: empty, `*` or absent match all; else exact, then unanchored RegExp. */
+const matcherSchema = z.string().superRefine((value, ctx) => {
+  if (value === '' || value === '*') return;
+  try {
+    new RegExp(value);
+  } catch (error) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `invalid pattern: ${(error as Error).message}`,
+      params: { hint: 'use a JavaScript regular expression such as "Edit|Create", or "*" for all' },
+    });
+  }
+});
+
+export const hookCommandSchema = z
+  .strictObject({
+    type: z.literal('command').describe('Always "command", as in the agent settings.'),
+    command: z.string().min(1).describe('Shell command, run with `sh -c` and the event JSON on stdin.'),
+    timeout: z
+      .number()
+      .positive()
+      .max(3600)
+      .optional()
+      .describe(
+        `Seconds before the command's process group is killed (default ${DEFAULTS.commandTimeoutSec}).`,
+      ),
+    name: z.string().min(1).optional().describe('A label for logs and `hookd emit` output.'),
+    blocking: z
+      .boolean()
+      .default(false)
+      .describe('When true, exit code 2 (with stderr) or a JSON decision on stdout reaches the agent.'),
+    context: z
+      .boolean()
+      .default(false)
+      .describe('When true, stdout is passed to the agent as context (SessionStart, UserPromptSubmit).'),
+    env: z.record(z.string(), z.string()).optional().describe('Extra environment; values may use ${VAR}.'),
+    cwd: z.string().min(1).optional().describe("Working directory (default: the event's cwd)."),
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe('Set false to keep a command in the file without running it.'),
+  })
+  .describe('One command, in the agent format plus hookd options.');
+
+export const hookEntrySchema = z
+  .strictObject({
+    matcher: matcherSchema
+      .optional()
+      .describe(
+        'Tested against the tool name (Pre/PostToolUse), source (SessionStart), trigger (PreCompact), notification_type (Notification) or reason (SessionEnd).',
+      ),
+    tool: matcherSchema.optional().describe('Matcher on tool_name, for any event that carries one.'),
+    source: matcherSchema
+      .optional()
+      .describe('Matcher on SessionStart source (startup, resume, clear, compact).'),
+    trigger: matcherSchema.optional().describe('Matcher on PreCompact trigger (manual, auto).'),
+    notification_type: matcherSchema
+      .optional()
+      .describe('Matcher on Notification notification_type (permission_prompt, idle_prompt, ...).'),
+    reason: matcherSchema
+      .optional()
+      .describe('Matcher on SessionEnd reason (clear, logout, prompt_input_exit, other).'),
+    commandRegex: matcherSchema.optional().describe("Matcher on an Execute/Bash call's shell command."),
+    hooks: z.array(hookCommandSchema).describe('Commands to run when the entry matches.'),
+  })
+  .describe('A matcher and its commands.');
+
+export const hooksSchema = z
+  .record(z.string().min(1), z.array(hookEntrySchema))
+  .describe("The agent's own hooks object, keyed by event name.");
+
+export const settingsSchema = z
+  .strictObject({
+    commandTimeoutSec: z.number().positive().max(3600).default(DEFAULTS.commandTimeoutSec),
+    eventBudgetSec: z.number().positive().max(3600).default(DEFAULTS.eventBudgetSec),
+    eventBudgetSecByEvent: z
+      .record(z.string(), z.number().positive().max(3600))
+      .default(DEFAULTS.eventBudgetSecByEvent),
+    killGraceMs: z.number().int().min(0).max(60_000).default(DEFAULTS.killGraceMs),
+    maxOutputBytes: z
+      .number()
+      .int()
+      .min(256)
+      .max(64 * 1024 * 1024)
+      .default(DEFAULTS.maxOutputBytes),
+    deadLetterMax: z.number().int().min(0).max(100_000).default(DEFAULTS.deadLetterMax),
+    sequentialEvents: z
+      .array(z.string())
+      .default([])
+      .describe('Events whose commands run one after another in config order instead of concurrently.'),
+  })
+  .describe('How hookd runs commands.');
+
+export const configSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    settings: settingsSchema.default(() => settingsSchema.parse({})),
+    hooks: hooksSchema.default({}),
+    notify: notifySchema.optional(),
+    api: apiConfigSchema.optional(),
+    ledger: ledgerConfigSchema.optional(),
+    daemon: daemonConfigSchema.optional(),
+  })
+  .describe('hookd configuration (https://github.com/hookd/hookd#configuration).');
+
+export type HookdConfig = z.infer<typeof configSchema>;
+export type HookCommand = z.infer<typeof hookCommandSchema>;
+export type HookEntry = z.infer<typeof hookEntrySchema>;
+export type Settings = z.infer<typeof settingsSchema>;

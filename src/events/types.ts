@@ -1,0 +1,43 @@
+/** The agent's payload, parsed leniently: any JSON object; known fields are read where needed. */
+export type HookPayload = Record<string, unknown>;
+
+export type AgentKind = 'droid' | 'claude' | 'unknown';
+
+/** One event as hookd sees it: the raw payload plus what hookd adds. */
+export interface HookEvent {
+  /** Unique id given by `hookd hook`; the daemon's idempotency key. */
+  id: string;
+  /** Unix ms when hookd received it. */
+  receivedAt: number;
+  agent: AgentKind;
+  /** hook_event_name, or "Unknown" when the payload has none. */
+  name: string;
+  sessionId?: string;
+  cwd?: string;
+  transcriptPath?: string;
+  /** The agent's project dir (FACTORY_PROJECT_DIR / CLAUDE_PROJECT_DIR), else cwd. */
+  projectDir?: string;
+  payload: HookPayload;
+}
+
+/** How one command ended, summarised for the daemon and the log. A failure is a value, never a throw. */
+export interface CommandOutcome {
+  name: string;
+  command: string;
+  /** Exit code, or null when killed by a signal or never started. */
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** Set when the command could not be started at all. */
+  spawnError?: string;
+  blocking: boolean;
+}
+
+/** The message `hookd hook` hands to the daemon (protocol v1, one JSON line). */
+export interface EventHandoff {
+  v: 1;
+  type: 'event';
+  event: HookEvent;
+  results: CommandOutcome[];
+}

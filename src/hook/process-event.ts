@@ -1,0 +1,225 @@
+import type { ConfigValidator, LoadedConfig } from '../config/load.js';
+import { loadConfig } from '../config/load.js';
+import { keepDeadLetter } from '../events/dead-letter.js';
+import { parseEvent, type ParseFailure } from '../events/parse.js';
+import type { CommandOutcome, EventHandoff, HookEvent } from '../events/types.js';
+import type { LineLogger } from '../logging/line-logger.js';
+import { deadLetterDir } from '../paths.js';
+import { decideReply, type AgentReply } from '../runner/decision.js';
+import { planCommands, type PlannedCommand, type SkippedEntry } from '../runner/route.js';
+import { runEventCommands, type RanCommand } from '../runner/run-event.js';
+import { DEFAULTS } from '../config/defaults.js';
+
+type Env = Record<string, string | undefined>;
+
+export type HandOff = (
+  message: EventHandoff,
+  options: { env: Env; timeoutMs?: number; autoStart?: boolean; daemonArgv?: string[] },
+) => Promise<{ outcome: 'acked' | 'spooled' | 'failed'; error?: string }>;
+
+export interface ProcessIO {
+  env: Env;
+  /** Working directory for commands when the event has no cwd. */
+  cwd: string;
+  logger: LineLogger;
+  validator: () => ConfigValidator;
+  /** Hands the event to the daemon; absent = no hand-off (e.g. `hookd emit --no-daemon`). */
+  handOff?: HandOff | undefined;
+  /** How to start the daemon in the background when it is down. */
+  daemonArgv?: string[];
+  now?: () => number;
+}
+
+/** Everything that happened to one event: what `hookd emit` prints and tests assert on. */
+export interface HookReport {
+  event?: HookEvent;
+  rejected?: { reason: ParseFailure | string; detail: string; deadLetter?: string | undefined };
+  config?: LoadedConfig;
+  planned: PlannedCommand[];
+  skipped: SkippedEntry[];
+  ran: RanCommand[];
+  reply: AgentReply;
+  handoff?: { outcome: string; error?: string | undefined };
+  durationMs: number;
+}
+
+const SILENT: AgentReply = { exitCode: 0, stdout: '', stderr: '' };
+
+export function toOutcome(r: RanCommand): CommandOutcome {
+  const out: CommandOutcome = {
+    name: r.planned.name,
+    command: r.planned.spec.command,
+    exitCode: r.result.exitCode,
+    signal: r.result.signal,
+    timedOut: r.result.timedOut,
+    durationMs: Math.round(r.result.durationMs * 10) / 10,
+    blocking: r.planned.spec.blocking,
+  };
+  if (r.result.spawnError) out.spawnError = r.result.spawnError;
+  return out;
+}
+
+function logCommand(logger: LineLogger, event: HookEvent, r: RanCommand): void {
+  const { result, planned } = r;
+  const failed = result.timedOut || result.spawnError !== undefined || result.exitCode !== 0;
+  const tail = DEFAULTS.logTailBytes;
+  logger.log(
+    failed ? 'warn' : 'info',
+    {
+      kind: 'command',
+      event: event.name,
+      eventId: event.id,
+      sessionId: event.sessionId,
+      name: planned.name,
+      command: planned.spec.command,
+      blocking: planned.spec.blocking,
+      durationMs: Math.round(result.durationMs * 10) / 10,
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      killedBy: result.killedBy,
+      timeoutMs: planned.timeoutMs,
+      ...(result.spawnError ? { spawnError: result.spawnError } : {}),
+      stdoutBytes: result.stdout.totalBytes,
+      stderrBytes: result.stderr.totalBytes,
+      stdoutTail: result.stdout.tailText(tail),
+      stderrTail: result.stderr.tailText(tail),
+    },
+    result.timedOut
+      ? `${planned.name} killed after ${result.killedBy === 'budget' ? 'the event budget ran out' : `its ${planned.timeoutMs} ms timeout`}`
+      : result.spawnError
+        ? `${planned.name} could not start: ${result.spawnError}`
+        : `${planned.name} exited ${result.exitCode ?? result.signal}`,
+  );
+}
+
+function daemonSettings(config: LoadedConfig['config']): {
+  enabled: boolean;
+  autoStart: boolean;
+  timeoutMs?: number;
+} {
+  const daemon = (
+    config as { daemon?: { enabled?: boolean; autoStart?: boolean; handoffTimeoutMs?: number } }
+  ).daemon;
+  const out: { enabled: boolean; autoStart: boolean; timeoutMs?: number } = {
+    enabled: daemon?.enabled !== false,
+    autoStart: daemon?.autoStart !== false,
+  };
+  if (daemon?.handoffTimeoutMs !== undefined) out.timeoutMs = daemon.handoffTimeoutMs;
+  return out;
+}
+
+/** Logs a rejected input and keeps its bytes in the bounded dead-letter folder. */
+export function rejectInput(
+  io: Pick<ProcessIO, 'env' | 'logger' | 'now'>,
+  raw: Buffer,
+  reason: string,
+  detail: string,
+): { reason: string; detail: string; deadLetter?: string | undefined } {
+  const deadLetter = keepDeadLetter(
+    deadLetterDir(io.env),
+    raw,
+    { reason, detail, now: (io.now ?? Date.now)(), pid: process.pid },
+    Number(io.env.HOOKD_DEAD_LETTER_MAX ?? DEFAULTS.deadLetterMax),
+  );
+  io.logger.log(
+    'error',
+    { kind: 'bad-input', reason, bytes: raw.length, deadLetter },
+    `rejected input: ${detail}${deadLetter ? ` (kept in ${deadLetter})` : ''}`,
+  );
+  return { reason, detail, deadLetter };
+}
+
+/**
+ * The hook's whole job for one event, from raw stdin bytes to the agent reply. Never throws for bad
+ * input, bad config or failing commands: each becomes a log record and a silent exit 0.
+ */
+export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookReport> {
+  const now = io.now ?? Date.now;
+  const started = performance.now();
+  const report: HookReport = { planned: [], skipped: [], ran: [], reply: SILENT, durationMs: 0 };
+  const finish = () => {
+    report.durationMs = Math.round((performance.now() - started) * 10) / 10;
+    return report;
+  };
+
+  const parsed = parseEvent(raw, io.env);
+  if (!parsed.ok) {
+    report.rejected = rejectInput(io, raw, parsed.reason, parsed.detail);
+    return finish();
+  }
+  const event = parsed.event;
+  report.event = event;
+
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig({ env: io.env, projectDir: event.projectDir, validator: io.validator });
+  } catch (error) {
+    io.logger.log(
+      'error',
+      { kind: 'config', eventId: event.id },
+      `cannot load config: ${(error as Error).message}`,
+    );
+    return finish();
+  }
+  report.config = loaded;
+  for (const source of loaded.sources) {
+    for (const issue of source.issues) {
+      io.logger.log(
+        'error',
+        { kind: 'config', file: issue.file, path: issue.path, fix: issue.fix },
+        `invalid config, ${source.level} file ignored: ${issue.path}: ${issue.message}`,
+      );
+    }
+  }
+
+  const plan = planCommands(event, loaded.config);
+  report.planned = plan.commands;
+  report.skipped = plan.skipped;
+  report.ran = await runEventCommands(event, plan.commands, loaded.config, {
+    env: io.env,
+    rawStdin: raw,
+    fallbackCwd: io.cwd,
+  });
+  for (const r of report.ran) logCommand(io.logger, event, r);
+  report.reply = decideReply(event.name, report.ran);
+
+  const daemon = daemonSettings(loaded.config);
+  if (io.handOff && daemon.enabled) {
+    const message: EventHandoff = { v: 1, type: 'event', event, results: report.ran.map(toOutcome) };
+    try {
+      report.handoff = await io.handOff(message, {
+        env: io.env,
+        autoStart: daemon.autoStart,
+        ...(daemon.timeoutMs !== undefined ? { timeoutMs: daemon.timeoutMs } : {}),
+        ...(io.daemonArgv ? { daemonArgv: io.daemonArgv } : {}),
+      });
+    } catch (error) {
+      report.handoff = { outcome: 'failed', error: (error as Error).message };
+    }
+  }
+
+  finish();
+  io.logger.log(
+    report.handoff?.outcome === 'failed' ? 'warn' : 'info',
+    {
+      kind: 'event',
+      event: event.name,
+      eventId: event.id,
+      sessionId: event.sessionId,
+      agent: event.agent,
+      cwd: event.cwd,
+      tool: typeof event.payload.tool_name === 'string' ? event.payload.tool_name : undefined,
+      bytes: raw.length,
+      commands: report.ran.length,
+      failed: report.ran.filter((r) => r.result.exitCode !== 0 || r.result.timedOut).length,
+      decidedBy: report.reply.decidedBy,
+      exitCode: report.reply.exitCode,
+      handoff: report.handoff?.outcome,
+      handoffError: report.handoff?.error,
+      durationMs: report.durationMs,
+    },
+    `${event.name}: ${report.ran.length} command(s)${report.reply.decidedBy ? `, decision by ${report.reply.decidedBy}` : ''}`,
+  );
+  return report;
+}

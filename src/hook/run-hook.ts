@@ -1,0 +1,57 @@
+import type { Readable } from 'node:stream';
+import { DEFAULTS } from '../config/defaults.js';
+import { readStdin } from '../events/read-stdin.js';
+import { createLineLogger } from '../logging/line-logger.js';
+import { logFilePath } from '../paths.js';
+import { processEvent, rejectInput, type ProcessIO } from './process-event.js';
+
+export interface HookMainIO extends Omit<ProcessIO, 'logger'> {
+  stdin: Readable;
+  writeStdout: (text: string) => void;
+  writeStderr: (text: string) => void;
+}
+
+/**
+ * `hookd hook`: read the event from stdin once, run its commands, hand it to the daemon, answer the
+ * agent. Returns the exit code: 0, or 2 when a blocking command decided so. Never throws.
+ */
+export async function runHook(io: HookMainIO): Promise<number> {
+  if (io.env.HOOKD === '0') return 0;
+  const debug = io.env.HOOKD_DEBUG === '1' || io.env.HOOKD_DEBUG === 'true';
+  const logger = createLineLogger(
+    logFilePath(io.env),
+    debug ? { debugTo: (line) => io.writeStderr(`hookd: ${line}`) } : {},
+  );
+  try {
+    if (Number(io.env.HOOKD_DEPTH ?? 0) >= 4) {
+      logger.log(
+        'warn',
+        { kind: 'recursion', depth: io.env.HOOKD_DEPTH },
+        'hookd called from its own commands 4 levels deep; ignoring the event',
+      );
+      return 0;
+    }
+    const input = await readStdin(io.stdin, {
+      maxBytes: Number(io.env.HOOKD_MAX_STDIN_BYTES) || DEFAULTS.maxStdinBytes,
+      timeoutMs: Number(io.env.HOOKD_STDIN_TIMEOUT_MS) || DEFAULTS.stdinTimeoutMs,
+    });
+    if (!input.ok) {
+      // Too big, never closed or unreadable: keep what arrived and let the agent go on.
+      rejectInput({ env: io.env, logger }, input.bytes, input.reason, input.detail);
+      return 0;
+    }
+    const report = await processEvent(input.bytes, { ...io, logger });
+    if (report.reply.stdout) io.writeStdout(report.reply.stdout);
+    if (report.reply.stderr) io.writeStderr(report.reply.stderr);
+    return report.reply.exitCode;
+  } catch (error) {
+    logger.log(
+      'fatal',
+      { kind: 'crash', stack: (error as Error).stack },
+      `hookd hook failed: ${(error as Error).message}`,
+    );
+    return 0;
+  } finally {
+    logger.close();
+  }
+}

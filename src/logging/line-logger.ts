@@ -1,0 +1,82 @@
+import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { hostname } from 'node:os';
+import { redactText } from './redact.js';
+
+/**
+ * A synchronous JSON-lines logger writing pino's record format (level numbers, time, pid, hostname,
+ * msg), for the short-lived hook process. pino itself costs about a third of Node's start-up time
+ * when bundled, so the hook path writes the same records without loading it; long-running processes
+ * use pino. Every string value is passed through the redactor. The file rotates once at `maxBytes`.
+ */
+export const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;
+export type LevelName = keyof typeof LEVELS;
+
+export interface LineLogger {
+  log(level: LevelName, fields: Record<string, unknown>, msg: string): void;
+  close(): void;
+}
+
+function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === 'string') out[key] = redactText(value);
+    else if (value && typeof value === 'object' && !Array.isArray(value)) {
+      out[key] = redactFields(value as Record<string, unknown>);
+    } else out[key] = value;
+  }
+  return out;
+}
+
+export function createLineLogger(
+  file: string,
+  options: { maxBytes?: number; debugTo?: (line: string) => void; now?: () => number } = {},
+): LineLogger {
+  let fd: number | undefined;
+  let failed = false;
+  const host = hostname();
+  const now = options.now ?? Date.now;
+  const open = () => {
+    if (fd !== undefined || failed) return;
+    try {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      fd = openSync(file, 'a', 0o600);
+      if (fstatSync(fd).size > (options.maxBytes ?? 20 * 1024 * 1024)) {
+        closeSync(fd);
+        renameSync(file, `${file}.1`);
+        fd = openSync(file, 'a', 0o600);
+      }
+    } catch {
+      // A log that cannot be written must not break the hook; the debug stream still works.
+      failed = true;
+      fd = undefined;
+    }
+  };
+  return {
+    log(level, fields, msg) {
+      const record = {
+        level: LEVELS[level],
+        time: now(),
+        pid: process.pid,
+        hostname: host,
+        ...redactFields(fields),
+        msg: redactText(msg),
+      };
+      const line = `${JSON.stringify(record)}\n`;
+      options.debugTo?.(line);
+      open();
+      if (fd === undefined) return;
+      try {
+        writeSync(fd, line);
+      } catch {}
+    },
+    close() {
+      if (fd !== undefined) {
+        try {
+          closeSync(fd);
+        } catch {}
+        fd = undefined;
+      }
+    },
+  };
+}

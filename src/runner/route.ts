@@ -1,0 +1,98 @@
+import type { HookCommand, HookdConfig, HookEntry } from '../config/schema.js';
+import type { HookEvent } from '../events/types.js';
+import { MATCHER_FIELD } from '../events/names.js';
+import { matchesPattern } from './matcher.js';
+
+/** A command selected for an event, with everything needed to run and report it. */
+export interface PlannedCommand {
+  /** Position in config order across all entries of the event (decisions are taken in this order). */
+  index: number;
+  name: string;
+  spec: HookCommand;
+  timeoutMs: number;
+}
+
+export interface SkippedEntry {
+  entry: number;
+  reason: string;
+}
+
+function toolCommand(event: HookEvent): unknown {
+  const input = event.payload.tool_input;
+  return input && typeof input === 'object' ? (input as Record<string, unknown>).command : undefined;
+}
+
+/** Why an entry does not match the event, or null when it matches. */
+export function entryMismatch(entry: HookEntry, event: HookEvent): string | null {
+  const p = event.payload;
+  const field = MATCHER_FIELD[event.name];
+  if (entry.matcher !== undefined && field && !matchesPattern(entry.matcher, p[field])) {
+    return `matcher ${JSON.stringify(entry.matcher)} does not match ${field} ${JSON.stringify(p[field] ?? null)}`;
+  }
+  const checks: [keyof HookEntry, string, unknown][] = [
+    ['tool', 'tool_name', p.tool_name],
+    ['source', 'source', p.source],
+    ['trigger', 'trigger', p.trigger],
+    ['notification_type', 'notification_type', p.notification_type],
+    ['reason', 'reason', p.reason],
+    ['commandRegex', 'tool_input.command', toolCommand(event)],
+  ];
+  for (const [key, label, value] of checks) {
+    const pattern = entry[key] as string | undefined;
+    if (pattern !== undefined && !matchesPattern(pattern, value)) {
+      return `${key} ${JSON.stringify(pattern)} does not match ${label} ${JSON.stringify(value ?? null)}`;
+    }
+  }
+  return null;
+}
+
+export function commandLabel(spec: HookCommand): string {
+  if (spec.name) return spec.name;
+  const first = spec.command.trim().split(/\s+/).slice(0, 3).join(' ');
+  return first.length > 60 ? `${first.slice(0, 57)}...` : first;
+}
+
+/**
+ * Selects the commands to run for an event, in config order: matching entries, enabled commands,
+ * identical commands once (as the agent does; the first occurrence's options win).
+ */
+export function planCommands(
+  event: HookEvent,
+  config: HookdConfig,
+): { commands: PlannedCommand[]; skipped: SkippedEntry[]; disabled: string[] } {
+  const entries = config.hooks[event.name] ?? [];
+  const commands: PlannedCommand[] = [];
+  const skipped: SkippedEntry[] = [];
+  const disabled: string[] = [];
+  const seen = new Set<string>();
+  entries.forEach((entry, entryIndex) => {
+    const mismatch = entryMismatch(entry, event);
+    if (mismatch) {
+      skipped.push({ entry: entryIndex, reason: mismatch });
+      return;
+    }
+    for (const spec of entry.hooks) {
+      if (spec.enabled === false) {
+        disabled.push(commandLabel(spec));
+        continue;
+      }
+      const key = `${spec.command}\0${spec.cwd ?? ''}\0${JSON.stringify(spec.env ?? {})}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const timeoutSec = spec.timeout ?? config.settings.commandTimeoutSec;
+      commands.push({
+        index: commands.length,
+        name: commandLabel(spec),
+        spec,
+        timeoutMs: Math.round(timeoutSec * 1000),
+      });
+    }
+  });
+  return { commands, skipped, disabled };
+}
+
+/** The time all commands of this event may take together. */
+export function eventBudgetMs(event: HookEvent, config: HookdConfig): number {
+  const byEvent = config.settings.eventBudgetSecByEvent[event.name];
+  return Math.round((byEvent ?? config.settings.eventBudgetSec) * 1000);
+}

@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { BoundedBuffer } from './bounded-buffer.js';
+
+export interface RunCommandOptions {
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
+  /** The raw event bytes, written to stdin and then closed. */
+  stdin: Buffer;
+  timeoutMs: number;
+  killGraceMs: number;
+  maxOutputBytes: number;
+  /** Aborted when the event's total budget runs out: the command is killed like on a timeout. */
+  signal?: AbortSignal;
+  /** How long to wait for the pipes after the shell exited while a background child holds them. */
+  pipeGraceMs?: number;
+  shell?: string;
+}
+
+/** How a command ended. A failure is a value: nothing here throws. */
+export interface CommandResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** What stopped it, when hookd did. */
+  killedBy: 'timeout' | 'budget' | null;
+  durationMs: number;
+  stdout: BoundedBuffer;
+  stderr: BoundedBuffer;
+  spawnError?: string;
+  pid?: number;
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {}
+  }
+}
+
+function groupAlive(child: ChildProcess): boolean {
+  if (child.pid === undefined) return false;
+  try {
+    process.kill(-child.pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkCwd(cwd: string): string | undefined {
+  try {
+    if (!statSync(cwd).isDirectory()) return `cwd ${cwd} is not a directory`;
+  } catch {
+    return `cwd ${cwd} does not exist`;
+  }
+  return undefined;
+}
+
+/**
+ * Runs one command with `sh -c` in its own process group. On timeout (or when the event budget runs
+ * out) the whole group gets SIGTERM, then SIGKILL after the grace period, so no grandchild survives.
+ * A background child that keeps the pipes open after the shell exited does not hold hookd: after
+ * `pipeGraceMs` the pipes are let go.
+ */
+export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
+  const started = performance.now();
+  const stdout = new BoundedBuffer(options.maxOutputBytes);
+  const stderr = new BoundedBuffer(options.maxOutputBytes);
+  const base = { stdout, stderr, timedOut: false, killedBy: null } as const;
+  const cwdProblem = checkCwd(options.cwd);
+  if (cwdProblem) {
+    return Promise.resolve({ ...base, exitCode: null, signal: null, durationMs: 0, spawnError: cwdProblem });
+  }
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(options.shell ?? '/bin/sh', ['-c', options.command], {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      resolve({ ...base, exitCode: null, signal: null, durationMs: 0, spawnError: (error as Error).message });
+      return;
+    }
+    let killedBy: CommandResult['killedBy'] = null;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let spawnError: string | undefined;
+    let exited = false;
+    let done = false;
+    const timers: NodeJS.Timeout[] = [];
+
+    const finish = () => {
+      if (done) return;
+      done = true;
+      for (const t of timers) clearTimeout(t);
+      options.signal?.removeEventListener('abort', onAbort);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      child.stdin?.destroy();
+      const result: CommandResult = {
+        stdout,
+        stderr,
+        exitCode,
+        signal: exitSignal,
+        timedOut: killedBy !== null,
+        killedBy,
+        durationMs: performance.now() - started,
+      };
+      if (spawnError) result.spawnError = spawnError;
+      if (child.pid !== undefined) result.pid = child.pid;
+      resolve(result);
+    };
+
+    const stop = (why: 'timeout' | 'budget') => {
+      if (killedBy || done) return;
+      killedBy = why;
+      killGroup(child, 'SIGTERM');
+      timers.push(
+        setTimeout(() => {
+          killGroup(child, 'SIGKILL');
+          // The group is gone unless a member escaped with setsid; stop waiting for its pipes.
+          timers.push(setTimeout(finish, 1000));
+        }, options.killGraceMs),
+      );
+    };
+    const onAbort = () => stop('budget');
+
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdin!.on('error', () => {}); // the command may not read stdin (EPIPE)
+    child.stdin!.end(options.stdin);
+    child.on('error', (error) => {
+      spawnError = error.message;
+      finish();
+    });
+    child.on('exit', (code, signal) => {
+      exited = true;
+      exitCode = code;
+      exitSignal = signal;
+      // Killed by hookd: if other members of the group are still alive, the grace timer's SIGKILL
+      // ends them and then finishes; otherwise there is nothing left to wait for.
+      if (killedBy && groupAlive(child)) return;
+      timers.push(setTimeout(finish, killedBy ? 20 : (options.pipeGraceMs ?? 500)));
+    });
+    child.on('close', () => {
+      if (exited) finish();
+    });
+    timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
+    if (options.signal) {
+      if (options.signal.aborted) stop('budget');
+      else options.signal.addEventListener('abort', onAbort, { once: true });
+    }
+  });
+}

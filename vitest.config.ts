@@ -1,0 +1,29 @@
+import { defineConfig } from 'vitest/config';
+
+// Three groups: unit (pure modules), integration (real processes, sockets, files),
+// e2e (the built CLI, and the real Droid CLI through the harness).
+export default defineConfig({
+  test: {
+    setupFiles: ['test/setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
