@@ -1,0 +1,7 @@
+export {
+  startSimulator,
+  type Simulator,
+  type SimulatorFault,
+  type SimulatorOptions,
+  type SimulatorRequest,
+} from './server.js';
