@@ -1,9 +1,7 @@
-import { processEvent } from '../hook/process-event.js';
+import { dirname, join } from 'node:path';
 import { runHook } from '../hook/run-hook.js';
 import type { ConfigValidator } from '../config/load.js';
 import type { HandOff } from '../hook/process-event.js';
-
-void processEvent;
 
 /**
  * Entry of the hook bundle (dist/hook.cjs). Loads only Node built-ins and the hook path; the zod
@@ -16,7 +14,8 @@ export async function hookMain(binPath: string): Promise<void> {
   const handOff: HandOff = (message, options) =>
     (require('./client.cjs') as { handOff: HandOff }).handOff(message, options);
   const code = await runHook({
-    env: process.env,
+    // HOOKD_HOOKS_DIR lets configs point at the example commands shipped in hooks/.
+    env: { HOOKD_HOOKS_DIR: join(dirname(binPath), '..', 'hooks'), ...process.env },
     cwd: process.cwd(),
     stdin: process.stdin,
     writeStdout: (text) => process.stdout.write(text),

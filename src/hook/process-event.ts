@@ -93,7 +93,10 @@ function logCommand(logger: LineLogger, event: HookEvent, r: RanCommand): void {
   );
 }
 
-function daemonSettings(config: LoadedConfig['config']): {
+function daemonSettings(
+  config: LoadedConfig['config'],
+  env: Env,
+): {
   enabled: boolean;
   autoStart: boolean;
   timeoutMs?: number;
@@ -102,7 +105,7 @@ function daemonSettings(config: LoadedConfig['config']): {
     config as { daemon?: { enabled?: boolean; autoStart?: boolean; handoffTimeoutMs?: number } }
   ).daemon;
   const out: { enabled: boolean; autoStart: boolean; timeoutMs?: number } = {
-    enabled: daemon?.enabled !== false,
+    enabled: daemon?.enabled !== false && env.HOOKD_DAEMON !== '0',
     autoStart: daemon?.autoStart !== false,
   };
   if (daemon?.handoffTimeoutMs !== undefined) out.timeoutMs = daemon.handoffTimeoutMs;
@@ -135,7 +138,6 @@ export function rejectInput(
  * input, bad config or failing commands: each becomes a log record and a silent exit 0.
  */
 export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookReport> {
-  const now = io.now ?? Date.now;
   const started = performance.now();
   const report: HookReport = { planned: [], skipped: [], ran: [], reply: SILENT, durationMs: 0 };
   const finish = () => {
@@ -184,7 +186,7 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
   for (const r of report.ran) logCommand(io.logger, event, r);
   report.reply = decideReply(event.name, report.ran);
 
-  const daemon = daemonSettings(loaded.config);
+  const daemon = daemonSettings(loaded.config, io.env);
   if (io.handOff && daemon.enabled) {
     const message: EventHandoff = { v: 1, type: 'event', event, results: report.ran.map(toOutcome) };
     try {

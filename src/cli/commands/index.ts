@@ -1,4 +1,18 @@
 import type { CommandModule } from 'yargs';
+import { hookCommand } from './hook.js';
+import { emitCommand } from './emit.js';
+import { replayCommand } from './replay.js';
+import { configCommand, schemaCommand, validateCommand } from './config.js';
+import { logsCommand } from './logs.js';
 
 // Every `hookd` command, declared as data. Each module turns argv into options and calls one domain function.
-export const commands: CommandModule<object, never>[] = [];
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const commands: CommandModule<any, any>[] = [
+  hookCommand,
+  emitCommand,
+  replayCommand,
+  configCommand,
+  validateCommand,
+  schemaCommand,
+  logsCommand,
+];

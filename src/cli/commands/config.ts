@@ -1,0 +1,154 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { CommandModule } from 'yargs';
+import { readInputFile } from '../read-input.js';
+import { loadConfig } from '../../config/load.js';
+import { validator } from '../../config/resolve.js';
+import { formatIssues } from '../../config/issues.js';
+import { configJsonSchema, validateConfigText } from '../../config/validate.js';
+import { EXIT, UsageError } from '../errors.js';
+import { formatJson, paint, stdoutOut } from '../output.js';
+
+interface ConfigArgs {
+  project?: string;
+  json: boolean;
+}
+
+function projectDirFrom(args: { project?: string }): string {
+  return resolve(
+    args.project ?? process.env.FACTORY_PROJECT_DIR ?? process.env.CLAUDE_PROJECT_DIR ?? process.cwd(),
+  );
+}
+
+export const configCommand: CommandModule<object, ConfigArgs> = {
+  command: 'config',
+  describe: 'Print the effective config and where each part came from',
+  builder: (y) =>
+    y
+      .option('project', {
+        type: 'string',
+        describe: 'Project dir whose .hookd/config.json is merged (default: cwd)',
+      })
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'Print {config, sources, entryOrigins} as JSON',
+      })
+      .example('hookd config', 'Show the merged config for the current project')
+      .example('hookd config --json | jq .config.hooks', 'Script against the effective hooks'),
+  handler: (args) => {
+    const loaded = loadConfig({
+      projectDir: projectDirFrom(args),
+      validator: () => validator,
+      useCache: false,
+    });
+    const out = stdoutOut();
+    if (args.json) {
+      out.write(
+        formatJson({ config: loaded.config, sources: loaded.sources, entryOrigins: loaded.entryOrigins }),
+      );
+    } else {
+      out.write(paint(out, 'bold', 'Sources (later levels add hooks and override settings):\n'));
+      for (const s of loaded.sources) {
+        const state = !s.exists
+          ? paint(out, 'gray', 'absent')
+          : s.ok
+            ? paint(out, 'green', 'ok')
+            : paint(out, 'red', 'INVALID, ignored');
+        out.write(`  ${s.level.padEnd(8)} ${s.file}  ${state}\n`);
+      }
+      out.write(paint(out, 'bold', '\nHooks:\n'));
+      const events = Object.entries(loaded.config.hooks);
+      if (events.length === 0) out.write(paint(out, 'gray', '  (none)\n'));
+      for (const [event, entries] of events) {
+        entries.forEach((entry, i) => {
+          const origin = loaded.entryOrigins[event]?.[i] ?? '?';
+          const matcher = entry.matcher ? ` matcher ${JSON.stringify(entry.matcher)}` : '';
+          out.write(`  ${event}[${i}]${matcher}  ${paint(out, 'gray', `from ${origin}`)}\n`);
+          for (const h of entry.hooks) {
+            const opts = [
+              h.name ? `name=${h.name}` : '',
+              h.timeout ? `timeout=${h.timeout}s` : '',
+              h.blocking ? 'blocking' : '',
+              h.context ? 'context' : '',
+              h.enabled === false ? 'disabled' : '',
+            ].filter(Boolean);
+            out.write(
+              `      ${h.command}${opts.length ? paint(out, 'gray', `  (${opts.join(', ')})`) : ''}\n`,
+            );
+          }
+        });
+      }
+      out.write(paint(out, 'bold', '\nEffective config:\n'));
+      out.write(formatJson(loaded.config));
+    }
+    const invalid = loaded.sources.filter((s) => !s.ok);
+    if (invalid.length > 0) {
+      process.stderr.write(`${formatIssues(invalid.flatMap((s) => s.issues))}\n`);
+      process.exitCode = EXIT.FAILURE;
+    }
+  },
+};
+
+interface ValidateArgs {
+  file?: string;
+  project?: string;
+  json: boolean;
+}
+
+export const validateCommand: CommandModule<object, ValidateArgs> = {
+  command: 'validate [file]',
+  describe: 'Check a config file (default: the user and project config); exit 1 when invalid',
+  builder: (y) =>
+    y
+      .positional('file', { type: 'string', describe: 'Config file to check' })
+      .option('project', {
+        type: 'string',
+        describe: 'Project dir for the project-level file (default: cwd)',
+      })
+      .option('json', { type: 'boolean', default: false, describe: 'Print {valid, issues} as JSON' })
+      .example('hookd validate', 'Check the config files hookd would use here')
+      .example('hookd validate ./config.json', 'Check one file before installing it'),
+  handler: (args) => {
+    const out = stdoutOut();
+    let files: { file: string; text: string | null }[];
+    if (args.file) {
+      const text = readInputFile(args.file);
+      files = [{ file: args.file, text }];
+    } else {
+      const loaded = loadConfig({
+        projectDir: projectDirFrom(args),
+        validator: () => validator,
+        useCache: false,
+      });
+      files = loaded.sources
+        .filter((s) => s.exists)
+        .map((s) => ({ file: s.file, text: readFileSync(s.file, 'utf8') }));
+      if (files.length === 0) {
+        if (args.json) out.write(formatJson({ valid: true, files: [], issues: [] }));
+        else
+          out.write('No config file found; hookd runs with defaults. (hookd config shows where it looks.)\n');
+        return;
+      }
+    }
+    const issues = files.flatMap(({ file, text }) => {
+      const result = validateConfigText(text ?? '', file);
+      return result.ok ? [] : result.issues;
+    });
+    if (args.json)
+      out.write(formatJson({ valid: issues.length === 0, files: files.map((f) => f.file), issues }));
+    else if (issues.length === 0)
+      out.write(`${paint(out, 'green', '✓')} ${files.map((f) => f.file).join(', ')}: valid\n`);
+    else out.write(`${formatIssues(issues)}\n\n${issues.length} problem(s) found.\n`);
+    if (issues.length > 0) process.exitCode = EXIT.FAILURE;
+  },
+};
+
+export const schemaCommand: CommandModule = {
+  command: 'schema',
+  describe: 'Print the JSON Schema of the config file (for editors: "$schema")',
+  builder: (y) => y.example('hookd schema > hookd.schema.json', 'Save the schema for your editor'),
+  handler: () => {
+    stdoutOut().write(formatJson(configJsonSchema()));
+  },
+};

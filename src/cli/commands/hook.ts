@@ -1,0 +1,27 @@
+import type { CommandModule } from 'yargs';
+import { runHook } from '../../hook/run-hook.js';
+import { cliProcessIO } from '../hook-io.js';
+
+/** `hookd hook`: normally dispatched straight to the hook bundle; this module gives it --help. */
+export const hookCommand: CommandModule = {
+  command: 'hook',
+  describe: 'Run one agent event: the command the agent calls, with the event JSON on stdin',
+  builder: (y) =>
+    y
+      .example('hookd hook < event.json', 'Run the commands configured for the event in event.json')
+      .example('HOOKD=0 droid', 'Disable hookd for one agent run')
+      .epilogue(
+        'Always exits 0 and prints nothing, unless a command marked "blocking" decides (exit 2 with its ' +
+          'stderr, or a JSON decision on stdout) or a "context" command adds SessionStart/UserPromptSubmit context.\n' +
+          'Env: HOOKD=0 disables hookd; HOOKD_DEBUG=1 traces to stderr; HOOKD_CONFIG picks the config file.',
+      ),
+  handler: async () => {
+    const io = cliProcessIO({ daemon: true });
+    process.exitCode = await runHook({
+      ...io,
+      stdin: process.stdin,
+      writeStdout: (t) => process.stdout.write(t),
+      writeStderr: (t) => process.stderr.write(t),
+    });
+  },
+};

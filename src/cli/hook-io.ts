@@ -1,0 +1,30 @@
+import { dirname, join, resolve } from 'node:path';
+import { validator } from '../config/resolve.js';
+import { createLineLogger } from '../logging/line-logger.js';
+import { logFilePath } from '../paths.js';
+import type { ProcessIO } from '../hook/process-event.js';
+import { handOff } from '../daemon/client.js';
+
+/** The hook path's IO for CLI commands (emit, replay): same config, log and daemon as `hookd hook`. */
+export function cliProcessIO(options: {
+  daemon: boolean;
+  env?: Record<string, string | undefined>;
+}): ProcessIO {
+  const bin = resolve(process.argv[1] ?? 'hookd');
+  const env: Record<string, string | undefined> = {
+    HOOKD_HOOKS_DIR: join(dirname(bin), '..', 'hooks'),
+    ...(options.env ?? process.env),
+  };
+  const debug = env.HOOKD_DEBUG === '1' || env.HOOKD_DEBUG === 'true';
+  return {
+    env,
+    cwd: process.cwd(),
+    logger: createLineLogger(
+      logFilePath(env),
+      debug ? { debugTo: (line) => process.stderr.write(`hookd: ${line}`) } : {},
+    ),
+    validator: () => validator,
+    handOff: options.daemon ? handOff : undefined,
+    daemonArgv: [process.execPath, bin, 'daemon', 'run'],
+  };
+}

@@ -1,0 +1,106 @@
+import type { HookReport } from '../hook/process-event.js';
+import { formatDuration, paint, type Out } from './output.js';
+
+function status(r: HookReport['ran'][number]): string {
+  const res = r.result;
+  if (res.spawnError) return `could not start: ${res.spawnError}`;
+  if (res.timedOut)
+    return `killed (${res.killedBy === 'budget' ? 'event budget' : `timeout ${r.planned.timeoutMs} ms`})`;
+  if (res.exitCode === null) return `signal ${res.signal}`;
+  return `exit ${res.exitCode}`;
+}
+
+function indent(text: string, prefix: string): string {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => prefix + line)
+    .join('\n');
+}
+
+/** A person-readable account of one event through the hook path. */
+export function formatReport(report: HookReport, out: Pick<Out, 'color'>): string {
+  const lines: string[] = [];
+  if (report.rejected) {
+    lines.push(paint(out, 'red', `rejected: ${report.rejected.detail}`));
+    if (report.rejected.deadLetter) lines.push(`  kept in ${report.rejected.deadLetter}`);
+    return `${lines.join('\n')}\n`;
+  }
+  const ev = report.event!;
+  const tool = typeof ev.payload.tool_name === 'string' ? ` ${ev.payload.tool_name}` : '';
+  lines.push(
+    paint(out, 'bold', `${ev.name}${tool}`) +
+      paint(out, 'gray', `  session ${ev.sessionId ?? '-'}  event ${ev.id}`),
+  );
+  for (const source of report.config?.sources ?? []) {
+    if (!source.ok)
+      lines.push(paint(out, 'red', `  config ${source.file} is invalid and was ignored (hookd validate)`));
+  }
+  if (report.ran.length === 0) lines.push(paint(out, 'gray', '  no command matched'));
+  for (const r of report.ran) {
+    const ok = r.result.exitCode === 0 && !r.result.timedOut && !r.result.spawnError;
+    const mark = ok ? paint(out, 'green', '✓') : paint(out, 'red', '✗');
+    lines.push(
+      `  ${mark} ${r.planned.name}  ${status(r)}  ${formatDuration(r.result.durationMs)}${r.planned.spec.blocking ? '  [blocking]' : ''}`,
+    );
+    const stdout = r.result.stdout.tailText(600);
+    const stderr = r.result.stderr.tailText(600);
+    if (stdout.trim()) lines.push(paint(out, 'gray', indent(stdout, '      stdout| ')));
+    if (stderr.trim()) lines.push(paint(out, 'gray', indent(stderr, '      stderr| ')));
+  }
+  for (const s of report.skipped) lines.push(paint(out, 'gray', `  - entry ${s.entry} skipped: ${s.reason}`));
+  const reply = report.reply;
+  if (reply.exitCode === 2)
+    lines.push(paint(out, 'yellow', `  agent gets exit 2 from ${reply.decidedBy}: ${reply.stderr.trim()}`));
+  else if (reply.stdout)
+    lines.push(
+      paint(
+        out,
+        'yellow',
+        `  agent gets stdout${reply.decidedBy ? ` from ${reply.decidedBy}` : ''}: ${reply.stdout.trim().slice(0, 300)}`,
+      ),
+    );
+  else lines.push(paint(out, 'gray', '  agent gets exit 0, no output'));
+  if (report.handoff)
+    lines.push(
+      paint(
+        out,
+        'gray',
+        `  daemon: ${report.handoff.outcome}${report.handoff.error ? ` (${report.handoff.error})` : ''}`,
+      ),
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+/** The same report as plain data for --json. */
+export function reportJson(report: HookReport): unknown {
+  return {
+    event: report.event
+      ? {
+          id: report.event.id,
+          name: report.event.name,
+          sessionId: report.event.sessionId,
+          agent: report.event.agent,
+        }
+      : null,
+    rejected: report.rejected ?? null,
+    configErrors: (report.config?.sources ?? []).flatMap((s) => s.issues),
+    commands: report.ran.map((r) => ({
+      name: r.planned.name,
+      command: r.planned.spec.command,
+      blocking: r.planned.spec.blocking,
+      exitCode: r.result.exitCode,
+      signal: r.result.signal,
+      timedOut: r.result.timedOut,
+      killedBy: r.result.killedBy,
+      spawnError: r.result.spawnError ?? null,
+      durationMs: Math.round(r.result.durationMs * 10) / 10,
+      stdout: r.result.stdout.text(),
+      stderr: r.result.stderr.text(),
+    })),
+    skipped: report.skipped,
+    reply: report.reply,
+    handoff: report.handoff ?? null,
+    durationMs: report.durationMs,
+  };
+}

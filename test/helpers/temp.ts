@@ -1,0 +1,28 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A temp dir removed by the returned cleanup. Short prefix: unix socket paths are limited to ~107 bytes. */
+export function makeTempDir(prefix = 'hkd-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** An isolated hookd environment: config, state, data and runtime dirs all inside one temp dir. */
+export function isolatedEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('HOOKD')) env[k] = v;
+  delete env.FACTORY_PROJECT_DIR;
+  delete env.DROID_PROJECT_DIR;
+  delete env.CLAUDE_PROJECT_DIR;
+  return {
+    ...env,
+    HOME: join(dir, 'home'),
+    XDG_CONFIG_HOME: join(dir, 'home', '.config'),
+    XDG_STATE_HOME: join(dir, 'home', '.local', 'state'),
+    XDG_DATA_HOME: join(dir, 'home', '.local', 'share'),
+    XDG_RUNTIME_DIR: join(dir, 'run'),
+    HOOKD_CONFIG: join(dir, 'config.json'),
+    ...extra,
+  };
+}
