@@ -1,0 +1,106 @@
+import { CliError, EXIT } from '../cli/errors.js';
+import { formatAgentHooksProblems, validateAgentHooks, type AgentHooksProblem } from './agent-hooks.js';
+import { AGENT_PROFILES, type Agent } from './agents.js';
+import { patchJsonText } from './json-patch.js';
+import { newJsonObjectText } from './json-text.js';
+import { unifiedDiff } from './line-diff.js';
+import type { AgentHooks } from './merge-hooks.js';
+import {
+  assertWritable,
+  backupSettingsFile,
+  writeSettingsFile,
+  type SettingsFileSnapshot,
+} from './settings-file.js';
+
+/** What an edit of one JSON file did (or, in a dry run, would do). */
+export interface FileChange {
+  file: string;
+  /** The file did not exist before. */
+  created: boolean;
+  changed: boolean;
+  /** Unified diff of the file's text; empty when unchanged. */
+  diff: string;
+  /** The backup of the original, when one was written. */
+  backup?: string;
+}
+
+/** The new text of a JSON object file with one top-level key set (or removed when value is undefined). */
+export function editedJsonText(snapshot: SettingsFileSnapshot, key: string, value: unknown): string {
+  const body = snapshot.text.replace(/^\uFEFF/, '').trim();
+  if (body === '') return value === undefined ? snapshot.text : newJsonObjectText(key, value, snapshot.style);
+  // A key already there keeps its place; a new one goes last.
+  const data: Record<string, unknown> = { ...snapshot.data, [key]: value };
+  if (value === undefined) delete data[key];
+  return patchJsonText(snapshot.text, data, snapshot.style);
+}
+
+/** Plans the change of one top-level key: new text and diff, nothing written. */
+export function planJsonEdit(
+  snapshot: SettingsFileSnapshot,
+  key: string,
+  value: unknown,
+): FileChange & { text: string } {
+  const same = JSON.stringify(snapshot.data[key]) === JSON.stringify(value);
+  const text = same ? snapshot.text : editedJsonText(snapshot, key, value);
+  const changed = text !== snapshot.text || (!snapshot.exists && value !== undefined);
+  return {
+    file: snapshot.file,
+    created: !snapshot.exists && changed,
+    changed,
+    diff: unifiedDiff(snapshot.text, text, {
+      before: snapshot.exists ? snapshot.file : '/dev/null',
+      after: snapshot.file,
+    }),
+    text,
+  };
+}
+
+/** Writes a planned change: refuses read-only files first, backs the original up once, writes atomically. */
+export async function applyJsonEdit(
+  snapshot: SettingsFileSnapshot,
+  plan: FileChange & { text: string },
+  now: Date,
+): Promise<FileChange> {
+  const { text: _text, ...change } = plan;
+  if (!plan.changed) return change;
+  await assertWritable(snapshot);
+  const backup = snapshot.exists ? await backupSettingsFile(snapshot, now) : undefined;
+  await writeSettingsFile(snapshot, plan.text);
+  return { ...change, ...(backup ? { backup } : {}) };
+}
+
+/**
+ * Refuses to touch a settings file whose hooks the agent already rejects, naming each broken entry:
+ * the agent ignores every hook of such a file, hookd's included.
+ */
+export function assertAgentAccepts(snapshot: SettingsFileSnapshot, agent: Agent): AgentHooksProblem[] {
+  const report = validateAgentHooks(snapshot.data.hooks, agent);
+  if (report.ok) return report.problems;
+  const errors = report.problems.filter((p) => p.severity === 'error');
+  const name = AGENT_PROFILES[agent].displayName;
+  throw new CliError(
+    `${snapshot.file} already has hooks ${name} rejects, so ${name} ignores every hook in it; nothing was changed:\n` +
+      formatAgentHooksProblems(snapshot.file, errors),
+    EXIT.FAILURE,
+    'Fix the entries listed above (or remove them), then run the command again.',
+  );
+}
+
+/** Checks the hooks about to be written; a failure here is a bug in hookd, never written to disk. */
+export function assertWritableHooks(
+  file: string,
+  hooks: AgentHooks | undefined,
+  agent: Agent,
+): AgentHooksProblem[] {
+  const report = validateAgentHooks(hooks, agent);
+  if (report.ok) return report.problems;
+  throw new CliError(
+    `hookd refused to write ${file}: the result would be rejected by ${AGENT_PROFILES[agent].displayName}:\n` +
+      formatAgentHooksProblems(
+        file,
+        report.problems.filter((p) => p.severity === 'error'),
+      ),
+    EXIT.FAILURE,
+    'This is a bug in hookd; please report it with the file (nothing was changed).',
+  );
+}

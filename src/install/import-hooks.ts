@@ -1,0 +1,138 @@
+import { CliError, EXIT } from '../cli/errors.js';
+import { formatIssues, formatPath } from '../config/issues.js';
+import { hookEntrySchema } from '../config/schema.js';
+import { validateConfigText } from '../config/validate.js';
+import { projectConfigPath, userConfigPath } from '../paths.js';
+import type { AgentHooksProblem } from './agent-hooks.js';
+import { applyJsonEdit, assertWritableHooks, planJsonEdit, type FileChange } from './edit-settings.js';
+import { hooksOf, prepareInstall, stripText, type InstallOptions } from './install.js';
+import {
+  listForeignEntries,
+  mergeHookdEntries,
+  removeForeignEntries,
+  type ForeignEntry,
+} from './merge-hooks.js';
+import { assertWritable, readSettingsFile } from './settings-file.js';
+
+export interface ImportOptions extends InstallOptions {
+  /** hookd config file to append to (default: the user config, or <project>/.hookd/config.json for scope project). */
+  configPath?: string;
+}
+
+export interface ImportedEntry {
+  event: string;
+  /** Index of the entry in the agent's event array, before the import. */
+  index: number;
+  entry: Record<string, unknown>;
+  /** The same entry was already in hookd's config; it is removed from the agent but not added twice. */
+  alreadyInConfig: boolean;
+}
+
+export interface RefusedEntry {
+  event: string;
+  index: number;
+  /** Why hookd's config schema rejects it (the entry stays in the agent's settings). */
+  reasons: string[];
+}
+
+export interface ImportResult {
+  dryRun: boolean;
+  command: string;
+  imported: ImportedEntry[];
+  refused: RefusedEntry[];
+  settings: FileChange;
+  config: FileChange;
+  warnings: AgentHooksProblem[];
+}
+
+function reasonsFor(entry: Record<string, unknown>): string[] | undefined {
+  const parsed = hookEntrySchema.safeParse(entry);
+  if (parsed.success) return undefined;
+  return parsed.error.issues.map((issue) => {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+    const path = formatPath(issue.path);
+    if (keys.length > 0)
+      return `${path === '(root)' ? '' : `${path}: `}unknown key ${keys.map((k) => `"${k}"`).join(', ')}`;
+    return `${path}: ${issue.message}`;
+  });
+}
+
+function configPathFor(options: ImportOptions): string {
+  if (options.configPath) return options.configPath;
+  if (options.scope === 'project') return projectConfigPath(options.projectDir ?? process.cwd());
+  return userConfigPath(options.env ?? process.env);
+}
+
+/**
+ * Moves the agent's own hook commands into hookd's config and wires hookd in their place, so they
+ * run under hookd (timeouts, logs, notifications). Entries hookd's schema rejects stay where they
+ * are and are reported with the reason. The config is validated before anything is written; it is
+ * written first, so no command is ever lost between the two files.
+ */
+export async function importAgentHooks(options: ImportOptions): Promise<ImportResult> {
+  const { location, events, timeoutSec, command, snapshot: settings } = await prepareInstall(options);
+
+  const configFile = configPathFor(options);
+  const config = await readSettingsFile(configFile);
+  const configHooks = structuredClone((config.data.hooks ?? {}) as Record<string, unknown[]>);
+  if (typeof configHooks !== 'object' || Array.isArray(configHooks)) {
+    throw new CliError(
+      `${configFile}: hooks must be an object`,
+      EXIT.FAILURE,
+      'Run `hookd validate` and fix it.',
+    );
+  }
+
+  const imported: ImportedEntry[] = [];
+  const refused: RefusedEntry[] = [];
+  const taken: ForeignEntry[] = [];
+  for (const foreign of listForeignEntries(hooksOf(settings.data))) {
+    const reasons = reasonsFor(foreign.entry);
+    if (reasons) {
+      refused.push({ event: foreign.event, index: foreign.index, reasons });
+      continue;
+    }
+    const list = Array.isArray(configHooks[foreign.event]) ? configHooks[foreign.event]! : [];
+    const text = JSON.stringify(foreign.entry);
+    const alreadyInConfig = list.some((existing) => JSON.stringify(existing) === text);
+    if (!alreadyInConfig) configHooks[foreign.event] = [...list, foreign.entry];
+    imported.push({ ...foreign, alreadyInConfig });
+    taken.push(foreign);
+  }
+
+  const configPlan = planJsonEdit(config, 'hooks', configHooks);
+  const checked = validateConfigText(configPlan.text.trim() === '' ? '{}' : configPlan.text, configFile);
+  if (!checked.ok) {
+    throw new CliError(
+      `hookd refused to write ${configFile}: the result would not be a valid hookd config; nothing was changed:\n` +
+        formatIssues(checked.issues),
+      EXIT.FAILURE,
+      'Fix the config file first (`hookd validate` shows every problem), then run the import again.',
+    );
+  }
+
+  const remaining = removeForeignEntries(hooksOf(settings.data) ?? {}, taken);
+  const merged = mergeHookdEntries(remaining, { events, command, timeoutSec });
+  const warnings = assertWritableHooks(location.file, merged.hooks, options.agent);
+  const settingsPlan = planJsonEdit(settings, 'hooks', merged.hooks);
+
+  const dryRun = options.dryRun ?? false;
+  if (dryRun) {
+    return {
+      dryRun,
+      command,
+      imported,
+      refused,
+      settings: stripText(settingsPlan),
+      config: stripText(configPlan),
+      warnings,
+    };
+  }
+  // Check both files before writing either: a half-done import would run commands twice or never.
+  if (configPlan.changed) await assertWritable(config);
+  if (settingsPlan.changed) await assertWritable(settings);
+  const now = (options.now ?? (() => new Date()))();
+  const configChange = await applyJsonEdit(config, configPlan, now);
+  const settingsChange = await applyJsonEdit(settings, settingsPlan, now);
+  return { dryRun, command, imported, refused, settings: settingsChange, config: configChange, warnings };
+}

@@ -1,0 +1,162 @@
+import { isHookdCommand } from './hookd-command.js';
+
+/** An agent's hooks object as read from its settings file; shapes are checked by validateAgentHooks. */
+export type AgentHooks = Record<string, unknown>;
+
+export type EventAction = 'added' | 'updated' | 'unchanged';
+
+export interface MergeResult {
+  hooks: AgentHooks;
+  actions: { event: string; action: EventAction }[];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isHookdHook(hook: unknown): boolean {
+  return isObject(hook) && isHookdCommand(hook.command);
+}
+
+/** The hook objects of an entry, when it has a hooks array. */
+function hooksOf(entry: unknown): unknown[] | undefined {
+  return isObject(entry) && Array.isArray(entry.hooks) ? entry.hooks : undefined;
+}
+
+/**
+ * Maps every hookd hook of an event's entries (undefined drops it); entries without hookd hooks are
+ * kept as they are, and an entry left without hooks is dropped.
+ */
+function mapHookdHooks(
+  entries: readonly unknown[],
+  map: (hook: Record<string, unknown>) => Record<string, unknown> | undefined,
+): unknown[] {
+  const out: unknown[] = [];
+  for (const entry of entries) {
+    const list = hooksOf(entry);
+    if (!list || !list.some(isHookdHook)) {
+      out.push(entry);
+      continue;
+    }
+    const kept = list.flatMap((hook) => {
+      if (!isHookdHook(hook)) return [hook];
+      const mapped = map(hook as Record<string, unknown>);
+      return mapped ? [mapped] : [];
+    });
+    if (kept.length > 0) out.push({ ...(entry as Record<string, unknown>), hooks: kept });
+  }
+  return out;
+}
+
+/**
+ * Adds (or brings up to date) one hookd entry per event; every other entry and key is kept as it is.
+ * An event that already has a hookd hook keeps its place and matcher: its command and timeout are
+ * set, and further hookd hooks in that event are dropped so hookd runs once per event.
+ */
+export function mergeHookdEntries(
+  input: AgentHooks | undefined,
+  options: { events: readonly string[]; command: string; timeoutSec: number },
+): MergeResult {
+  const hooks: AgentHooks = structuredClone(input ?? {});
+  const actions: MergeResult['actions'] = [];
+  for (const event of options.events) {
+    const wanted = { type: 'command', command: options.command, timeout: options.timeoutSec };
+    const current = hooks[event];
+    if (!Array.isArray(current)) {
+      hooks[event] = [{ matcher: '', hooks: [wanted] }];
+      actions.push({ event, action: 'added' });
+      continue;
+    }
+    let found = false;
+    let changed = false;
+    const entries = mapHookdHooks(current, (hook) => {
+      if (found) {
+        changed = true;
+        return undefined;
+      }
+      found = true;
+      if (hook.command !== wanted.command || hook.timeout !== wanted.timeout || hook.type !== 'command')
+        changed = true;
+      return { ...hook, ...wanted };
+    });
+    if (!found) {
+      entries.push({ matcher: '', hooks: [wanted] });
+      actions.push({ event, action: 'added' });
+    } else actions.push({ event, action: changed ? 'updated' : 'unchanged' });
+    hooks[event] = entries;
+  }
+  return { hooks, actions };
+}
+
+export interface RemoveResult {
+  /** Undefined when removing hookd's entries left the hooks object empty. */
+  hooks: AgentHooks | undefined;
+  removed: { event: string; count: number }[];
+}
+
+/**
+ * Removes exactly hookd's hook objects. An entry left without hooks by the removal is dropped, an event
+ * left without entries is dropped, and a hooks object left empty is reported as undefined; entries
+ * that were already empty stay.
+ */
+export function removeHookdEntries(input: AgentHooks | undefined): RemoveResult {
+  if (!input) return { hooks: input, removed: [] };
+  const hooks: AgentHooks = structuredClone(input);
+  const removed: RemoveResult['removed'] = [];
+  for (const [event, current] of Object.entries(hooks)) {
+    if (!Array.isArray(current)) continue;
+    let count = 0;
+    const entries = mapHookdHooks(current, () => {
+      count++;
+      return undefined;
+    });
+    if (count === 0) continue;
+    removed.push({ event, count });
+    if (entries.length > 0) hooks[event] = entries;
+    else delete hooks[event];
+  }
+  if (removed.length > 0 && Object.keys(hooks).length === 0) return { hooks: undefined, removed };
+  return { hooks, removed };
+}
+
+/** One agent entry with only its non-hookd hooks, as `hookd import` moves it. */
+export interface ForeignEntry {
+  event: string;
+  index: number;
+  entry: Record<string, unknown>;
+}
+
+/** Every entry's non-hookd hooks, in file order; entries that are not objects with a hooks array are skipped. */
+export function listForeignEntries(hooks: AgentHooks | undefined): ForeignEntry[] {
+  const out: ForeignEntry[] = [];
+  for (const [event, entries] of Object.entries(hooks ?? {})) {
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((entry, index) => {
+      const list = hooksOf(entry);
+      if (!list) return;
+      const foreign = list.filter((hook) => !isHookdHook(hook));
+      if (foreign.length > 0)
+        out.push({ event, index, entry: { ...(entry as Record<string, unknown>), hooks: foreign } });
+    });
+  }
+  return out;
+}
+
+/** Removes the given entries' non-hookd hooks (entries left without hooks are dropped). */
+export function removeForeignEntries(input: AgentHooks, taken: readonly ForeignEntry[]): AgentHooks {
+  const hooks: AgentHooks = structuredClone(input);
+  for (const [event, current] of Object.entries(hooks)) {
+    if (!Array.isArray(current)) continue;
+    const indexes = new Set(taken.filter((t) => t.event === event).map((t) => t.index));
+    if (indexes.size === 0) continue;
+    const entries: unknown[] = [];
+    current.forEach((entry, index) => {
+      if (!indexes.has(index)) return void entries.push(entry);
+      const kept = (hooksOf(entry) ?? []).filter(isHookdHook);
+      if (kept.length > 0) entries.push({ ...(entry as Record<string, unknown>), hooks: kept });
+    });
+    if (entries.length > 0) hooks[event] = entries;
+    else delete hooks[event];
+  }
+  return hooks;
+}

@@ -1,0 +1,192 @@
+import { constants } from 'node:fs';
+import {
+  access,
+  chmod,
+  chown,
+  copyFile,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  realpath,
+  rename,
+  rm,
+  stat,
+} from 'node:fs/promises';
+import { dirname, join, basename } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { CliError, EXIT } from '../cli/errors.js';
+import { detectJsonStyle, parseJsonText, type JsonTextStyle } from './json-text.js';
+
+/** An agent settings file as read before an edit: its text, its parsed object, and how to write it back. */
+export interface SettingsFileSnapshot {
+  /** The path as located (may be a symlink). */
+  file: string;
+  /** The file really written: symlinks are followed so a dotfiles link stays a link. */
+  target: string;
+  exists: boolean;
+  /** The file's text ('' when missing). */
+  text: string;
+  /** The parsed root object ({} when missing or empty). */
+  data: Record<string, unknown>;
+  style: JsonTextStyle;
+  mode?: number;
+  uid?: number;
+  gid?: number;
+}
+
+function errnoCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** Reads and parses a settings file; a missing file is an empty one. JSON that does not parse is refused. */
+export async function readSettingsFile(file: string): Promise<SettingsFileSnapshot> {
+  let target = file;
+  try {
+    if ((await lstat(file)).isSymbolicLink()) target = await realpath(file);
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw fileError('cannot read', file, error);
+  }
+  let text: string;
+  let info;
+  try {
+    text = await readFile(target, 'utf8');
+    info = await stat(target);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') {
+      return {
+        file,
+        target,
+        exists: false,
+        text: '',
+        data: {},
+        style: { indent: '  ', eol: '\n', finalNewline: true },
+      };
+    }
+    throw fileError('cannot read', file, error);
+  }
+  const style = detectJsonStyle(text);
+  const base = {
+    file,
+    target,
+    exists: true,
+    text,
+    style,
+    mode: info.mode & 0o7777,
+    uid: info.uid,
+    gid: info.gid,
+  };
+  if (text.trim() === '' || text.trim() === '\uFEFF') return { ...base, data: {} };
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) {
+    const where = parsed.error.line ? ` at line ${parsed.error.line}, column ${parsed.error.column}` : '';
+    throw new CliError(
+      `${file} is not valid JSON${where}: ${parsed.error.message}`,
+      EXIT.FAILURE,
+      'Fix the JSON by hand (the agent cannot read it either); hookd does not edit a file it cannot parse.',
+    );
+  }
+  const value = parsed.value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new CliError(
+      `${file} does not hold a JSON object (found ${Array.isArray(value) ? 'an array' : typeof value})`,
+      EXIT.FAILURE,
+      'An agent settings file is one JSON object, e.g. {"hooks": {}}; fix or move the file.',
+    );
+  }
+  return { ...base, data: value as Record<string, unknown> };
+}
+
+function fileError(what: string, file: string, error: unknown): CliError {
+  const code = errnoCode(error);
+  const reason = code ? `${code}: ${(error as Error).message}` : String(error);
+  const hint =
+    code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+      ? 'Check the permissions of the file and its folder (or run as the user who owns them).'
+      : 'Check the path and try again.';
+  return new CliError(`${what} ${file} (${reason})`, EXIT.FAILURE, hint);
+}
+
+async function nearestExistingDir(dir: string): Promise<string> {
+  let current = dir;
+  for (;;) {
+    try {
+      await stat(current);
+      return current;
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return current;
+      current = parent;
+    }
+  }
+}
+
+/**
+ * Refuses, before anything is written, when the file or its folder is read-only. A file without any
+ * write permission bit is treated as read-only even for root: someone made it so on purpose, and a
+ * rename would otherwise replace it silently.
+ */
+export async function assertWritable(snapshot: SettingsFileSnapshot): Promise<void> {
+  if (snapshot.exists && snapshot.mode !== undefined && (snapshot.mode & 0o222) === 0) {
+    throw new CliError(
+      `${snapshot.file} is read-only (mode ${snapshot.mode.toString(8).padStart(4, '0')}); nothing was changed`,
+      EXIT.FAILURE,
+      `Make it writable (chmod u+w ${snapshot.target}) and run the command again, or edit it by hand.`,
+    );
+  }
+  try {
+    if (snapshot.exists) await access(snapshot.target, constants.W_OK);
+    await access(await nearestExistingDir(dirname(snapshot.target)), constants.W_OK);
+  } catch (error) {
+    throw fileError('cannot write', snapshot.file, error);
+  }
+}
+
+function timestamp(now: Date): string {
+  return now.toISOString().replace(/[-:]/g, '').replace('.', '');
+}
+
+/** Copies the original beside it as `<file>.hookd-backup-<timestamp>`; returns the backup's path. */
+export async function backupSettingsFile(
+  snapshot: SettingsFileSnapshot,
+  now: Date = new Date(),
+): Promise<string> {
+  const base = `${snapshot.file}.hookd-backup-${timestamp(now)}`;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const candidate = attempt === 0 ? base : `${base}-${attempt}`;
+    try {
+      await copyFile(snapshot.target, candidate, constants.COPYFILE_EXCL);
+      return candidate;
+    } catch (error) {
+      if (errnoCode(error) !== 'EEXIST') throw fileError('cannot back up', snapshot.file, error);
+    }
+  }
+  throw new CliError(`cannot back up ${snapshot.file}: too many backups with the same timestamp`);
+}
+
+/** Writes the new text atomically (temp file in the same folder, fsync, rename), keeping mode and owner. */
+export async function writeSettingsFile(snapshot: SettingsFileSnapshot, text: string): Promise<void> {
+  const dir = dirname(snapshot.target);
+  const temp = join(
+    dir,
+    `.${basename(snapshot.target)}.hookd-${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
+  try {
+    await mkdir(dir, { recursive: true });
+    const handle = await open(temp, 'wx', snapshot.mode ?? 0o666);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (snapshot.mode !== undefined) await chmod(temp, snapshot.mode);
+    if (snapshot.uid !== undefined && snapshot.gid !== undefined) {
+      await chown(temp, snapshot.uid, snapshot.gid).catch(() => undefined);
+    }
+    await rename(temp, snapshot.target);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw fileError('cannot write', snapshot.file, error);
+  }
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { validateAgentHooks } from '../../../src/install/agent-hooks.js';
+
+const cmd = { type: 'command', command: 'cat > /dev/null' };
+const entry = (extra: Record<string, unknown> = {}, hook: Record<string, unknown> = cmd) => ({
+  matcher: '',
+  hooks: [hook],
+  ...extra,
+});
+
+/**
+ * Every shape probed against the real Droid CLI 0.225.2 (docs/install.md), with what Droid did:
+ * "rejected" = `Invalid hooks in settings.json, ignoring` and no hook of the file ran.
+ */
+const DROID_PROBES: [string, unknown, 'accepted' | 'rejected'][] = [
+  ['unknown key on an entry', { PreToolUse: [entry({ hookd: true })] }, 'accepted'],
+  ['unknown key on a hook', { PreToolUse: [entry({}, { ...cmd, hookd: true })] }, 'accepted'],
+  ['missing type', { PreToolUse: [entry({}, { command: 'x' })] }, 'rejected'],
+  ['type "prompt"', { PreToolUse: [entry({}, { type: 'prompt', command: 'x' })] }, 'rejected'],
+  ['timeout as a string', { PreToolUse: [entry({}, { ...cmd, timeout: '30' })] }, 'rejected'],
+  ['negative timeout', { PreToolUse: [entry({}, { ...cmd, timeout: -5 })] }, 'accepted'],
+  ['timeout 0', { PreToolUse: [entry({}, { ...cmd, timeout: 0 })] }, 'accepted'],
+  ['float timeout', { PreToolUse: [entry({}, { ...cmd, timeout: 1.5 })] }, 'accepted'],
+  ['huge timeout', { PreToolUse: [entry({}, { ...cmd, timeout: 100000 })] }, 'accepted'],
+  ['empty command', { PreToolUse: [entry({}, { type: 'command', command: '' })] }, 'accepted'],
+  ['missing command', { PreToolUse: [entry({}, { type: 'command' })] }, 'rejected'],
+  ['command as a number', { PreToolUse: [entry({}, { type: 'command', command: 5 })] }, 'rejected'],
+  ['matcher as a number', { PreToolUse: [entry({ matcher: 5 })] }, 'rejected'],
+  ['matcher null', { PreToolUse: [entry({ matcher: null })] }, 'rejected'],
+  ['matcher an invalid regex', { PreToolUse: [entry({ matcher: '(' })] }, 'accepted'],
+  ['matcher absent', { PreToolUse: [{ hooks: [cmd] }] }, 'accepted'],
+  ['commandRegex as a number', { PreToolUse: [entry({ commandRegex: 5 })] }, 'rejected'],
+  ['hooks an object', { PreToolUse: [{ matcher: '', hooks: cmd }] }, 'rejected'],
+  ['hooks empty', { PreToolUse: [{ matcher: '', hooks: [] }] }, 'accepted'],
+  ['entry null', { PreToolUse: [null] }, 'rejected'],
+  ['unknown event name', { FooBar: [entry()] }, 'accepted'],
+  ['unknown key with a scalar value', { hookdVersion: 1 }, 'accepted'],
+  ['event value an object', { PreToolUse: entry() }, 'rejected'],
+  ['event value null', { PreToolUse: null }, 'rejected'],
+  ['event value empty', { PreToolUse: [] }, 'accepted'],
+];
+
+describe('validateAgentHooks (droid)', () => {
+  it.each(DROID_PROBES)('%s: %s by droid 0.225.2', (_name, hooks, verdict) => {
+    const report = validateAgentHooks(hooks, 'droid');
+    expect(report.ok).toBe(verdict === 'accepted');
+    if (verdict === 'rejected') expect(report.problems.some((p) => p.severity === 'error')).toBe(true);
+  });
+
+  it('names the broken entry with its path, the value and a fix', () => {
+    const report = validateAgentHooks(
+      { Stop: [entry()], PreToolUse: [entry(), entry({}, { ...cmd, timeout: '30' })] },
+      'droid',
+    );
+    expect(report.problems).toEqual([
+      {
+        severity: 'error',
+        path: 'hooks.PreToolUse[1].hooks[0].timeout',
+        message: 'timeout must be a number of seconds, not a string',
+        fix: 'use a number such as 60',
+        value: '30',
+      },
+    ]);
+  });
+
+  it('warns about shapes droid accepts but never runs as meant', () => {
+    const report = validateAgentHooks(
+      {
+        PreToolUse: [
+          entry({ matcher: '(' }),
+          entry({}, { ...cmd, timeout: -1 }),
+          entry({}, { ...cmd, command: ' ' }),
+        ],
+        Nope: [entry()],
+      },
+      'droid',
+    );
+    expect(report.ok).toBe(true);
+    expect(report.problems.map((p) => [p.severity, p.path])).toEqual([
+      ['warning', 'hooks.PreToolUse[0].matcher'],
+      ['warning', 'hooks.PreToolUse[1].hooks[0].timeout'],
+      ['warning', 'hooks.PreToolUse[2].hooks[0].command'],
+      ['warning', 'hooks.Nope'],
+    ]);
+  });
+
+  it('rejects a hooks value that is not an object, and accepts a missing one', () => {
+    expect(validateAgentHooks([], 'droid').ok).toBe(false);
+    expect(validateAgentHooks('x', 'droid').problems[0]?.path).toBe('hooks');
+    expect(validateAgentHooks(undefined, 'droid')).toEqual({ ok: true, problems: [] });
+    expect(validateAgentHooks({}, 'droid')).toEqual({ ok: true, problems: [] });
+  });
+});
+
+describe('validateAgentHooks (claude)', () => {
+  it('applies the same structural rules', () => {
+    for (const [, hooks, verdict] of DROID_PROBES) {
+      const claudeHooks = JSON.parse(JSON.stringify(hooks).replaceAll('"prompt"', '"bogus"')) as unknown;
+      const report = validateAgentHooks(claudeHooks, 'claude');
+      // Claude Code: every key is checked as an event, so a scalar under an unknown key is an error.
+      const expected = verdict === 'accepted' && !('hookdVersion' in (hooks as object));
+      expect(report.ok, JSON.stringify(hooks)).toBe(expected);
+    }
+  });
+
+  it('accepts the hook types Claude Code documents, with their own fields', () => {
+    const hooks = {
+      Stop: [{ hooks: [{ type: 'prompt', prompt: 'Is the task done?' }] }],
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'http', url: 'http://127.0.0.1:9/hook' }, cmd] }],
+      SubagentStop: [{ hooks: [{ type: 'agent', prompt: 'check' }] }],
+    };
+    expect(validateAgentHooks(hooks, 'claude')).toEqual({ ok: true, problems: [] });
+    expect(
+      validateAgentHooks({ Stop: [{ hooks: [{ type: 'prompt' }] }] }, 'claude').problems[0],
+    ).toMatchObject({
+      severity: 'error',
+      path: 'hooks.Stop[0].hooks[0].prompt',
+    });
+    expect(validateAgentHooks(hooks, 'droid').ok).toBe(false);
+  });
+});

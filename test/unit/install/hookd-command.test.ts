@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildHookdCommand,
+  isHookdCommand,
+  shellQuote,
+  splitShellWords,
+} from '../../../src/install/hookd-command.js';
+
+describe('shellQuote / splitShellWords', () => {
+  it('leaves plain words bare and single-quotes the rest', () => {
+    expect(shellQuote('/usr/lib/node_modules/hookd/dist/hookd.cjs')).toBe(
+      '/usr/lib/node_modules/hookd/dist/hookd.cjs',
+    );
+    expect(shellQuote('/home/a b/hookd')).toBe(`'/home/a b/hookd'`);
+    expect(shellQuote(`/it's/$HOME/hookd`)).toBe(`'/it'\\''s/$HOME/hookd'`);
+    expect(shellQuote('')).toBe(`''`);
+  });
+
+  it('splits what shellQuote joined back into the same words', () => {
+    for (const word of ['/a b/c', `it's`, '$HOME', 'x"y', 'tab\there']) {
+      expect(splitShellWords(`${shellQuote(word)} hook`)).toEqual([word, 'hook']);
+    }
+    expect(splitShellWords(`"/a \\"b\\"/hookd" hook`)).toEqual(['/a "b"/hookd', 'hook']);
+    expect(splitShellWords(`'unterminated`)).toBeUndefined();
+  });
+});
+
+describe('isHookdCommand (the recognition rule)', () => {
+  it.each([
+    ['/usr/local/bin/hookd hook', true],
+    [`'/home/me/my tools/hookd/dist/hookd.cjs' hook`, true],
+    ['/usr/bin/node /opt/hookd/dist/hookd.cjs hook', true],
+    ['hookd hook', true],
+    ['  hookd hook --agent claude', true],
+    ['hookd.js hook', true],
+    ['hookd run hook', false],
+    ['hookd', false],
+    ['/usr/bin/hookd-notify hook', false],
+    ['echo hookd hook', false],
+    ['/opt/hookd/bin/other hook', false],
+    ['python3 hookd.py hook', false],
+    ['cat > /dev/null', false],
+  ])('%s -> %s', (command, expected) => {
+    expect(isHookdCommand(command)).toBe(expected);
+  });
+
+  it('is false for anything but a string', () => {
+    expect(isHookdCommand(undefined)).toBe(false);
+    expect(isHookdCommand(5)).toBe(false);
+  });
+});
+
+describe('buildHookdCommand', () => {
+  it('runs the program directly when it is executable', () => {
+    expect(buildHookdCommand('/opt/hookd/dist/hookd.cjs', { executable: () => true })).toBe(
+      '/opt/hookd/dist/hookd.cjs hook',
+    );
+  });
+
+  it('prefixes node when the program is not executable, quoting paths with spaces', () => {
+    const command = buildHookdCommand('/my dir/hookd.cjs', {
+      executable: () => false,
+      nodePath: '/usr/bin/node',
+    });
+    expect(command).toBe(`/usr/bin/node '/my dir/hookd.cjs' hook`);
+    expect(isHookdCommand(command)).toBe(true);
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { patchJsonText } from '../../../src/install/json-patch.js';
+import { detectJsonStyle } from '../../../src/install/json-text.js';
+
+const hookd = { type: 'command', command: '/opt/hookd hook', timeout: 60 };
+const hooks = { Stop: [{ matcher: '', hooks: [hookd] }] };
+
+function patch(text: string, value: unknown): string {
+  const out = patchJsonText(text, value, detectJsonStyle(text));
+  expect(JSON.parse(out)).toEqual(value);
+  return out;
+}
+
+function withKey(text: string, key: string, value: unknown): string {
+  return patch(text, { ...(JSON.parse(text) as object), [key]: value });
+}
+
+function withoutKey(text: string, key: string): string {
+  const data = JSON.parse(text) as Record<string, unknown>;
+  delete data[key];
+  return patch(text, data);
+}
+
+describe('patchJsonText', () => {
+  it('adds a key after the last one, keeping every other byte', () => {
+    const text = '{\n    "model":   "x",\n    "list": [1,2,   3]\n}\n';
+    expect(withKey(text, 'hooks', hooks)).toBe(
+      '{\n    "model":   "x",\n    "list": [1,2,   3],\n    "hooks": {\n        "Stop": [\n            {\n' +
+        '                "matcher": "",\n                "hooks": [\n                    {\n' +
+        '                        "type": "command",\n                        "command": "/opt/hookd hook",\n' +
+        '                        "timeout": 60\n                    }\n                ]\n            }\n' +
+        '        ]\n    }\n}\n',
+    );
+  });
+
+  it('replaces a changed value in place, keeping the keys around it', () => {
+    expect(withKey('{"a":1,"hooks":{"Old":[]},"z":{"k":"}"}}', 'hooks', { New: [] })).toBe(
+      '{"a":1,"hooks":{"New":[]},"z":{"k":"}"}}',
+    );
+  });
+
+  it('appends an entry to an existing event array, leaving the other entries byte for byte', () => {
+    const text =
+      '{\n  "hooks": {\n    "Stop": [ {"hooks":[{"type":"command","command":"say hi"}]} ],\n    "Other": [1,2]\n  }\n}';
+    const data = JSON.parse(text);
+    data.hooks.Stop.push({ matcher: '', hooks: [hookd] });
+    const out = patch(text, data);
+    expect(out).toContain('"Stop": [ {"hooks":[{"type":"command","command":"say hi"}]},');
+    expect(out).toContain('\n    "Other": [1,2]\n  }\n}');
+  });
+
+  it('removes what it added, giving back the original text', () => {
+    const originals = [
+      '{\n  "a": 1\n}\n',
+      '{"a":1}',
+      '{}',
+      '{\r\n\t"a": [1]\r\n}',
+      '{\n  "a": 1,\n  "b": 2\n}',
+      '{ "hooks": { "Stop": [ { "hooks": [ ] } ] , "PreToolUse":[]}, "x": null }',
+    ];
+    for (const text of originals) {
+      const data = JSON.parse(text);
+      const added = data.hooks
+        ? patch(text, {
+            ...data,
+            hooks: { ...data.hooks, Stop: [...data.hooks.Stop, { matcher: '', hooks: [hookd] }], New: [] },
+          })
+        : withKey(text, 'hooks', hooks);
+      expect(patch(added, data)).toBe(text);
+    }
+  });
+
+  it('follows tabs and CRLF, and fills an empty object on several lines', () => {
+    const crlf = '{\r\n\t"a": 1\r\n}\r\n';
+    const out = withKey(crlf, 'hooks', hooks);
+    expect(out).toContain('\t"hooks": {\r\n\t\t"Stop": [\r\n');
+    expect(out.replace(/\r\n/g, '').includes('\n')).toBe(false);
+    expect(patchJsonText('{}', { hooks: {} }, { indent: '  ', eol: '\n', finalNewline: true })).toBe(
+      '{\n  "hooks": {}\n}',
+    );
+  });
+
+  it('edits an element in the middle of an array in place', () => {
+    const text = '[ {"a": 1},  {"b": 2},   {"c": 3} ]';
+    expect(patch(text, [{ a: 1 }, { b: 20 }, { c: 3 }])).toBe('[ {"a": 1},  {"b": 20},   {"c": 3} ]');
+    expect(patch(text, [{ a: 1 }, { c: 3 }])).toBe('[ {"a": 1},  {"c": 3} ]');
+    expect(patch(text, [{ b: 2 }, { c: 3 }])).toBe('[ {"b": 2},   {"c": 3} ]');
+  });
+
+  it('rewrites an object whose keys changed order, or that has duplicate keys', () => {
+    expect(patch('{"a": 1, "b": 2}', { b: 2, a: 1 })).toBe('{"b":2,"a":1}');
+    expect(patch('{"a": 1, "a": 2}', { a: 3 })).toBe('{"a":3}');
+  });
+
+  it('removes a first, middle or only key with its separator', () => {
+    expect(withoutKey('{"hooks": 1, "a": 2}', 'hooks')).toBe('{"a": 2}');
+    expect(withoutKey('{"a": 1, "hooks": {}, "b": 2}', 'hooks')).toBe('{"a": 1, "b": 2}');
+    expect(withoutKey('{\n  "hooks": 1\n}', 'hooks')).toBe('{}');
+  });
+
+  it('handles keys with escapes and strings holding brackets', () => {
+    expect(withKey('{"we\\"ird": "{[", "s": "a\\\\"}', 'hooks', {})).toBe(
+      '{"we\\"ird": "{[", "s": "a\\\\", "hooks": {}}',
+    );
+  });
+});
