@@ -1,0 +1,176 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { describeReadError, readAt } from './read-bounded.js';
+import {
+  addTranscriptLine,
+  emptySummary,
+  parseSessionStart,
+  textOfContent,
+  type TranscriptSummary,
+} from './transcript.js';
+
+export interface ReadTranscriptOptions {
+  /** Bytes read at most for the head and tail window together. */
+  maxReadBytes: number;
+  /** Extra bytes a backwards scan for `messageId` may read before the tail window. */
+  maxScanBytes: number;
+  messageId?: string;
+  signal?: AbortSignal;
+}
+
+export interface TranscriptRead {
+  summary: TranscriptSummary;
+  bytesRead: number;
+  size: number;
+  /** True when the whole file was read. */
+  complete: boolean;
+  warnings: string[];
+}
+
+const NEWLINE = 0x0a;
+/** The head window: the session_start line and the first messages' timestamps. */
+const HEAD_BYTES = 64 * 1024;
+/** Chunk size of the backwards scan. */
+const SCAN_CHUNK_BYTES = 1024 * 1024;
+
+function foldLines(summary: TranscriptSummary, text: string, wantedId: string | undefined): boolean {
+  const lines = text.split('\n');
+  const last = lines.length - 1;
+  let partial = false;
+  lines.forEach((line, index) => {
+    if (index === last && line.trim()) {
+      // A final line without its newline is usually being written right now.
+      const before = summary.corruptLines;
+      addTranscriptLine(summary, line, wantedId);
+      if (summary.corruptLines > before) {
+        summary.corruptLines = before;
+        partial = true;
+      }
+      return;
+    }
+    addTranscriptLine(summary, line, wantedId);
+  });
+  return partial;
+}
+
+async function readHead(handle: FileHandle, size: number, summary: TranscriptSummary, warnings: string[]) {
+  const head = await readAt(handle, 0, Math.min(HEAD_BYTES, size));
+  const text = head.toString('utf8');
+  const end = text.lastIndexOf('\n');
+  if (end < 0) {
+    warnings.push(`transcript's first line is longer than ${HEAD_BYTES} bytes; its title was not read`);
+    return head.length;
+  }
+  // Only the session_start line and the first timestamp matter from the head.
+  const probe = emptySummary();
+  for (const line of text.slice(0, end).split('\n')) {
+    addTranscriptLine(probe, line);
+    if (probe.firstTimestampMs !== undefined) break;
+  }
+  summary.sessionStart = probe.sessionStart;
+  summary.firstTimestampMs = probe.firstTimestampMs;
+  return head.length;
+}
+
+/**
+ * Scan backwards from `end` for the line holding `"<messageId>"`, reading at most `maxScanBytes`.
+ * `carry` is the partial line that starts before `end` (already read).
+ */
+async function scanBackwards(
+  handle: FileHandle,
+  end: number,
+  carry: Buffer,
+  messageId: string,
+  maxScanBytes: number,
+  signal: AbortSignal | undefined,
+): Promise<{ found?: TranscriptSummary['wanted']; bytes: number }> {
+  const needle = Buffer.from(`"${messageId}"`);
+  let position = end;
+  let bytes = 0;
+  let tail = carry;
+  while (position > 0 && bytes < maxScanBytes && !signal?.aborted) {
+    const length = Math.min(SCAN_CHUNK_BYTES, position, maxScanBytes - bytes);
+    position -= length;
+    const chunk = await readAt(handle, position, length);
+    bytes += chunk.length;
+    const buffer = Buffer.concat([chunk, tail]);
+    // Lines wholly inside the buffer start after its first newline (or at 0 at the file's start).
+    const firstNewline = buffer.indexOf(NEWLINE);
+    const completeFrom = position === 0 ? 0 : firstNewline < 0 ? -1 : firstNewline + 1;
+    let hit = completeFrom < 0 ? -1 : buffer.indexOf(needle, completeFrom);
+    while (hit >= 0) {
+      const start = buffer.lastIndexOf(NEWLINE, hit) + 1;
+      const stop = buffer.indexOf(NEWLINE, hit);
+      const probe = emptySummary();
+      addTranscriptLine(probe, buffer.toString('utf8', start, stop < 0 ? buffer.length : stop), messageId);
+      if (probe.wanted) return { found: probe.wanted, bytes };
+      hit = buffer.indexOf(needle, hit + needle.length);
+    }
+    tail = firstNewline < 0 ? buffer : buffer.subarray(0, firstNewline);
+    if (tail.length > maxScanBytes) break;
+  }
+  return { bytes };
+}
+
+/**
+ * Read a transcript safely: whole when it fits in `maxReadBytes`, else only the head (session_start) and a
+ * tail window seeked from the end, plus a bounded backwards scan when `messageId` is not in the tail.
+ * Never throws: problems come back as warnings.
+ */
+export async function readTranscript(path: string, options: ReadTranscriptOptions): Promise<TranscriptRead> {
+  const summary = emptySummary();
+  const warnings: string[] = [];
+  let handle: FileHandle | undefined;
+  let bytesRead = 0;
+  let size = 0;
+  let complete = false;
+  try {
+    handle = await open(path, 'r');
+    size = (await handle.stat()).size;
+    const { maxReadBytes, messageId, signal } = options;
+    if (size <= maxReadBytes) {
+      const all = await readAt(handle, 0, size);
+      bytesRead = all.length;
+      complete = true;
+      if (foldLines(summary, all.toString('utf8'), messageId)) {
+        warnings.push('transcript ends in a partial line (being written); it was skipped');
+      }
+    } else {
+      bytesRead += await readHead(handle, size, summary, warnings);
+      const firstTimestampMs = summary.firstTimestampMs;
+      const headStart = summary.sessionStart;
+      const tailLength = Math.max(0, maxReadBytes - Math.min(HEAD_BYTES, size) - 1);
+      const tailStart = size - tailLength;
+      // One byte before the window tells whether the window starts on a line boundary.
+      const window = await readAt(handle, tailStart - 1, tailLength + 1);
+      bytesRead += window.length;
+      const startsClean = window[0] === NEWLINE;
+      const cut = startsClean ? 0 : window.indexOf(NEWLINE);
+      const carry = cut < 0 ? window.subarray(1) : window.subarray(1, cut + (startsClean ? 1 : 0));
+      const body = cut < 0 ? '' : window.toString('utf8', cut + 1);
+      if (foldLines(summary, body, messageId)) {
+        warnings.push('transcript ends in a partial line (being written); it was skipped');
+      }
+      summary.sessionStart = headStart ?? summary.sessionStart;
+      summary.firstTimestampMs = firstTimestampMs;
+      if (messageId && !summary.wanted && !signal?.aborted) {
+        const scan = await scanBackwards(handle, tailStart, carry, messageId, options.maxScanBytes, signal);
+        bytesRead += scan.bytes;
+        if (scan.found) summary.wanted = scan.found;
+        else if (!signal?.aborted) {
+          warnings.push(
+            `message ${messageId} not found in the last ${maxReadBytes + scan.bytes} bytes of a ${size}-byte transcript`,
+          );
+        }
+      }
+    }
+    if (signal?.aborted) warnings.push('transcript read stopped: time budget spent');
+    if (summary.corruptLines > 0) warnings.push(`${summary.corruptLines} corrupt transcript line(s) skipped`);
+  } catch (error) {
+    warnings.push(`transcript ${describeReadError(error)}`);
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+  return { summary, bytesRead, size, complete, warnings };
+}
+
+export { parseSessionStart, textOfContent };

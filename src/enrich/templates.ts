@@ -1,0 +1,131 @@
+import { formatDuration } from '../cli/output.js';
+import type { HookEvent } from '../events/types.js';
+import { excerpt } from './excerpt.js';
+import type { Enrichment, TokenCounts } from './types.js';
+import { str } from './json-values.js';
+
+/** A notification's text before any channel formats it. */
+export interface NotificationText {
+  title: string;
+  body: string;
+}
+
+/** `12.3k tokens`, `1.2M tokens`, `950 tokens`. */
+export function formatTokens(tokens: TokenCounts | undefined): string | undefined {
+  if (!tokens || tokens.total <= 0) return undefined;
+  const n = tokens.total;
+  const short =
+    n >= 1_000_000
+      ? `${(n / 1_000_000).toFixed(1)}M`
+      : n >= 1000
+        ? `${(n / 1000).toFixed(1)}k`
+        : String(Math.round(n));
+  return `${short.replace('.0', '')} tokens`;
+}
+
+/** `3.25 credits`; none when zero or unknown. */
+export function formatCredits(credits: number | undefined): string | undefined {
+  if (credits === undefined || !(credits > 0)) return undefined;
+  const rounded =
+    credits >= 100 ? credits.toFixed(0) : credits >= 1 ? credits.toFixed(2) : credits.toPrecision(2);
+  const trimmed = rounded.includes('.') ? rounded.replace(/0+$/, '').replace(/\.$/, '') : rounded;
+  return `${trimmed} credit${credits === 1 ? '' : 's'}`;
+}
+
+/** `4m12s · 12.3k tokens · 3.25 credits`, from what is known. */
+function statsLine(e: Enrichment, durationMs: number | undefined): string | undefined {
+  const parts = [
+    durationMs !== undefined && durationMs > 0 ? formatDuration(durationMs) : undefined,
+    formatTokens(e.session.tokens),
+    formatCredits(e.session.credits),
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join(' · ') : undefined;
+}
+
+/** `in demo (main)`. */
+function where(e: Enrichment): string | undefined {
+  const name = e.session.projectName;
+  if (!name) return undefined;
+  return e.session.branch ? `${name} (${e.session.branch})` : name;
+}
+
+function lines(...parts: Array<string | undefined>): string {
+  return parts.filter((p): p is string => Boolean(p)).join('\n');
+}
+
+function titled(prefix: string, title: string | undefined, project: string | undefined): string {
+  if (title && project) return `${prefix}: ${title} in ${project}`;
+  if (title) return `${prefix}: ${title}`;
+  return project ? `${prefix} in ${project}` : prefix;
+}
+
+/**
+ * The default notification texts, used when a rule has no template of its own:
+ * - Stop: "Finished: <title> in <project>", the last message's excerpt, duration · tokens · credits
+ *   (a sub-agent's own Stop: "Sub-agent finished: <title>");
+ * - SubagentStop: "Sub-agent finished: <task>", the result (or error) excerpt;
+ * - Notification: "Needs your permission: <tool>" (permission_prompt), "Waiting for your input"
+ *   (idle_prompt), else "Needs your attention", each with the project;
+ * - SessionEnd: "Session ended: <reason>", title, project, duration, messages, tokens and credits;
+ * - anything else: the event name and the project.
+ * Handles Claude Code's `last_assistant_message` (through the enrichment) and Notification `title`.
+ */
+export function defaultNotificationText(event: HookEvent, enrichment: Enrichment): NotificationText {
+  const p = event.payload;
+  const s = enrichment.session;
+  const project = where(enrichment);
+  const message = enrichment.lastMessageExcerpt;
+  switch (event.name) {
+    case 'Stop': {
+      const duration = s.turnDurationMs ?? s.durationMs;
+      if (s.isSubagent) {
+        return {
+          title: `Sub-agent finished: ${s.title ?? 'task'}`,
+          body: lines(message, statsLine(enrichment, duration)),
+        };
+      }
+      return {
+        title: titled('Finished', s.title, project),
+        body: lines(message, statsLine(enrichment, duration)),
+      };
+    }
+    case 'SubagentStop': {
+      const task = enrichment.task;
+      const name = task?.name ?? 'task';
+      if (task?.error && !task.result) {
+        return {
+          title: `Sub-agent failed: ${name}`,
+          body: lines(excerpt(task.error, 280), project && `in ${project}`),
+        };
+      }
+      return { title: `Sub-agent finished: ${name}`, body: lines(message, project && `in ${project}`) };
+    }
+    case 'Notification': {
+      const type = str(p.notification_type);
+      const context = lines(
+        s.title && project ? `${s.title} in ${project}` : (s.title ?? (project && `in ${project}`)),
+      );
+      if (type === 'permission_prompt') {
+        return {
+          title: `Needs your permission: ${enrichment.pendingTool ?? 'a tool'}`,
+          body: lines(context, str(p.message)),
+        };
+      }
+      if (type === 'idle_prompt') return { title: 'Waiting for your input', body: lines(context, message) };
+      return { title: str(p.title) ?? 'Needs your attention', body: lines(context, str(p.message)) };
+    }
+    case 'SessionEnd': {
+      const count = s.messageCount !== undefined ? `${s.messageCount} messages` : undefined;
+      const stats = [statsLine(enrichment, s.durationMs), count].filter(Boolean).join(' · ');
+      return {
+        title: `Session ended: ${str(p.reason) ?? 'unknown reason'}`,
+        body: lines(
+          s.title && project ? `${s.title} in ${project}` : (s.title ?? project),
+          stats || undefined,
+        ),
+      };
+    }
+    default:
+      return { title: project ? `${event.name} in ${project}` : event.name, body: lines(s.title, message) };
+  }
+}

@@ -1,0 +1,119 @@
+import type { TranscriptMessage } from './types.js';
+import { isObject, str, type Json } from './json-values.js';
+
+/** The transcript's first line (`type: session_start`), as far as hookd reads it. */
+export interface SessionStartLine {
+  title?: string;
+  cwd?: string;
+  /** The session this one continues (compaction). */
+  parent?: string;
+  /** Set on a sub-agent's transcript. */
+  callingSessionId?: string;
+  version?: number;
+}
+
+/** What a run of transcript lines says. Later lines win. */
+export interface TranscriptSummary {
+  sessionStart?: SessionStartLine;
+  messageLines: number;
+  corruptLines: number;
+  firstTimestampMs?: number;
+  lastTimestampMs?: number;
+  lastAssistant?: TranscriptMessage;
+  /** Tool names of the last assistant message that made tool calls. */
+  lastToolUses?: string[];
+  toolCalls: Record<string, number>;
+  model?: string;
+  /** The message with the wanted id, when among the lines. */
+  wanted?: TranscriptMessage;
+}
+
+function timestampOf(line: Json): number | undefined {
+  const raw = line.timestamp;
+  const ms = typeof raw === 'string' ? Date.parse(raw) : typeof raw === 'number' ? raw : NaN;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** The text parts of a message's content (string content is taken as text). */
+export function textOfContent(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const item of content) {
+    if (
+      isObject(item) &&
+      (item.type === 'text' || item.type === undefined) &&
+      typeof item.text === 'string'
+    ) {
+      parts.push(item.text);
+    }
+  }
+  return parts.join('\n').trim();
+}
+
+/** Read a session_start line leniently (fields of another version are ignored). */
+export function parseSessionStart(line: Json): SessionStartLine {
+  return {
+    title: str(line.title),
+    cwd: str(line.cwd),
+    parent: str(line.parent),
+    callingSessionId: str(line.callingSessionId),
+    version: typeof line.version === 'number' ? line.version : undefined,
+  };
+}
+
+/** A fresh, empty summary. */
+export function emptySummary(): TranscriptSummary {
+  return { messageLines: 0, corruptLines: 0, toolCalls: {} };
+}
+
+/**
+ * Fold one transcript line (already split, without its newline) into the summary. Lines that are not JSON
+ * count as corrupt; unknown line types and fields are ignored.
+ */
+export function addTranscriptLine(summary: TranscriptSummary, raw: string, wantedId?: string): void {
+  const trimmed = raw.trim();
+  if (!trimmed) return;
+  let line: unknown;
+  try {
+    line = JSON.parse(trimmed);
+  } catch {
+    summary.corruptLines++;
+    return;
+  }
+  if (!isObject(line)) {
+    summary.corruptLines++;
+    return;
+  }
+  if (line.type === 'session_start') {
+    summary.sessionStart = parseSessionStart(line);
+    return;
+  }
+  if (line.type !== 'message' || !isObject(line.message)) return;
+  summary.messageLines++;
+  const id = str(line.id) ?? '';
+  const message = line.message;
+  const role = str(message.role) ?? 'unknown';
+  const timestampMs = timestampOf(line);
+  if (timestampMs !== undefined) {
+    summary.firstTimestampMs ??= timestampMs;
+    summary.lastTimestampMs = timestampMs;
+  }
+  const text = textOfContent(message.content);
+  if (wantedId && id === wantedId) summary.wanted = { id, role, text, timestampMs };
+  if (role !== 'assistant') return;
+  const model = str(message.modelId) ?? str(message.model);
+  if (model) summary.model = model;
+  if (text) summary.lastAssistant = { id, role, text, timestampMs };
+  const tools: string[] = [];
+  if (Array.isArray(message.content)) {
+    for (const item of message.content) {
+      if (isObject(item) && item.type === 'tool_use' && typeof item.name === 'string' && item.name) {
+        tools.push(item.name);
+        summary.toolCalls[item.name] = (summary.toolCalls[item.name] ?? 0) + 1;
+      }
+    }
+  }
+  if (tools.length > 0) summary.lastToolUses = tools;
+  else if (text) summary.lastToolUses = undefined;
+}
