@@ -1,0 +1,66 @@
+import type { ChannelConfig, NotifyConfig } from '../config/notify-schema.js';
+import { notifySchema } from '../config/notify-schema.js';
+import { interpolateEnv } from '../config/interpolate.js';
+import type { Channel } from './channel.js';
+import { createDesktopChannel, type DesktopOptions } from './desktop.js';
+import { createSlackChannel } from './slack.js';
+import { createWebhookChannel } from './webhook.js';
+import { createCommandChannel } from './command.js';
+import type { FetchLike } from './http.js';
+
+export interface BuildChannelsOptions {
+  /** Where `${VAR}` values come from, and the environment of command channels. */
+  env: Record<string, string | undefined>;
+  fetch?: FetchLike;
+  desktop?: DesktopOptions;
+  /** Replace a channel by name (tests, `hookd demo`). */
+  overrides?: Record<string, Channel>;
+}
+
+/** A channel that cannot work as configured: every send fails permanently with the reason. */
+function brokenChannel(name: string, type: Channel['type'], problem: string): Channel {
+  return {
+    name,
+    type,
+    describe: () => `${type} (unusable)`,
+    health: () => ({ ok: false, problems: [problem] }),
+    send: async () => ({ ok: false, retryable: false, error: problem }),
+  };
+}
+
+function buildOne(name: string, config: ChannelConfig, options: BuildChannelsOptions): Channel {
+  const { value, missing } = interpolateEnv(config, options.env);
+  if (missing.length > 0) {
+    return brokenChannel(
+      name,
+      config.type,
+      `channel "${name}": environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not set (referenced as \${VAR} in the config); set it in the daemon's environment and restart it`,
+    );
+  }
+  switch (value.type) {
+    case 'desktop':
+      return createDesktopChannel(name, value, options.desktop);
+    case 'slack':
+      return createSlackChannel(name, value, options.fetch ? { fetch: options.fetch } : {});
+    case 'webhook':
+      return createWebhookChannel(name, value, options.fetch ? { fetch: options.fetch } : {});
+    case 'command':
+      return createCommandChannel(name, value, { env: options.env });
+  }
+}
+
+/** Every channel of the config, plus the implicit "desktop" channel the default rules use. */
+export function buildChannels(config: NotifyConfig, options: BuildChannelsOptions): Map<string, Channel> {
+  const channels = new Map<string, Channel>();
+  const defined: Record<string, ChannelConfig> = { ...config.channels };
+  if (!('desktop' in defined)) {
+    defined.desktop = notifySchema.parse({ channels: { desktop: { type: 'desktop' } } }).channels.desktop!;
+  }
+  for (const [name, channel] of Object.entries(defined)) {
+    if (!channel.enabled) continue;
+    channels.set(name, options.overrides?.[name] ?? buildOne(name, channel, options));
+  }
+  for (const [name, channel] of Object.entries(options.overrides ?? {}))
+    if (!channels.has(name)) channels.set(name, channel);
+  return channels;
+}

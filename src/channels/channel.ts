@@ -1,0 +1,63 @@
+import type { RenderedNotification } from '../daemon/notification.js';
+
+/** How one delivery attempt ended. A failure is a value; `retryable` decides between retry and dead letter. */
+export type DeliveryResult =
+  { ok: true; detail?: string } | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
+
+/** Slack thread ids per session, kept durable by the daemon so a restart continues the same thread. */
+export interface ThreadStore {
+  get(key: string): string | undefined;
+  set(key: string, threadId: string): Promise<void>;
+}
+
+export interface DeliveryContext {
+  /** Stable across attempts and restarts: receivers use it as an idempotency key. */
+  deliveryId: string;
+  attempt: number;
+  threads: ThreadStore;
+}
+
+export interface ChannelHealth {
+  ok: boolean;
+  /** What is wrong and what to do, for the log and `hookd status`. Never contains a secret. */
+  problems: string[];
+}
+
+/** One delivery channel. Implementations never throw from send(); they return a DeliveryResult. */
+export interface Channel {
+  name: string;
+  type: 'desktop' | 'slack' | 'webhook' | 'command';
+  /** A safe one-line description (type and host only, never a URL path or a token). */
+  describe(): string;
+  send(notification: RenderedNotification, context: DeliveryContext): Promise<DeliveryResult>;
+  health(): ChannelHealth;
+}
+
+/** The JSON body the webhook and command channels send (documented in docs/daemon.md). */
+export function notificationPayload(
+  notification: RenderedNotification,
+  context: DeliveryContext,
+  channel: string,
+) {
+  return {
+    version: 1 as const,
+    id: context.deliveryId,
+    channel,
+    attempt: context.attempt,
+    notification: {
+      title: notification.title,
+      body: notification.body,
+      urgency: notification.urgency,
+      rule: notification.rule,
+      event: notification.event,
+      count: notification.count,
+      eventIds: notification.eventIds,
+      sessionId: notification.sessionId ?? null,
+      project: notification.project ?? null,
+      cwd: notification.cwd ?? null,
+      durationMs: notification.durationMs ?? null,
+      at: new Date(notification.at).toISOString(),
+      fields: notification.fields,
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import type { CommandChannelConfig } from '../config/notify-schema.js';
+import type { RenderedNotification } from '../daemon/notification.js';
+import { redactText } from '../logging/redact.js';
+import { notificationPayload, type Channel, type DeliveryContext, type DeliveryResult } from './channel.js';
+
+/** Exit code a command uses to ask for a retry later (sysexits EX_TEMPFAIL). */
+export const RETRY_EXIT_CODE = 75;
+const KILL_GRACE_MS = 500;
+const MAX_STDERR = 2000;
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {}
+}
+
+/**
+ * Pipes the notification JSON to a command (argv directly, or a string with `sh -c`; the data only ever
+ * travels on stdin). Exit 0: delivered. Exit 75 or a timeout: retried. Anything else: dead letter.
+ */
+export function createCommandChannel(
+  name: string,
+  config: CommandChannelConfig,
+  options: { env?: Record<string, string | undefined> } = {},
+): Channel {
+  const argv = Array.isArray(config.command) ? config.command : ['sh', '-c', config.command];
+  const label = argv[0] === 'sh' && !Array.isArray(config.command) ? 'sh -c …' : argv[0]!;
+  return {
+    name,
+    type: 'command',
+    describe: () => `command ${label}`,
+    health: () => ({ ok: true, problems: [] }),
+    send(notification: RenderedNotification, context: DeliveryContext): Promise<DeliveryResult> {
+      const input = JSON.stringify(notificationPayload(notification, context, name));
+      return new Promise((resolve) => {
+        let settled = false;
+        let stderr = '';
+        let timedOut = false;
+        let escalation: NodeJS.Timeout | undefined;
+        const finish = (result: DeliveryResult) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          clearTimeout(escalation);
+          resolve(result);
+        };
+        const child = spawn(argv[0]!, argv.slice(1), {
+          detached: true,
+          stdio: ['pipe', 'ignore', 'pipe'],
+          env: { ...(options.env ?? process.env), ...config.env, HOOKD_DELIVERY_ID: context.deliveryId },
+        });
+        const timer = setTimeout(() => {
+          timedOut = true;
+          killGroup(child.pid, 'SIGTERM');
+          escalation = setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
+        }, config.timeoutMs);
+        child.stderr!.on('data', (chunk: Buffer) => {
+          if (stderr.length < MAX_STDERR) stderr += chunk.toString('utf8');
+        });
+        child.stdin!.on('error', () => {});
+        child.on('error', (error) =>
+          finish({
+            ok: false,
+            retryable: false,
+            error: `command ${label} could not start: ${error.message}`,
+          }),
+        );
+        child.on('close', (code, signal) => {
+          // The command is done; take down anything it left in its group.
+          killGroup(child.pid, 'SIGKILL');
+          const tail = redactText(stderr.trim().slice(-300));
+          if (timedOut)
+            return finish({
+              ok: false,
+              retryable: true,
+              error: `command ${label} timed out after ${config.timeoutMs}ms`,
+            });
+          if (code === 0) return finish({ ok: true, detail: `command ${label} exited 0` });
+          finish({
+            ok: false,
+            retryable: code === RETRY_EXIT_CODE,
+            error: `command ${label} ${code === null ? `was killed by ${signal}` : `exited ${code}`}${tail ? `: ${tail}` : ''}`,
+          });
+        });
+        child.stdin!.end(input);
+      });
+    },
+  };
+}

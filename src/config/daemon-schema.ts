@@ -1,0 +1,99 @@
+import * as z from 'zod';
+
+/** Every default of the daemon's own settings, in one place (the schema, the daemon and the docs read them). */
+export const DAEMON_DEFAULTS = {
+  /** Start the daemon in the background when `hookd hook` finds it down. */
+  autoStart: true,
+  /** How long `hookd hook` waits for the daemon's acknowledgement before spooling the event. */
+  handoffTimeoutMs: 250,
+  /** fsync the journal before acknowledging an event (survives power loss, not only a killed process). */
+  fsync: true,
+  /** A delivery still failing after this long is dead-lettered with its last error. */
+  outboxMaxAgeMs: 24 * 60 * 60 * 1000,
+  /** First retry delay; doubles each attempt (with jitter) up to retryMaxMs. */
+  retryBaseMs: 1000,
+  retryMaxMs: 5 * 60 * 1000,
+  /** How often the spool directory is scanned for events written while the daemon was down. */
+  spoolScanIntervalMs: 2000,
+  /** Time budget for enriching one event (session title, last message...). */
+  enrichBudgetMs: 300,
+  /** Event ids remembered for deduplication of hand-offs (idempotency keys). */
+  seenIdsMax: 100_000,
+  /** The journal is compacted when it grows past this many bytes. */
+  compactBytes: 8 * 1024 * 1024,
+  logLevel: 'info' as 'trace' | 'debug' | 'info' | 'warn' | 'error',
+} as const;
+
+export const daemonConfigSchema = z
+  .strictObject({
+    autoStart: z
+      .boolean()
+      .default(DAEMON_DEFAULTS.autoStart)
+      .describe('Start the daemon in the background when `hookd hook` finds it down.'),
+    handoffTimeoutMs: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(DAEMON_DEFAULTS.handoffTimeoutMs)
+      .describe('Milliseconds `hookd hook` waits for the daemon to acknowledge an event before spooling it.'),
+    fsync: z
+      .boolean()
+      .default(DAEMON_DEFAULTS.fsync)
+      .describe('fsync the journal before acknowledging (set false to trade power-loss safety for speed).'),
+    outboxMaxAgeMs: z
+      .number()
+      .int()
+      .min(1000)
+      .default(DAEMON_DEFAULTS.outboxMaxAgeMs)
+      .describe('A delivery that still fails after this many milliseconds is dead-lettered.'),
+    retryBaseMs: z
+      .number()
+      .int()
+      .min(1)
+      .default(DAEMON_DEFAULTS.retryBaseMs)
+      .describe('First retry delay in milliseconds; doubles per attempt, with jitter.'),
+    retryMaxMs: z
+      .number()
+      .int()
+      .min(1)
+      .default(DAEMON_DEFAULTS.retryMaxMs)
+      .describe('Longest delay between two attempts, in milliseconds.'),
+    spoolScanIntervalMs: z
+      .number()
+      .int()
+      .min(50)
+      .default(DAEMON_DEFAULTS.spoolScanIntervalMs)
+      .describe('How often the daemon looks for spooled events, in milliseconds.'),
+    enrichBudgetMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(DAEMON_DEFAULTS.enrichBudgetMs)
+      .describe('Time budget for enriching one event, in milliseconds.'),
+    seenIdsMax: z
+      .number()
+      .int()
+      .min(1000)
+      .default(DAEMON_DEFAULTS.seenIdsMax)
+      .describe('How many event ids the daemon remembers to drop duplicate hand-offs.'),
+    compactBytes: z
+      .number()
+      .int()
+      .min(64 * 1024)
+      .default(DAEMON_DEFAULTS.compactBytes)
+      .describe('Compact the journal when it grows past this many bytes.'),
+    logLevel: z
+      .enum(['trace', 'debug', 'info', 'warn', 'error'])
+      .default(DAEMON_DEFAULTS.logLevel)
+      .describe('Level of the daemon log (stateDir/logs/daemon.log).'),
+  })
+  .describe('The notification daemon.');
+
+export type DaemonConfig = z.infer<typeof daemonConfigSchema>;
+
+/** The daemon settings with every default applied, for a config without a `daemon` key. */
+export function daemonSettings(input: unknown): DaemonConfig {
+  return daemonConfigSchema.parse(input ?? {});
+}

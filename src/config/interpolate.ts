@@ -1,0 +1,44 @@
+/**
+ * `${VAR}` and `${VAR:-default}` in config strings, resolved from an environment at the moment a value is
+ * used (so secrets stay out of files and out of the validated, cached config). `$${` escapes a literal `${`.
+ */
+export interface Interpolated<T> {
+  value: T;
+  /** Variables that were referenced without a default and are unset or empty. */
+  missing: string[];
+}
+
+const PATTERN = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+function interpolateString(
+  text: string,
+  env: Record<string, string | undefined>,
+  missing: Set<string>,
+): string {
+  return text.replace(PATTERN, (match, name: string | undefined, fallback: string | undefined) => {
+    if (match === '$${') return '${';
+    const value = env[name!];
+    if (value !== undefined && value !== '') return value;
+    if (fallback !== undefined) return fallback;
+    missing.add(name!);
+    return '';
+  });
+}
+
+function walk(value: unknown, env: Record<string, string | undefined>, missing: Set<string>): unknown {
+  if (typeof value === 'string') return interpolateString(value, env, missing);
+  if (Array.isArray(value)) return value.map((item) => walk(item, env, missing));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = walk(item, env, missing);
+    return out;
+  }
+  return value;
+}
+
+/** Resolves every string inside `value` (deeply); reports each missing variable once, in order of use. */
+export function interpolateEnv<T>(value: T, env: Record<string, string | undefined>): Interpolated<T> {
+  const missing = new Set<string>();
+  const out = walk(value, env, missing) as T;
+  return { value: out, missing: [...missing] };
+}

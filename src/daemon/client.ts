@@ -1,0 +1,135 @@
+import { createConnection } from 'node:net';
+import { spawn } from 'node:child_process';
+import { spoolDir, type Env } from '../paths.js';
+import type { EventHandoff } from '../events/types.js';
+import { claimStart, daemonFiles, ensurePrivateDir, isProcessAlive, readPidFile } from './runtime-files.js';
+import { spoolFileName, writeSpoolFile } from './spool.js';
+
+// On the hook's start-up path: Node built-ins, src/paths.ts and types only. No zod, no pino.
+
+export const PROTOCOL_VERSION = 1;
+
+export interface HandOffOptions {
+  env?: Env;
+  /** How long to wait for the daemon's acknowledgement (connect included). */
+  timeoutMs?: number;
+  /** Start the daemon in the background when it is down (needs daemonArgv). */
+  autoStart?: boolean;
+  /** How to start it, e.g. [process.execPath, '/abs/dist/hookd.cjs', 'daemon', 'run']. */
+  daemonArgv?: string[];
+}
+
+export interface HandOffResult {
+  outcome: 'acked' | 'spooled' | 'failed';
+  error?: string;
+  /** True when this call started a daemon in the background. */
+  started?: boolean;
+}
+
+export type DaemonReply = { v: number; ok: boolean; [key: string]: unknown };
+
+/** Sends one JSON line to the daemon and waits for one JSON line back, within timeoutMs. Never throws. */
+export function requestDaemon(
+  message: object,
+  options: { env?: Env; timeoutMs?: number; socketPath?: string } = {},
+): Promise<{ ok: true; reply: DaemonReply } | { ok: false; error: string; code?: string }> {
+  const socketPath = options.socketPath ?? daemonFiles(options.env ?? process.env).socket;
+  const timeoutMs = options.timeoutMs ?? 1000;
+  return new Promise((resolve) => {
+    let settled = false;
+    let buffer = '';
+    const socket = createConnection(socketPath);
+    const finish = (result: Awaited<ReturnType<typeof requestDaemon>>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(result);
+    };
+    const timer = setTimeout(
+      () =>
+        finish({ ok: false, error: `no answer from the daemon within ${timeoutMs}ms`, code: 'ETIMEDOUT' }),
+      timeoutMs,
+    );
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${JSON.stringify(message)}\n`));
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      const newline = buffer.indexOf('\n');
+      if (newline === -1) return;
+      try {
+        finish({ ok: true, reply: JSON.parse(buffer.slice(0, newline)) as DaemonReply });
+      } catch {
+        finish({ ok: false, error: 'the daemon answered with invalid JSON', code: 'EPROTO' });
+      }
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      const code = error.code ?? 'ERROR';
+      const what =
+        code === 'ENOENT'
+          ? 'the daemon is not running (no socket)'
+          : code === 'ECONNREFUSED'
+            ? 'the daemon is not running (stale socket)'
+            : error.message;
+      finish({ ok: false, error: what, code });
+    });
+    socket.on('close', () =>
+      finish({ ok: false, error: 'the daemon closed the connection without answering', code: 'ECONNRESET' }),
+    );
+  });
+}
+
+/**
+ * Starts `hookd daemon run` detached (own process group, stdio ignored, unref'd), unless a daemon holds
+ * the lock or another hook is already starting one.
+ */
+export function startDaemonInBackground(
+  argv: readonly string[],
+  env: Env,
+): { started: boolean; reason: string } {
+  const files = daemonFiles(env);
+  const holder = readPidFile(files.lock);
+  if (holder !== undefined && isProcessAlive(holder))
+    return { started: false, reason: `daemon already running (pid ${holder})` };
+  try {
+    ensurePrivateDir(files.dir);
+    if (!claimStart(files)) return { started: false, reason: 'another process is starting the daemon' };
+    const child = spawn(argv[0]!, argv.slice(1), {
+      detached: true,
+      stdio: 'ignore',
+      env: env as NodeJS.ProcessEnv,
+    });
+    child.on('error', () => {});
+    child.unref();
+    return { started: true, reason: `started pid ${child.pid ?? '?'}` };
+  } catch (error) {
+    return { started: false, reason: `cannot start the daemon: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * Hands one event to the daemon. Acked when the daemon made it durable; otherwise the event is
+ * written to the spool (and the daemon started, if allowed), so nothing is lost. Never throws.
+ */
+export async function handOff(message: EventHandoff, options: HandOffOptions = {}): Promise<HandOffResult> {
+  const env = options.env ?? process.env;
+  const reply = await requestDaemon(message, { env, timeoutMs: options.timeoutMs ?? 250 });
+  if (reply.ok && reply.reply.ok === true && reply.reply.id === message.event.id) return { outcome: 'acked' };
+  const reason = reply.ok
+    ? `the daemon refused the event: ${String(reply.reply.error ?? 'no reason given')}`
+    : reply.error;
+  try {
+    writeSpoolFile(
+      spoolDir(env),
+      spoolFileName(message.event.receivedAt, message.event.id),
+      `${JSON.stringify(message)}\n`,
+    );
+  } catch (error) {
+    return { outcome: 'failed', error: `${reason}; and the spool write failed: ${(error as Error).message}` };
+  }
+  let started = false;
+  if (options.autoStart && options.daemonArgv && options.daemonArgv.length > 0) {
+    started = startDaemonInBackground(options.daemonArgv, env).started;
+  }
+  return { outcome: 'spooled', error: reason, ...(started ? { started } : {}) };
+}

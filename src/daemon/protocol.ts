@@ -1,0 +1,103 @@
+import * as z from 'zod';
+import { PROTOCOL_VERSION } from './client.js';
+
+/**
+ * The daemon's socket protocol, version 1: newline-delimited JSON, one request line, one reply line,
+ * in order, on a connection that may carry many requests. Every reply is `{"v":1,"ok":true|false,...}`.
+ */
+
+const hookEventSchema = z.looseObject({
+  id: z.string().min(1).max(200),
+  receivedAt: z.number().finite().nonnegative(),
+  agent: z.string().default('unknown'),
+  name: z.string().min(1),
+  sessionId: z.string().optional(),
+  cwd: z.string().optional(),
+  transcriptPath: z.string().optional(),
+  projectDir: z.string().optional(),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+const commandOutcomeSchema = z.looseObject({
+  name: z.string(),
+  command: z.string().default(''),
+  exitCode: z.number().nullable(),
+  signal: z.string().nullable().default(null),
+  timedOut: z.boolean().default(false),
+  durationMs: z.number().default(0),
+  spawnError: z.string().optional(),
+  blocking: z.boolean().default(false),
+});
+
+export const eventRequestSchema = z.object({
+  v: z.literal(1),
+  type: z.literal('event'),
+  event: hookEventSchema,
+  results: z.array(commandOutcomeSchema).default([]),
+});
+
+const outboxRequestSchema = z.object({
+  v: z.literal(1),
+  type: z.literal('outbox'),
+  action: z.enum(['list', 'retry', 'purge']),
+  /** Delivery ids; absent = every delivery in `state`. */
+  ids: z.array(z.string()).optional(),
+  state: z.enum(['pending', 'held', 'dead', 'delivered', 'all']).default('all'),
+});
+
+export const requestSchema = z.discriminatedUnion('type', [
+  eventRequestSchema,
+  z.object({ v: z.literal(1), type: z.literal('ping') }),
+  z.object({ v: z.literal(1), type: z.literal('status') }),
+  z.object({ v: z.literal(1), type: z.literal('shutdown') }),
+  outboxRequestSchema,
+]);
+
+export type DaemonRequest = z.infer<typeof requestSchema>;
+export type EventRequest = z.infer<typeof eventRequestSchema>;
+export type OutboxRequest = z.infer<typeof outboxRequestSchema>;
+
+export type ParsedRequest =
+  { ok: true; request: DaemonRequest } | { ok: false; code: string; error: string; id?: string };
+
+/** Parses and validates one request line; every failure is a reply the client can read. */
+export function parseRequest(line: string): ParsedRequest {
+  let input: unknown;
+  try {
+    input = JSON.parse(line);
+  } catch {
+    return {
+      ok: false,
+      code: 'bad_json',
+      error: 'the request is not valid JSON (send one JSON object per line)',
+    };
+  }
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return { ok: false, code: 'bad_request', error: 'the request must be a JSON object' };
+  }
+  const raw = input as Record<string, unknown>;
+  const id = (raw.event as { id?: unknown } | undefined)?.id;
+  const withId = typeof id === 'string' ? { id } : {};
+  if (raw.v !== PROTOCOL_VERSION) {
+    return {
+      ok: false,
+      code: 'bad_version',
+      error: `protocol version ${JSON.stringify(raw.v ?? null)} is not supported; this daemon speaks v${PROTOCOL_VERSION} (update hookd so the hook and the daemon match, then \`hookd daemon stop\`)`,
+      ...withId,
+    };
+  }
+  const parsed = requestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
+    const code = parsed.error.issues.some((i) => i.path[0] === 'type') ? 'unknown_type' : 'invalid';
+    return { ok: false, code, error: `invalid ${String(raw.type ?? 'request')}: ${issues}`, ...withId };
+  }
+  return { ok: true, request: parsed.data };
+}
+
+export function replyLine(reply: Record<string, unknown>): string {
+  return `${JSON.stringify({ v: PROTOCOL_VERSION, ...reply })}\n`;
+}

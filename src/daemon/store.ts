@@ -1,0 +1,229 @@
+import type { EventHandoff } from '../events/types.js';
+import type { RenderedNotification } from './notification.js';
+
+export type DeliveryState = 'pending' | 'held' | 'delivered' | 'dead';
+
+/** One notification on its way to one channel. */
+export interface Delivery {
+  /** Stable: `<event id>/<rule index>/<channel>` (plus a suffix for bursts and digests). */
+  id: string;
+  channel: string;
+  notification: RenderedNotification;
+  createdAt: number;
+  state: DeliveryState;
+  attempts: number;
+  /** Not before this moment (backoff, Retry-After). */
+  nextAt: number;
+  lastError?: string;
+  deliveredAt?: number;
+  deadAt?: number;
+  /** Held for quiet hours until this moment. */
+  heldUntil?: number;
+}
+
+/** The journal's records. Applying one twice has the same effect as once. */
+export type JournalRecord =
+  | { t: 'in'; at: number; h: EventHandoff }
+  | { t: 'done'; id: string }
+  | { t: 'add'; d: Delivery }
+  | { t: 'fail'; id: string; attempts: number; nextAt: number; error: string }
+  | { t: 'ok'; id: string; at: number }
+  | { t: 'dead'; id: string; at: number; error: string }
+  | { t: 'retry'; id: string; at: number }
+  | { t: 'purge'; id: string }
+  | { t: 'release'; ids: string[]; at: number }
+  | { t: 'unhold'; ids: string[]; at: number }
+  | { t: 'thread'; k: string; ts: string }
+  | { t: 'seen'; ids: string[] }
+  | { t: 'delivered'; ids: string[] };
+
+const RECENT_MAX = 200;
+const DELIVERED_IDS_MAX = 50_000;
+const THREADS_MAX = 5000;
+
+function capSet(set: Set<string>, max: number): void {
+  while (set.size > max) set.delete(set.values().next().value as string);
+}
+
+/** The daemon's durable state, rebuilt from the journal at start and updated as records are appended. */
+export class DaemonStore {
+  readonly seen = new Set<string>();
+  /** Received and not yet fully processed, in arrival order. */
+  readonly pendingEvents = new Map<string, EventHandoff>();
+  /** Pending, held and dead deliveries. Delivered ones leave (only their ids and the last few stay). */
+  readonly deliveries = new Map<string, Delivery>();
+  readonly deliveredIds = new Set<string>();
+  readonly recentDelivered: Delivery[] = [];
+  readonly threads = new Map<string, string>();
+  /** Per channel, the ids of its pending deliveries in order. */
+  private readonly queues = new Map<string, Set<string>>();
+
+  constructor(private readonly seenMax: number) {}
+
+  private enqueue(delivery: Delivery): void {
+    let queue = this.queues.get(delivery.channel);
+    if (!queue) this.queues.set(delivery.channel, (queue = new Set()));
+    queue.add(delivery.id);
+  }
+
+  private dequeue(delivery: Delivery): void {
+    this.queues.get(delivery.channel)?.delete(delivery.id);
+  }
+
+  apply(record: JournalRecord): void {
+    switch (record.t) {
+      case 'in': {
+        const id = record.h.event.id;
+        if (this.seen.has(id)) return;
+        this.seen.add(id);
+        capSet(this.seen, this.seenMax);
+        this.pendingEvents.set(id, record.h);
+        return;
+      }
+      case 'done':
+        this.pendingEvents.delete(record.id);
+        return;
+      case 'add': {
+        const d = record.d;
+        if (this.deliveries.has(d.id) || this.deliveredIds.has(d.id)) return;
+        if (d.state === 'delivered') {
+          this.markDelivered({ ...d });
+          return;
+        }
+        this.deliveries.set(d.id, { ...d });
+        if (d.state === 'pending') this.enqueue(d);
+        return;
+      }
+      case 'fail': {
+        const d = this.deliveries.get(record.id);
+        if (!d) return;
+        d.attempts = record.attempts;
+        d.nextAt = record.nextAt;
+        d.lastError = record.error;
+        return;
+      }
+      case 'ok': {
+        const d = this.deliveries.get(record.id);
+        if (!d) return;
+        this.deliveries.delete(d.id);
+        this.dequeue(d);
+        this.markDelivered({ ...d, state: 'delivered', deliveredAt: record.at });
+        return;
+      }
+      case 'dead': {
+        const d = this.deliveries.get(record.id);
+        if (!d) return;
+        this.dequeue(d);
+        Object.assign(d, { state: 'dead', deadAt: record.at, lastError: record.error });
+        return;
+      }
+      case 'retry': {
+        const d = this.deliveries.get(record.id);
+        if (!d || d.state !== 'dead') return;
+        Object.assign(d, { state: 'pending', attempts: 0, nextAt: record.at, createdAt: record.at });
+        delete d.deadAt;
+        this.enqueue(d);
+        return;
+      }
+      case 'purge': {
+        const d = this.deliveries.get(record.id);
+        if (!d) return;
+        this.deliveries.delete(d.id);
+        this.dequeue(d);
+        return;
+      }
+      case 'release':
+        for (const id of record.ids) {
+          const d = this.deliveries.get(id);
+          if (!d || d.state !== 'held') continue;
+          // Released into a digest: the held ones are done; the digest is its own delivery.
+          this.deliveries.delete(id);
+          this.deliveredIds.add(id);
+        }
+        return;
+      case 'unhold':
+        for (const id of record.ids) {
+          const d = this.deliveries.get(id);
+          if (!d || d.state !== 'held') continue;
+          d.state = 'pending';
+          d.nextAt = record.at;
+          delete d.heldUntil;
+          this.enqueue(d);
+        }
+        return;
+      case 'thread':
+        this.threads.delete(record.k);
+        this.threads.set(record.k, record.ts);
+        while (this.threads.size > THREADS_MAX)
+          this.threads.delete(this.threads.keys().next().value as string);
+        return;
+      case 'seen':
+        for (const id of record.ids) this.seen.add(id);
+        capSet(this.seen, this.seenMax);
+        return;
+      case 'delivered':
+        for (const id of record.ids) this.deliveredIds.add(id);
+        capSet(this.deliveredIds, DELIVERED_IDS_MAX);
+        return;
+    }
+  }
+
+  private markDelivered(d: Delivery): void {
+    this.deliveredIds.add(d.id);
+    capSet(this.deliveredIds, DELIVERED_IDS_MAX);
+    this.recentDelivered.push(d);
+    if (this.recentDelivered.length > RECENT_MAX) this.recentDelivered.shift();
+  }
+
+  /** The oldest pending delivery of a channel: channels deliver in order. */
+  head(channel: string): Delivery | undefined {
+    const queue = this.queues.get(channel);
+    if (!queue) return undefined;
+    for (const id of queue) {
+      const d = this.deliveries.get(id);
+      if (d && d.state === 'pending') return d;
+      queue.delete(id);
+    }
+    return undefined;
+  }
+
+  channelsWithWork(): string[] {
+    return [...this.queues.entries()].filter(([, q]) => q.size > 0).map(([name]) => name);
+  }
+
+  /** Held deliveries whose quiet window has ended by `now`. */
+  heldDue(now: number): Delivery[] {
+    return [...this.deliveries.values()].filter((d) => d.state === 'held' && (d.heldUntil ?? 0) <= now);
+  }
+
+  pendingFor(channel: string): number {
+    return this.queues.get(channel)?.size ?? 0;
+  }
+
+  counts(): { pendingEvents: number; pending: number; held: number; dead: number } {
+    let pending = 0;
+    let held = 0;
+    let dead = 0;
+    for (const d of this.deliveries.values()) {
+      if (d.state === 'pending') pending++;
+      else if (d.state === 'held') held++;
+      else if (d.state === 'dead') dead++;
+    }
+    return { pendingEvents: this.pendingEvents.size, pending, held, dead };
+  }
+
+  /** The records that rebuild this state: what a compacted journal holds (order matters: "in" before "seen"). */
+  snapshot(): JournalRecord[] {
+    const records: JournalRecord[] = [];
+    for (const h of this.pendingEvents.values()) records.push({ t: 'in', at: h.event.receivedAt, h });
+    for (const d of this.recentDelivered) records.push({ t: 'add', d });
+    for (const d of this.deliveries.values()) records.push({ t: 'add', d });
+    const seen = [...this.seen];
+    for (let i = 0; i < seen.length; i += 5000) records.push({ t: 'seen', ids: seen.slice(i, i + 5000) });
+    const delivered = [...this.deliveredIds];
+    for (let i = 0; i < delivered.length; i += 5000)
+      records.push({ t: 'delivered', ids: delivered.slice(i, i + 5000) });
+    for (const [k, ts] of this.threads) records.push({ t: 'thread', k, ts });
+    return records;
+  }
+}

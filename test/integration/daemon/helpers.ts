@@ -1,0 +1,119 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
+
+/** Short temp dirs (unix socket paths are limited to ~107 bytes) and the env that points hookd at them. */
+export function tempEnv(): { root: string; env: Record<string, string | undefined>; cleanup: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'hkd-'));
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: root,
+    HOOKD_RUNTIME_DIR: join(root, 'run'),
+    HOOKD_STATE_DIR: join(root, 'state'),
+    HOOKD_DATA_DIR: join(root, 'data'),
+    HOOKD_CONFIG: join(root, 'config', 'config.json'),
+  };
+  return { root, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  json: unknown;
+  at: number;
+}
+
+export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+
+/** A loopback HTTP server standing in for Slack or a webhook receiver; answers are scripted per request. */
+export async function loopbackServer(
+  answer: (req: Received, index: number) => Answer = () => ({ status: 200, body: 'ok' }),
+) {
+  const received: Received[] = [];
+  const hanging: ServerResponse[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {}
+      const record: Received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        json,
+        at: Date.now(),
+      };
+      const index = received.push(record) - 1;
+      const a = answer(record, index);
+      if (a === 'hang') {
+        hanging.push(res);
+        return;
+      }
+      res.writeHead(a.status, { 'content-type': 'text/plain', ...a.headers });
+      res.end(a.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    received,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const FIXTURES = '/work/shared/fixtures/droid-0.225.2/jsonrpc';
+
+export function fixture(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
+}
+
+/** An event as `hookd hook` hands it over, from a payload. */
+export function handoffOf(
+  payload: Record<string, unknown>,
+  overrides: Partial<HookEvent> = {},
+): EventHandoff {
+  return {
+    v: 1,
+    type: 'event',
+    event: {
+      id: randomUUID(),
+      receivedAt: Date.now(),
+      agent: 'droid',
+      name: String(payload.hook_event_name ?? 'Unknown'),
+      ...(typeof payload.session_id === 'string' ? { sessionId: payload.session_id } : {}),
+      ...(typeof payload.cwd === 'string' ? { cwd: payload.cwd } : {}),
+      payload,
+      ...overrides,
+    },
+    results: [],
+  };
+}
+
+export async function waitFor<T>(
+  check: () => T | undefined | false,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
