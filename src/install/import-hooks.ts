@@ -7,6 +7,7 @@ import type { AgentHooksProblem } from './agent-hooks.js';
 import { applyJsonEdit, assertWritableHooks, planJsonEdit, type FileChange } from './edit-settings.js';
 import { hooksOf, prepareInstall, stripText, type InstallOptions } from './install.js';
 import {
+  dropEmptiedEvents,
   listForeignEntries,
   mergeHookdEntries,
   removeForeignEntries,
@@ -111,10 +112,11 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
     );
   }
 
-  const remaining = removeForeignEntries(hooksOf(settings.data) ?? {}, taken);
-  const merged = mergeHookdEntries(remaining, { events, command, timeoutSec });
-  const warnings = assertWritableHooks(location.file, merged.hooks, options.agent);
-  const settingsPlan = planJsonEdit(settings, 'hooks', merged.hooks);
+  const before = hooksOf(settings.data) ?? {};
+  const merged = mergeHookdEntries(removeForeignEntries(before, taken), { events, command, timeoutSec });
+  const newHooks = dropEmptiedEvents(before, merged.hooks);
+  const warnings = assertWritableHooks(location.file, newHooks, options.agent);
+  const settingsPlan = planJsonEdit(settings, 'hooks', newHooks);
 
   const dryRun = options.dryRun ?? false;
   if (dryRun) {

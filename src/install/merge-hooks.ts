@@ -142,7 +142,10 @@ export function listForeignEntries(hooks: AgentHooks | undefined): ForeignEntry[
   return out;
 }
 
-/** Removes the given entries' non-hookd hooks (entries left without hooks are dropped). */
+/**
+ * Removes the given entries' non-hookd hooks (entries left without hooks are dropped). An event left
+ * empty stays, as [], in its place: hookd's entry usually goes there next (see dropEmptiedEvents).
+ */
 export function removeForeignEntries(input: AgentHooks, taken: readonly ForeignEntry[]): AgentHooks {
   const hooks: AgentHooks = structuredClone(input);
   for (const [event, current] of Object.entries(hooks)) {
@@ -155,8 +158,18 @@ export function removeForeignEntries(input: AgentHooks, taken: readonly ForeignE
       const kept = (hooksOf(entry) ?? []).filter(isHookdHook);
       if (kept.length > 0) entries.push({ ...(entry as Record<string, unknown>), hooks: kept });
     });
-    if (entries.length > 0) hooks[event] = entries;
-    else delete hooks[event];
+    hooks[event] = entries;
   }
   return hooks;
+}
+
+/** Drops the events that are empty now but were not before, so an import leaves no [] behind. */
+export function dropEmptiedEvents(before: AgentHooks, after: AgentHooks): AgentHooks {
+  const out: AgentHooks = {};
+  for (const [event, entries] of Object.entries(after)) {
+    const emptied = Array.isArray(entries) && entries.length === 0;
+    const wasEmpty = Array.isArray(before[event]) && (before[event] as unknown[]).length === 0;
+    if (!emptied || wasEmpty) out[event] = entries;
+  }
+  return out;
 }

@@ -4,6 +4,7 @@ import { emitCommand } from './emit.js';
 import { replayCommand } from './replay.js';
 import { configCommand, schemaCommand, validateCommand } from './config.js';
 import { logsCommand } from './logs.js';
+import { importCommand, installCommand, uninstallCommand } from './install.js';
 
 // Every `hookd` command, declared as data. Each module turns argv into options and calls one domain function.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -15,4 +16,7 @@ export const commands: CommandModule<any, any>[] = [
   validateCommand,
   schemaCommand,
   logsCommand,
+  installCommand,
+  uninstallCommand,
+  importCommand,
 ];

@@ -1,0 +1,132 @@
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { validateConfigText } from '../../../src/config/validate.js';
+import { validateAgentHooks } from '../../../src/install/agent-hooks.js';
+import { importAgentHooks } from '../../../src/install/import-hooks.js';
+import { isHookdCommand } from '../../../src/install/hookd-command.js';
+
+let home: string;
+let hookd: string;
+let env: Record<string, string>;
+const settingsPath = () => join(home, '.factory', 'settings.json');
+const configPath = () => join(home, 'xdg', 'hookd', 'config.json');
+
+const lint = { matcher: 'Edit|Create', hooks: [{ type: 'command', command: 'npm run lint', timeout: 30 }] };
+const say = { hooks: [{ type: 'command', command: 'say done' }] };
+
+async function writeJson(file: string, value: unknown): Promise<string> {
+  await mkdir(join(file, '..'), { recursive: true });
+  const text = JSON.stringify(value, null, 2) + '\n';
+  await writeFile(file, text);
+  return text;
+}
+
+function runImport(extra: Partial<Parameters<typeof importAgentHooks>[0]> = {}) {
+  return importAgentHooks({ agent: 'droid', scope: 'user', env, hookdPath: hookd, ...extra });
+}
+
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'hookd-import-'));
+  env = { HOME: home, XDG_CONFIG_HOME: join(home, 'xdg') };
+  hookd = join(home, 'dist', 'hookd.cjs');
+  await mkdir(join(hookd, '..'), { recursive: true });
+  await writeFile(hookd, '#!/usr/bin/env node\n', { mode: 0o755 });
+});
+
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+describe('importAgentHooks', () => {
+  it("moves the agent's hooks into a new config file and wires hookd in their place", async () => {
+    await writeJson(settingsPath(), { theme: 'dark', hooks: { PostToolUse: [lint], Stop: [say] } });
+    const result = await runImport();
+    expect(result.imported.map((i) => [i.event, i.index, i.alreadyInConfig])).toEqual([
+      ['PostToolUse', 0, false],
+      ['Stop', 0, false],
+    ]);
+    expect(result.config).toMatchObject({ file: configPath(), created: true, changed: true });
+    const configText = await readFile(configPath(), 'utf8');
+    expect(validateConfigText(configText, configPath()).ok).toBe(true);
+    expect(JSON.parse(configText)).toEqual({ hooks: { PostToolUse: [lint], Stop: [say] } });
+    const settings = JSON.parse(await readFile(settingsPath(), 'utf8'));
+    expect(settings.theme).toBe('dark');
+    expect(validateAgentHooks(settings.hooks, 'droid').ok).toBe(true);
+    const commands = Object.values(
+      settings.hooks as Record<string, { hooks: { command: string }[] }[]>,
+    ).flatMap((entries) => entries.flatMap((e) => e.hooks.map((h) => h.command)));
+    expect(commands).toHaveLength(9);
+    expect(commands.every(isHookdCommand)).toBe(true);
+  });
+
+  it('keeps the other keys of an existing config and is idempotent', async () => {
+    await writeJson(configPath(), {
+      settings: { commandTimeoutSec: 20 },
+      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo mine' }] }] },
+    });
+    await writeJson(settingsPath(), { hooks: { Stop: [say] } });
+    await runImport();
+    const once = await readFile(configPath(), 'utf8');
+    expect(JSON.parse(once)).toEqual({
+      settings: { commandTimeoutSec: 20 },
+      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo mine' }] }, say] },
+    });
+    const again = await runImport();
+    expect(again.imported).toEqual([]);
+    expect(again.config.changed).toBe(false);
+    expect(again.settings.changed).toBe(false);
+    expect(await readFile(configPath(), 'utf8')).toBe(once);
+  });
+
+  it("leaves entries hookd's schema rejects in the agent's file, with the reason", async () => {
+    const odd = { matcher: '', extra: 1, hooks: [{ type: 'command', command: 'echo odd' }] };
+    const zero = { hooks: [{ type: 'command', command: 'echo zero', timeout: 0 }] };
+    await writeJson(settingsPath(), { hooks: { Stop: [odd, say], PreToolUse: [zero] } });
+    const result = await runImport();
+    expect(result.refused).toEqual([
+      { event: 'Stop', index: 0, reasons: ['unknown key "extra"'] },
+      { event: 'PreToolUse', index: 0, reasons: [expect.stringMatching(/^hooks\[0\]\.timeout: /)] },
+    ]);
+    expect(result.imported.map((i) => i.entry)).toEqual([say]);
+    const settings = JSON.parse(await readFile(settingsPath(), 'utf8'));
+    expect(settings.hooks.Stop[0]).toEqual(odd);
+    expect(settings.hooks.PreToolUse[0]).toEqual(zero);
+  });
+
+  it('dry run: returns both diffs and writes nothing', async () => {
+    const original = await writeJson(settingsPath(), { hooks: { Stop: [say] } });
+    const result = await runImport({ dryRun: true });
+    expect(result.config.diff).toContain('+++ ' + configPath());
+    expect(result.settings.diff).toContain('\n-            "command": "say done"\n');
+    expect(await readFile(settingsPath(), 'utf8')).toBe(original);
+    await expect(readFile(configPath(), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('refuses to write a config hookd would reject, and writes neither file', async () => {
+    const badConfig = JSON.stringify({ hooks: {}, notAKey: true });
+    await mkdir(join(configPath(), '..'), { recursive: true });
+    await writeFile(configPath(), badConfig);
+    const original = await writeJson(settingsPath(), { hooks: { Stop: [say] } });
+    await expect(runImport()).rejects.toThrow(/would not be a valid hookd config[\s\S]*notAKey/);
+    expect(await readFile(configPath(), 'utf8')).toBe(badConfig);
+    expect(await readFile(settingsPath(), 'utf8')).toBe(original);
+  });
+
+  it('writes neither file when the agent settings are read-only', async () => {
+    const original = await writeJson(settingsPath(), { hooks: { Stop: [say] } });
+    await chmod(settingsPath(), 0o444);
+    await expect(runImport()).rejects.toThrow(/read-only/);
+    expect(await readFile(settingsPath(), 'utf8')).toBe(original);
+    await expect(readFile(configPath(), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('puts project-scope hooks into <project>/.hookd/config.json', async () => {
+    const project = join(home, 'proj');
+    await writeJson(join(project, '.factory', 'settings.json'), { hooks: { Stop: [say] } });
+    const result = await runImport({ scope: 'project', projectDir: project });
+    expect(result.config.file).toBe(join(project, '.hookd', 'config.json'));
+    expect(JSON.parse(await readFile(result.config.file, 'utf8'))).toEqual({ hooks: { Stop: [say] } });
+  });
+});
