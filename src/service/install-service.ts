@@ -1,0 +1,247 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { CliError, EXIT, UsageError } from '../cli/errors.js';
+import { logDir, type Env } from '../paths.js';
+import { LAUNCHD_LABEL, renderLaunchdPlist } from './launchd-plist.js';
+import { renderSystemdUnit, SYSTEMD_UNIT_NAME } from './systemd-unit.js';
+
+export type ServicePlatform = 'linux' | 'darwin';
+
+/** How a service-manager command ended; a failure is a value. */
+export interface RunResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** Set when the program could not be started (e.g. ENOENT: systemctl is not installed). */
+  spawnError?: string;
+}
+
+export type ServiceRunner = (file: string, args: readonly string[], env: Env) => Promise<RunResult>;
+
+export interface ServiceOptions {
+  platform?: string;
+  env?: Env;
+  /** Absolute hookd program (default: the one running). */
+  hookdPath: string;
+  /** Absolute node (default: the one running). */
+  nodePath?: string;
+  /** Run systemctl / launchctl to enable and start (install) or stop and disable (uninstall). */
+  enable?: boolean;
+  run?: ServiceRunner;
+  /** For launchd's gui/<uid> domain. */
+  uid?: number;
+}
+
+export interface ServiceStep {
+  command: string;
+  exitCode: number | null;
+  stderr?: string;
+  spawnError?: string;
+}
+
+export interface ServiceResult {
+  platform: ServicePlatform;
+  file: string;
+  /** The file was written (install) or removed (uninstall). */
+  changed: boolean;
+  steps: ServiceStep[];
+  /** False when --no-enable was given or the service manager is not there. */
+  managed: boolean;
+  notes: string[];
+}
+
+const RUN_TIMEOUT_MS = 30_000;
+
+/** Runs a service-manager command with a deadline; never throws. */
+export const runServiceCommand: ServiceRunner = (file, args, env) =>
+  new Promise((done) => {
+    execFile(
+      file,
+      [...args],
+      { env: { ...process.env, ...env }, timeout: RUN_TIMEOUT_MS, killSignal: 'SIGKILL', encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const code = (error as NodeJS.ErrnoException | null)?.code;
+        if (error && typeof code === 'string') {
+          done({ exitCode: null, stdout, stderr, spawnError: `${code}: ${error.message}` });
+          return;
+        }
+        const exitCode = error ? (typeof code === 'number' ? code : null) : 0;
+        done({ exitCode, stdout, stderr });
+      },
+    );
+  });
+
+export function servicePlatform(platform: string | undefined = process.platform): ServicePlatform {
+  if (platform === 'linux' || platform === 'darwin') return platform;
+  throw new UsageError(
+    `no login service for platform "${platform}"`,
+    'hookd can write a systemd user unit (linux) or a launchd agent (darwin); start `hookd daemon run` yourself elsewhere.',
+  );
+}
+
+/** Where the unit or agent file goes: $XDG_CONFIG_HOME/systemd/user/hookd.service or ~/Library/LaunchAgents/dev.hookd.daemon.plist. */
+export function serviceFilePath(platform: ServicePlatform, env: Env): string {
+  const home = env.HOME || homedir();
+  if (platform === 'darwin') return join(home, 'Library', 'LaunchAgents', `${LAUNCHD_LABEL}.plist`);
+  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'systemd', 'user', SYSTEMD_UNIT_NAME);
+}
+
+async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CliError(`cannot read ${file} (${(error as Error).message})`);
+  }
+}
+
+async function writeAtomically(file: string, text: string): Promise<void> {
+  const temp = `${file}.hookd-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(temp, text, { mode: 0o644 });
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw new CliError(
+      `cannot write ${file} (${(error as Error).message})`,
+      EXIT.FAILURE,
+      'Check that the folder is writable.',
+    );
+  }
+}
+
+async function step(
+  run: ServiceRunner,
+  env: Env,
+  file: string,
+  args: string[],
+  steps: ServiceStep[],
+): Promise<RunResult> {
+  const result = await run(file, args, env);
+  steps.push({
+    command: [file, ...args].join(' '),
+    exitCode: result.exitCode,
+    ...(result.stderr.trim() ? { stderr: result.stderr.trim() } : {}),
+    ...(result.spawnError ? { spawnError: result.spawnError } : {}),
+  });
+  return result;
+}
+
+function managerCommands(platform: ServicePlatform, file: string, uid: number) {
+  if (platform === 'linux') {
+    return {
+      tool: 'systemctl',
+      start: [
+        ['--user', 'daemon-reload'],
+        ['--user', 'enable', '--now', SYSTEMD_UNIT_NAME],
+      ],
+      stop: [['--user', 'disable', '--now', SYSTEMD_UNIT_NAME]],
+      afterRemove: [['--user', 'daemon-reload']],
+    };
+  }
+  return {
+    tool: 'launchctl',
+    // bootout first so a changed plist is picked up; its failure (not loaded) is expected
+    start: [
+      ['bootout', `gui/${uid}/${LAUNCHD_LABEL}`],
+      ['bootstrap', `gui/${uid}`, file],
+    ],
+    stop: [['bootout', `gui/${uid}/${LAUNCHD_LABEL}`]],
+    afterRemove: [],
+  };
+}
+
+function failed(result: RunResult): boolean {
+  return result.spawnError !== undefined || result.exitCode !== 0;
+}
+
+/**
+ * Writes the login service for `hookd daemon run` (systemd user unit on Linux, launchd agent on macOS)
+ * and, unless told not to, enables and starts it. Writing the same file again changes nothing.
+ */
+export async function installService(options: ServiceOptions): Promise<ServiceResult> {
+  const platform = servicePlatform(options.platform);
+  const env = options.env ?? process.env;
+  const file = serviceFilePath(platform, env);
+  const spec = {
+    nodePath: resolve(options.nodePath ?? process.execPath),
+    hookdPath: resolve(options.hookdPath),
+    env,
+  };
+  const text =
+    platform === 'linux' ? renderSystemdUnit(spec) : renderLaunchdPlist({ ...spec, logDir: logDir(env) });
+  const changed = (await readIfExists(file)) !== text;
+  if (changed) await writeAtomically(file, text);
+  if (platform === 'darwin') await mkdir(logDir(env), { recursive: true });
+  const steps: ServiceStep[] = [];
+  const notes: string[] = [];
+  if (options.enable === false) {
+    notes.push('not enabled (--no-enable): start it with ' + startHint(platform, file));
+    return { platform, file, changed, steps, managed: false, notes };
+  }
+  const run = options.run ?? runServiceCommand;
+  const commands = managerCommands(platform, file, options.uid ?? process.getuid?.() ?? 0);
+  for (const [index, args] of commands.start.entries()) {
+    const result = await step(run, env, commands.tool, args, steps);
+    if (result.spawnError?.startsWith('ENOENT')) {
+      notes.push(`${commands.tool} was not found; start the service yourself: ${startHint(platform, file)}`);
+      return { platform, file, changed, steps, managed: false, notes };
+    }
+    const mayFail = platform === 'darwin' && index === 0;
+    if (failed(result) && !mayFail) {
+      throw new CliError(
+        `the service file ${file} was written, but \`${steps.at(-1)!.command}\` failed` +
+          `${result.stderr.trim() ? `: ${result.stderr.trim()}` : ` (exit ${result.exitCode})`}`,
+        EXIT.FAILURE,
+        `Run it yourself, or use --no-enable and start it with: ${startHint(platform, file)}`,
+      );
+    }
+  }
+  return { platform, file, changed, steps, managed: true, notes };
+}
+
+/** Stops and disables the login service (unless told not to) and removes exactly its file. */
+export async function uninstallService(
+  options: Omit<ServiceOptions, 'hookdPath' | 'nodePath'>,
+): Promise<ServiceResult> {
+  const platform = servicePlatform(options.platform);
+  const env = options.env ?? process.env;
+  const file = serviceFilePath(platform, env);
+  const exists = (await readIfExists(file)) !== undefined;
+  const steps: ServiceStep[] = [];
+  const notes: string[] = [];
+  const run = options.run ?? runServiceCommand;
+  const commands = managerCommands(platform, file, options.uid ?? process.getuid?.() ?? 0);
+  let managed = false;
+  if (exists && options.enable !== false) {
+    for (const args of commands.stop) {
+      const result = await step(run, env, commands.tool, args, steps);
+      if (result.spawnError?.startsWith('ENOENT'))
+        notes.push(`${commands.tool} was not found; nothing to stop`);
+      else managed = true;
+    }
+  }
+  if (exists) {
+    try {
+      await rm(file);
+    } catch (error) {
+      throw new CliError(
+        `cannot remove ${file} (${(error as Error).message})`,
+        EXIT.FAILURE,
+        'Remove it yourself.',
+      );
+    }
+    if (managed) for (const args of commands.afterRemove) await step(run, env, commands.tool, args, steps);
+  } else notes.push(`no service file at ${file}; nothing to remove`);
+  return { platform, file, changed: exists, steps, managed, notes };
+}
+
+function startHint(platform: ServicePlatform, file: string): string {
+  return platform === 'linux'
+    ? `systemctl --user daemon-reload && systemctl --user enable --now ${SYSTEMD_UNIT_NAME}`
+    : `launchctl bootstrap gui/$(id -u) ${file}`;
+}
