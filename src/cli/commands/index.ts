@@ -5,6 +5,7 @@ import { replayCommand } from './replay.js';
 import { configCommand, schemaCommand, validateCommand } from './config.js';
 import { logsCommand } from './logs.js';
 import { importCommand, installCommand, uninstallCommand } from './install.js';
+import { sessionsCommand } from './sessions.js';
 
 // Every `hookd` command, declared as data. Each module turns argv into options and calls one domain function.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -19,4 +20,5 @@ export const commands: CommandModule<any, any>[] = [
   installCommand,
   uninstallCommand,
   importCommand,
+  sessionsCommand,
 ];

@@ -1,0 +1,192 @@
+import type { Argv, CommandModule } from 'yargs';
+import { createLedger, type Ledger } from '../../ledger/ledger.js';
+import {
+  formatSessionDetail,
+  formatSessionsCsv,
+  formatSessionsTable,
+  formatStatsTable,
+} from '../../ledger/format-sessions.js';
+import { parseSince } from '../../ledger/since.js';
+import type { LedgerFilters, StatsBy } from '../../ledger/types.js';
+import { dataDir, type Env } from '../../paths.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
+import { formatJson, stdoutOut, type Out } from '../output.js';
+
+/** The edges of `hookd sessions`, injectable for tests. */
+export interface SessionsDeps {
+  out?: () => Out;
+  env?: Env;
+  now?: () => number;
+}
+
+interface FilterArgs {
+  since?: string;
+  project?: string;
+  reason?: string;
+}
+interface ListArgs extends FilterArgs {
+  limit: number;
+  json?: boolean;
+  csv?: boolean;
+}
+interface ShowArgs {
+  id: string;
+  json: boolean;
+}
+interface StatsArgs extends FilterArgs {
+  by: StatsBy;
+  json: boolean;
+}
+
+function filterOptions<T>(y: Argv<T>) {
+  return y
+    .option('since', {
+      type: 'string',
+      describe: 'Only sessions that ended since: a relative time (30m, 12h, 7d, 2w) or an ISO date',
+    })
+    .option('project', { type: 'string', describe: 'Only sessions whose project path or name contains this' })
+    .option('reason', {
+      type: 'string',
+      describe:
+        'Only sessions that ended for this reason (clear, logout, prompt_input_exit, other, idle-timeout...)',
+    });
+}
+
+function filtersFrom(args: FilterArgs, nowMs: number): LedgerFilters {
+  const filters: LedgerFilters = {};
+  if (args.since !== undefined) {
+    const sinceMs = parseSince(args.since, nowMs);
+    if (sinceMs === undefined) {
+      throw new UsageError(
+        `--since "${args.since}" is neither a relative time nor an ISO date`,
+        'Use e.g. --since 7d, --since 12h or --since 2026-11-01.',
+      );
+    }
+    filters.sinceMs = sinceMs;
+  }
+  if (args.project) filters.project = args.project;
+  if (args.reason) filters.reason = args.reason;
+  return filters;
+}
+
+/** `hookd sessions`, with its edges injected (tests pass a temp data dir and a capturing output). */
+export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<object, object> {
+  const out = () => (deps.out ?? (() => stdoutOut(deps.env)))();
+  const now = deps.now ?? Date.now;
+  const ledger = (): Ledger => createLedger({ dataDir: dataDir(deps.env) });
+
+  const list: CommandModule<object, ListArgs> = {
+    command: ['list', '$0'],
+    describe: 'List recorded sessions, most recent first',
+    builder: (y) =>
+      filterOptions(y)
+        .option('limit', {
+          alias: 'n',
+          type: 'number',
+          default: 50,
+          describe: 'Show at most this many (0: all)',
+        })
+        .option('json', { type: 'boolean', describe: 'Print the records as JSON' })
+        .option('csv', { type: 'boolean', describe: 'Print CSV (for spreadsheets)' })
+        .conflicts('json', 'csv')
+        .example('hookd sessions --since 7d', 'Sessions of the last week')
+        .example('hookd sessions --project hookd --reason idle-timeout --json', 'As JSON, filtered')
+        .example(
+          'hookd sessions --since 2026-11-01 --limit 0 --csv > sessions.csv',
+          'Everything since a date, as CSV',
+        ),
+    handler: async (args) => {
+      if (!Number.isInteger(args.limit) || args.limit < 0) {
+        throw new UsageError(
+          `--limit ${args.limit} is not a whole number >= 0`,
+          'Use e.g. --limit 20, or 0 for all.',
+        );
+      }
+      const filters = filtersFrom(args, now());
+      if (args.limit > 0) filters.limit = args.limit;
+      const records = await ledger().list(filters);
+      const o = out();
+      if (args.json) o.write(formatJson(records));
+      else if (args.csv) o.write(formatSessionsCsv(records));
+      else o.write(formatSessionsTable(records, o));
+    },
+  };
+
+  const show: CommandModule<object, ShowArgs> = {
+    command: 'show <id>',
+    describe: "Show one session's record (a unique id prefix is enough)",
+    builder: (y) =>
+      y
+        .positional('id', {
+          type: 'string',
+          demandOption: true,
+          describe: 'Session id or a unique prefix of it',
+        })
+        .option('json', { type: 'boolean', default: false, describe: 'Print the record as JSON' })
+        .example('hookd sessions show 48e23316', 'One session by id prefix'),
+    handler: async (args) => {
+      const id = String(args.id);
+      const found = await ledger().match(id);
+      const exact = found.find((r) => r.sessionId === id);
+      const record = exact ?? (found.length === 1 ? found[0] : undefined);
+      if (!record) {
+        if (found.length > 1) {
+          throw new UsageError(
+            `session id prefix "${id}" matches ${found.length} sessions`,
+            `Give more characters, e.g. ${found
+              .slice(0, 3)
+              .map((r) => r.sessionId.slice(0, id.length + 4))
+              .join(', ')}.`,
+          );
+        }
+        throw new CliError(
+          `no recorded session "${id}"`,
+          EXIT.NOT_FOUND,
+          '`hookd sessions` lists the recorded ones.',
+        );
+      }
+      const o = out();
+      o.write(args.json ? formatJson(record) : formatSessionDetail(record, o));
+    },
+  };
+
+  const stats: CommandModule<object, StatsArgs> = {
+    command: 'stats',
+    describe: 'Total duration, messages, tokens and credits by day, project or model',
+    builder: (y) =>
+      filterOptions(y)
+        .option('by', {
+          type: 'string',
+          choices: ['day', 'project', 'model'] as const,
+          default: 'day' as StatsBy,
+          describe: 'Group by UTC day, project or model',
+        })
+        .option('json', { type: 'boolean', default: false, describe: 'Print the totals as JSON' })
+        .example('hookd sessions stats --by project --since 30d', 'Where the last month went')
+        .example(
+          'hookd sessions stats --by model --json',
+          'Totals per model, as JSON',
+        ) as unknown as Argv<StatsArgs>,
+    handler: async (args) => {
+      const result = await ledger().stats(args.by, filtersFrom(args, now()));
+      const o = out();
+      o.write(args.json ? formatJson(result) : formatStatsTable(result));
+    },
+  };
+
+  return {
+    command: 'sessions',
+    describe: 'List, show and total the session ledger (one record per finished session)',
+    builder: (y) =>
+      y
+        .command(list)
+        .command(show)
+        .command(stats)
+        .example('hookd sessions', 'The last 50 sessions')
+        .example('hookd sessions stats --by day --since 7d', 'Daily totals of the last week'),
+    handler: () => undefined,
+  };
+}
+
+/** `hookd sessions`: the session ledger on the command line. */
+export const sessionsCommand = createSessionsCommand();

@@ -1,0 +1,125 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { RECORD_VERSION, type SessionRecord } from './types.js';
+
+/**
+ * The ledger's on-disk format: JSON lines, one record per line, appended with a single write and fsync'd.
+ * A write cut by a crash leaves a last line without its newline that does not parse; readers skip it and
+ * the next append first ends it with a newline, so a torn record never swallows the next one.
+ */
+
+const NEWLINE = 0x0a;
+const CHUNK_BYTES = 256 * 1024;
+
+/** The line (with its newline) for one record. */
+export function encodeRecord(record: SessionRecord): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
+/** A line back to a record, or undefined for a torn, corrupt or unknown-version line. */
+export function decodeRecord(line: string): SessionRecord | undefined {
+  if (!line.trim()) return undefined;
+  try {
+    const value = JSON.parse(line) as Partial<SessionRecord> | null;
+    if (!value || typeof value !== 'object' || value.v !== RECORD_VERSION) return undefined;
+    if (typeof value.sessionId !== 'string' || !value.sessionId || typeof value.endedAtMs !== 'number')
+      return undefined;
+    return value as SessionRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ScanResult {
+  /** Bytes up to the end of the last complete line (where the next scan starts). */
+  endOffset: number;
+  /** Lines that did not parse as records (torn or corrupt). */
+  skipped: number;
+}
+
+/**
+ * Call `onRecord` for every complete, valid record line from `fromOffset` on. A last line without its
+ * newline is left for later (it may be a write in progress or a torn one). A missing file reads as empty.
+ */
+export async function scanLedger(
+  path: string,
+  onRecord: (record: SessionRecord) => void,
+  fromOffset = 0,
+): Promise<ScanResult> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { endOffset: 0, skipped: 0 };
+    throw error;
+  }
+  let skipped = 0;
+  let offset = fromOffset;
+  let carry = Buffer.alloc(0);
+  try {
+    const buffer = Buffer.alloc(CHUNK_BYTES);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, offset + carry.length);
+      if (bytesRead === 0) break;
+      const data = carry.length
+        ? Buffer.concat([carry, buffer.subarray(0, bytesRead)])
+        : buffer.subarray(0, bytesRead);
+      let start = 0;
+      for (let nl = data.indexOf(NEWLINE); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
+        const line = data.toString('utf8', start, nl);
+        if (line.trim()) {
+          const record = decodeRecord(line);
+          if (record) onRecord(record);
+          else skipped++;
+        }
+        start = nl + 1;
+      }
+      offset += start;
+      carry = Buffer.from(data.subarray(start));
+    }
+  } finally {
+    await handle.close();
+  }
+  return { endOffset: offset, skipped };
+}
+
+/**
+ * Append one record durably: open for append, end a torn last line with a newline first, write the line
+ * in one call, fdatasync, and fsync the folder when the file was new. Returns the file size after it.
+ */
+export async function appendRecord(path: string, record: SessionRecord): Promise<number> {
+  const handle = await open(path, 'a+');
+  let size: number;
+  let created: boolean;
+  try {
+    size = (await handle.stat()).size;
+    created = size === 0;
+    let prefix = '';
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== NEWLINE) prefix = '\n';
+    }
+    const bytes = Buffer.from(prefix + encodeRecord(record));
+    await handle.write(bytes, 0, bytes.length);
+    await handle.datasync();
+    size += bytes.length;
+  } finally {
+    await handle.close();
+  }
+  if (created) await syncDirectory(dirname(path));
+  return size;
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some file systems refuse to fsync a folder; the record itself is synced.
+  }
+}
