@@ -5,6 +5,8 @@ import { replayCommand } from './replay.js';
 import { configCommand, schemaCommand, validateCommand } from './config.js';
 import { logsCommand } from './logs.js';
 import { importCommand, installCommand, uninstallCommand } from './install.js';
+import { apiCommand } from './api.js';
+import { simulatorCommand } from './simulator.js';
 import { sessionsCommand } from './sessions.js';
 
 // Every `hookd` command, declared as data. Each module turns argv into options and calls one domain function.
@@ -20,5 +22,7 @@ export const commands: CommandModule<any, any>[] = [
   installCommand,
   uninstallCommand,
   importCommand,
+  apiCommand,
+  simulatorCommand,
   sessionsCommand,
 ];
