@@ -1,5 +1,7 @@
+import { writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runHook } from '../hook/run-hook.js';
+import { readStdin } from '../events/read-stdin.js';
 import type { ConfigValidator } from '../config/load.js';
 import type { HandOff } from '../hook/process-event.js';
 
@@ -9,6 +11,22 @@ import type { HandOff } from '../hook/process-event.js';
  */
 declare const require: (id: string) => unknown;
 
+/**
+ * Writes to a standard descriptor synchronously, without creating process.stdout (a pipe stream would
+ * load `net`). Retries while a non-blocking pipe is full.
+ */
+function writeAll(fd: number, text: string): void {
+  let buf = Buffer.from(text);
+  for (let tries = 0; buf.length > 0 && tries < 10_000; tries++) {
+    try {
+      buf = buf.subarray(writeSync(fd, buf));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  }
+}
+
 export async function hookMain(binPath: string): Promise<void> {
   const validator = () => (require('./validate.cjs') as { validator: ConfigValidator }).validator;
   const handOff: HandOff = (message, options) =>
@@ -17,13 +35,16 @@ export async function hookMain(binPath: string): Promise<void> {
     // HOOKD_HOOKS_DIR lets configs point at the example commands shipped in hooks/.
     env: { HOOKD_HOOKS_DIR: join(dirname(binPath), '..', 'hooks'), ...process.env },
     cwd: process.cwd(),
-    stdin: process.stdin,
-    writeStdout: (text) => process.stdout.write(text),
-    writeStderr: (text) => process.stderr.write(text),
+    // A stream, not fs.read on fd 0: a read blocked in libuv's thread pool would hold process.exit
+    // when an agent never closes stdin.
+    readInput: (limits) => readStdin(process.stdin, limits),
+    writeStdout: (text) => writeAll(1, text),
+    writeStderr: (text) => writeAll(2, text),
     validator,
     handOff,
     daemonArgv: [process.execPath, binPath, 'daemon', 'run'],
   });
   // Exit at once: lingering handles (a background child's pipes, sockets) must not hold the agent.
-  process.stdout.write('', () => process.exit(code));
+  // Output was written synchronously, so nothing is lost.
+  process.exit(code);
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newEventId } from '../util/fast.js';
 import type { AgentKind, HookEvent, HookPayload } from './types.js';
 
 export type ParseFailure = 'empty' | 'binary' | 'not-json' | 'not-object';
@@ -41,7 +41,7 @@ function looksBinary(bytes: Buffer): boolean {
 export function parseEvent(
   raw: Buffer | string,
   env: Env = process.env,
-  clock: { now(): number; id(): string } = { now: Date.now, id: randomUUID },
+  clock: { now(): number; id(): string } = { now: Date.now, id: newEventId },
 ): ParseResult {
   const bytes = typeof raw === 'string' ? Buffer.from(raw) : raw;
   if (bytes.length === 0 || bytes.toString('utf8').trim() === '') {

@@ -9,6 +9,7 @@ import { decideReply, type AgentReply } from '../runner/decision.js';
 import { planCommands, type PlannedCommand, type SkippedEntry } from '../runner/route.js';
 import { runEventCommands, type RanCommand } from '../runner/run-event.js';
 import { DEFAULTS } from '../config/defaults.js';
+import { monotonicMs } from '../util/fast.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -138,10 +139,10 @@ export function rejectInput(
  * input, bad config or failing commands: each becomes a log record and a silent exit 0.
  */
 export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookReport> {
-  const started = performance.now();
+  const started = monotonicMs();
   const report: HookReport = { planned: [], skipped: [], ran: [], reply: SILENT, durationMs: 0 };
   const finish = () => {
-    report.durationMs = Math.round((performance.now() - started) * 10) / 10;
+    report.durationMs = Math.round((monotonicMs() - started) * 10) / 10;
     return report;
   };
 

@@ -1,12 +1,12 @@
-import type { Readable } from 'node:stream';
 import { DEFAULTS } from '../config/defaults.js';
-import { readStdin } from '../events/read-stdin.js';
+import type { StdinResult } from '../events/read-stdin.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { logFilePath } from '../paths.js';
 import { processEvent, rejectInput, type ProcessIO } from './process-event.js';
 
 export interface HookMainIO extends Omit<ProcessIO, 'logger'> {
-  stdin: Readable;
+  /** Reads stdin once within the limits (readStdin over a stream, or readStdinFd). */
+  readInput: (limits: { maxBytes: number; timeoutMs: number }) => Promise<StdinResult>;
   writeStdout: (text: string) => void;
   writeStderr: (text: string) => void;
 }
@@ -31,10 +31,11 @@ export async function runHook(io: HookMainIO): Promise<number> {
       );
       return 0;
     }
-    const input = await readStdin(io.stdin, {
+    const limits = {
       maxBytes: Number(io.env.HOOKD_MAX_STDIN_BYTES) || DEFAULTS.maxStdinBytes,
       timeoutMs: Number(io.env.HOOKD_STDIN_TIMEOUT_MS) || DEFAULTS.stdinTimeoutMs,
-    });
+    };
+    const input = await io.readInput(limits);
     if (!input.ok) {
       // Too big, never closed or unreadable: keep what arrived and let the agent go on.
       rejectInput({ env: io.env, logger }, input.bytes, input.reason, input.detail);

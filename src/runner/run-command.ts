@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { BoundedBuffer } from './bounded-buffer.js';
+import { monotonicMs } from '../util/fast.js';
 
 export interface RunCommandOptions {
   command: string;
@@ -68,15 +69,17 @@ function checkCwd(cwd: string): string | undefined {
  * A background child that keeps the pipes open after the shell exited does not hold hookd: after
  * `pipeGraceMs` the pipes are let go.
  */
-export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
-  const started = performance.now();
+export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
+  const started = monotonicMs();
   const stdout = new BoundedBuffer(options.maxOutputBytes);
   const stderr = new BoundedBuffer(options.maxOutputBytes);
   const base = { stdout, stderr, timedOut: false, killedBy: null } as const;
   const cwdProblem = checkCwd(options.cwd);
   if (cwdProblem) {
-    return Promise.resolve({ ...base, exitCode: null, signal: null, durationMs: 0, spawnError: cwdProblem });
+    return { ...base, exitCode: null, signal: null, durationMs: 0, spawnError: cwdProblem };
   }
+  // Loaded here, not at the top: an event without commands never pays for child_process.
+  const { spawn } = process.getBuiltinModule('node:child_process');
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
@@ -113,7 +116,7 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
         signal: exitSignal,
         timedOut: killedBy !== null,
         killedBy,
-        durationMs: performance.now() - started,
+        durationMs: monotonicMs() - started,
       };
       if (spawnError) result.spawnError = spawnError;
       if (child.pid !== undefined) result.pid = child.pid;

@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { runHook } from '../../hook/run-hook.js';
+import { readStdin } from '../../events/read-stdin.js';
 import { cliProcessIO } from '../hook-io.js';
 
 /** `hookd hook`: normally dispatched straight to the hook bundle; this module gives it --help. */
@@ -19,7 +20,7 @@ export const hookCommand: CommandModule = {
     const io = cliProcessIO({ daemon: true });
     process.exitCode = await runHook({
       ...io,
-      stdin: process.stdin,
+      readInput: (limits) => readStdin(process.stdin, limits),
       writeStdout: (t) => process.stdout.write(t),
       writeStderr: (t) => process.stderr.write(t),
     });

@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// Benchmarks the hook path side by side with its baseline, interleaved in one run (ratios, not absolute
+// times, are what to compare on a noisy machine):
+//   1. `hookd hook` with no matching command (daemon hand-off off) vs `node -e 0`      target <= 1.15x
+//   2. per-command overhead: hookd's runCommand('true') vs a bare spawn of `sh -c true` target < 3 ms
+// Usage: npm run build && node bench/hook.mjs [rounds]     (results also in bench/results/hook.json)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROUNDS = Number(process.argv[2] ?? 40);
+const BIN = join(ROOT, 'dist', 'hookd.cjs');
+const payload = readFileSync(join(ROOT, '..', 'shared', 'fixtures', 'droid-0.225.2', 'jsonrpc', '16-Stop.json'));
+
+const tmp = mkdtempSync(join(tmpdir(), 'hookd-bench-'));
+const env = {
+  ...process.env,
+  HOME: tmp,
+  HOOKD_CONFIG: join(tmp, 'config.json'),
+  HOOKD_STATE_DIR: join(tmp, 'state'),
+  HOOKD_DAEMON: '0',
+};
+// A realistic config: hooks exist, but none for Stop.
+writeFileSync(
+  env.HOOKD_CONFIG,
+  JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Edit|Create', hooks: [{ type: 'command', command: 'true' }] }] } }),
+);
+
+function timeSpawn(cmd, args, input) {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(cmd, args, { env, stdio: [input ? 'pipe' : 'ignore', 'ignore', 'ignore'] });
+    if (input) child.stdin.end(input);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`));
+      else resolve(Number(process.hrtime.bigint() - start) / 1e6);
+    });
+  });
+}
+
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { median: q(0.5), p90: q(0.9), min: s[0] };
+};
+
+// Bundle runCommand alone so the per-command cost is measured without process start-up noise.
+const runnerFile = join(tmp, 'run-command.cjs');
+await build({
+  entryPoints: [join(ROOT, 'src', 'runner', 'run-command.ts')],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  outfile: runnerFile,
+  logLevel: 'error',
+});
+const { runCommand } = await import(runnerFile);
+
+await timeSpawn(process.execPath, [BIN, 'hook'], payload); // warm the config cache
+const nodeTimes = [];
+const hookTimes = [];
+const shTimes = [];
+const runTimes = [];
+for (let i = 0; i < ROUNDS; i++) {
+  nodeTimes.push(await timeSpawn(process.execPath, ['-e', '0']));
+  hookTimes.push(await timeSpawn(process.execPath, [BIN, 'hook'], payload));
+  shTimes.push(await timeSpawn('/bin/sh', ['-c', 'true']));
+  const r = await runCommand({
+    command: 'true',
+    cwd: tmp,
+    env,
+    stdin: payload,
+    timeoutMs: 10_000,
+    killGraceMs: 500,
+    maxOutputBytes: 65536,
+  });
+  runTimes.push(r.durationMs);
+}
+rmSync(tmp, { recursive: true, force: true });
+
+const node = stats(nodeTimes);
+const hook = stats(hookTimes);
+const sh = stats(shTimes);
+const run = stats(runTimes);
+const result = {
+  date: new Date().toISOString(),
+  node: process.version,
+  rounds: ROUNDS,
+  nodeE0Ms: node,
+  hookNoMatchMs: hook,
+  hookRatio: +(hook.median / node.median).toFixed(3),
+  bareShMs: sh,
+  runCommandMs: run,
+  perCommandOverheadMs: +(run.median - sh.median).toFixed(2),
+};
+mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+writeFileSync(join(ROOT, 'bench', 'results', 'hook.json'), `${JSON.stringify(result, null, 2)}\n`);
+const f = (x) => x.toFixed(1);
+console.log(`| measure (${ROUNDS} interleaved rounds) | median ms | p90 ms |`);
+console.log('|---|---|---|');
+console.log(`| node -e 0 | ${f(node.median)} | ${f(node.p90)} |`);
+console.log(`| hookd hook, no matching command | ${f(hook.median)} | ${f(hook.p90)} |`);
+console.log(`| bare spawn of sh -c true | ${f(sh.median)} | ${f(sh.p90)} |`);
+console.log(`| hookd runCommand('true') | ${f(run.median)} | ${f(run.p90)} |`);
+console.log(`\nhook / node -e 0 = ${result.hookRatio}x (target <= 1.15x)`);
+console.log(`per-command overhead = ${result.perCommandOverheadMs} ms (target < 3 ms)`);
