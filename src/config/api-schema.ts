@@ -24,7 +24,10 @@ export const apiConfigSchema = z
       ),
     keyFile: z
       .string()
-      .min(1)
+      .refine((path) => path.startsWith('/') || path.startsWith('~/') || /^[A-Za-z]:[\\/]/.test(path), {
+        message: 'must be an absolute path or start with ~/',
+        params: { hint: 'for example "~/.config/hookd/api-key"' },
+      })
       .optional()
       .describe(
         'File holding the API key, used when HOOKD_API_KEY and FACTORY_API_KEY are unset; must not be readable by group or others (chmod 600).',
