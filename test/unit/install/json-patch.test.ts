@@ -104,3 +104,91 @@ describe('patchJsonText', () => {
     );
   });
 });
+
+describe('patchJsonText on generated documents', () => {
+  // A small seeded generator: the same documents on every run.
+  let seed = 42;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const value = (depth: number): unknown => {
+    const kind = depth > 2 ? pick(['n', 's', 'b']) : pick(['n', 's', 'b', 'o', 'a', 'o', 'a']);
+    if (kind === 'n') return Math.round(random() * 1000) / 10;
+    if (kind === 's') return pick(['', 'x', 'a "quoted" }] thing', 'tab\there', 'ünï']);
+    if (kind === 'b') return random() > 0.5;
+    if (kind === 'a') return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+    return Object.fromEntries(
+      Array.from({ length: Math.floor(random() * 4) }, (_, i) => [`k${i}`, value(depth + 1)]),
+    );
+  };
+  const mutate = (input: unknown, depth = 0): unknown => {
+    if (Array.isArray(input)) {
+      const copy = [...input];
+      const op = pick(['append', 'remove', 'change']);
+      if (op === 'append' || copy.length === 0) copy.push(value(depth + 1));
+      else if (op === 'remove') copy.splice(Math.floor(random() * copy.length), 1);
+      else {
+        const i = Math.floor(random() * copy.length);
+        copy[i] = mutate(copy[i], depth + 1);
+      }
+      return copy;
+    }
+    if (input !== null && typeof input === 'object') {
+      const copy = { ...(input as Record<string, unknown>) };
+      const keys = Object.keys(copy);
+      const op = pick(['add', 'remove', 'change']);
+      if (op === 'add' || keys.length === 0) copy[`new${depth}`] = value(depth + 1);
+      else if (op === 'remove') delete copy[pick(keys)];
+      else {
+        const key = pick(keys);
+        copy[key] = mutate(copy[key], depth + 1);
+      }
+      return copy;
+    }
+    return value(depth);
+  };
+
+  it('always yields the new value, and the old one back', () => {
+    for (let round = 0; round < 300; round++) {
+      const doc = { root: value(0), list: [value(1), value(1)] };
+      const indent = pick(['', '  ', '    ', '\t']);
+      const text = JSON.stringify(doc, null, indent || undefined);
+      const changed = mutate(doc);
+      const out = patchJsonText(text, changed, detectJsonStyle(text));
+      expect(JSON.parse(out), `round ${round}: ${text}`).toEqual(changed);
+      const back = patchJsonText(out, doc, detectJsonStyle(out));
+      expect(JSON.parse(back)).toEqual(doc);
+    }
+  });
+
+  it('undoes pure additions byte for byte, in every layout', () => {
+    const add = (input: unknown, depth = 0): unknown => {
+      if (Array.isArray(input))
+        return random() < 0.5 && input.length > 0
+          ? input.map((v, i) => (i === 0 ? add(v, depth + 1) : v))
+          : [...input, value(depth + 1)];
+      if (input !== null && typeof input === 'object') {
+        const entries = Object.entries(input as Record<string, unknown>);
+        if (random() < 0.5 && entries.length > 0)
+          return Object.fromEntries(entries.map(([k, v], i) => [k, i === 0 ? add(v, depth + 1) : v]));
+        return { ...(input as object), [`added${depth}`]: value(depth + 1) };
+      }
+      return input;
+    };
+    let checked = 0;
+    for (let round = 0; round < 300; round++) {
+      const doc = { root: value(0), list: [value(1)] };
+      const indent = pick(['', '  ', '    ', '\t']);
+      const text = JSON.stringify(doc, null, indent || undefined);
+      const grown = add(doc);
+      if (JSON.stringify(grown) === JSON.stringify(doc)) continue;
+      const out = patchJsonText(text, grown, detectJsonStyle(text));
+      expect(JSON.parse(out)).toEqual(grown);
+      expect(patchJsonText(out, doc, detectJsonStyle(out)), `round ${round}: ${text}`).toBe(text);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(200);
+  });
+});
