@@ -3,6 +3,7 @@ import { DEFAULTS } from './defaults.js';
 import { notifySchema } from './notify-schema.js';
 import { apiConfigSchema } from './api-schema.js';
 import { ledgerConfigSchema } from './ledger-schema.js';
+import { enrichConfigSchema } from './enrich-schema.js';
 import { daemonConfigSchema } from './daemon-schema.js';
 
 /** A matcher as the agent reads it: empty, `*` or absent match all; else exact, then unanchored RegExp. */
@@ -107,8 +108,9 @@ export const configSchema = z
     api: apiConfigSchema.optional(),
     ledger: ledgerConfigSchema.optional(),
     daemon: daemonConfigSchema.optional(),
+    enrich: enrichConfigSchema.optional(),
   })
-  .describe('hookd configuration (https://github.com/hookd/hookd#configuration).');
+  .describe('hookd configuration. Reference: README.md#configuration; `hookd schema` prints this schema.');
 
 export type HookdConfig = z.infer<typeof configSchema>;
 export type HookCommand = z.infer<typeof hookCommandSchema>;
