@@ -4,6 +4,7 @@ import {
   ForbiddenError,
   RequestValidationError,
   ResponseValidationError,
+  ServerError,
   UnauthorizedError,
 } from '../../../src/platform/errors.js';
 import { collect } from '../../../src/platform/pagination.js';
@@ -205,6 +206,32 @@ describe('analytics contract', () => {
     }
     expect(f.sent).toEqual([]);
     expect(f.sim.requests).toEqual([]);
+  });
+
+  it('a 500 becomes a ServerError carrying the documented body', async () => {
+    f.sim.injectFault({
+      path: '/api/v1/analytics/activity',
+      status: 500,
+      body: {
+        title: 'Internal Server Error',
+        detail: 'warehouse unavailable',
+        status: 500,
+        requestId: 'req_x',
+      },
+      times: Infinity,
+    });
+    const error = await f
+      .client('owner', { retries: 1, sleep: async () => {} })
+      .getActivity(range)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ status: 500, detail: 'warehouse unavailable', requestId: 'req_x' });
+    expect(f.sim.requests).toHaveLength(2);
+  });
+
+  it('keeps fields the spec does not list', async () => {
+    const res = await f.client().getProductivity(range);
+    expect((res.meta as Record<string, unknown>).generated_at).toBeTypeOf('string');
   });
 
   it('a malformed analytics row becomes a typed error naming the field', async () => {

@@ -3,6 +3,7 @@ import {
   BadRequestError,
   RequestValidationError,
   ResponseValidationError,
+  ServerError,
   UnauthorizedError,
 } from '../../../src/platform/errors.js';
 import { collect } from '../../../src/platform/pagination.js';
@@ -63,6 +64,21 @@ describe('readiness reports contract (app host)', () => {
     await expect(
       f.client('owner', { apiKey: 'wrong-key-000000000' }).listReadinessReports(),
     ).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
+  it('documented error: 500 becomes a ServerError', async () => {
+    f.sim.injectFault({
+      host: 'app',
+      path: '/api/organization/maturity-level-reports',
+      status: 500,
+      rawBody: 'upstream died',
+    });
+    const error = await f
+      .client('owner', { retries: 0 })
+      .listReadinessReports()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect((error as ServerError).bodySnippet).toBe('upstream died');
   });
 
   it('refuses a non-positive limit before sending', () => {
