@@ -249,6 +249,32 @@ describe('hookd api against the simulator', () => {
     expect(sim.requests.at(-1)!.role).toBe('Owner');
   });
 
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    '--all shows a page counter on a terminal (stderr), erased at the end',
+    async () => {
+      // util-linux `script` gives the CLI a pseudo-terminal, so stderr is a TTY.
+      const command = [process.execPath, HOOKD_BIN, 'api', 'users', 'list', '--all', '--limit', '20']
+        .map((a) => `'${a}'`)
+        .join(' ');
+      const r = await new Promise<Ran>((resolve, reject) => {
+        const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { env, cwd: tmp.dir });
+        children.add(child);
+        let stdout = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => {
+          children.delete(child);
+          resolve({ code, stdout, stderr: '' });
+        });
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('fetched 20 (page 1)');
+      expect(r.stdout).toContain(`fetched ${sim.state.users.length} (page 3)`);
+      expect(r.stdout).toContain('\r\u001b[K');
+      expect(r.stdout).toContain('EMAIL');
+    },
+  );
+
   it('has help with examples', async () => {
     const r = await hookd(['computers', 'create', '--help']);
     expect(r.code).toBe(0);
