@@ -4,7 +4,7 @@ import { CliError, EXIT, UsageError } from '../errors.js';
 import { formatJson, formatTable, paint, stdoutOut, type Column, type Out } from '../output.js';
 import { loadConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
-import { PlatformClient, resolveApiAccess } from '../../platform/client.js';
+import { PlatformClient, resolveApiAccess, type IterateOptions } from '../../platform/client.js';
 import { PlatformError, type HttpError } from '../../platform/errors.js';
 import type { PageInfo } from '../../platform/pagination.js';
 import { addDays, utcDay } from '../../platform/dates.js';
@@ -635,27 +635,62 @@ const messagesCommand: CommandModule = {
 
 // ---- organization ------------------------------------------------------------------------------
 
-const usersListCommand: CommandModule<object, PageArgs> = {
+/** A v0 list paged by `pagination.nextCursor`: one page, or every page with --all. */
+function cursorListCommand<Item, Row extends Item>(spec: {
+  command: string;
+  describe: string;
+  limitHelp: string;
+  example: [string, string];
+  columns: Column<Row>[];
+  page: (
+    client: PlatformClient,
+    query: { limit?: number | undefined; cursor?: string | undefined },
+  ) => Promise<{ items: Item[]; whole: unknown; nextCursor: string | null | undefined }>;
+  iterate: (client: PlatformClient, options: IterateOptions) => AsyncIterable<Item>;
+  forTable: (items: Item[]) => Row[];
+}): CommandModule<object, PageArgs> {
+  return {
+    command: spec.command,
+    describe: spec.describe,
+    builder: (y) => pageOptions(y, spec.limitHelp).example(...spec.example),
+    handler: (args) =>
+      withClient(async (client) => {
+        const format = formatOf(args);
+        if (args.all) {
+          const counter = progress();
+          const items = spec.iterate(client, { pageSize: args.limit, onPage: counter.onPage });
+          return printAll(format, items, spec.columns, counter, spec.forTable);
+        }
+        const res = await spec.page(client, { limit: args.limit, cursor: args.cursor });
+        // JSON prints the response as received; only the table gets the enriched rows.
+        print(
+          format,
+          format === 'table' ? spec.forTable(res.items) : (res.items as Row[]),
+          spec.columns,
+          res.whole,
+        );
+        moreNote(format, '--cursor', res.nextCursor);
+      }),
+  };
+}
+
+const usersListCommand = cursorListCommand({
   command: 'list',
   describe: 'Users of the organization (GET /api/v0/organization/users)',
-  builder: (y) =>
-    pageOptions(y, 'Users per page, 1-100 (default 20)').example(
-      'hookd api users list --all --jsonl',
-      'Everyone',
-    ),
-  handler: (args) =>
-    withClient(async (client) => {
-      const format = formatOf(args);
-      if (args.all) {
-        const counter = progress();
-        const users = client.iterateOrganizationUsers({ pageSize: args.limit, onPage: counter.onPage });
-        return printAll(format, users, organizationUserColumns, counter);
-      }
-      const res = await client.listOrganizationUsers({ limit: args.limit, cursor: args.cursor });
-      print(format, res.users, organizationUserColumns, res);
-      moreNote(format, '--cursor', res.pagination.hasMore ? res.pagination.nextCursor : undefined);
-    }),
-};
+  limitHelp: 'Users per page, 1-100 (default 20)',
+  example: ['hookd api users list --all --jsonl', 'Everyone'],
+  columns: organizationUserColumns,
+  page: async (client, query) => {
+    const res = await client.listOrganizationUsers(query);
+    return {
+      items: res.users,
+      whole: res,
+      nextCursor: res.pagination.hasMore ? res.pagination.nextCursor : null,
+    };
+  },
+  iterate: (client, options) => client.iterateOrganizationUsers(options),
+  forTable: (users) => users,
+});
 
 const usersCommand: CommandModule = {
   command: 'users <action>',
@@ -664,30 +699,23 @@ const usersCommand: CommandModule = {
   handler: () => undefined,
 };
 
-const controlsHistoryCommand: CommandModule<object, PageArgs> = {
+const controlsHistoryCommand = cursorListCommand({
   command: 'history',
   describe: 'Enterprise-control change history, newest first (Manager or Owner key)',
-  builder: (y) =>
-    pageOptions(y, 'Changes per page, 1-100 (default 20)').example(
-      'hookd api controls history --all --json',
-      'Every revision with its settings snapshot',
-    ),
-  handler: (args) =>
-    withClient(async (client) => {
-      const format = formatOf(args);
-      if (args.all) {
-        const counter = progress();
-        const changes = client.iterateEnterpriseControlHistory({
-          pageSize: args.limit,
-          onPage: counter.onPage,
-        });
-        return printAll(format, changes, changeColumns, counter, withChangedKeys);
-      }
-      const res = await client.listEnterpriseControlHistory({ limit: args.limit, cursor: args.cursor });
-      print(format, format === 'table' ? withChangedKeys(res.changes) : res.changes, changeColumns, res);
-      moreNote(format, '--cursor', res.pagination.hasMore ? res.pagination.nextCursor : undefined);
-    }),
-};
+  limitHelp: 'Changes per page, 1-100 (default 20)',
+  example: ['hookd api controls history --all --json', 'Every revision with its settings snapshot'],
+  columns: changeColumns,
+  page: async (client, query) => {
+    const res = await client.listEnterpriseControlHistory(query);
+    return {
+      items: res.changes,
+      whole: res,
+      nextCursor: res.pagination.hasMore ? res.pagination.nextCursor : null,
+    };
+  },
+  iterate: (client, options) => client.iterateEnterpriseControlHistory(options),
+  forTable: withChangedKeys,
+});
 
 const controlsCommand: CommandModule = {
   command: 'controls <action>',
