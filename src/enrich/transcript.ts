@@ -89,9 +89,15 @@ export function addTranscriptLine(summary: TranscriptSummary, raw: string, wante
     summary.sessionStart = parseSessionStart(line);
     return;
   }
-  if (line.type !== 'message' || !isObject(line.message)) return;
+  // Claude Code's transcripts: `{"type": "summary", "summary"}` titles, `user`/`assistant` lines with a uuid.
+  if (line.type === 'summary' && str(line.summary)) {
+    summary.sessionStart = { ...summary.sessionStart, title: str(line.summary) };
+    return;
+  }
+  const claudeLine = (line.type === 'user' || line.type === 'assistant') && isObject(line.message);
+  if ((line.type !== 'message' && !claudeLine) || !isObject(line.message)) return;
   summary.messageLines++;
-  const id = str(line.id) ?? '';
+  const id = str(line.id) ?? str(line.uuid) ?? '';
   const message = line.message;
   const role = str(message.role) ?? 'unknown';
   const timestampMs = timestampOf(line);

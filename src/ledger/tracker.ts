@@ -1,5 +1,5 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Enrichment } from '../enrich/types.js';
 import type { EventHandoff, HookEvent } from '../events/types.js';
 import { buildSessionRecord } from './build-record.js';
@@ -47,6 +47,11 @@ export interface SessionTracker {
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
+
+/** Where the daemon saves open sessions: `<dataDir>/ledger/open-sessions.json`. */
+export function trackerStatePath(dataDir: string): string {
+  return join(dataDir, 'ledger', 'open-sessions.json');
+}
 
 /** Read a saved snapshot; a missing or unreadable file is an empty one. */
 export async function loadTrackerSnapshot(path: string): Promise<TrackerSnapshot> {

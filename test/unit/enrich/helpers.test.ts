@@ -103,3 +103,39 @@ describe('warn once per cause', () => {
     expect(causeOf('string')).toBe('error');
   });
 });
+
+describe('transcript lines', () => {
+  it('reads Claude Code transcript lines too (summary title, uuid ids, model)', async () => {
+    const { addTranscriptLine, emptySummary } = await import('../../../src/enrich/transcript.js');
+    const summary = emptySummary();
+    const lines = [
+      { type: 'summary', summary: 'Refactor the router', leafUuid: 'x' },
+      {
+        type: 'user',
+        uuid: 'u1',
+        timestamp: '2026-01-01T00:00:00Z',
+        message: { role: 'user', content: 'go' },
+      },
+      {
+        type: 'assistant',
+        uuid: 'a1',
+        message: {
+          role: 'assistant',
+          model: 'claude-x',
+          content: [{ type: 'tool_use', name: 'Bash', input: {} }],
+        },
+      },
+      {
+        type: 'assistant',
+        uuid: 'a2',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
+      },
+    ];
+    for (const line of lines) addTranscriptLine(summary, JSON.stringify(line), 'a2');
+    expect(summary.sessionStart?.title).toBe('Refactor the router');
+    expect(summary.model).toBe('claude-x');
+    expect(summary.toolCalls).toEqual({ Bash: 1 });
+    expect(summary.wanted).toEqual({ id: 'a2', role: 'assistant', text: 'Done.', timestampMs: undefined });
+    expect(summary.messageLines).toBe(3);
+  });
+});
