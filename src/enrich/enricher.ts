@@ -225,7 +225,13 @@ export function createEnricher(opts: CreateEnricherOptions = {}): Enricher {
           );
         }
         if (!g.local && c.local) {
-          g.local = c.local;
+          // The last read's session facts, without its then-latest message (stale for this event).
+          g.local = {
+            ...c.local,
+            lastAssistantMessage: undefined,
+            message: undefined,
+            pendingTools: undefined,
+          };
           g.localFromCache = true;
         }
       }
@@ -250,7 +256,16 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 /** Keep what an earlier read knew when this one could not say (transcript gone or cut, budget spent). */
 function keepKnown(current: LocalSessionInfo, previous: LocalSessionInfo): LocalSessionInfo {
   if (!current.sources.includes('transcript')) {
-    return { ...previous, ...definedOnly(current), warnings: current.warnings, sources: current.sources };
+    // Session facts carry over; what was the latest then (last message, pending tools) is not news now.
+    return {
+      ...previous,
+      ...definedOnly(current),
+      lastAssistantMessage: undefined,
+      message: undefined,
+      pendingTools: undefined,
+      warnings: current.warnings,
+      sources: current.sources,
+    };
   }
   return {
     ...current,

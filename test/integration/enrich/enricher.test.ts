@@ -335,3 +335,21 @@ describe('enrich with injected API functions', () => {
     expect(e.sources).toEqual(['event']);
   });
 });
+
+describe('enrich with a cached session and a failing read', () => {
+  it('keeps the title when the transcript disappears but never repeats an old message as new', async () => {
+    const enricher = createEnricher();
+    const first = await enricher.enrich(await home.event('16-Stop.json'));
+    expect(first.lastMessage).toMatch(/^All done/);
+    const { rm } = await import('node:fs/promises');
+    await rm(home.transcript(MAIN_SESSION));
+    const stop = await home.event('16-Stop.json');
+    const second = await enricher.enrich({
+      ...stop,
+      payload: { ...stop.payload, message_id: 'a-newer-message' },
+    });
+    expect(second.session.title).toBe('OK');
+    expect(second.lastMessage).toBeUndefined();
+    expect(second.warnings).toContain('transcript missing');
+  });
+});
