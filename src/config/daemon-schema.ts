@@ -2,6 +2,8 @@ import * as z from 'zod';
 
 /** Every default of the daemon's own settings, in one place (the schema, the daemon and the docs read them). */
 export const DAEMON_DEFAULTS = {
+  /** Hand events to the daemon at all (false: hooks run commands only; HOOKD_DAEMON=0 does the same). */
+  enabled: true,
   /** Start the daemon in the background when `hookd hook` finds it down. */
   autoStart: true,
   /** How long `hookd hook` waits for the daemon's acknowledgement before spooling the event. */
@@ -26,6 +28,10 @@ export const DAEMON_DEFAULTS = {
 
 export const daemonConfigSchema = z
   .strictObject({
+    enabled: z
+      .boolean()
+      .default(DAEMON_DEFAULTS.enabled)
+      .describe('Hand events to the daemon at all; false means hooks run their commands only.'),
     autoStart: z
       .boolean()
       .default(DAEMON_DEFAULTS.autoStart)

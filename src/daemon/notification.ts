@@ -29,7 +29,7 @@ export interface RenderedNotification {
 export type DefaultText = (
   event: HookEvent,
   enrichment: Record<string, unknown>,
-) => { title: string; body: string };
+) => { title: string; body: string } | undefined;
 
 export interface EventFacts {
   project?: string;

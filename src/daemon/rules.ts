@@ -4,7 +4,7 @@ import type { NotifyConfig, NotifyRule } from '../config/notify-schema.js';
 import { matchesProject } from './glob.js';
 import { isIdlePrompt, type NoiseState } from './noise.js';
 import { quietStateAt } from './quiet-hours.js';
-import { renderTemplate } from './template.js';
+import { formatMs, renderTemplate } from './template.js';
 import {
   buildTemplateContext,
   builtInText,
@@ -117,6 +117,7 @@ export function eventFacts(
         (typeof p.calling_session_id === 'string' && p.calling_session_id !== '')));
   const projectDir = projectDirOf(event);
   const project =
+    (typeof session.projectName === 'string' && session.projectName) ||
     (typeof enrichment.project === 'string' && enrichment.project) ||
     (projectDir ? folderName(projectDir) : undefined);
   return {
@@ -177,6 +178,18 @@ function filterRejection(
   return undefined;
 }
 
+function safeDefaultText(
+  defaultText: DefaultText | undefined,
+  event: HookEvent,
+  enrichment: Record<string, unknown>,
+): { title: string; body: string } | undefined {
+  try {
+    return defaultText?.(event, enrichment);
+  } catch {
+    return undefined;
+  }
+}
+
 function ago(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${Math.round(ms / 1000)}s`;
 }
@@ -209,7 +222,7 @@ export function evaluateRules(
     if (rejection) return skip(rejection);
     const fallback =
       rule.title === undefined || rule.body === undefined
-        ? (options.defaultText?.(event, enrichment) ?? builtInText(context))
+        ? (safeDefaultText(options.defaultText, event, enrichment) ?? builtInText(context))
         : undefined;
     const title = rule.title !== undefined ? renderTemplate(rule.title, context) : fallback!.title;
     const body = rule.body !== undefined ? renderTemplate(rule.body, context) : fallback!.body;
@@ -269,10 +282,7 @@ export function evaluateRules(
 function notificationFields(facts: EventFacts, event: HookEvent): { label: string; value: string }[] {
   const fields: { label: string; value: string }[] = [];
   if (facts.project) fields.push({ label: 'Project', value: facts.project });
-  if (facts.durationMs !== undefined) {
-    const s = Math.round(facts.durationMs / 1000);
-    fields.push({ label: 'Duration', value: s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${s % 60}s` });
-  }
+  if (facts.durationMs !== undefined) fields.push({ label: 'Duration', value: formatMs(facts.durationMs) });
   if (event.sessionId) fields.push({ label: 'Session', value: event.sessionId.slice(0, 8) });
   fields.push({ label: 'Event', value: event.name });
   return fields;

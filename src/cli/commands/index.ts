@@ -5,6 +5,9 @@ import { replayCommand } from './replay.js';
 import { configCommand, schemaCommand, validateCommand } from './config.js';
 import { logsCommand } from './logs.js';
 import { importCommand, installCommand, uninstallCommand } from './install.js';
+import { daemonCommand } from './daemon.js';
+import { outboxCommand } from './outbox.js';
+import { statusCommand } from './status.js';
 import { apiCommand } from './api.js';
 import { simulatorCommand } from './simulator.js';
 import { sessionsCommand } from './sessions.js';
@@ -25,4 +28,7 @@ export const commands: CommandModule<any, any>[] = [
   apiCommand,
   simulatorCommand,
   sessionsCommand,
+  daemonCommand,
+  outboxCommand,
+  statusCommand,
 ];

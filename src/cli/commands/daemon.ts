@@ -1,0 +1,99 @@
+import type { Argv, CommandModule } from 'yargs';
+import { startDaemonProcess, stopDaemonProcess } from '../../daemon/admin.js';
+import { DaemonRunningError } from '../../daemon/daemon.js';
+import { daemonLogPath } from '../../daemon/logger.js';
+import { CliError } from '../errors.js';
+import { formatJson, stdoutOut } from '../output.js';
+import { formatStatus, statusReport } from './status.js';
+
+async function run(): Promise<void> {
+  const { runDaemonForeground } = await import('../../daemon/run-foreground.js');
+  try {
+    const { handle, done } = await runDaemonForeground(process.env);
+    process.stderr.write(
+      `hookd daemon running (pid ${process.pid}) on ${handle.socketPath}; log: ${daemonLogPath(process.env)}\n`,
+    );
+    await done;
+  } catch (error) {
+    if (error instanceof DaemonRunningError) {
+      throw new CliError(error.message, 1, 'Use `hookd daemon stop` first, or `hookd status` to see it.');
+    }
+    throw error;
+  }
+}
+
+const runCommand: CommandModule<object, object> = {
+  command: 'run',
+  describe: 'Run the daemon in the foreground (SIGTERM or Ctrl-C stops it cleanly)',
+  handler: run,
+};
+
+const startCommand: CommandModule<object, { timeout: number }> = {
+  command: 'start',
+  describe: 'Start the daemon in the background and wait until it answers',
+  builder: (a) =>
+    a.option('timeout', { type: 'number', default: 10_000, describe: 'Milliseconds to wait for it' }),
+  handler: async (args) => {
+    const argv = [process.execPath, process.argv[1]!, 'daemon', 'run'];
+    try {
+      const { pid, already } = await startDaemonProcess(process.env, argv, args.timeout);
+      process.stdout.write(
+        already ? `hookd daemon already running (pid ${pid})\n` : `hookd daemon started (pid ${pid})\n`,
+      );
+    } catch (error) {
+      throw new CliError(
+        (error as Error).message,
+        1,
+        `See ${daemonLogPath(process.env)}, or run \`hookd daemon run\` to see it fail.`,
+      );
+    }
+  },
+};
+
+const stopCommand: CommandModule<object, { timeout: number }> = {
+  command: 'stop',
+  describe: 'Stop the daemon: it finishes the deliveries in flight and keeps the rest for the next start',
+  builder: (a) =>
+    a.option('timeout', { type: 'number', default: 15_000, describe: 'Milliseconds to wait for it to exit' }),
+  handler: async (args) => {
+    try {
+      const { pid, wasRunning } = await stopDaemonProcess(process.env, args.timeout);
+      process.stdout.write(
+        wasRunning ? `hookd daemon stopped${pid ? ` (pid ${pid})` : ''}\n` : 'hookd daemon was not running\n',
+      );
+    } catch (error) {
+      throw new CliError(
+        (error as Error).message,
+        1,
+        'Kill it by its pid (`hookd status` shows it); nothing is lost.',
+      );
+    }
+  },
+};
+
+const daemonStatusCommand: CommandModule<object, { json: boolean }> = {
+  command: 'status',
+  describe: 'Same as `hookd status`',
+  builder: (a) => a.option('json', { type: 'boolean', default: false, describe: 'Print the status as JSON' }),
+  handler: async (args) => {
+    const out = stdoutOut();
+    const report = await statusReport(process.env);
+    out.write(args.json ? formatJson(report) : formatStatus(report, out));
+  },
+};
+
+export const daemonCommand: CommandModule<object, object> = {
+  command: 'daemon',
+  describe: 'Run, start, stop or inspect the notification daemon',
+  builder: (y: Argv<object>) =>
+    y
+      .command(runCommand)
+      .command(startCommand)
+      .command(stopCommand)
+      .command(daemonStatusCommand)
+      .demandCommand(1, 'Name an action: run, start, stop or status.')
+      .example('hookd daemon start', 'Start it in the background (hooks also do this on their own)')
+      .example('hookd daemon run', 'Run it in the foreground, e.g. under systemd --user')
+      .example('hookd daemon stop', 'Stop it; pending deliveries wait for the next start'),
+  handler: () => {},
+};

@@ -1,0 +1,132 @@
+import type { CommandModule } from 'yargs';
+import { daemonState, type DaemonState } from '../../daemon/admin.js';
+import { probeDesktop } from '../../channels/desktop.js';
+import { loadConfig } from '../../config/load.js';
+import { validator } from '../../config/resolve.js';
+import { notifySettings } from '../../config/notify-schema.js';
+import type { ConfigIssue } from '../../config/issues.js';
+import { formatDuration, formatJson, formatTable, paint, stdoutOut, type Out } from '../output.js';
+
+interface StatusArgs {
+  json: boolean;
+}
+
+export interface StatusReport {
+  daemon: DaemonState;
+  /** The config file as it is on disk now (the daemon may still run the last good one). */
+  configOnDisk: { ok: boolean; file?: string; issues: ConfigIssue[] };
+  /** Desktop prerequisites as seen from this shell (the daemon reports its own under channels). */
+  desktop: { ok: boolean; problems: string[] };
+}
+
+/** Everything `hookd status` shows, as data. */
+export async function statusReport(env: Record<string, string | undefined>): Promise<StatusReport> {
+  const daemon = await daemonState(env);
+  let configOnDisk: StatusReport['configOnDisk'];
+  let desktopWanted = true;
+  try {
+    const loaded = loadConfig({ env, projectDir: undefined, validator: () => validator, useCache: false });
+    const issues = loaded.sources.flatMap((s) => s.issues);
+    configOnDisk = { ok: issues.length === 0, file: loaded.sources[0]?.file, issues };
+    const notify = notifySettings(loaded.config.notify);
+    desktopWanted =
+      notify.rules === undefined ||
+      Object.values(notify.channels).some((c) => c.type === 'desktop' && c.enabled);
+  } catch (error) {
+    configOnDisk = {
+      ok: false,
+      issues: [{ file: '(config)', path: '(root)', message: (error as Error).message }],
+    };
+  }
+  const desktop = desktopWanted
+    ? probeDesktop({ platform: process.platform, arch: process.arch, env })
+    : { ok: true, problems: [] };
+  return { daemon, configOnDisk, desktop: { ok: desktop.ok, problems: desktop.problems } };
+}
+
+function ago(at: number | undefined, now: number): string {
+  return at ? `${formatDuration(now - at)} ago` : '-';
+}
+
+/** The report for people: daemon, config, counts, one row per channel, then every problem. */
+export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now = Date.now()): string {
+  const lines: string[] = [];
+  const problems: string[] = [];
+  const d = report.daemon;
+  if (d.running) {
+    const s = d.stats;
+    lines.push(
+      `${paint(out, 'green', 'daemon: running')} (pid ${s.pid}, up ${formatDuration(s.uptimeMs)}) ${s.socketPath}`,
+    );
+    if (s.config.ok)
+      lines.push(`config: ok (${s.config.file ?? 'built-in'}, loaded ${ago(s.config.appliedAt, now)})`);
+    else {
+      lines.push(
+        `${paint(out, 'red', 'config: invalid edit rejected')} (${s.config.file ?? '?'}); running the last good config from ${ago(s.config.appliedAt, now)}`,
+      );
+      for (const issue of s.config.issues)
+        problems.push(`config ${issue.path}: ${issue.message}${issue.fix ? ` (fix: ${issue.fix})` : ''}`);
+    }
+    lines.push(
+      `events: ${s.events.received} received (${s.events.fromSpool} from spool, ${s.events.duplicates} duplicates dropped, ${s.events.rejected} rejected), ${s.events.pending} pending`,
+    );
+    lines.push(
+      `notifications: ${s.notifications.fired} fired, ${s.notifications.suppressed} suppressed, ${s.notifications.coalesced} coalesced, ${s.notifications.held} held for quiet hours`,
+    );
+    lines.push(`outbox: ${s.outbox.pending} pending, ${s.outbox.held} held, ${s.outbox.dead} dead`);
+    lines.push('');
+    lines.push(
+      formatTable(s.channels, [
+        { header: 'CHANNEL', value: (c) => c.name },
+        { header: 'TYPE', value: (c) => c.description, max: 40 },
+        {
+          header: 'STATE',
+          value: (c) => (c.healthy ? paint(out, 'green', 'ok') : paint(out, 'red', 'unusable')),
+        },
+        { header: 'PENDING', value: (c) => String(c.pending), align: 'right' },
+        { header: 'SENT', value: (c) => String(c.delivered), align: 'right' },
+        { header: 'DEAD', value: (c) => String(c.dead), align: 'right' },
+        { header: 'LAST SENT', value: (c) => ago(c.lastDeliveredAt, now) },
+        { header: 'LAST ERROR', value: (c) => c.lastError ?? '-', max: 60 },
+      ]).trimEnd(),
+    );
+    for (const c of s.channels) for (const p of c.problems) problems.push(`${c.name}: ${p}`);
+  } else {
+    lines.push(
+      `${paint(out, 'yellow', 'daemon: not running')} (${d.reason})${d.pid ? `; pid ${d.pid} holds the lock` : ''}`,
+    );
+    lines.push(`spool: ${d.spooled} event(s) waiting for the daemon`);
+    lines.push(
+      `journal: ${d.pendingEvents} event(s) to process; outbox ${d.outbox.pending} pending, ${d.outbox.held} held, ${d.outbox.dead} dead`,
+    );
+    lines.push(
+      'start it with `hookd daemon start` (hooks start it on their own unless daemon.autoStart is false)',
+    );
+    for (const p of report.desktop.problems) problems.push(`desktop: ${p}`);
+  }
+  if (!report.configOnDisk.ok && !(d.running && !d.stats.config.ok)) {
+    for (const issue of report.configOnDisk.issues)
+      problems.push(`config ${issue.path}: ${issue.message}${issue.fix ? ` (fix: ${issue.fix})` : ''}`);
+  }
+  if (problems.length > 0) {
+    lines.push('');
+    lines.push(paint(out, 'red', 'problems:'));
+    for (const p of problems) lines.push(`  - ${p}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export const statusCommand: CommandModule<object, StatusArgs> = {
+  command: 'status',
+  describe: 'Show the daemon, its config, its channels and what is waiting to be delivered',
+  builder: (y) =>
+    y
+      .option('json', { type: 'boolean', default: false, describe: 'Print the status as JSON' })
+      .example('hookd status', 'Is the daemon up, and can it notify me?')
+      .example('hookd status --json | jq .daemon.stats.channels', 'Channel health for scripts'),
+  handler: async (args) => {
+    const out = stdoutOut();
+    const report = await statusReport(process.env);
+    out.write(args.json ? formatJson(report) : formatStatus(report, out));
+  },
+};

@@ -1,0 +1,150 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { spoolDir, stateDir, type Env } from '../paths.js';
+import { PROTOCOL_VERSION, requestDaemon } from './client.js';
+import { acquireLock, daemonFiles, ensurePrivateDir, isProcessAlive, readPidFile } from './runtime-files.js';
+import { listSpool } from './spool.js';
+import { Journal } from './journal.js';
+import { DaemonStore, type Delivery, type JournalRecord } from './store.js';
+import type { DaemonStats } from './daemon.js';
+import { DAEMON_DEFAULTS } from '../config/daemon-schema.js';
+
+/** Administration of the daemon for the CLI: ask the running daemon, or read its files when it is down. */
+
+export type DaemonState =
+  | { running: true; stats: DaemonStats }
+  | {
+      running: false;
+      pid?: number;
+      spooled: number;
+      pendingEvents: number;
+      outbox: { pending: number; held: number; dead: number };
+      reason: string;
+    };
+
+function journalFile(env: Env): string {
+  return join(stateDir(env), 'daemon', 'journal.jsonl');
+}
+
+async function readStore(env: Env): Promise<DaemonStore> {
+  const store = new DaemonStore(DAEMON_DEFAULTS.seenIdsMax);
+  const journal = new Journal<JournalRecord>(journalFile(env), { fsync: false });
+  try {
+    for (const record of await journal.open()) store.apply(record);
+  } finally {
+    await journal.close();
+  }
+  return store;
+}
+
+export async function daemonState(env: Env, timeoutMs = 2000): Promise<DaemonState> {
+  const reply = await requestDaemon({ v: PROTOCOL_VERSION, type: 'status' }, { env, timeoutMs });
+  if (reply.ok && reply.reply.ok) return { running: true, stats: reply.reply.status as DaemonStats };
+  const pid = readPidFile(daemonFiles(env).lock);
+  const store = await readStore(env);
+  const counts = store.counts();
+  return {
+    running: false,
+    ...(pid !== undefined && isProcessAlive(pid) ? { pid } : {}),
+    spooled: listSpool(spoolDir(env)).length,
+    pendingEvents: counts.pendingEvents,
+    outbox: { pending: counts.pending, held: counts.held, dead: counts.dead },
+    reason: reply.ok ? String(reply.reply.error) : reply.error,
+  };
+}
+
+export type OutboxAction =
+  | { action: 'list'; state: 'pending' | 'held' | 'dead' | 'delivered' | 'all'; ids?: string[] }
+  | { action: 'retry' | 'purge'; state: 'pending' | 'held' | 'dead' | 'delivered' | 'all'; ids?: string[] };
+
+/** Lists, retries or purges deliveries: through the daemon when it runs, else in its journal under its lock. */
+export async function outboxAction(
+  env: Env,
+  request: OutboxAction,
+): Promise<{ items?: Delivery[]; affected?: number; via: 'daemon' | 'journal' }> {
+  const reply = await requestDaemon(
+    { v: PROTOCOL_VERSION, type: 'outbox', ...request },
+    { env, timeoutMs: 5000 },
+  );
+  if (reply.ok) {
+    if (!reply.reply.ok) throw new Error(String(reply.reply.error));
+    return { ...(reply.reply as { items?: Delivery[]; affected?: number }), via: 'daemon' };
+  }
+  const files = daemonFiles(env);
+  ensurePrivateDir(files.dir);
+  const lock = acquireLock(files.lock);
+  if (!lock.acquired)
+    throw new Error(`the daemon (pid ${lock.heldBy}) holds its lock but does not answer: ${reply.error}`);
+  try {
+    const journal = new Journal<JournalRecord>(journalFile(env), { fsync: true });
+    const store = new DaemonStore(DAEMON_DEFAULTS.seenIdsMax);
+    for (const record of await journal.open()) store.apply(record);
+    const wanted = (d: Delivery) =>
+      request.ids ? request.ids.includes(d.id) : request.state === 'all' || d.state === request.state;
+    if (request.action === 'list') {
+      await journal.close();
+      return {
+        items: [...store.deliveries.values(), ...store.recentDelivered].filter(wanted),
+        via: 'journal',
+      };
+    }
+    const at = Date.now();
+    const targets = [...store.deliveries.values()].filter(wanted);
+    const records: JournalRecord[] =
+      request.action === 'retry'
+        ? targets.filter((d) => d.state === 'dead').map((d) => ({ t: 'retry', id: d.id, at }))
+        : targets.map((d) => ({ t: 'purge', id: d.id }));
+    await journal.append(records);
+    await journal.close();
+    return { affected: records.length, via: 'journal' };
+  } finally {
+    lock.release();
+  }
+}
+
+/** Starts `hookd daemon run` in the background and waits until it answers. */
+export async function startDaemonProcess(
+  env: Env,
+  argv: readonly string[],
+  waitMs = 10_000,
+): Promise<{ pid: number; already: boolean }> {
+  const ping = await requestDaemon({ v: PROTOCOL_VERSION, type: 'ping' }, { env, timeoutMs: 1000 });
+  if (ping.ok && ping.reply.ok) return { pid: Number(ping.reply.pid), already: true };
+  ensurePrivateDir(daemonFiles(env).dir);
+  const child = spawn(argv[0]!, argv.slice(1), {
+    detached: true,
+    stdio: 'ignore',
+    env: env as NodeJS.ProcessEnv,
+  });
+  child.on('error', () => {});
+  child.unref();
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    const reply = await requestDaemon({ v: PROTOCOL_VERSION, type: 'ping' }, { env, timeoutMs: 1000 });
+    if (reply.ok && reply.reply.ok) return { pid: Number(reply.reply.pid), already: false };
+    if (child.exitCode !== null) break;
+  }
+  throw new Error(`the daemon did not start within ${waitMs}ms`);
+}
+
+/** Asks the daemon to stop and waits for its process to end; SIGTERM when it does not answer. */
+export async function stopDaemonProcess(
+  env: Env,
+  waitMs = 15_000,
+): Promise<{ pid?: number; wasRunning: boolean }> {
+  const files = daemonFiles(env);
+  const pid = readPidFile(files.lock);
+  const reply = await requestDaemon({ v: PROTOCOL_VERSION, type: 'shutdown' }, { env, timeoutMs: 2000 });
+  const target = reply.ok && reply.reply.ok ? Number(reply.reply.pid) : pid;
+  if (target === undefined || !isProcessAlive(target)) return { wasRunning: reply.ok };
+  if (!(reply.ok && reply.reply.ok)) {
+    try {
+      process.kill(target, 'SIGTERM');
+    } catch {}
+  }
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline && isProcessAlive(target)) await new Promise((r) => setTimeout(r, 50));
+  if (isProcessAlive(target)) throw new Error(`the daemon (pid ${target}) did not stop within ${waitMs}ms`);
+  return { pid: target, wasRunning: true };
+}

@@ -1,0 +1,57 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { requestDaemon } from '../../../src/daemon/client.js';
+
+export const ROOT = resolve(import.meta.dirname, '../../..');
+export const BIN = resolve(ROOT, 'dist/hookd.cjs');
+
+/** The built CLI; built once if missing (the project's `npm test` builds first anyway). */
+export function ensureBuilt(): void {
+  if (
+    existsSync(BIN) &&
+    existsSync(resolve(ROOT, 'dist/cli.cjs')) &&
+    existsSync(resolve(ROOT, 'dist/client.cjs'))
+  )
+    return;
+  const result = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('npm run build failed');
+}
+
+export function writeConfig(env: Record<string, string | undefined>, config: unknown): void {
+  const file = env.HOOKD_CONFIG!;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(config, null, 2));
+}
+
+/** `node dist/hookd.cjs daemon run` as a real process; resolves once it answers a ping. */
+export async function spawnDaemon(env: Record<string, string | undefined>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [BIN, 'daemon', 'run'], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}: ${stderr}`);
+    const ping = await requestDaemon({ v: 1, type: 'ping' }, { env, timeoutMs: 500 });
+    if (ping.ok && ping.reply.ok && ping.reply.pid === child.pid) return child;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`daemon did not answer: ${stderr}`);
+}
+
+export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+export function killQuietly(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {}
+}
