@@ -44,6 +44,8 @@ export interface StartDaemonOptions {
   onEvent?: (handoff: EventHandoff) => Promise<void>;
   now?: () => number;
   logger?: Logger;
+  /** How often held notifications and noise state are looked at (default 5000 ms; tests use less). */
+  housekeepingIntervalMs?: number;
 }
 
 export interface ChannelStatus extends Omit<ChannelStats, 'latencies'> {
@@ -649,7 +651,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           now(),
           Math.max(config.state.notify.noise.dedupeWindowMs, config.state.notify.noise.cooldownMs, 60_000),
         );
-      }, 5000),
+      }, options.housekeepingIntervalMs ?? 5000),
     ];
     await releaseHeld();
     if (!options.config && options.watchConfig !== false) await config.watch();
