@@ -11,6 +11,8 @@ import { statusCommand } from './status.js';
 import { apiCommand } from './api.js';
 import { simulatorCommand } from './simulator.js';
 import { sessionsCommand } from './sessions.js';
+import { doctorCommand } from './doctor.js';
+import { explainCommand } from './explain.js';
 
 // Every `hookd` command, declared as data. Each module turns argv into options and calls one domain function.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -31,4 +33,6 @@ export const commands: CommandModule<any, any>[] = [
   daemonCommand,
   outboxCommand,
   statusCommand,
+  doctorCommand,
+  explainCommand,
 ];

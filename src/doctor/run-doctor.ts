@@ -1,0 +1,140 @@
+import { dirname, join } from 'node:path';
+import { buildChannels } from '../channels/build-channels.js';
+import type { Channel } from '../channels/channel.js';
+import { daemonSettings } from '../config/daemon-schema.js';
+import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
+import type { HookdConfig } from '../config/schema.js';
+import { AGENTS, SCOPES } from '../install/agents.js';
+import { inspectSettingsFile } from './agent-settings.js';
+import { checkApiKey } from './check-api.js';
+import { checkBacklog } from './check-backlog.js';
+import { checkChannel } from './check-channels.js';
+import { checkConfig } from './check-config.js';
+import { checkDaemon } from './check-daemon.js';
+import { checkDesktop } from './check-desktop.js';
+import { checkDroidLog } from './check-droid-log.js';
+import { checkAgentWiring, checkSettingsFile } from './check-agent-settings.js';
+import { checkNodeVersion } from './check-node.js';
+import { readDaemonView } from './daemon-view.js';
+import { isDesktopChannel, usedChannels } from './notify-usage.js';
+import { result, type CheckResult, type DoctorOptions } from './types.js';
+
+/** Deadline of each network check unless told otherwise. */
+export const DEFAULT_DOCTOR_TIMEOUT_MS = 3000;
+
+interface Task {
+  title: string;
+  run: () => Promise<CheckResult | CheckResult[]>;
+}
+
+function safeNotify(config: HookdConfig | undefined): NotifyConfig {
+  try {
+    return notifySettings(config?.notify);
+  } catch {
+    return notifySettings(undefined);
+  }
+}
+
+/**
+ * Runs every check and returns their results in a fixed order. Checks run concurrently; each one that
+ * throws becomes a `fail` result instead of ending the run.
+ */
+export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> {
+  const env = options.env;
+  const now = (options.now ?? Date.now)();
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS;
+  const fetchImpl = options.fetch ?? fetch;
+  const platform = options.platform ?? process.platform;
+  const arch = options.arch ?? process.arch;
+
+  const config = checkConfig(env, options.projectDir);
+  const hookd = config.loaded?.config;
+  const notify = safeNotify(hookd);
+  const used = usedChannels(notify);
+  const view = readDaemonView(env, Math.max(timeoutMs, 500));
+  const settings = Promise.all(
+    AGENTS.flatMap((agent) =>
+      SCOPES.map((scope) => inspectSettingsFile(agent, scope, env, options.projectDir)),
+    ),
+  );
+  const built: Map<string, Channel> | undefined = options.sendTest
+    ? buildChannels(notify, { env, fetch: fetchImpl, desktop: { env, platform, arch } })
+    : undefined;
+
+  const tasks: Task[] = [
+    {
+      title: 'Node.js version',
+      run: async () => checkNodeVersion(options.nodeVersion ?? process.versions.node),
+    },
+    { title: 'hookd config', run: async () => config.result },
+    ...AGENTS.map((agent) => ({
+      title: `${agent} settings`,
+      run: async () => {
+        const states = (await settings).filter((s) => s.agent === agent);
+        const checks = [...states.map(checkSettingsFile), checkAgentWiring(agent, states, env)];
+        if (agent !== 'droid') return checks;
+        const userFile = states.find((s) => s.scope === 'user')!.file;
+        return [...checks, await checkDroidLog(join(dirname(userFile), 'logs'), now)];
+      },
+    })),
+    {
+      title: 'daemon',
+      run: async () => checkDaemon(env, await view, daemonSettings(hookd?.daemon)),
+    },
+    { title: 'spool and outbox', run: async () => checkBacklog(env, await view) },
+    {
+      title: 'desktop notifications',
+      run: async () =>
+        checkDesktop({
+          env,
+          platform,
+          arch,
+          notify,
+          view: await view,
+          sendThrough: [...used].filter((n) => isDesktopChannel(notify, n)).map((n) => built?.get(n))[0],
+          now,
+        }),
+    },
+    ...Object.entries(notify.channels)
+      .filter(([, channel]) => channel.type !== 'desktop')
+      .map(([name, channel]) => ({
+        title: `channel ${name}`,
+        run: async () =>
+          checkChannel({
+            name,
+            config: channel,
+            env,
+            used: used.has(name),
+            view: await view,
+            fetch: fetchImpl,
+            timeoutMs,
+            sendThrough: built?.get(name),
+            now,
+          }),
+      })),
+    { title: 'API key', run: () => checkApiKey(env, hookd?.api, { fetch: fetchImpl, timeoutMs }) },
+  ];
+
+  let done = 0;
+  const running = new Set(tasks.map((t) => t.title));
+  const outcomes = await Promise.all(
+    tasks.map(async (task) => {
+      let out: CheckResult | CheckResult[];
+      try {
+        out = await task.run();
+      } catch (error) {
+        out = result(
+          task.title.replace(/\s+/g, '-'),
+          task.title,
+          'fail',
+          `the check itself failed: ${(error as Error).message}`,
+          'report this as a hookd bug, with the output of `HOOKD_DEBUG=1 hookd doctor`',
+        );
+      }
+      running.delete(task.title);
+      options.onProgress?.({ done: ++done, total: tasks.length, running: [...running] });
+      return out;
+    }),
+  );
+  return outcomes.flat();
+}

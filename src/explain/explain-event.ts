@@ -1,0 +1,198 @@
+import { loadConfig, type ConfigSource } from '../config/load.js';
+import { validator } from '../config/resolve.js';
+import { daemonSettings } from '../config/daemon-schema.js';
+import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
+import type { HookdConfig } from '../config/schema.js';
+import { PROTOCOL_VERSION, requestDaemon } from '../daemon/client.js';
+import { createNoiseState, observeEvent } from '../daemon/noise.js';
+import { effectiveRules, evaluateRules } from '../daemon/rules.js';
+import { missingVariables } from '../doctor/missing-variables.js';
+import { MATCHER_FIELD } from '../events/names.js';
+import { parseEvent } from '../events/parse.js';
+import type { HookEvent } from '../events/types.js';
+import type { Env } from '../paths.js';
+import { commandLabel, planCommands } from '../runner/route.js';
+
+export interface ExplainOptions {
+  env: Env;
+  now?: () => number;
+  /** How long to wait for the daemon's answer. */
+  daemonTimeoutMs?: number;
+}
+
+export interface CommandToRun {
+  name: string;
+  command: string;
+  timeoutMs: number;
+  blocking: boolean;
+  context: boolean;
+}
+
+export interface EntryNotRun {
+  /** Index of the entry in `hooks.<Event>`. */
+  entry: number;
+  reason: string;
+  /** The commands of that entry, by label. */
+  commands: string[];
+}
+
+export interface RuleToFire {
+  rule: string;
+  index: number;
+  channels: string[];
+  title: string;
+  body: string;
+  urgency: string;
+  /** Held back by quiet hours until this time (ISO), then sent in a digest. */
+  heldUntil?: string;
+  /** Coalesced with other events of the same kind arriving in a burst. */
+  coalesced: boolean;
+  /** Why some of its channels would not deliver (disabled, unset variables). */
+  channelProblems: string[];
+}
+
+export interface Explanation {
+  event: {
+    name: string;
+    agent: string;
+    sessionId?: string;
+    cwd?: string;
+    projectDir?: string;
+    /** The payload field an entry's `matcher` is tested against for this event, and its value. */
+    matcher?: { field: string; value: unknown };
+  };
+  /** Set when nothing at all would happen (HOOKD=0). */
+  disabled?: string;
+  config: { files: ConfigSource[] };
+  commands: { run: CommandToRun[]; notRun: EntryNotRun[]; disabled: string[] };
+  notifications: {
+    /** Why no notification would be sent at all (daemon disabled), when that is so. */
+    off?: string;
+    builtInRules: boolean;
+    fire: RuleToFire[];
+    notFire: { rule: string; index: number; reason: string }[];
+    /** Whether cooldown/dedupe state of the running daemon was used, and what that means. */
+    noiseState: { consulted: boolean; note: string };
+  };
+  /** What explain assumed because it runs nothing. */
+  notes: string[];
+}
+
+function channelProblems(notify: NotifyConfig, names: readonly string[], env: Env): string[] {
+  const problems: string[] = [];
+  for (const name of names) {
+    const channel = notify.channels[name];
+    if (!channel) continue; // the implicit "desktop" channel
+    if (!channel.enabled) {
+      problems.push(`${name}: disabled (enabled: false), nothing is sent there`);
+      continue;
+    }
+    const missing = missingVariables(channel, env, `notify.channels.${name}`);
+    if (missing.length > 0)
+      problems.push(`${name}: ${missing.map((m) => m.name).join(', ')} not set here, so it cannot deliver`);
+  }
+  return problems;
+}
+
+function explainCommands(event: HookEvent, config: HookdConfig): Explanation['commands'] {
+  const plan = planCommands(event, config);
+  const entries = config.hooks[event.name] ?? [];
+  return {
+    run: plan.commands.map((c) => ({
+      name: c.name,
+      command: c.spec.command,
+      timeoutMs: c.timeoutMs,
+      blocking: c.spec.blocking,
+      context: c.spec.context,
+    })),
+    notRun: plan.skipped.map((s) => ({
+      entry: s.entry,
+      reason: s.reason,
+      commands: (entries[s.entry]?.hooks ?? []).map(commandLabel),
+    })),
+    disabled: plan.disabled,
+  };
+}
+
+async function daemonNote(env: Env, timeoutMs: number): Promise<string> {
+  const ping = await requestDaemon({ v: PROTOCOL_VERSION, type: 'ping' }, { env, timeoutMs });
+  if (ping.ok && ping.reply.ok)
+    return `cooldown/dedupe state not consulted: the running daemon (pid ${String(ping.reply.pid)}) has no request to share it; rules were evaluated as if nothing had been sent recently`;
+  return 'cooldown/dedupe state not consulted: daemon not running';
+}
+
+/**
+ * What hookd would do with an event, without running anything: the commands that would run and why
+ * the other entries would not; the notification rules that would fire and why the others would not.
+ */
+export async function explainEvent(
+  payload: Record<string, unknown>,
+  options: ExplainOptions,
+): Promise<Explanation> {
+  const env = options.env;
+  const now = (options.now ?? Date.now)();
+  const parsed = parseEvent(JSON.stringify(payload), env);
+  if (!parsed.ok) throw new Error(parsed.detail);
+  const event = parsed.event;
+  const loaded = loadConfig({
+    env,
+    projectDir: event.projectDir,
+    validator: () => validator,
+    useCache: false,
+  });
+  const config = loaded.config;
+  const notify = notifySettings(config.notify);
+  const daemon = daemonSettings(config.daemon);
+  const field = MATCHER_FIELD[event.name];
+
+  const noise = createNoiseState();
+  observeEvent(noise, event, now);
+  const evaluation = evaluateRules(event, {}, notify, noise, now, {
+    ...(env.HOME ? { home: env.HOME } : {}),
+    results: [],
+  });
+  const coalesceOn = notify.noise.coalesceWindowMs > 0;
+  const notes = ['texts are shown without enrichment (session title, last message, tokens)'];
+  if (effectiveRules(notify).rules.some((r) => r.commandsFailed !== undefined))
+    notes.push(
+      'hook commands are not run: rules with commandsFailed are evaluated as if every command succeeded',
+    );
+
+  return {
+    event: {
+      name: event.name,
+      agent: event.agent,
+      ...(event.sessionId ? { sessionId: event.sessionId } : {}),
+      ...(event.cwd ? { cwd: event.cwd } : {}),
+      ...(event.projectDir ? { projectDir: event.projectDir } : {}),
+      ...(field ? { matcher: { field, value: event.payload[field] ?? null } } : {}),
+    },
+    ...(env.HOOKD === '0' ? { disabled: 'HOOKD=0 is set: hookd would do nothing for this event' } : {}),
+    config: { files: loaded.sources },
+    commands: explainCommands(event, config),
+    notifications: {
+      ...(!daemon.enabled || env.HOOKD_DAEMON === '0'
+        ? {
+            off: `${env.HOOKD_DAEMON === '0' ? 'HOOKD_DAEMON=0' : 'daemon.enabled is false'}: the event is not handed to the daemon, so no notification is sent`,
+          }
+        : {}),
+      builtInRules: evaluation.builtInRules,
+      fire: evaluation.fired.map((f) => ({
+        rule: f.rule,
+        index: f.index,
+        channels: f.channels,
+        title: f.notification.title,
+        body: f.notification.body,
+        urgency: f.notification.urgency,
+        ...(f.deferred && f.quietEndsAt !== undefined
+          ? { heldUntil: new Date(f.quietEndsAt).toISOString() }
+          : {}),
+        coalesced: f.coalesce && coalesceOn,
+        channelProblems: channelProblems(notify, f.channels, env),
+      })),
+      notFire: evaluation.skipped.map((s) => ({ rule: s.rule, index: s.index, reason: s.reason })),
+      noiseState: { consulted: false, note: await daemonNote(env, options.daemonTimeoutMs ?? 1000) },
+    },
+    notes,
+  };
+}

@@ -1,0 +1,69 @@
+import { formatDuration, paint, type Out } from '../cli/output.js';
+import type { Explanation } from './explain-event.js';
+
+function quote(text: string, max = 80): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(line.length > max ? `${line.slice(0, max - 1)}…` : line);
+}
+
+/** The explanation for people: the event, then what would run, then what would notify, each with why not. */
+export function formatExplanation(x: Explanation, out: Pick<Out, 'color'>): string {
+  const lines: string[] = [];
+  const gray = (text: string) => paint(out, 'gray', text);
+  const ev = x.event;
+  const matcher = ev.matcher ? `  ${ev.matcher.field} ${JSON.stringify(ev.matcher.value)}` : '';
+  lines.push(
+    `${paint(out, 'bold', ev.name)}${matcher}` +
+      gray(`  agent ${ev.agent}  session ${ev.sessionId ?? '-'}  cwd ${ev.cwd ?? '-'}`),
+  );
+  if (x.disabled) lines.push(paint(out, 'yellow', x.disabled));
+  for (const f of x.config.files) {
+    if (!f.exists) continue;
+    if (f.ok) lines.push(gray(`config ${f.file} (${f.level})`));
+    else {
+      lines.push(paint(out, 'red', `config ${f.file} (${f.level}) is invalid and ignored:`));
+      for (const issue of f.issues)
+        lines.push(`  ${issue.path}: ${issue.message}${issue.fix ? ` (fix: ${issue.fix})` : ''}`);
+    }
+  }
+
+  const c = x.commands;
+  lines.push('', paint(out, 'bold', `Commands: ${c.run.length} would run`));
+  for (const cmd of c.run) {
+    const flags = [cmd.blocking ? 'blocking' : '', cmd.context ? 'context' : ''].filter(Boolean);
+    lines.push(
+      `  ${paint(out, 'green', '▸')} ${cmd.name}  ${gray(quote(cmd.command))}  timeout ${formatDuration(cmd.timeoutMs)}${flags.length ? `  [${flags.join(', ')}]` : ''}`,
+    );
+  }
+  for (const e of c.notRun)
+    lines.push(
+      `  ${gray('-')} entry ${e.entry} (${e.commands.join(', ') || 'no commands'}) not run: ${e.reason}`,
+    );
+  for (const name of c.disabled) lines.push(`  ${gray('-')} ${name} not run: disabled (enabled: false)`);
+  if (c.run.length === 0 && c.notRun.length === 0 && c.disabled.length === 0)
+    lines.push(gray(`  no entries for ${ev.name} under hooks`));
+
+  const n = x.notifications;
+  lines.push(
+    '',
+    paint(
+      out,
+      'bold',
+      `Notifications: ${n.fire.length} rule${n.fire.length === 1 ? '' : 's'} would fire${n.builtInRules ? ' (built-in default rules: no notify.rules written)' : ''}`,
+    ),
+  );
+  if (n.off) lines.push(paint(out, 'yellow', `  ${n.off}`));
+  for (const f of n.fire) {
+    const when = f.heldUntil ? `  held by quiet hours until ${f.heldUntil}, then sent in a digest` : '';
+    const burst = f.coalesced ? '  (coalesced with other events of a burst)' : '';
+    lines.push(
+      `  ${paint(out, 'green', '▸')} ${f.rule} → ${f.channels.join(', ')}  ${quote(f.title, 60)}${when}${burst}`,
+    );
+    if (f.body) lines.push(gray(`      ${quote(f.body, 100)}`));
+    for (const p of f.channelProblems) lines.push(paint(out, 'yellow', `      ! ${p}`));
+  }
+  for (const s of n.notFire) lines.push(`  ${gray('-')} ${s.rule} would not fire: ${s.reason}`);
+  lines.push(gray(`  ${n.noiseState.note}`));
+  if (x.notes.length > 0) lines.push('', ...x.notes.map((note) => gray(`note: ${note}`)));
+  return `${lines.join('\n')}\n`;
+}

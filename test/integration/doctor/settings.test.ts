@@ -1,0 +1,121 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { check, doctor, makeDoctorHome, wiredSettings, writeJson, type DoctorHome } from './doctor-env.js';
+
+let h: DoctorHome;
+beforeEach(() => {
+  h = makeDoctorHome();
+});
+afterEach(() => h.cleanup());
+
+const droidUser = () => join(h.home, '.factory', 'settings.json');
+const droidProject = () => join(h.project, '.factory', 'settings.json');
+
+describe('doctor: agent settings', () => {
+  it('passes a clean home: nothing fails, the missing files are skipped', async () => {
+    const results = await doctor(h);
+    expect(results.filter((r) => r.status === 'fail')).toEqual([]);
+    expect(check(results, 'droid-settings-user')).toMatchObject({ status: 'skip' });
+    expect(check(results, 'droid-settings-user').detail).toContain(droidUser());
+    expect(check(results, 'droid-hooks')).toMatchObject({
+      status: 'warn',
+      fix: 'hookd install --agent droid',
+    });
+    expect(check(results, 'claude-hooks').status).toBe('skip');
+  });
+
+  it('reports a broken Droid entry with its file, path, value and fix', async () => {
+    const settings = wiredSettings(`${h.hookdBin} hook`);
+    (settings.hooks as Record<string, unknown>).PreToolUse = [
+      { matcher: 5, hooks: [{ type: 'command', command: 'x' }] },
+    ];
+    writeJson(droidUser(), settings);
+    const results = await doctor(h);
+    const file = check(results, 'droid-settings-user');
+    expect(file.status).toBe('fail');
+    expect(file.detail).toContain(
+      `${droidUser()}: hooks.PreToolUse[0].matcher: error: matcher must be a string`,
+    );
+    expect(file.detail).toContain('(value: 5)');
+    expect(file.fix).toContain(droidUser());
+    // Droid ignores every hook of that file, so hookd counts as not wired at all.
+    const wiring = check(results, 'droid-hooks');
+    expect(wiring.status).toBe('warn');
+    expect(wiring.detail).toContain('rejects');
+  });
+
+  it('reports a settings file that is not JSON, with line and column', async () => {
+    writeJson(join(h.project, '.claude', 'settings.json'), '{"hooks": {,}');
+    const results = await doctor(h);
+    const file = check(results, 'claude-settings-project');
+    expect(file.status).toBe('fail');
+    expect(file.detail).toMatch(/is not valid JSON at line 1, column \d+/);
+    expect(file.fix).toContain('Fix the JSON');
+  });
+
+  it('is ok when every event is wired to a hookd that exists, across user and project files', async () => {
+    writeJson(
+      droidUser(),
+      wiredSettings(`${h.hookdBin} hook`, ['SessionStart', 'Stop', 'PreToolUse', 'PostToolUse']),
+    );
+    writeJson(
+      droidProject(),
+      wiredSettings(`${h.hookdBin} hook`, [
+        'UserPromptSubmit',
+        'Notification',
+        'SubagentStop',
+        'PreCompact',
+        'SessionEnd',
+      ]),
+    );
+    const results = await doctor(h);
+    expect(check(results, 'droid-settings-user').status).toBe('ok');
+    expect(check(results, 'droid-settings-project').status).toBe('ok');
+    const wiring = check(results, 'droid-hooks');
+    expect(wiring.status).toBe('ok');
+    expect(wiring.detail).toContain('all 9 events wired');
+  });
+
+  it('names the events that are not wired', async () => {
+    writeJson(droidUser(), wiredSettings(`${h.hookdBin} hook`, ['Stop', 'Notification']));
+    const wiring = check(await doctor(h), 'droid-hooks');
+    expect(wiring.status).toBe('warn');
+    expect(wiring.detail).toContain(
+      'wired for 2 of 9 events; missing: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, SubagentStop, PreCompact, SessionEnd',
+    );
+    expect(wiring.fix).toContain('hookd install --agent droid');
+  });
+
+  it('fails when the hookd program in the settings no longer exists', async () => {
+    writeJson(join(h.home, '.claude', 'settings.json'), wiredSettings('/gone/dist/hookd.cjs hook'));
+    const wiring = check(await doctor(h), 'claude-hooks');
+    expect(wiring.status).toBe('fail');
+    expect(wiring.detail).toContain('hookd command broken: /gone/dist/hookd.cjs does not exist');
+    expect(wiring.detail).toContain('hooks.Stop[0].hooks[0]');
+    expect(wiring.fix).toContain('hookd install --agent claude');
+  });
+
+  it('finds a bare `hookd` on PATH and reports one that is not', async () => {
+    writeJson(droidUser(), wiredSettings('hookd hook'));
+    expect(check(await doctor(h), 'droid-hooks').status).toBe('ok');
+    const noHookd = await doctor(h, { env: { ...h.env, PATH: '/usr/bin:/bin' } });
+    expect(check(noHookd, 'droid-hooks').detail).toContain('hookd is not on PATH');
+  });
+
+  it('warns about hooksDisabled and about accepted entries that never run', async () => {
+    writeJson(droidUser(), { ...wiredSettings(`${h.hookdBin} hook`), hooksDisabled: true });
+    expect(check(await doctor(h), 'droid-settings-user')).toMatchObject({
+      status: 'warn',
+      fix: `remove "hooksDisabled": true from ${droidUser()}`,
+    });
+    const settings = wiredSettings(`${h.hookdBin} hook`);
+    (settings.hooks as Record<string, unknown>).PostToolUse = [
+      { matcher: '(', hooks: [{ type: 'command', command: `${h.hookdBin} hook` }] },
+    ];
+    writeJson(droidUser(), settings);
+    const results = await doctor(h);
+    expect(check(results, 'droid-settings-user').status).toBe('warn');
+    expect(check(results, 'droid-settings-user').detail).toContain('hooks.PostToolUse[0].matcher');
+    expect(check(results, 'droid-hooks').detail).toContain('only runs for matcher "("');
+  });
+});
