@@ -105,13 +105,13 @@ export function handoffOf(
 }
 
 export async function waitFor<T>(
-  check: () => T | undefined | false,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs = 10_000,
   what = 'condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
