@@ -62,7 +62,6 @@ export function writeJson(file: string, value: unknown): void {
   writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 }
 
-
 /** A settings object wiring `command` for the given events, as `hookd install` writes it. */
 export function wiredSettings(command: string, events: readonly string[] = DROID_EVENTS) {
   return {
