@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Journal } from '../../../src/daemon/journal.js';
+import { DaemonStore, type Delivery, type JournalRecord } from '../../../src/daemon/store.js';
+import { handoffOf, fixture, tempEnv } from './helpers.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => cleanups.splice(0).forEach((c) => c()));
+
+function delivery(id: string, channel = 'ops'): Delivery {
+  const n = {
+    title: id,
+    body: '',
+    urgency: 'normal' as const,
+    rule: 'r',
+    event: 'Stop',
+    eventIds: [id],
+    count: 1,
+    at: 0,
+    fields: [],
+  };
+  return { id, channel, notification: n, createdAt: 0, state: 'pending', attempts: 0, nextAt: 0 };
+}
+
+async function replay(file: string): Promise<{ store: DaemonStore; journal: Journal<JournalRecord> }> {
+  const journal = new Journal<JournalRecord>(file, { fsync: true });
+  const store = new DaemonStore(1000);
+  for (const r of await journal.open()) store.apply(r);
+  return { store, journal };
+}
+
+describe('journal and store', () => {
+  it('survives a torn last line and keeps appending readable records after it', async () => {
+    const { root, cleanup } = tempEnv();
+    cleanups.push(cleanup);
+    const file = join(root, 'j.jsonl');
+    const h = handoffOf(fixture('16-Stop.json'));
+    let { store, journal } = await replay(file);
+    await journal.append([{ t: 'in', at: 1, h }]);
+    await journal.close();
+    appendFileSync(file, '{"t":"done","id":"'); // a crash in the middle of a write
+    ({ store, journal } = await replay(file));
+    expect([...store.pendingEvents.keys()]).toEqual([h.event.id]);
+    await journal.append([{ t: 'done', id: h.event.id }]);
+    await journal.close();
+    ({ store, journal } = await replay(file));
+    await journal.close();
+    expect(store.pendingEvents.size).toBe(0);
+    expect(store.seen.has(h.event.id)).toBe(true);
+    expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
+  });
+
+  it('applies records idempotently: a repeated "in" or "add" changes nothing', () => {
+    const store = new DaemonStore(1000);
+    const h = handoffOf(fixture('16-Stop.json'));
+    store.apply({ t: 'in', at: 1, h });
+    store.apply({ t: 'done', id: h.event.id });
+    store.apply({ t: 'in', at: 2, h });
+    expect(store.pendingEvents.size).toBe(0);
+    store.apply({ t: 'add', d: delivery('d1') });
+    store.apply({ t: 'ok', id: 'd1', at: 5 });
+    store.apply({ t: 'add', d: delivery('d1') });
+    expect(store.head('ops')).toBeUndefined();
+    expect(store.recentDelivered.map((d) => d.id)).toEqual(['d1']);
+  });
+
+  it('compaction keeps pending events, pending and dead deliveries, seen ids and threads, in order', async () => {
+    const { root, cleanup } = tempEnv();
+    cleanups.push(cleanup);
+    const file = join(root, 'j.jsonl');
+    const { store, journal } = await replay(file);
+    const commit = async (records: JournalRecord[]) => {
+      records.forEach((r) => store.apply(r));
+      await journal.append(records);
+    };
+    const pending = handoffOf(fixture('04-Notification.json'));
+    const done = handoffOf(fixture('16-Stop.json'));
+    await commit([
+      { t: 'in', at: 1, h: pending },
+      { t: 'in', at: 2, h: done },
+      { t: 'done', id: done.event.id },
+    ]);
+    await commit([
+      { t: 'add', d: delivery('a') },
+      { t: 'add', d: delivery('b') },
+      { t: 'add', d: delivery('c') },
+    ]);
+    await commit([
+      { t: 'ok', id: 'a', at: 3 },
+      { t: 'dead', id: 'c', at: 4, error: 'gone' },
+      { t: 'thread', k: 'ops\u0000s', ts: '1.2' },
+    ]);
+    await journal.rewrite(() => store.snapshot());
+    await commit([{ t: 'add', d: delivery('d') }]);
+    await journal.close();
+    const again = await replay(file);
+    await again.journal.close();
+    expect([...again.store.pendingEvents.keys()]).toEqual([pending.event.id]);
+    expect(again.store.seen.has(done.event.id)).toBe(true);
+    expect(again.store.head('ops')!.id).toBe('b');
+    expect([...again.store.deliveries.values()].map((d) => [d.id, d.state])).toEqual([
+      ['b', 'pending'],
+      ['c', 'dead'],
+      ['d', 'pending'],
+    ]);
+    expect(again.store.deliveredIds.has('a')).toBe(true);
+    expect(again.store.threads.get('ops\u0000s')).toBe('1.2');
+  });
+});

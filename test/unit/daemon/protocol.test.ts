@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { parseRequest } from '../../../src/daemon/protocol.js';
+import { backoffMs } from '../../../src/daemon/outbox.js';
+import { spoolFileName } from '../../../src/daemon/spool.js';
+import { notifySchema } from '../../../src/config/notify-schema.js';
+import { daemonConfigSchema } from '../../../src/config/daemon-schema.js';
+
+const event = { id: 'e1', receivedAt: 1, agent: 'droid', name: 'Stop', payload: { session_id: 's' } };
+
+describe('protocol v1', () => {
+  it('accepts event, ping, status, shutdown and outbox requests', () => {
+    expect(parseRequest(JSON.stringify({ v: 1, type: 'event', event }))).toMatchObject({
+      ok: true,
+      request: { type: 'event', results: [] },
+    });
+    for (const type of ['ping', 'status', 'shutdown'])
+      expect(parseRequest(`{"v":1,"type":"${type}"}`).ok).toBe(true);
+    expect(parseRequest('{"v":1,"type":"outbox","action":"list"}')).toMatchObject({
+      ok: true,
+      request: { state: 'all' },
+    });
+  });
+  it('keeps unknown event and payload fields (the agent adds them over time)', () => {
+    const parsed = parseRequest(
+      JSON.stringify({ v: 1, type: 'event', event: { ...event, future: 1, payload: { new_field: true } } }),
+    );
+    expect(parsed.ok && parsed.request.type === 'event' && parsed.request.event).toMatchObject({
+      future: 1,
+      payload: { new_field: true },
+    });
+  });
+  it('nacks a wrong version, bad JSON, an unknown type and an invalid event clearly', () => {
+    expect(parseRequest(JSON.stringify({ v: 2, type: 'event', event }))).toMatchObject({
+      ok: false,
+      code: 'bad_version',
+      id: 'e1',
+      error: expect.stringContaining('this daemon speaks v1'),
+    });
+    expect(parseRequest('{oops')).toMatchObject({ ok: false, code: 'bad_json' });
+    expect(parseRequest('[1]')).toMatchObject({ ok: false, code: 'bad_request' });
+    expect(parseRequest('{"v":1,"type":"dance"}')).toMatchObject({ ok: false, code: 'unknown_type' });
+    expect(parseRequest('{"v":1,"type":"event","event":{"id":"x"}}')).toMatchObject({
+      ok: false,
+      code: 'invalid',
+      error: expect.stringContaining('event.name'),
+    });
+  });
+});
+
+describe('outbox backoff', () => {
+  it('doubles per attempt with jitter between half and all of the step, capped', () => {
+    expect(backoffMs(1, 1000, 60_000, () => 0)).toBe(500);
+    expect(backoffMs(1, 1000, 60_000, () => 1)).toBe(1000);
+    expect(backoffMs(4, 1000, 60_000, () => 1)).toBe(8000);
+    expect(backoffMs(20, 1000, 60_000, () => 1)).toBe(60_000);
+  });
+});
+
+describe('spool file names', () => {
+  it('sort by time, then id, and never carry path characters', () => {
+    const names = [spoolFileName(20, 'b'), spoolFileName(3, 'z'), spoolFileName(20, 'a')].sort();
+    expect(names).toEqual(['0000000000003-z.json', '0000000000020-a.json', '0000000000020-b.json']);
+    expect(spoolFileName(1, '../../etc')).not.toContain('/');
+  });
+});
+
+describe('config schemas', () => {
+  it('accepts the documented example and rejects an unknown channel in a rule', () => {
+    const ok = notifySchema.safeParse({
+      channels: {
+        desk: { type: 'desktop' },
+        team: { type: 'slack', webhookUrl: '${SLACK_WEBHOOK_URL}' },
+        ops: { type: 'webhook', url: 'https://example.invalid/h' },
+      },
+      rules: [{ on: ['Stop', 'Notification'], channels: ['desk', 'team'] }],
+    });
+    expect(ok.success).toBe(true);
+    const bad = notifySchema.safeParse({ rules: [{ on: 'Stop', channels: ['nowhere'] }] });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues[0]).toMatchObject({
+      path: ['rules', 0, 'channels', 0],
+      message: 'unknown channel "nowhere"',
+    });
+  });
+  it('requires a slack webhook or a bot token with a channel, and bad times of day', () => {
+    expect(notifySchema.safeParse({ channels: { s: { type: 'slack' } } }).success).toBe(false);
+    expect(
+      notifySchema.safeParse({ quietHours: { windows: [{ start: '25:00', end: '07:00' }] } }).success,
+    ).toBe(false);
+  });
+  it('fills every daemon default', () => {
+    expect(daemonConfigSchema.parse({})).toMatchObject({
+      enabled: true,
+      autoStart: true,
+      handoffTimeoutMs: 250,
+      fsync: true,
+    });
+  });
+});
