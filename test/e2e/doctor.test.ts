@@ -107,6 +107,8 @@ describe('hookd doctor (built CLI)', () => {
     expect(results.get('channel:team')!.detail).toContain(
       'SLACK_WEBHOOK_URL (used in notify.channels.team.webhookUrl)',
     );
+    // Every failure says how to fix it.
+    for (const r of results.values()) if (r.status === 'fail') expect(r.fix, r.id).toBeTruthy();
 
     const human = await doctor([], { NO_COLOR: '1' });
     expect(human.code).toBe(1);

@@ -52,8 +52,10 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
         projectDir: resolve(args.project ?? process.cwd()),
         timeoutMs: args.timeout,
         sendTest: args['send-test'],
-        onProgress: ({ done, total, running }) =>
-          progress.update(`hookd doctor: ${done}/${total} checks done; waiting for ${running.join(', ')}`),
+        onProgress: ({ done, total, running }) => {
+          if (running.length > 0)
+            progress.update(`hookd doctor: waiting for ${running.join(', ')} (${done} of ${total} done)`);
+        },
       });
     } finally {
       progress.stop();
