@@ -161,6 +161,12 @@ describe('hookd doctor (built CLI)', () => {
     expect(rejected.stdout).not.toContain('fk-wrong-key-123');
   });
 
+  it('refuses a --timeout that is not a positive number', async () => {
+    const ran = await doctor(['--timeout', '0']);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('--timeout 0 is not a positive number of milliseconds');
+  });
+
   it('has --help with examples', async () => {
     const help = await doctor(['--help']);
     expect(help.code).toBe(0);

@@ -131,6 +131,26 @@ describe('doctor: Slack and webhook channels', () => {
     expect(result.detail).toContain(`test notification failed: webhook ${rx.url} answered HTTP 500: broken`);
   });
 
+  it('checks the channels concurrently: each host answers only once both were asked', async () => {
+    // Run one after the other, the first probe would wait for a request that never comes and time out.
+    const waiting: (() => void)[] = [];
+    const answerWhenBothAsked = (res: { writeHead(s: number): { end(): void } }) => {
+      waiting.push(() => res.writeHead(200).end());
+      if (waiting.length === 2) for (const answer of waiting) answer();
+    };
+    const urls: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const server = createServer((_req, res) => answerWhenBothAsked(res));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      servers.push(server);
+      urls.push(`http://127.0.0.1:${(server.address() as { port: number }).port}/in`);
+    }
+    configure({ a: { type: 'webhook', url: urls[0] }, b: { type: 'webhook', url: urls[1] } });
+    const results = await doctor(h, { timeoutMs: 5000 });
+    expect(check(results, 'channel:a').status).toBe('ok');
+    expect(check(results, 'channel:b').status).toBe('ok');
+  });
+
   it('skips a disabled channel and fails a command channel whose program is missing', async () => {
     configure({
       off: { type: 'webhook', url: 'http://127.0.0.1:9/x', enabled: false },
