@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDaemon, type DaemonHandle } from '../../../src/daemon/daemon.js';
 import { explainEvent } from '../../../src/explain/explain-event.js';
@@ -72,6 +73,14 @@ describe('explain: commands', () => {
     expect(user.ok).toBe(false);
     expect(user.issues[0]!.path).toBe('hooks.Stop[0].hooks[0].timeout');
     expect(x.commands.run).toEqual([]);
+  });
+
+  it('writes nothing: no config cache, no spool, no daemon started', async () => {
+    writeJson(h.env.HOOKD_CONFIG!, { hooks: { Stop: [{ hooks: [cmd(`touch ${h.root}/ran`)] }] } });
+    const before = readdirSync(h.root, { recursive: true }).sort();
+    const x = await explain(payload('Stop'));
+    expect(x.commands.run).toHaveLength(1);
+    expect(readdirSync(h.root, { recursive: true }).sort()).toEqual(before);
   });
 
   it('says when HOOKD=0 turns everything off', async () => {
