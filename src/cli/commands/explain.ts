@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
-import { DROID_EVENTS } from '../../events/names.js';
+import { DROID_EVENTS, isDroidEvent } from '../../events/names.js';
 import { explainEvent } from '../../explain/explain-event.js';
 import { formatExplanation } from '../../explain/format-explain.js';
 import { formatJson, stdoutOut } from '../output.js';
@@ -29,7 +29,8 @@ const EVENT_FLAGS: Record<string, string> = {
 
 /** A target that is a file (or looks like one) is a recorded payload; anything else is an event name. */
 function isPayloadFile(target: string): boolean {
-  return target.endsWith('.json') || target.includes('/') || existsSync(target);
+  if (target.endsWith('.json') || target.includes('/')) return true;
+  return !isDroidEvent(target) && existsSync(target) && statSync(target).isFile();
 }
 
 export const explainCommand: CommandModule<object, ExplainArgs> = {
