@@ -1,25 +1,14 @@
 import type { Argv, CommandModule } from 'yargs';
 import { startDaemonProcess, stopDaemonProcess } from '../../daemon/admin.js';
-import { DaemonRunningError } from '../../daemon/daemon.js';
 import { daemonLogPath } from '../../daemon/logger.js';
 import { CliError } from '../errors.js';
 import { formatJson, stdoutOut } from '../output.js';
 import { formatStatus, statusReport } from './status.js';
 
 async function run(): Promise<void> {
-  const { runDaemonForeground } = await import('../../daemon/run-foreground.js');
-  try {
-    const { handle, done } = await runDaemonForeground(process.env);
-    process.stderr.write(
-      `hookd daemon running (pid ${process.pid}) on ${handle.socketPath}; log: ${daemonLogPath(process.env)}\n`,
-    );
-    await done;
-  } catch (error) {
-    if (error instanceof DaemonRunningError) {
-      throw new CliError(error.message, 1, 'Use `hookd daemon stop` first, or `hookd status` to see it.');
-    }
-    throw error;
-  }
+  const { daemonMain } = await import('../../daemon/main.js');
+  // daemonMain reports its own failure (once); only the exit code is left to set.
+  process.exitCode = await daemonMain(process.env);
 }
 
 const runCommand: CommandModule<object, object> = {
