@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { checkTemplate } from '../daemon/template.js';
 
 /** Every default of notification rules, noise control and channels, in one place. */
 export const NOTIFY_DEFAULTS = {
@@ -189,6 +190,18 @@ export const ruleSchema = z
       .optional()
       .describe('Overrides notify.noise.cooldownMs for this rule.'),
     dedupeWindowMs: z.number().int().min(0).optional().describe('Overrides notify.noise.dedupeWindowMs.'),
+  })
+  .superRefine((rule, ctx) => {
+    for (const key of ['title', 'body'] as const) {
+      for (const problem of checkTemplate(rule[key] ?? '')) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `template: ${problem}`,
+          params: { hint: 'use {{ field.path | filter }}; see docs/daemon.md#templates' },
+        });
+      }
+    }
   })
   .describe('Which events become notifications, where they go, and how they read.');
 

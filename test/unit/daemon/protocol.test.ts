@@ -97,3 +97,16 @@ describe('config schemas', () => {
     });
   });
 });
+
+describe('rule templates in the config', () => {
+  it('are checked when the config is validated', () => {
+    const bad = notifySchema.safeParse({
+      rules: [{ on: 'Stop', channels: ['desktop'], title: '{{ a + b }}', body: '{{x | shout}}' }],
+    });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['rules.0.title', 'template: "a + b" is not a field path (use e.g. session.title)'],
+      ['rules.0.body', expect.stringMatching(/^template: unknown filter "shout"/)],
+    ]);
+  });
+});
