@@ -24,7 +24,9 @@ function eventIdOf(r: Received): string {
 
 async function setup(answer?: Parameters<typeof loopbackServer>[0], daemon: Record<string, unknown> = {}) {
   const temp = tempEnv();
-  if (!process.env.HOOKD_TEST_KEEP) cleanups.push(temp.cleanup);
+  cleanups.push(temp.cleanup);
+  // Whatever daemon holds this test's lock (one the hooks started, too) is killed even when the test fails.
+  cleanups.push(() => killQuietly(readPidFile(daemonFiles(temp.env).lock)));
   const hook = await loopbackServer(answer);
   cleanups.push(hook.close);
   writeConfig(temp.env, {
