@@ -11,7 +11,7 @@ import { BIN, ensureBuilt, exited } from '../integration/daemon/process-helpers.
  * A real desktop notification: Xvfb, a private D-Bus session (dbus-run-session) and dunst as the
  * notification server, with a dunst rule that runs a script for every notification it shows. The hookd
  * daemon (the built CLI) runs inside that session with its default rules and the desktop channel.
- * Debian packages: xvfb dunst libnotify-bin dbus (dbus-run-session), dbus-x11 for dunstctl.
+ * Debian packages: xvfb dunst libnotify-bin dbus (dbus-run-session comes with dbus-daemon).
  */
 const NEEDED = ['Xvfb', 'dunst', 'dbus-run-session', 'notify-send'];
 const missing = NEEDED.filter((bin) => !findOnPath(bin, process.env.PATH));
@@ -27,7 +27,7 @@ describe.skipIf(missing.length > 0 && !inCI)(
     beforeAll(async () => {
       if (missing.length > 0)
         throw new Error(
-          `CI needs ${missing.join(', ')} (apt-get install xvfb dunst libnotify-bin dbus dbus-x11)`,
+          `CI needs ${missing.join(', ')} (apt-get install xvfb dunst libnotify-bin dbus)`,
         );
       ensureBuilt();
       temp = tempEnv();
