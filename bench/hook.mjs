@@ -17,8 +17,10 @@ const BIN = join(ROOT, 'dist', 'hookd.cjs');
 const payload = readFileSync(join(ROOT, '..', 'shared', 'fixtures', 'droid-0.225.2', 'jsonrpc', '16-Stop.json'));
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookd-bench-'));
+// A clean environment: variables such as NODE_EXTRA_CA_CERTS (set on some machines) slow every Node start
+// by tens of ms and would hide hookd's own cost in the ratio.
 const env = {
-  ...process.env,
+  PATH: process.env.PATH,
   HOME: tmp,
   HOOKD_CONFIG: join(tmp, 'config.json'),
   HOOKD_STATE_DIR: join(tmp, 'state'),

@@ -26,10 +26,9 @@ rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist');
 const entries = [
   ['src/bin/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: {} }],
-  // The hook starts once per agent event: a smaller file parses faster. Identifiers are kept, so stack
-  // traces in the log stay readable.
-  ['src/bin/hook.ts', 'dist/hook.cjs', { minifyWhitespace: true, minifySyntax: true }],
-  ['src/bin/validate.ts', 'dist/validate.cjs', {}],
+  // The hook starts once per agent event: a smaller file parses faster. It needs no import.meta shim.
+  ['src/bin/hook.ts', 'dist/hook.cjs', { minify: true, banner: {}, define: {} }],
+  ['src/bin/validate.ts', 'dist/validate.cjs', { banner: {}, define: {} }],
   ['src/bin/cli.ts', 'dist/cli.cjs', {}],
 ];
 if (existsSync('src/daemon/client.ts')) entries.push(['src/daemon/client.ts', 'dist/client.cjs', {}]);

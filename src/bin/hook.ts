@@ -35,8 +35,8 @@ export async function hookMain(binPath: string): Promise<void> {
     // HOOKD_HOOKS_DIR lets configs point at the example commands shipped in hooks/.
     env: { HOOKD_HOOKS_DIR: join(dirname(binPath), '..', 'hooks'), ...process.env },
     cwd: process.cwd(),
-    // A stream, not fs.read on fd 0: a read blocked in libuv's thread pool would hold process.exit
-    // when an agent never closes stdin.
+    // A stream: the agents give hooks a socket on stdin, and a blocking read in libuv's thread pool would
+    // hold process.exit when an agent never closes it.
     readInput: (limits) => readStdin(process.stdin, limits),
     writeStdout: (text) => writeAll(1, text),
     writeStderr: (text) => writeAll(2, text),

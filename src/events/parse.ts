@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { newEventId } from '../util/fast.js';
 import type { AgentKind, HookEvent, HookPayload } from './types.js';
 
@@ -25,13 +26,7 @@ export function detectAgent(payload: HookPayload, env: Env): AgentKind {
 
 /** True when the bytes are not text: a NUL byte or invalid UTF-8. */
 function looksBinary(bytes: Buffer): boolean {
-  if (bytes.includes(0)) return true;
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return false;
-  } catch {
-    return true;
-  }
+  return bytes.includes(0) || !isUtf8(bytes);
 }
 
 /**

@@ -70,3 +70,4 @@ export function readStdin(
     stream.resume();
   });
 }
+

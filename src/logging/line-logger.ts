@@ -39,8 +39,13 @@ export function createLineLogger(
   const open = () => {
     if (fd !== undefined || failed) return;
     try {
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-      fd = openSync(file, 'a', 0o600);
+      try {
+        fd = openSync(file, 'a', 0o600);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+        fd = openSync(file, 'a', 0o600);
+      }
       if (fstatSync(fd).size > (options.maxBytes ?? 20 * 1024 * 1024)) {
         closeSync(fd);
         renameSync(file, `${file}.1`);

@@ -8,7 +8,11 @@ export function makeTempDir(prefix = 'hkd-'): { dir: string; cleanup: () => void
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** An isolated hookd environment: config, state, data and runtime dirs all inside one temp dir. */
+/**
+ * An isolated hookd environment: config, state, data and runtime dirs all inside one temp dir. The hook's
+ * hand-off to the daemon is off (HOOKD_DAEMON=0) unless a test turns it on, so no test leaves a daemon
+ * started in the background behind; tests of the daemon start and kill their own.
+ */
 export function isolatedEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('HOOKD')) env[k] = v;
@@ -23,6 +27,7 @@ export function isolatedEnv(dir: string, extra: Record<string, string> = {}): Re
     XDG_DATA_HOME: join(dir, 'home', '.local', 'share'),
     XDG_RUNTIME_DIR: join(dir, 'run'),
     HOOKD_CONFIG: join(dir, 'config.json'),
+    HOOKD_DAEMON: '0',
     ...extra,
   };
 }
