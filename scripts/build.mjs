@@ -3,6 +3,7 @@
 //   dist/hook.cjs     `hookd hook`, the agent's per-event command: Node built-ins only
 //   dist/validate.cjs zod config validation, loaded by the hook only when the config changed
 //   dist/client.cjs   the daemon hand-off client, loaded by the hook after its commands ran
+//   dist/daemon.cjs   `hookd daemon run` alone (pino, zod, chokidar; no yargs): a smaller idle daemon
 //   dist/cli.cjs      every other command (yargs, pino, zod, chokidar...)
 // node-notifier stays external: it ships vendored binaries found relative to its own files.
 import { build } from 'esbuild';
@@ -19,7 +20,7 @@ const common = {
   // ESM packages (yargs) read import.meta.url, which a CJS bundle lacks: give them this file's URL.
   banner: { js: "const __hookd_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
   define: { 'import.meta.url': '__hookd_import_meta_url' },
-  external: ['node-notifier', './validate.cjs', './client.cjs', './hook.cjs', './cli.cjs'],
+  external: ['node-notifier', './validate.cjs', './client.cjs', './hook.cjs', './cli.cjs', './daemon.cjs'],
 };
 
 rmSync('dist', { recursive: true, force: true });
@@ -30,6 +31,7 @@ const entries = [
   ['src/bin/hook.ts', 'dist/hook.cjs', { minify: true, banner: {}, define: {} }],
   ['src/bin/validate.ts', 'dist/validate.cjs', { banner: {}, define: {} }],
   ['src/bin/cli.ts', 'dist/cli.cjs', {}],
+  ['src/bin/daemon.ts', 'dist/daemon.cjs', {}],
 ];
 if (existsSync('src/daemon/client.ts')) entries.push(['src/daemon/client.ts', 'dist/client.cjs', {}]);
 await Promise.all(

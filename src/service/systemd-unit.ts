@@ -56,6 +56,8 @@ export function renderSystemdUnit(spec: ServiceSpec): string {
     'Type=simple',
     `ExecStart=${exec}`,
     'Restart=on-failure',
+    // A daemon started by a hook before the service: `daemon run` exits 10 and systemd does not retry.
+    'RestartPreventExitStatus=10',
     'RestartSec=2',
     ...environment,
     '',

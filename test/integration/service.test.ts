@@ -65,6 +65,7 @@ describe('installService on linux', () => {
     const unit = await readFile(unitPath(), 'utf8');
     expect(unit).toContain('\nExecStart=/usr/bin/node "/opt/hookd app/dist/hookd.cjs" daemon run\n');
     expect(unit).toContain('\nRestart=on-failure\n');
+    expect(unit).toContain('\nRestartPreventExitStatus=10\n');
     expect(unit).toContain(`\nEnvironment=PATH=${bin}\n`);
     expect(unit).toContain('\nEnvironment=DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus\n');
     expect(unit).toContain('\n[Install]\nWantedBy=default.target\n');

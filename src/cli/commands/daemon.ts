@@ -1,3 +1,4 @@
+import { installServiceCommand, uninstallServiceCommand } from './service.js';
 import type { Argv, CommandModule } from 'yargs';
 import { startDaemonProcess, stopDaemonProcess } from '../../daemon/admin.js';
 import { daemonLogPath } from '../../daemon/logger.js';
@@ -73,16 +74,19 @@ const daemonStatusCommand: CommandModule<object, { json: boolean }> = {
 
 export const daemonCommand: CommandModule<object, object> = {
   command: 'daemon',
-  describe: 'Run, start, stop or inspect the notification daemon',
+  describe: 'Run, start, stop or inspect the notification daemon; install it as a login service',
   builder: (y: Argv<object>) =>
     y
       .command(runCommand)
       .command(startCommand)
       .command(stopCommand)
       .command(daemonStatusCommand)
-      .demandCommand(1, 'Name an action: run, start, stop or status.')
+      .command(installServiceCommand)
+      .command(uninstallServiceCommand)
+      .demandCommand(1, 'Name an action: run, start, stop, status, install-service or uninstall-service.')
       .example('hookd daemon start', 'Start it in the background (hooks also do this on their own)')
       .example('hookd daemon run', 'Run it in the foreground, e.g. under systemd --user')
-      .example('hookd daemon stop', 'Stop it; pending deliveries wait for the next start'),
+      .example('hookd daemon stop', 'Stop it; pending deliveries wait for the next start')
+      .example('hookd daemon install-service', 'Start it at login (systemd user unit or launchd agent)'),
   handler: () => {},
 };

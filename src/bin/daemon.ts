@@ -1,0 +1,6 @@
+import { daemonMain } from '../daemon/main.js';
+
+/** Entry of dist/daemon.cjs: `hookd daemon run` without the rest of the CLI. */
+export async function daemonBinMain(): Promise<void> {
+  process.exitCode = await daemonMain(process.env);
+}
