@@ -8,8 +8,12 @@ export const DAEMON_DEFAULTS = {
   autoStart: true,
   /** How long `hookd hook` waits for the daemon's acknowledgement before spooling the event. */
   handoffTimeoutMs: 250,
-  /** fsync the journal before acknowledging an event (survives power loss, not only a killed process). */
-  fsync: true,
+  /**
+   * fsync the journal before acknowledging an event. Off by default: a written event survives a killed
+   * daemon (kill -9) either way, since the kernel holds it; fsync adds power-loss safety for ~7 ms per
+   * event on the agent's critical path.
+   */
+  fsync: false,
   /** A delivery still failing after this long is dead-lettered with its last error. */
   outboxMaxAgeMs: 24 * 60 * 60 * 1000,
   /** First retry delay; doubles each attempt (with jitter) up to retryMaxMs. */
@@ -46,7 +50,7 @@ export const daemonConfigSchema = z
     fsync: z
       .boolean()
       .default(DAEMON_DEFAULTS.fsync)
-      .describe('fsync the journal before acknowledging (set false to trade power-loss safety for speed).'),
+      .describe('fsync the journal before acknowledging: survives power loss too, at ~7 ms per event (a killed daemon loses nothing either way).'),
     outboxMaxAgeMs: z
       .number()
       .int()

@@ -93,7 +93,7 @@ describe('config schemas', () => {
       enabled: true,
       autoStart: true,
       handoffTimeoutMs: 250,
-      fsync: true,
+      fsync: false,
     });
   });
 });
