@@ -32,6 +32,10 @@ export function buildCli(argv: string[]): Argv {
     .recommendCommands()
     .demandCommand(1, 'Name a command; `hookd --help` lists them.')
     .wrap(Math.min(110, process.stdout.columns || 100))
+    .example('hookd demo', 'See hookd work on a real recorded session, offline')
+    .example('hookd install && hookd doctor', 'Wire hookd into Droid and check the setup')
+    .example('hookd emit PreToolUse --tool Execute --command "rm -rf /"', 'Try your hooks without the agent')
+    .example('hookd completion >> ~/.bashrc', 'Tab completion for bash (zsh: >> ~/.zshrc)')
     .epilogue('Docs: README.md. Every command takes --help with examples.')
     .fail((message, error) => {
       if (error) throw error;

@@ -15,6 +15,13 @@ async function run(): Promise<void> {
 const runCommand: CommandModule<object, object> = {
   command: 'run',
   describe: 'Run the daemon in the foreground (SIGTERM or Ctrl-C stops it cleanly)',
+  builder: (a) =>
+    a
+      .example(
+        'hookd daemon run',
+        'Run it in this terminal; its log is in $XDG_STATE_HOME/hookd/logs/daemon.log',
+      )
+      .epilogue('Exits 10 when another daemon of this user already runs.'),
   handler: run,
 };
 
@@ -22,7 +29,9 @@ const startCommand: CommandModule<object, { timeout: number }> = {
   command: 'start',
   describe: 'Start the daemon in the background and wait until it answers',
   builder: (a) =>
-    a.option('timeout', { type: 'number', default: 10_000, describe: 'Milliseconds to wait for it' }),
+    a
+      .option('timeout', { type: 'number', default: 10_000, describe: 'Milliseconds to wait for it' })
+      .example('hookd daemon start', 'Start it detached; a running daemon is left alone'),
   handler: async (args) => {
     const argv = [process.execPath, process.argv[1]!, 'daemon', 'run'];
     try {
@@ -44,7 +53,12 @@ const stopCommand: CommandModule<object, { timeout: number }> = {
   command: 'stop',
   describe: 'Stop the daemon: it finishes the deliveries in flight and keeps the rest for the next start',
   builder: (a) =>
-    a.option('timeout', { type: 'number', default: 15_000, describe: 'Milliseconds to wait for it to exit' }),
+    a
+      .option('timeout', { type: 'number', default: 15_000, describe: 'Milliseconds to wait for it to exit' })
+      .example(
+        'hookd daemon stop',
+        'Stop it; undelivered notifications wait in the outbox for the next start',
+      ),
   handler: async (args) => {
     try {
       const { pid, wasRunning } = await stopDaemonProcess(process.env, args.timeout);
@@ -64,7 +78,10 @@ const stopCommand: CommandModule<object, { timeout: number }> = {
 const daemonStatusCommand: CommandModule<object, { json: boolean }> = {
   command: 'status',
   describe: 'Same as `hookd status`',
-  builder: (a) => a.option('json', { type: 'boolean', default: false, describe: 'Print the status as JSON' }),
+  builder: (a) =>
+    a
+      .option('json', { type: 'boolean', default: false, describe: 'Print the status as JSON' })
+      .example('hookd daemon status --json', 'The same report as `hookd status --json`'),
   handler: async (args) => {
     const out = stdoutOut();
     const report = await statusReport(process.env);
