@@ -6,6 +6,7 @@ import { createDesktopChannel, type DesktopOptions } from './desktop.js';
 import { createSlackChannel } from './slack.js';
 import { createWebhookChannel } from './webhook.js';
 import { createCommandChannel } from './command.js';
+import { createConsoleChannel, type ConsoleOptions } from './console.js';
 import type { FetchLike } from './http.js';
 
 export interface BuildChannelsOptions {
@@ -13,6 +14,8 @@ export interface BuildChannelsOptions {
   env: Record<string, string | undefined>;
   fetch?: FetchLike;
   desktop?: DesktopOptions;
+  /** Where console channels write (default process.stdout). */
+  console?: ConsoleOptions;
   /** Replace a channel by name (tests, `hookd demo`). */
   overrides?: Record<string, Channel>;
 }
@@ -46,6 +49,8 @@ function buildOne(name: string, config: ChannelConfig, options: BuildChannelsOpt
       return createWebhookChannel(name, value, options.fetch ? { fetch: options.fetch } : {});
     case 'command':
       return createCommandChannel(name, value, { env: options.env });
+    case 'console':
+      return createConsoleChannel(name, value, { env: options.env, ...options.console });
   }
 }
 

@@ -26,7 +26,7 @@ export interface ChannelHealth {
 /** One delivery channel. Implementations never throw from send(); they return a DeliveryResult. */
 export interface Channel {
   name: string;
-  type: 'desktop' | 'slack' | 'webhook' | 'command';
+  type: 'desktop' | 'slack' | 'webhook' | 'command' | 'console';
   /** A safe one-line description (type and host only, never a URL path or a token). */
   describe(): string;
   send(notification: RenderedNotification, context: DeliveryContext): Promise<DeliveryResult>;

@@ -134,11 +134,21 @@ export const commandChannelSchema = z
   })
   .describe('Pipes the rendered notification as JSON to a command. Exit 0 = delivered, 75 = retry later.');
 
+export const consoleChannelSchema = z
+  .strictObject({
+    type: z.literal('console'),
+    ...channelCommon,
+  })
+  .describe(
+    "Prints each notification as a readable block on the daemon's standard output (`hookd daemon run` in a terminal, `hookd demo`).",
+  );
+
 export const channelSchema = z.discriminatedUnion('type', [
   desktopChannelSchema,
   slackChannelSchema,
   webhookChannelSchema,
   commandChannelSchema,
+  consoleChannelSchema,
 ]);
 
 export const ruleSchema = z
@@ -276,6 +286,7 @@ export type DesktopChannelConfig = z.infer<typeof desktopChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
 export type WebhookChannelConfig = z.infer<typeof webhookChannelSchema>;
 export type CommandChannelConfig = z.infer<typeof commandChannelSchema>;
+export type ConsoleChannelConfig = z.infer<typeof consoleChannelSchema>;
 export type QuietHours = z.infer<typeof quietHoursSchema>;
 export type NoiseConfig = z.infer<typeof noiseSchema>;
 
