@@ -13,6 +13,7 @@ import { simulatorCommand } from './simulator.js';
 import { sessionsCommand } from './sessions.js';
 import { doctorCommand } from './doctor.js';
 import { explainCommand } from './explain.js';
+import { demoCommand } from './demo.js';
 
 // Every `hookd` command, declared as data. Each module turns argv into options and calls one domain function.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -35,4 +36,5 @@ export const commands: CommandModule<any, any>[] = [
   statusCommand,
   doctorCommand,
   explainCommand,
+  demoCommand,
 ];
