@@ -90,7 +90,7 @@ function commandText(c: DemoCommand, out: Pick<Out, 'color'>): string {
 export function formatDemoEvent(e: DemoEventResult, out: Pick<Out, 'color'>): string {
   const label = `${e.subagent ? '↳ ' : ''}${e.name}${e.tool ? ` ${e.tool}` : ''}`;
   const detail = e.detail ?? '';
-  const head = `${paint(out, 'gray', String(e.index).padStart(2, '0'))} ${paint(out, 'bold', label)} ${paint(out, 'gray', detail)}`;
+  const head = `${paint(out, 'gray', String(e.index).padStart(2, '0'))} ${paint(out, 'bold', label)} ${detail ? paint(out, 'gray', detail) : ''}`;
   const pad = ' '.repeat(Math.max(1, 46 - label.length - detail.length));
   const commands =
     e.commands.length > 0
