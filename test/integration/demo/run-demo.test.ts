@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runDemo } from '../../../src/demo/run-demo.js';
 import { createDaemonWiring } from '../../../src/daemon/run-foreground.js';
 import { createDaemonLogger } from '../../../src/daemon/logger.js';
+import { startSimulator } from '../../../src/platform/simulator/index.js';
 import { MAIN, SUB, useTempDirs } from './helpers.js';
 
 
@@ -154,6 +155,41 @@ describe('createDaemonWiring: the platform API only with a key', () => {
     );
     expect([off.usesApi, off.tagsOnPlatform]).toEqual([false, true]);
     await off.close();
+  });
+
+  it('fetches a final message the local store lacks from the API; one the platform lacks is no failure', async () => {
+    const { dir, env, logger } = setup();
+    const sim = await startSimulator({ seed: 'wiring' });
+    try {
+      const [known] = [...sim.state.sessions.values()];
+      const message = known!.messages.at(-1) as { id: string; content: { text: string }[] };
+      const wiring = await createDaemonWiring(
+        { ...env, HOOKD_API_KEY: sim.keys.owner, HOOKD_API_URL: sim.baseUrl, HOOKD_APP_URL: sim.appUrl },
+        {},
+        { logger },
+      );
+      const stop = (sessionId: string, messageId: string) =>
+        wiring.enrich({
+          id: `e-${sessionId}`,
+          receivedAt: Date.now(),
+          agent: 'droid',
+          name: 'Stop',
+          sessionId,
+          cwd: dir,
+          transcriptPath: join(dir, 'missing', `${sessionId}.jsonl`),
+          payload: { hook_event_name: 'Stop', session_id: sessionId, message_id: messageId },
+        });
+      const found = await stop(known!.sessionId, message.id);
+      expect(found.lastMessage).toBe(message.content[0]!.text);
+      expect(found.sources).toContain('api:message');
+      const unknown = await stop('sess_not_on_the_platform', 'msg_1');
+      expect(unknown.lastMessage).toBeUndefined();
+      expect((unknown.warnings as string[]).filter((w) => w.startsWith('api:'))).toEqual([]);
+      expect(sim.requests.map((r) => r.status)).toEqual([200, 404]);
+      await wiring.close();
+    } finally {
+      await sim.close();
+    }
   });
 
   it('logs an unusable key file and goes on with local data only', async () => {
