@@ -14,7 +14,9 @@ import { build } from 'esbuild';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(process.argv[2] ?? 40);
 const BIN = join(ROOT, 'dist', 'hookd.cjs');
-const payload = readFileSync(join(ROOT, '..', 'shared', 'fixtures', 'droid-0.225.2', 'jsonrpc', '16-Stop.json'));
+const payload = readFileSync(
+  join(ROOT, '..', 'shared', 'fixtures', 'droid-0.225.2', 'jsonrpc', '16-Stop.json'),
+);
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookd-bench-'));
 // A clean environment: variables such as NODE_EXTRA_CA_CERTS (set on some machines) slow every Node start
@@ -29,7 +31,9 @@ const env = {
 // A realistic config: hooks exist, but none for Stop.
 writeFileSync(
   env.HOOKD_CONFIG,
-  JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Edit|Create', hooks: [{ type: 'command', command: 'true' }] }] } }),
+  JSON.stringify({
+    hooks: { PostToolUse: [{ matcher: 'Edit|Create', hooks: [{ type: 'command', command: 'true' }] }] },
+  }),
 );
 
 function timeSpawn(cmd, args, input) {

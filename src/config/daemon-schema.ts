@@ -50,7 +50,9 @@ export const daemonConfigSchema = z
     fsync: z
       .boolean()
       .default(DAEMON_DEFAULTS.fsync)
-      .describe('fsync the journal before acknowledging: survives power loss too, at ~7 ms per event (a killed daemon loses nothing either way).'),
+      .describe(
+        'fsync the journal before acknowledging: survives power loss too, at ~7 ms per event (a killed daemon loses nothing either way).',
+      ),
     outboxMaxAgeMs: z
       .number()
       .int()

@@ -70,4 +70,3 @@ export function readStdin(
     stream.resume();
   });
 }
-

@@ -26,9 +26,7 @@ describe.skipIf(missing.length > 0 && !inCI)(
 
     beforeAll(async () => {
       if (missing.length > 0)
-        throw new Error(
-          `CI needs ${missing.join(', ')} (apt-get install xvfb dunst libnotify-bin dbus)`,
-        );
+        throw new Error(`CI needs ${missing.join(', ')} (apt-get install xvfb dunst libnotify-bin dbus)`);
       ensureBuilt();
       temp = tempEnv();
       const root = temp.root;

@@ -6,7 +6,7 @@ import { loadConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
 import { formatIssues } from '../../config/issues.js';
 import { configJsonSchema, validateConfigText } from '../../config/validate.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT } from '../errors.js';
 import { formatJson, paint, stdoutOut } from '../output.js';
 
 interface ConfigArgs {

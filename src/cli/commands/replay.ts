@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { readInputFile } from '../read-input.js';
 import { processEvent } from '../../hook/process-event.js';
-import { CliError, EXIT, UsageError } from '../errors.js';
+import { CliError, EXIT } from '../errors.js';
 import { cliProcessIO } from '../hook-io.js';
 import { paint, stdoutOut } from '../output.js';
 import { formatReport, reportJson } from '../report.js';
