@@ -9,7 +9,14 @@ import type { DesktopOptions } from '../channels/desktop.js';
 import { buildChannels } from '../channels/build-channels.js';
 import { ConfigStore, type ConfigState } from './config-store.js';
 import { createDaemonLogger } from './logger.js';
-import { acquireLock, daemonFiles, ensurePrivateDir, forceBreakLock, lockAgeMs } from './runtime-files.js';
+import {
+  acquireLock,
+  daemonFiles,
+  ensurePrivateDir,
+  forceBreakLock,
+  lockAgeMs,
+  readPidFile,
+} from './runtime-files.js';
 import { Journal } from './journal.js';
 import { DaemonStore, type Delivery, type JournalRecord } from './store.js';
 import { Outbox, type ChannelStats } from './outbox.js';
@@ -115,6 +122,15 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   const startedAt = now();
   const files = daemonFiles(env);
   ensurePrivateDir(files.dir);
+  // A daemon answering on the socket runs, whatever the lock says: from another PID namespace (a hook
+  // of a sandboxed agent) its pid is invisible, and the lock would look stale and be taken over.
+  if (existsSync(files.socket)) {
+    const ping = await requestDaemon({ v: PROTOCOL_VERSION, type: 'ping' }, { env, timeoutMs: 1000 });
+    if (ping.ok && ping.reply.ok === true)
+      throw new DaemonRunningError(
+        typeof ping.reply.pid === 'number' ? ping.reply.pid : (readPidFile(files.lock) ?? 0),
+      );
+  }
   let lock = acquireLock(files.lock);
   if (!lock.acquired) {
     // The pid is alive. A daemon answers on its socket; a lock that old without one is a reused pid.
