@@ -29,6 +29,11 @@ export interface Channel {
   type: 'desktop' | 'slack' | 'webhook' | 'command' | 'console';
   /** A safe one-line description (type and host only, never a URL path or a token). */
   describe(): string;
+  /**
+   * True when what it sends leaves the machine: the outbox passes every notification through the
+   * redactor first. Default: true for slack and webhook, false otherwise.
+   */
+  remote?: boolean;
   send(notification: RenderedNotification, context: DeliveryContext): Promise<DeliveryResult>;
   health(): ChannelHealth;
 }

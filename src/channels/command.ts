@@ -30,6 +30,7 @@ export function createCommandChannel(
   return {
     name,
     type: 'command',
+    remote: config.remote,
     describe: () => `command ${label}`,
     health: () => ({ ok: true, problems: [] }),
     send(notification: RenderedNotification, context: DeliveryContext): Promise<DeliveryResult> {

@@ -21,8 +21,6 @@ export const DAEMON_DEFAULTS = {
   retryMaxMs: 5 * 60 * 1000,
   /** How often the spool directory is scanned for events written while the daemon was down. */
   spoolScanIntervalMs: 2000,
-  /** Time budget for enriching one event (session title, last message...). */
-  enrichBudgetMs: 300,
   /** Event ids remembered for deduplication of hand-offs (idempotency keys). */
   seenIdsMax: 100_000,
   /** The journal is compacted when it grows past this many bytes. */
@@ -77,13 +75,6 @@ export const daemonConfigSchema = z
       .min(50)
       .default(DAEMON_DEFAULTS.spoolScanIntervalMs)
       .describe('How often the daemon looks for spooled events, in milliseconds.'),
-    enrichBudgetMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(10_000)
-      .default(DAEMON_DEFAULTS.enrichBudgetMs)
-      .describe('Time budget for enriching one event, in milliseconds.'),
     seenIdsMax: z
       .number()
       .int()

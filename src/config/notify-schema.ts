@@ -131,6 +131,10 @@ export const commandChannelSchema = z
         'An argv array (run directly) or a string (run with sh -c); gets the notification JSON on stdin.',
       ),
     env: z.record(z.string(), z.string()).default({}).describe('Extra environment; values may use ${VAR}.'),
+    remote: z
+      .boolean()
+      .default(false)
+      .describe('True when the command sends the notification off this machine: it is redacted first.'),
   })
   .describe('Pipes the rendered notification as JSON to a command. Exit 0 = delivered, 75 = retry later.');
 

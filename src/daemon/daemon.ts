@@ -29,6 +29,7 @@ import { eventRequestSchema, type DaemonRequest, type OutboxRequest } from './pr
 import { listSpool, quarantineSpoolFile, readSpoolFile, removeSpoolFile } from './spool.js';
 import type { DefaultText, RenderedNotification, Urgency } from './notification.js';
 import { PROTOCOL_VERSION, requestDaemon } from './client.js';
+import { ENRICH_DEFAULTS } from '../config/enrich-schema.js';
 
 /** A lock held by a live pid that does not answer on the socket for this long is taken over. */
 const STALE_LOCK_MS = 30_000;
@@ -43,8 +44,12 @@ export interface StartDaemonOptions {
   channels?: Record<string, Channel>;
   fetch?: FetchLike;
   desktop?: DesktopOptions;
-  /** Enrichment of an event (session title, last message...); runs within daemon.enrichBudgetMs. */
+  /** Enrichment of an event (session title, last message...); the enricher keeps its own budget. */
   enrich?: (event: HookEvent) => Promise<Record<string, unknown>>;
+  /** A safety net around `enrich` (default: enrich.budgetMs + 250 ms). */
+  enrichBudgetMs?: number;
+  /** Redact absolute home paths too in what remote channels send (enrich.redactHomePaths). */
+  redactHomePaths?: boolean;
   /** Wording for rules without their own title/body. */
   defaultText?: DefaultText;
   /** Called once per event, in order, before rules (the session ledger). Errors are logged, not fatal. */
@@ -218,6 +223,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       channels: () => channels,
       now,
       logger: log,
+      redaction: { homePaths: options.redactHomePaths ?? false, home: env.HOME },
       retry: () => ({
         baseMs: config.state.daemon.retryBaseMs,
         maxMs: config.state.daemon.retryMaxMs,
@@ -303,7 +309,11 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         return await Promise.race([
           options.enrich(event),
           new Promise<Record<string, unknown>>(
-            (resolve) => (timer = setTimeout(() => resolve({}), config.state.daemon.enrichBudgetMs)),
+            (resolve) =>
+              (timer = setTimeout(
+                () => resolve({}),
+                options.enrichBudgetMs ?? ENRICH_DEFAULTS.budgetMs + 250,
+              )),
           ),
         ]);
       } catch (error) {

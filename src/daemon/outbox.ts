@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Channel, DeliveryResult, ThreadStore } from '../channels/channel.js';
 import { redactText } from '../logging/redact.js';
 import type { DaemonStore, Delivery, JournalRecord } from './store.js';
+import { isRemoteChannel, redactNotification } from './redact-notification.js';
 
 export interface OutboxOptions {
   store: DaemonStore;
@@ -12,6 +13,8 @@ export interface OutboxOptions {
   now: () => number;
   logger: Logger;
   random?: () => number;
+  /** Redaction of notifications sent by remote channels: home paths too? (enrich.redactHomePaths). */
+  redaction?: { homePaths: boolean; home?: string | undefined };
 }
 
 export interface ChannelStats {
@@ -133,7 +136,10 @@ export class Outbox {
       };
     } else {
       try {
-        result = await channel.send(delivery.notification, {
+        const outgoing = isRemoteChannel(channel)
+          ? redactNotification(delivery.notification, this.options.redaction)
+          : delivery.notification;
+        result = await channel.send(outgoing, {
           deliveryId: delivery.id,
           attempt: attempts,
           threads: this.threads,

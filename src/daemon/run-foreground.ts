@@ -53,6 +53,11 @@ export interface DaemonWiring {
   close(): Promise<void>;
   /** Stops the idle sweep without saving (the daemon did not start: another one owns the files). */
   discard(): void;
+  /** Everything above that startDaemon takes, plus the enrichment budget and home-path redaction. */
+  startOptions: Pick<
+    StartDaemonOptions,
+    'enrich' | 'defaultText' | 'onEvent' | 'enrichBudgetMs' | 'redactHomePaths'
+  >;
 }
 
 /** A platform client when an API key is configured; a broken key file is logged, never fatal. */
@@ -109,14 +114,17 @@ export async function createDaemonWiring(
   options: DaemonWiringOptions,
 ): Promise<DaemonWiring> {
   const { logger } = options;
-  const budgetMs = daemonSettings(config.daemon).enrichBudgetMs;
   const ledgerSettings = ledgerConfigSchema.parse(config.ledger ?? {});
   const enrichSettings = enrichConfigSchema.parse(config.enrich ?? {});
   const client = await platformClientFor(env, config, logger, options.fetch);
   const usesApi = client !== undefined && enrichApiEnabled(enrichSettings, true);
 
   const enricher = createEnricher({
-    budgetMs,
+    budgetMs: enrichSettings.budgetMs,
+    maxReadBytes: enrichSettings.maxReadBytes,
+    excerptChars: enrichSettings.excerptChars,
+    gitBranch: enrichSettings.gitBranch,
+    ...(enrichSettings.factoryHome ? { factoryHome: enrichSettings.factoryHome } : {}),
     warn: (message) => logger.warn({ source: 'enrich' }, message),
     ...(client && usesApi ? { fetchMessage: messageFetcher(client) } : {}),
   });
@@ -150,11 +158,31 @@ export async function createDaemonWiring(
   const ledgerTracker = tracker;
   const sweep = ledgerTracker ? setInterval(() => void ledgerTracker.sweepIdle(), 60_000) : undefined;
 
+  const enrich = async (event: HookEvent): Promise<Record<string, unknown>> => {
+    if (!enrichSettings.enabled) return {};
+    const enrichment = await enricher.enrich(event);
+    // A finished session's cache is dropped a little later, once its last notifications went out.
+    if (event.name === 'SessionEnd' && event.sessionId) {
+      const id = event.sessionId;
+      setTimeout(() => enricher.forget(id), 60_000).unref();
+    }
+    return enrichment as unknown as Record<string, unknown>;
+  };
+  const defaultText: DefaultText = (event, enrichment) =>
+    enrichment.session ? defaultNotificationText(event, enrichment as unknown as Enrichment) : undefined;
+  const onEvent = ledgerTracker ? (handoff: EventHandoff) => ledgerTracker.onEvent(handoff) : undefined;
   return {
-    enrich: async (event: HookEvent) => (await enricher.enrich(event)) as unknown as Record<string, unknown>,
-    defaultText: (event, enrichment) =>
-      enrichment.session ? defaultNotificationText(event, enrichment as unknown as Enrichment) : undefined,
-    ...(ledgerTracker ? { onEvent: (handoff: EventHandoff) => ledgerTracker.onEvent(handoff) } : {}),
+    enrich,
+    defaultText,
+    ...(onEvent ? { onEvent } : {}),
+    startOptions: {
+      enrich,
+      defaultText,
+      ...(onEvent ? { onEvent } : {}),
+      // The enricher keeps its own budget; the daemon's timer is only a safety net behind it.
+      enrichBudgetMs: enrichSettings.budgetMs + 250,
+      redactHomePaths: enrichSettings.redactHomePaths,
+    },
     usesApi,
     tagsOnPlatform,
     close: async () => {
@@ -185,9 +213,7 @@ export async function runDaemonForeground(
     handle = await startDaemon({
       env,
       logger,
-      enrich: wiring.enrich,
-      defaultText: wiring.defaultText,
-      ...(wiring.onEvent ? { onEvent: wiring.onEvent } : {}),
+      ...wiring.startOptions,
       ...extra,
     });
   } catch (error) {

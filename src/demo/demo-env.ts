@@ -151,8 +151,8 @@ export function demoConfig(): Record<string, unknown> {
       // Sub-agent bursts are still coalesced, with a short window so the demo need not wait 3 s.
       noise: { coalesceWindowMs: 300 },
     },
-    daemon: { autoStart: false, fsync: false, handoffTimeoutMs: 2000, enrichBudgetMs: 3000 },
-    enrich: { api: true },
+    daemon: { autoStart: false, fsync: false, handoffTimeoutMs: 2000 },
+    enrich: { api: true, budgetMs: 3000 },
     ledger: { enabled: true, tagOnPlatform: true },
   };
 }

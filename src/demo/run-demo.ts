@@ -276,9 +276,7 @@ export async function runDemo(options: RunDemoOptions = {}): Promise<DemoSummary
       logger,
       watchConfig: false,
       channels: { console: recordingConsole(out, notifications) },
-      enrich: wiring.enrich,
-      defaultText: wiring.defaultText,
-      ...(wiring.onEvent ? { onEvent: wiring.onEvent } : {}),
+      ...wiring.startOptions,
     });
     const daemon = handle;
 
