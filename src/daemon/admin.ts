@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { spoolDir, stateDir, type Env } from '../paths.js';
-import { PROTOCOL_VERSION, requestDaemon } from './client.js';
+import { PROTOCOL_VERSION, requestDaemon, spawnDetached } from './client.js';
 import { acquireLock, daemonFiles, ensurePrivateDir, isProcessAlive, readPidFile } from './runtime-files.js';
 import { listSpool } from './spool.js';
 import { Journal } from './journal.js';
@@ -111,13 +110,7 @@ export async function startDaemonProcess(
   const ping = await requestDaemon({ v: PROTOCOL_VERSION, type: 'ping' }, { env, timeoutMs: 1000 });
   if (ping.ok && ping.reply.ok) return { pid: Number(ping.reply.pid), already: true };
   ensurePrivateDir(daemonFiles(env).dir);
-  const child = spawn(argv[0]!, argv.slice(1), {
-    detached: true,
-    stdio: 'ignore',
-    env: env as NodeJS.ProcessEnv,
-  });
-  child.on('error', () => {});
-  child.unref();
+  const child = spawnDetached(argv, env);
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));

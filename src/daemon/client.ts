@@ -1,5 +1,5 @@
 import { createConnection } from 'node:net';
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { spoolDir, type Env } from '../paths.js';
 import type { EventHandoff } from '../events/types.js';
 import { claimStart, daemonFiles, ensurePrivateDir, isProcessAlive, readPidFile } from './runtime-files.js';
@@ -83,6 +83,20 @@ export function requestDaemon(
  * Starts `hookd daemon run` detached (own process group, stdio ignored, unref'd), unless a daemon holds
  * the lock or another hook is already starting one.
  */
+/** Starts a process in its own session with no stdio, not waited for. */
+export function spawnDetached(argv: readonly string[], env: Env): ChildProcess {
+  // Loaded on use: the hook only needs child_process when the daemon is down.
+  const { spawn } = process.getBuiltinModule('node:child_process');
+  const child = spawn(argv[0]!, argv.slice(1), {
+    detached: true,
+    stdio: 'ignore',
+    env: env as NodeJS.ProcessEnv,
+  });
+  child.on('error', () => {});
+  child.unref();
+  return child;
+}
+
 export function startDaemonInBackground(
   argv: readonly string[],
   env: Env,
@@ -94,14 +108,8 @@ export function startDaemonInBackground(
   try {
     ensurePrivateDir(files.dir);
     if (!claimStart(files)) return { started: false, reason: 'another process is starting the daemon' };
-    const child = spawn(argv[0]!, argv.slice(1), {
-      detached: true,
-      stdio: 'ignore',
-      env: env as NodeJS.ProcessEnv,
-    });
-    child.on('error', () => {});
-    child.unref();
-    return { started: true, reason: `started pid ${child.pid ?? '?'}` };
+    const { pid } = spawnDetached(argv, env);
+    return { started: true, reason: `started pid ${pid ?? '?'}` };
   } catch (error) {
     return { started: false, reason: `cannot start the daemon: ${(error as Error).message}` };
   }
