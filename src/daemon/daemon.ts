@@ -21,7 +21,7 @@ import { Journal } from './journal.js';
 import { DaemonStore, type Delivery, type JournalRecord } from './store.js';
 import { Outbox, type ChannelStats } from './outbox.js';
 import { Coalescer, coalescedNotification, type Burst } from './coalescer.js';
-import { createNoiseState, observeEvent, pruneNoise, recordSent } from './noise.js';
+import { createNoiseState, observeEvent, pruneNoise, recordSent, serializeNoise } from './noise.js';
 import { effectiveRules, evaluateRules, type FiredRule } from './rules.js';
 import { quietStateAt } from './quiet-hours.js';
 import { listenOnSocket, type SocketServer } from './server.js';
@@ -651,6 +651,8 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           return { ok: true, stopping: true, pid: process.pid };
         case 'outbox':
           return outboxRequest(request);
+        case 'noise':
+          return { ok: true, noise: serializeNoise(noise) };
       }
     };
 

@@ -75,3 +75,35 @@ export function pruneNoise(state: NoiseState, now: number, maxAgeMs: number): vo
     }
   }
 }
+
+/** The noise state as JSON (for the `noise` protocol request that `hookd explain` makes). */
+export interface SerializedNoise {
+  sent: [string, number][];
+  cooldowns: [string, number][];
+  idleNotified: string[];
+  sessions: [string, { startedAt?: number; parent?: string }][];
+}
+
+export function serializeNoise(state: NoiseState): SerializedNoise {
+  return {
+    sent: [...state.sent],
+    cooldowns: [...state.cooldowns],
+    idleNotified: [...state.idleNotified],
+    sessions: [...state.sessions],
+  };
+}
+
+/** Rebuilds a noise state from its JSON form; anything malformed gives an empty part, never a throw. */
+export function deserializeNoise(value: unknown): NoiseState {
+  const state = createNoiseState();
+  const v = (value ?? {}) as Partial<Record<keyof SerializedNoise, unknown>>;
+  const pairs = (x: unknown) =>
+    Array.isArray(x) ? x.filter((p) => Array.isArray(p) && typeof p[0] === 'string') : [];
+  for (const [k, at] of pairs(v.sent)) if (typeof at === 'number') state.sent.set(k, at);
+  for (const [k, at] of pairs(v.cooldowns)) if (typeof at === 'number') state.cooldowns.set(k, at);
+  if (Array.isArray(v.idleNotified))
+    for (const s of v.idleNotified) if (typeof s === 'string') state.idleNotified.add(s);
+  for (const [k, facts] of pairs(v.sessions))
+    if (facts && typeof facts === 'object') state.sessions.set(k, facts);
+  return state;
+}

@@ -50,6 +50,8 @@ export const requestSchema = z.discriminatedUnion('type', [
   z.object({ v: z.literal(1), type: z.literal('ping') }),
   z.object({ v: z.literal(1), type: z.literal('status') }),
   z.object({ v: z.literal(1), type: z.literal('shutdown') }),
+  /** The live noise-control memory (dedupe, cooldowns, idle prompts, sessions), for `hookd explain`. */
+  z.object({ v: z.literal(1), type: z.literal('noise') }),
   outboxRequestSchema,
 ]);
 

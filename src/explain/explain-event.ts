@@ -4,7 +4,7 @@ import { daemonSettings } from '../config/daemon-schema.js';
 import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
 import type { HookdConfig } from '../config/schema.js';
 import { PROTOCOL_VERSION, requestDaemon } from '../daemon/client.js';
-import { createNoiseState, observeEvent } from '../daemon/noise.js';
+import { createNoiseState, deserializeNoise, observeEvent, type NoiseState } from '../daemon/noise.js';
 import { effectiveRules, evaluateRules } from '../daemon/rules.js';
 import { missingVariables } from '../doctor/missing-variables.js';
 import { MATCHER_FIELD } from '../events/names.js';
@@ -114,11 +114,29 @@ function explainCommands(event: HookEvent, config: HookdConfig): Explanation['co
   };
 }
 
-async function daemonNote(env: Env, timeoutMs: number): Promise<string> {
-  const ping = await requestDaemon({ v: PROTOCOL_VERSION, type: 'ping' }, { env, timeoutMs });
-  if (ping.ok && ping.reply.ok)
-    return `cooldown/dedupe state not consulted: the running daemon (pid ${String(ping.reply.pid)}) has no request to share it; rules were evaluated as if nothing had been sent recently`;
-  return 'cooldown/dedupe state not consulted: daemon not running';
+/** The running daemon's noise-control memory, so cooldown, dedupe and idle repeats explain themselves. */
+async function daemonNoise(
+  env: Env,
+  timeoutMs: number,
+): Promise<{ noise: NoiseState; consulted: boolean; note: string }> {
+  const reply = await requestDaemon({ v: PROTOCOL_VERSION, type: 'noise' }, { env, timeoutMs });
+  if (reply.ok && reply.reply.ok)
+    return {
+      noise: deserializeNoise(reply.reply.noise),
+      consulted: true,
+      note: 'cooldown/dedupe state of the running daemon consulted',
+    };
+  if (reply.ok)
+    return {
+      noise: createNoiseState(),
+      consulted: false,
+      note: `cooldown/dedupe state not consulted: the daemon answered ${String(reply.reply.error ?? 'no')}; rules were evaluated as if nothing had been sent recently`,
+    };
+  return {
+    noise: createNoiseState(),
+    consulted: false,
+    note: 'cooldown/dedupe state not consulted: daemon not running',
+  };
 }
 
 /**
@@ -145,7 +163,8 @@ export async function explainEvent(
   const daemon = daemonSettings(config.daemon);
   const field = MATCHER_FIELD[event.name];
 
-  const noise = createNoiseState();
+  const live = await daemonNoise(env, options.daemonTimeoutMs ?? 1000);
+  const noise = live.noise;
   observeEvent(noise, event, now);
   const evaluation = evaluateRules(event, {}, notify, noise, now, {
     ...(env.HOME ? { home: env.HOME } : {}),
@@ -191,7 +210,7 @@ export async function explainEvent(
         channelProblems: channelProblems(notify, f.channels, env),
       })),
       notFire: evaluation.skipped.map((s) => ({ rule: s.rule, index: s.index, reason: s.reason })),
-      noiseState: { consulted: false, note: await daemonNote(env, options.daemonTimeoutMs ?? 1000) },
+      noiseState: { consulted: live.consulted, note: live.note },
     },
     notes,
   };

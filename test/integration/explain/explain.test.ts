@@ -1,4 +1,7 @@
 import { readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { handOff } from '../../../src/daemon/client.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDaemon, type DaemonHandle } from '../../../src/daemon/daemon.js';
 import { explainEvent } from '../../../src/explain/explain-event.js';
@@ -182,11 +185,50 @@ describe('explain: notification rules', () => {
     expect(noDaemon.notifications.off).toContain('HOOKD_DAEMON=0');
   });
 
-  it('notes that a running daemon was asked but could not share its noise state', async () => {
-    daemon = await startDaemon({ env: h.env, config: {}, watchConfig: false, desktop: { env: h.env } });
-    const x = await explain(payload('Stop'));
-    expect(x.notifications.noiseState.note).toContain(
-      `the running daemon (pid ${process.pid}) has no request to share it`,
-    );
+  it("consults the running daemon's noise state: a notification it just sent explains as a duplicate", async () => {
+    const received: string[] = [];
+    const server = createServer((req, res) => {
+      req.on('data', (d: Buffer) => received.push(d.toString()));
+      req.on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`;
+    try {
+      const notify = {
+        channels: { ops: { type: 'webhook', url } },
+        rules: [{ name: 'finished', on: 'Stop', channels: ['ops'], title: 'done in {{project}}' }],
+      };
+      writeJson(h.env.HOOKD_CONFIG!, { notify });
+      const before = await explain(payload('Stop'));
+      expect(before.notifications.fire.map((f) => f.rule)).toEqual(['finished']);
+      daemon = await startDaemon({ env: h.env, config: { notify }, watchConfig: false });
+      const event = {
+        id: 'e-1',
+        receivedAt: Date.now(),
+        agent: 'droid' as const,
+        name: 'Stop',
+        sessionId: 'sess-1',
+        cwd: h.project,
+        payload: payload('Stop'),
+      };
+      const ack = await handOff(
+        { v: 1, type: 'event', event, results: [] },
+        { env: h.env, autoStart: false, timeoutMs: 5000 },
+      );
+      expect(ack.outcome).toBe('acked');
+      for (let i = 0; i < 500 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(received).toHaveLength(1);
+      const after = await explain(payload('Stop'));
+      expect(after.notifications.noiseState).toEqual({
+        consulted: true,
+        note: 'cooldown/dedupe state of the running daemon consulted',
+      });
+      expect(after.notifications.fire).toEqual([]);
+      expect(after.notifications.notFire).toEqual([
+        expect.objectContaining({ rule: 'finished', reason: expect.stringMatching(/^dedupe/) }),
+      ]);
+    } finally {
+      server.close();
+    }
   });
 });
