@@ -67,6 +67,7 @@ await build({
 });
 const { runCommand } = await import(runnerFile);
 
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 await timeSpawn(process.execPath, [BIN, 'hook'], payload); // warm the config cache
 const nodeTimes = [];
 const hookTimes = [];
@@ -87,7 +88,6 @@ for (let i = 0; i < ROUNDS; i++) {
   });
   runTimes.push(r.durationMs);
 }
-rmSync(tmp, { recursive: true, force: true });
 
 const node = stats(nodeTimes);
 const hook = stats(hookTimes);
