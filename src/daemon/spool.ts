@@ -9,7 +9,6 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 // On the hook's start-up path: Node built-ins only.
@@ -34,7 +33,11 @@ function fsyncDir(dir: string): void {
 /** Writes one message atomically: a temp file, fsync, rename into place, fsync the folder. */
 export function writeSpoolFile(dir: string, name: string, content: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const tmp = join(dir, `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  // pid + time + a random suffix: unique per writer, without loading node:crypto on the hook path.
+  const tmp = join(
+    dir,
+    `.tmp-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`,
+  );
   const fd = openSync(tmp, 'w', 0o600);
   try {
     writeSync(fd, content);
