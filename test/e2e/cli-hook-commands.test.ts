@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURES_DIR, REPO_DIR } from '../helpers/fixtures.js';
+import { FIXTURES_DIR, HOOKD_BIN, REPO_DIR } from '../helpers/fixtures.js';
 import { runHookd } from '../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 
@@ -153,6 +154,35 @@ describe('hookd config, validate, schema', () => {
 });
 
 describe('hookd logs', () => {
+  it('--follow prints new records as they are written, until it is stopped', async () => {
+    write({ hooks: { Stop: [{ hooks: [cmd('exit 0', { name: 'quick' })] }] } });
+    await runHookd(['emit', 'Stop', '--session', 'before', '--cwd', project], { env });
+    const child = spawn(process.execPath, [HOOKD_BIN, 'logs', '--follow', '--json', '--lines', '1'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      // The follower prints only records written after it started: give it time to start.
+      await new Promise((r) => setTimeout(r, 500));
+      await runHookd(['emit', 'Stop', '--session', 'followed', '--cwd', project], { env });
+      for (let i = 0; i < 200 && !out.includes('"followed"'); i++)
+        await new Promise((r) => setTimeout(r, 25));
+      const records = out
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { sessionId?: string; kind?: string });
+      expect(records.some((r) => r.sessionId === 'followed' && r.kind === 'command')).toBe(true);
+      // --lines 1: of the records written before it started, only the last one is shown.
+      expect(records.filter((r) => r.sessionId === 'before')).toHaveLength(1);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const code = await new Promise((r) => child.on('close', r));
+    expect(code).toBe(0);
+  });
   it('shows events and command results readably, filtered by session, and as JSON', async () => {
     write({ hooks: { Stop: [{ hooks: [cmd('echo oops >&2; exit 4', { name: 'failing' })] }] } });
     await runHookd(['emit', 'Stop', '--session', 'sess-one', '--cwd', project], { env });
