@@ -7,7 +7,15 @@
 //   dist/cli.cjs      every other command (yargs, pino, zod, chokidar...)
 // node-notifier stays external: it ships vendored binaries found relative to its own files.
 import { build } from 'esbuild';
-import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+
+// The config cache is keyed by the schema that validated it: a new schema never reuses old results.
+const configDir = 'src/config';
+const schemaHash = createHash('sha256');
+for (const name of readdirSync(configDir).sort())
+  schemaHash.update(name).update(readFileSync(`${configDir}/${name}`));
+const schemaDefine = { __HOOKD_CONFIG_SCHEMA_ID__: JSON.stringify(schemaHash.digest('hex').slice(0, 12)) };
 
 const common = {
   bundle: true,
@@ -19,7 +27,7 @@ const common = {
   logLevel: 'warning',
   // ESM packages (yargs) read import.meta.url, which a CJS bundle lacks: give them this file's URL.
   banner: { js: "const __hookd_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
-  define: { 'import.meta.url': '__hookd_import_meta_url' },
+  define: { 'import.meta.url': '__hookd_import_meta_url', ...schemaDefine },
   external: ['node-notifier', './validate.cjs', './client.cjs', './hook.cjs', './cli.cjs', './daemon.cjs'],
 };
 
@@ -28,7 +36,7 @@ mkdirSync('dist');
 const entries = [
   ['src/bin/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: {} }],
   // The hook starts once per agent event: a smaller file parses faster. It needs no import.meta shim.
-  ['src/bin/hook.ts', 'dist/hook.cjs', { minify: true, banner: {}, define: {} }],
+  ['src/bin/hook.ts', 'dist/hook.cjs', { minify: true, banner: {}, define: schemaDefine }],
   ['src/bin/validate.ts', 'dist/validate.cjs', { banner: {}, define: {} }],
   ['src/bin/cli.ts', 'dist/cli.cjs', {}],
   ['src/bin/daemon.ts', 'dist/daemon.cjs', {}],

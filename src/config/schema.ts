@@ -107,7 +107,7 @@ export const configSchema = z
     notify: notifySchema.optional(),
     api: apiConfigSchema.optional(),
     ledger: ledgerConfigSchema.optional(),
-    daemon: daemonConfigSchema.optional(),
+    daemon: daemonConfigSchema.default(() => daemonConfigSchema.parse({})),
     enrich: enrichConfigSchema.optional(),
   })
   .describe('hookd configuration. Reference: README.md#configuration; `hookd schema` prints this schema.');

@@ -1,4 +1,5 @@
 import type { ConfigValidator, LoadedConfig } from '../config/load.js';
+import type { handOff as handOffFn } from '../daemon/client.js';
 import { loadConfig } from '../config/load.js';
 import { keepDeadLetter } from '../events/dead-letter.js';
 import { parseEvent, type ParseFailure } from '../events/parse.js';
@@ -13,10 +14,8 @@ import { monotonicMs } from '../util/fast.js';
 
 type Env = Record<string, string | undefined>;
 
-export type HandOff = (
-  message: EventHandoff,
-  options: { env: Env; timeoutMs?: number; autoStart?: boolean; daemonArgv?: string[] },
-) => Promise<{ outcome: 'acked' | 'spooled' | 'failed'; error?: string }>;
+/** The daemon client's hand-off (src/daemon/client.ts), injected so the hook loads it only when used. */
+export type HandOff = typeof handOffFn;
 
 export interface ProcessIO {
   env: Env;
@@ -94,25 +93,6 @@ function logCommand(logger: LineLogger, event: HookEvent, r: RanCommand): void {
   );
 }
 
-function daemonSettings(
-  config: LoadedConfig['config'],
-  env: Env,
-): {
-  enabled: boolean;
-  autoStart: boolean;
-  timeoutMs?: number;
-} {
-  const daemon = (
-    config as { daemon?: { enabled?: boolean; autoStart?: boolean; handoffTimeoutMs?: number } }
-  ).daemon;
-  const out: { enabled: boolean; autoStart: boolean; timeoutMs?: number } = {
-    enabled: daemon?.enabled !== false && env.HOOKD_DAEMON !== '0',
-    autoStart: daemon?.autoStart !== false,
-  };
-  if (daemon?.handoffTimeoutMs !== undefined) out.timeoutMs = daemon.handoffTimeoutMs;
-  return out;
-}
-
 /** Logs a rejected input and keeps its bytes in the bounded dead-letter folder. */
 export function rejectInput(
   io: Pick<ProcessIO, 'env' | 'logger' | 'now'>,
@@ -187,14 +167,14 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
   for (const r of report.ran) logCommand(io.logger, event, r);
   report.reply = decideReply(event.name, report.ran);
 
-  const daemon = daemonSettings(loaded.config, io.env);
-  if (io.handOff && daemon.enabled) {
+  const daemon = loaded.config.daemon;
+  if (io.handOff && daemon.enabled && io.env.HOOKD_DAEMON !== '0') {
     const message: EventHandoff = { v: 1, type: 'event', event, results: report.ran.map(toOutcome) };
     try {
       report.handoff = await io.handOff(message, {
         env: io.env,
         autoStart: daemon.autoStart,
-        ...(daemon.timeoutMs !== undefined ? { timeoutMs: daemon.timeoutMs } : {}),
+        timeoutMs: daemon.handoffTimeoutMs,
         ...(io.daemonArgv ? { daemonArgv: io.daemonArgv } : {}),
       });
     } catch (error) {

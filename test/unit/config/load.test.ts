@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
@@ -75,6 +75,24 @@ describe('config loading', () => {
     const third = loadConfig({ env, validator: countingValidator });
     expect(calls).toBe(2);
     expect(third.config.hooks.Stop).toHaveLength(2);
+  });
+
+  it('does not reuse a result validated by another schema (an upgraded hookd re-validates)', () => {
+    writeFileSync(env.HOOKD_CONFIG!, JSON.stringify({ hooks: { Stop: [{ hooks: [cmd('a')] }] } }));
+    loadConfig({ env, validator: countingValidator });
+    const dir = join(env.HOOKD_STATE_DIR!, 'config-cache');
+    const [name] = readdirSync(dir);
+    const cached = JSON.parse(readFileSync(join(dir, name!), 'utf8')) as {
+      key: string;
+      value: { config: { hooks: unknown } };
+    };
+    expect(cached.key.startsWith('source|')).toBe(true);
+    cached.key = cached.key.replace(/^source\|/, 'older-schema|');
+    cached.value.config.hooks = {};
+    writeFileSync(join(dir, name!), JSON.stringify(cached));
+    const again = loadConfig({ env, validator: countingValidator });
+    expect(calls).toBe(2);
+    expect(again.config.hooks.Stop).toHaveLength(1);
   });
 
   it('runs with defaults when no file exists', () => {
