@@ -1,0 +1,127 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, mkdirSync, openSync, readSync, closeSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The real agents the e2e tests drive, pinned. Their binaries come from the npm registry into a cache
+ * outside the repo (never as dependencies: every user's `npm install` would download 600 MB), installed
+ * once by the e2e setup step (`ensureAgent`) and found by the tests with `agentBinary`.
+ */
+export type AgentName = 'droid' | 'claude';
+
+export interface AgentSpec {
+  name: AgentName;
+  /** The npm package holding the native binary for linux-x64. */
+  pkg: string;
+  version: string;
+  /** The binary, relative to the install prefix. */
+  bin: string;
+}
+
+export const AGENTS: Record<AgentName, AgentSpec> = {
+  droid: {
+    name: 'droid',
+    pkg: '@factory/cli-linux-x64',
+    version: '0.225.2',
+    bin: 'node_modules/@factory/cli-linux-x64/bin/droid',
+  },
+  claude: {
+    name: 'claude',
+    pkg: '@anthropic-ai/claude-code-linux-x64',
+    version: '2.1.330',
+    bin: 'node_modules/@anthropic-ai/claude-code-linux-x64/claude',
+  },
+};
+
+/** `$HOOKD_AGENTS_CACHE`, else `$XDG_CACHE_HOME/hookd-test-agents`, else `~/.cache/hookd-test-agents`. */
+export function agentsCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.HOOKD_AGENTS_CACHE) return env.HOOKD_AGENTS_CACHE;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'hookd-test-agents');
+}
+
+function prefixOf(spec: AgentSpec, env: NodeJS.ProcessEnv): string {
+  return join(agentsCacheDir(env), `${spec.name}-${spec.version}`);
+}
+
+function isElfExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    const fd = openSync(path, 'r');
+    try {
+      const head = Buffer.alloc(4);
+      readSync(fd, head, 0, 4, 0);
+      return head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** Why this machine cannot run the pinned binaries at all, or undefined when it can. */
+export function unsupportedPlatform(): string | undefined {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    return `the pinned agent binaries are linux-x64 only (this is ${process.platform}-${process.arch})`;
+  }
+  return undefined;
+}
+
+/** The installed binary of an agent, or undefined when it is not in the cache. */
+export function agentBinary(name: AgentName, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const path = join(prefixOf(AGENTS[name], env), AGENTS[name].bin);
+  return isElfExecutable(path) ? path : undefined;
+}
+
+export interface EnsureResult {
+  agent: AgentName;
+  version: string;
+  bin?: string;
+  /** Why the agent is not available (its tests do not run). */
+  reason?: string;
+}
+
+/**
+ * Installs an agent's pinned binary into the cache when missing (npm, from the registry), under a lock
+ * so concurrent setups do not install twice. Never throws: a failure is a reason.
+ */
+export function ensureAgent(name: AgentName, env: NodeJS.ProcessEnv = process.env): EnsureResult {
+  const spec = AGENTS[name];
+  const base = { agent: name, version: spec.version };
+  const unsupported = unsupportedPlatform();
+  if (unsupported) return { ...base, reason: unsupported };
+  const found = agentBinary(name, env);
+  if (found) return { ...base, bin: found };
+  const prefix = prefixOf(spec, env);
+  mkdirSync(agentsCacheDir(env), { recursive: true, mode: 0o700 });
+  const lock = `${prefix}.lock`;
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (agentBinary(name, env)) return { ...base, bin: agentBinary(name, env)! };
+      if (Date.now() > deadline) return { ...base, reason: `lock ${lock} held for 15 minutes` };
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    }
+  }
+  try {
+    mkdirSync(prefix, { recursive: true });
+    const npm = spawnSync(
+      'npm',
+      ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `${spec.pkg}@${spec.version}`],
+      { encoding: 'utf8', timeout: 600_000, env: { ...env, npm_config_loglevel: 'error' } },
+    );
+    const bin = agentBinary(name, env);
+    if (bin) return { ...base, bin };
+    const why = npm.error?.message ?? (npm.stderr || '').trim().split('\n').slice(-3).join(' ');
+    return {
+      ...base,
+      reason: `npm install ${spec.pkg}@${spec.version} failed: ${why || `exit ${npm.status}`}`,
+    };
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
