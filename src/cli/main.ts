@@ -46,10 +46,20 @@ export function buildCli(argv: string[]): Argv {
       );
     });
   for (const command of commands) cli = cli.command(command);
-  cli = cli.completion(
-    'completion',
-    'Print a shell completion script (bash or zsh): hookd completion >> ~/.bashrc',
-  );
+  // yargs' own completion command prints its script even for --help: keep its hidden completion
+  // protocol (--get-yargs-completions) and declare `completion` as a command of ours.
+  cli = cli.completion('__completion', false).command({
+    command: 'completion',
+    describe: 'Print a shell completion script (bash or zsh)',
+    builder: (y) =>
+      y
+        .example('hookd completion >> ~/.bashrc', 'Tab completion in new bash shells')
+        .example('hookd completion >> ~/.zshrc', 'The same for zsh')
+        .epilogue('The script asks hookd for completions as you type; it changes nothing else.'),
+    handler: () => {
+      cli.showCompletionScript();
+    },
+  });
   return cli;
 }
 

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { HookdConfig } from './schema.js';
 import type { ConfigIssue } from './issues.js';
 import { fnv1a } from '../util/fast.js';
+import { describeReadError } from '../util/read-error.js';
 import { projectConfigPath, stateDir, userConfigPath, type Env } from '../paths.js';
 
 /**
@@ -100,7 +101,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     try {
       return { ...f, text: readText(f.file) };
     } catch (error) {
-      return { ...f, text: null, readError: (error as Error).message };
+      return { ...f, text: null, readError: describeReadError(error, f.file) };
     }
   });
   const value = options.validator().resolveConfig(texts);
@@ -113,8 +114,8 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
         source.issues.push({
           file: t.file,
           path: '(root)',
-          message: `cannot read: ${t.readError}`,
-          fix: 'check the file permissions',
+          message: `cannot read: ${t.readError.reason}`,
+          fix: t.readError.fix,
         });
       }
     }

@@ -20,6 +20,23 @@ export interface DesktopCheckInput {
 
 const RESTART = 'then restart the daemon from your desktop session (hookd daemon stop && hookd daemon start)';
 
+/** No display and no session bus: an SSH login, a server, a container. */
+function headless(env: Env): boolean {
+  return !env.DISPLAY && !env.WAYLAND_DISPLAY && !env.DBUS_SESSION_BUS_ADDRESS;
+}
+
+/**
+ * On a machine without a desktop, every desktop notification would be dead-lettered: the fix is to stop
+ * sending them here, or to run hookd where the desktop is.
+ */
+function headlessFix(notify: NotifyConfig, wanted: string[]): string {
+  const stop =
+    notify.rules === undefined
+      ? 'add "notify": {"defaults": false} to your hookd config (the default rules send to the desktop)'
+      : `take ${wanted.map((name) => `"${name}"`).join(', ')} out of your notify.rules`;
+  return `this machine has no desktop session (no DISPLAY, WAYLAND_DISPLAY or D-Bus). If you never sit at it, ${stop} and send to Slack or a webhook instead (README: Configuration); otherwise start the daemon from your desktop session (hookd daemon stop && hookd daemon start)`;
+}
+
 /**
  * Can a desktop notification be shown? The running daemon's own view wins (its environment is what
  * counts); without a daemon, this shell's environment stands in for the one a hook would start it with.
@@ -47,7 +64,7 @@ export async function checkDesktop(input: DesktopCheckInput): Promise<CheckResul
       title,
       'fail',
       `not deliverable from this environment: ${local.problems.join('; ')}`,
-      `fix the problems listed (install notify-send, run inside a desktop session), ${RESTART}`,
+      headless(input.env) ? headlessFix(input.notify, wanted) : `fix the problems listed, ${RESTART}`,
     );
   }
   const where =

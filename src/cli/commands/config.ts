@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { readInputFile } from '../read-input.js';
@@ -123,7 +122,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       });
       files = loaded.sources
         .filter((s) => s.exists)
-        .map((s) => ({ file: s.file, text: readFileSync(s.file, 'utf8') }));
+        .map((s) => ({ file: s.file, text: readInputFile(s.file) }));
       if (files.length === 0) {
         if (args.json) out.write(formatJson({ valid: true, files: [], issues: [] }));
         else
