@@ -8,7 +8,15 @@ interface SimulatorArgs {
   seed: string;
   now?: string;
   'step-ms': number;
+  env: boolean;
 }
+
+/** The --help example that starts the simulator for a shell session (a test runs it as written). */
+export const SIMULATOR_SHELL_EXAMPLE =
+  'hookd simulator --env > sim.env & until [ -s sim.env ]; do sleep 0.1; done; . ./sim.env';
+
+/** One single-quoted word for sh. */
+const shWord = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
 /** Waits for SIGINT or SIGTERM, once. */
 function untilSignal(): Promise<NodeJS.Signals> {
@@ -43,11 +51,14 @@ export const simulatorCommand: CommandModule<object, SimulatorArgs> = {
         default: 2000,
         describe: 'Duration of each computer provisioning step',
       })
+      .option('env', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'Print `export HOOKD_API_URL=... HOOKD_APP_URL=... HOOKD_API_KEY=...` for sh instead of JSON',
+      })
       .example('hookd simulator --port 4010', 'API on 127.0.0.1:4010, app on 127.0.0.1:4011')
-      .example(
-        'eval "$(hookd simulator | head -1 | jq -r \'"export HOOKD_API_URL=\\(.baseUrl) HOOKD_APP_URL=\\(.appUrl) HOOKD_API_KEY=\\(.keys.owner)"\')"',
-        'Point hookd api at it (in a script that keeps it running)',
-      ),
+      .epilogue(`From a shell, in the background (stop it with kill %1):\n  ${SIMULATOR_SHELL_EXAMPLE}`),
   handler: async (args) => {
     let offsetMs = 0;
     if (args.now !== undefined) {
@@ -76,7 +87,11 @@ export const simulatorCommand: CommandModule<object, SimulatorArgs> = {
         code === 'EADDRINUSE' ? 'choose another --port, or --port 0 for any free port' : undefined,
       );
     }
-    process.stdout.write(`${JSON.stringify({ baseUrl: sim.baseUrl, appUrl: sim.appUrl, keys: sim.keys })}\n`);
+    process.stdout.write(
+      args.env
+        ? `export HOOKD_API_URL=${shWord(sim.baseUrl)} HOOKD_APP_URL=${shWord(sim.appUrl)} HOOKD_API_KEY=${shWord(sim.keys.owner)}\n`
+        : `${JSON.stringify({ baseUrl: sim.baseUrl, appUrl: sim.appUrl, keys: sim.keys })}\n`,
+    );
     process.stderr.write(`hookd simulator: API ${sim.baseUrl}, app ${sim.appUrl}; Ctrl-C to stop\n`);
     await untilSignal();
     await sim.close();
