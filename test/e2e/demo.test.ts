@@ -133,9 +133,11 @@ describe('hookd demo (the built CLI)', () => {
 
     // The notifications, as the console channel printed them.
     expect(out).toContain(
-      '┌ Finished: OK in demo (main)\n│ All done: ran `echo hi`, created hook-demo.txt and ran a sub-agent.\n',
+      '┌ Finished: Echo, a file and a sub-agent in demo (main)\n│ All done: ran `echo hi`, created hook-demo.txt and ran a sub-agent.\n',
     );
-    expect(out).toContain('┌ Needs your permission: Execute\n│ OK in demo (main)\n');
+    expect(out).toContain(
+      '┌ Needs your permission: Execute\n│ Echo, a file and a sub-agent in demo (main)\n',
+    );
     expect(out).toContain('┌ Needs your permission: Create\n');
     expect(out).toContain('┌ Sub-agent finished: Tiny sub task\n│ subagent finished\n');
     expect(out).toContain('┌ Sub-agent finished: Worker: Tiny sub task\n│ subagent finished\n');
@@ -143,7 +145,7 @@ describe('hookd demo (the built CLI)', () => {
 
     // The ledger, and the platform simulator that supplied a message and took the tags.
     expect(out).toMatch(/ENDED +SESSION +PROJECT +TITLE +REASON/);
-    expect(out).toMatch(/48e23316 +demo +OK +other/);
+    expect(out).toMatch(/48e23316 +demo +Echo, a file and a sub-agent +other/);
     expect(out).toMatch(/9414a522 +demo +↳ Worker: Tiny sub task +other/);
     expect(out).toMatch(/GET +\/api\/v0\/sessions\/9414a522…\/messages\/b73abe42… +200/);
     expect(out).toContain('session 48e23316 on the platform is now tagged "hookd"');
@@ -178,7 +180,7 @@ describe('hookd demo (the built CLI)', () => {
     ]);
     expect(summary.notifications.map((n) => n.title).sort()).toEqual(
       [
-        'Finished: OK in demo (main)',
+        'Finished: Echo, a file and a sub-agent in demo (main)',
         'Needs your permission: Create',
         'Needs your permission: Execute',
         'Session ended: other',
@@ -187,7 +189,7 @@ describe('hookd demo (the built CLI)', () => {
       ].sort(),
     );
     expect(summary.ledger.map((r) => [r.sessionId.slice(0, 8), r.title, r.isSubagent]).sort()).toEqual([
-      ['48e23316', 'OK', false],
+      ['48e23316', 'Echo, a file and a sub-agent', false],
       ['9414a522', 'Worker: Tiny sub task', true],
     ]);
     expect([summary.drained, summary.keptAt]).toEqual([true, null]);

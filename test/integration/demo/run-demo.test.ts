@@ -43,7 +43,7 @@ describe('runDemo (from the TypeScript source)', () => {
     // The transcript is written as the session went, so each prompt names its own pending tool.
     expect(byTitle.has('Needs your permission: Execute')).toBe(true);
     expect(byTitle.has('Needs your permission: Create')).toBe(true);
-    expect(byTitle.get('Finished: OK in demo (main)')?.body).toContain(
+    expect(byTitle.get('Finished: Echo, a file and a sub-agent in demo (main)')?.body).toContain(
       'All done: ran `echo hi`, created hook-demo.txt and ran a sub-agent.',
     );
     // The sub-agent's final message is not in its local transcript: the platform API supplied it.
@@ -59,7 +59,7 @@ describe('runDemo (from the TypeScript source)', () => {
 
     expect(summary.ledger.map((r) => [r.sessionId, r.title, r.isSubagent, r.reason])).toEqual(
       expect.arrayContaining([
-        [MAIN, 'OK', false, 'other'],
+        [MAIN, 'Echo, a file and a sub-agent', false, 'other'],
         [SUB, 'Worker: Tiny sub task', true, 'other'],
       ]),
     );
@@ -71,8 +71,8 @@ describe('runDemo (from the TypeScript source)', () => {
     const printed = text();
     expect(printed).toContain('03 PreToolUse Execute echo hi');
     expect(printed).toMatch(/✓ guard exit 0 \d+ms \[blocking\]/);
-    expect(printed).toContain('┌ Finished: OK in demo (main)');
-    expect(printed).toMatch(/48e23316 +demo +OK +other/);
+    expect(printed).toContain('┌ Finished: Echo, a file and a sub-agent in demo (main)');
+    expect(printed).toMatch(/48e23316 +demo +Echo, a file and a sub-agent +other/);
     expect(printed).toContain('hookd install');
 
     expect(summary.keptAt).toBeNull();
