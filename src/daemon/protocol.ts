@@ -95,7 +95,8 @@ export function parseRequest(line: string): ParsedRequest {
       .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
       .join('; ');
     const code = parsed.error.issues.some((i) => i.path[0] === 'type') ? 'unknown_type' : 'invalid';
-    return { ok: false, code, error: `invalid ${String(raw.type ?? 'request')}: ${issues}`, ...withId };
+    const what = typeof raw.type === 'string' ? raw.type : 'request';
+    return { ok: false, code, error: `invalid ${what}: ${issues}`, ...withId };
   }
   return { ok: true, request: parsed.data };
 }

@@ -20,6 +20,15 @@ describe('protocol v1', () => {
       request: { state: 'all' },
     });
   });
+  it('answers a type that is an object which cannot become a string, instead of throwing', () => {
+    // Found by test/unit/fuzz: String() of {"toString":1,"valueOf":1} throws a TypeError.
+    expect(parseRequest('{"v":1,"type":{"toString":1,"valueOf":1}}')).toMatchObject({
+      ok: false,
+      code: 'unknown_type',
+      error: expect.stringMatching(/^invalid request: /) as unknown,
+    });
+  });
+
   it('keeps unknown event and payload fields (the agent adds them over time)', () => {
     const parsed = parseRequest(
       JSON.stringify({ v: 1, type: 'event', event: { ...event, future: 1, payload: { new_field: true } } }),
