@@ -353,6 +353,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           ...(f.cooldownKey ? { cooldownKey: f.cooldownKey } : {}),
           idle: event.name === 'Notification' && event.payload.notification_type === 'idle_prompt',
           ...(event.sessionId ? { sessionId: event.sessionId } : {}),
+          ...(f.permissionAsk ? { permissionAsk: f.permissionAsk } : {}),
         })),
         at,
       );

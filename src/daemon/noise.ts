@@ -1,3 +1,4 @@
+import { isPermissionAsk, permissionTool } from '../events/claude-facts.js';
 import type { HookEvent } from '../events/types.js';
 
 /** What the daemon remembers between events to keep notifications quiet: all bounded, all in memory. */
@@ -10,12 +11,24 @@ export interface NoiseState {
   idleNotified: Set<string>;
   /** Sessions seen: when they started, and their parent when they are sub-agents. */
   sessions: Map<string, { startedAt?: number; parent?: string }>;
+  /**
+   * Permission asks notified and not yet answered: session -> rule -> the tool and when. Claude fires
+   * PermissionRequest first and, if nobody answered within about 6 s, a Notification permission_prompt
+   * for the same request: a rule that notified the first stays silent for the second.
+   */
+  permissionAsks: Map<string, Map<string, { tool?: string; at: number }>>;
 }
 
 const MAX_ENTRIES = 10_000;
 
 export function createNoiseState(): NoiseState {
-  return { sent: new Map(), cooldowns: new Map(), idleNotified: new Set(), sessions: new Map() };
+  return {
+    sent: new Map(),
+    cooldowns: new Map(),
+    idleNotified: new Set(),
+    sessions: new Map(),
+    permissionAsks: new Map(),
+  };
 }
 
 function cap<K, V>(map: Map<K, V>): void {
@@ -26,11 +39,50 @@ export function isIdlePrompt(event: HookEvent): boolean {
   return event.name === 'Notification' && event.payload.notification_type === 'idle_prompt';
 }
 
+/** Events after which a session's notified permission asks are answered (for that tool, or all). */
+const ANSWERED_BY_TOOL = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied']);
+const ANSWERED_ALL = new Set(['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd']);
+
+/** Within this long after a notified PermissionRequest, its permission_prompt Notification is a duplicate. */
+export const PERMISSION_ASK_TTL_MS = 10 * 60_000;
+
+function forgetAnswered(state: NoiseState, event: HookEvent, sid: string): void {
+  const asks = state.permissionAsks.get(sid);
+  if (!asks) return;
+  if (ANSWERED_ALL.has(event.name)) {
+    state.permissionAsks.delete(sid);
+    return;
+  }
+  if (!ANSWERED_BY_TOOL.has(event.name)) return;
+  const tool = event.payload.tool_name;
+  for (const [rule, ask] of asks) if (ask.tool === undefined || ask.tool === tool) asks.delete(rule);
+  if (asks.size === 0) state.permissionAsks.delete(sid);
+}
+
+/**
+ * The earlier notification a permission_prompt Notification repeats, for one rule: a PermissionRequest
+ * of the same session (and tool, when the message names one) that the rule notified and that is not
+ * answered yet. Undefined when there is none.
+ */
+export function notifiedPermissionAsk(
+  state: NoiseState,
+  event: HookEvent,
+  rule: string,
+  now: number,
+): { tool?: string; at: number } | undefined {
+  if (event.name !== 'Notification' || !isPermissionAsk(event) || !event.sessionId) return undefined;
+  const ask = state.permissionAsks.get(event.sessionId)?.get(rule);
+  if (!ask || now - ask.at > PERMISSION_ASK_TTL_MS) return undefined;
+  const tool = permissionTool(event);
+  return tool === undefined || ask.tool === undefined || tool === ask.tool ? ask : undefined;
+}
+
 /** Updates session facts and activity from an event; call before the rules are evaluated for it. */
 export function observeEvent(state: NoiseState, event: HookEvent, now: number): void {
   const sid = event.sessionId;
   if (!sid) return;
   if (!isIdlePrompt(event)) state.idleNotified.delete(sid);
+  forgetAnswered(state, event, sid);
   if (event.name === 'SessionStart') {
     const parent = event.payload.calling_session_id;
     const known = state.sessions.get(sid);
@@ -44,16 +96,32 @@ export function observeEvent(state: NoiseState, event: HookEvent, now: number): 
   } else if (event.name === 'SessionEnd') {
     state.sessions.delete(sid);
     state.idleNotified.delete(sid);
+    state.permissionAsks.delete(sid);
   }
 }
 
 /** Records what was sent, for later dedupe, cooldown and idle-repeat decisions. */
 export function recordSent(
   state: NoiseState,
-  sent: readonly { dedupeKey: string; cooldownKey?: string; idle: boolean; sessionId?: string }[],
+  sent: readonly {
+    dedupeKey: string;
+    cooldownKey?: string;
+    idle: boolean;
+    sessionId?: string;
+    /** Set when the notification was for a PermissionRequest: its rule and tool. */
+    permissionAsk?: { rule: string; tool?: string };
+  }[],
   now: number,
 ): void {
   for (const item of sent) {
+    if (item.permissionAsk && item.sessionId) {
+      const asks =
+        state.permissionAsks.get(item.sessionId) ?? new Map<string, { tool?: string; at: number }>();
+      const { rule, tool } = item.permissionAsk;
+      asks.set(rule, { ...(tool !== undefined ? { tool } : {}), at: now });
+      state.permissionAsks.delete(item.sessionId);
+      state.permissionAsks.set(item.sessionId, asks);
+    }
     state.sent.delete(item.dedupeKey);
     state.sent.set(item.dedupeKey, now);
     if (item.cooldownKey) {
@@ -64,6 +132,7 @@ export function recordSent(
   }
   cap(state.sent);
   cap(state.cooldowns);
+  cap(state.permissionAsks);
 }
 
 /** Forgets dedupe and cooldown entries older than maxAgeMs. */
@@ -82,6 +151,7 @@ export interface SerializedNoise {
   cooldowns: [string, number][];
   idleNotified: string[];
   sessions: [string, { startedAt?: number; parent?: string }][];
+  permissionAsks?: [string, [string, { tool?: string; at: number }][]][];
 }
 
 export function serializeNoise(state: NoiseState): SerializedNoise {
@@ -90,6 +160,7 @@ export function serializeNoise(state: NoiseState): SerializedNoise {
     cooldowns: [...state.cooldowns],
     idleNotified: [...state.idleNotified],
     sessions: [...state.sessions],
+    permissionAsks: [...state.permissionAsks].map(([sid, asks]) => [sid, [...asks]]),
   };
 }
 
@@ -105,5 +176,12 @@ export function deserializeNoise(value: unknown): NoiseState {
     for (const s of v.idleNotified) if (typeof s === 'string') state.idleNotified.add(s);
   for (const [k, facts] of pairs(v.sessions))
     if (facts && typeof facts === 'object') state.sessions.set(k, facts);
+  for (const [sid, asks] of pairs(v.permissionAsks)) {
+    const map = new Map<string, { tool?: string; at: number }>();
+    for (const [rule, ask] of pairs(asks))
+      if (ask && typeof ask === 'object' && typeof ask.at === 'number')
+        map.set(rule, { ...(typeof ask.tool === 'string' ? { tool: ask.tool } : {}), at: ask.at });
+    if (map.size > 0) state.permissionAsks.set(sid, map);
+  }
   return state;
 }

@@ -1,3 +1,10 @@
+import {
+  backgroundTasksRunning,
+  failureOf,
+  permissionTool,
+  promptOrigin,
+  subagentOf,
+} from '../events/claude-facts.js';
 import type { CommandOutcome, HookEvent } from '../events/types.js';
 import { formatMs, type TemplateContext } from './template.js';
 
@@ -83,6 +90,12 @@ export function buildTemplateContext(
     taskName: str(p.task_name),
     taskResult: str(p.task_result),
     lastAssistantMessage: str(p.last_assistant_message),
+    // Claude facts (src/events/claude-facts.ts).
+    failure: failureOf(event),
+    subagent: subagentOf(event),
+    promptFrom: promptOrigin(event),
+    backgroundTasks: backgroundTasksRunning(event).length || undefined,
+    permissionTool: permissionTool(event),
     durationMs: facts.durationMs,
     duration: facts.durationMs === undefined ? undefined : formatMs(facts.durationMs),
     commands: {
@@ -122,6 +135,18 @@ export function builtInText(context: TemplateContext): { title: string; body: st
       return {
         title: `${project}: ${label}`,
         body: lines(sessionTitle, context.message as string | undefined),
+      };
+    }
+    case 'PermissionRequest':
+      return {
+        title: `${project}: needs your permission`,
+        body: lines(sessionTitle, context.tool ? `to use ${String(context.tool)}` : undefined),
+      };
+    case 'StopFailure': {
+      const failure = context.failure as { error: string; message?: string } | undefined;
+      return {
+        title: `${project}: failed (${failure?.error ?? 'unknown'})`,
+        body: lines(sessionTitle, truncate(failure?.message, 300)),
       };
     }
     case 'Stop':

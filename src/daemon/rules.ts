@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { CommandOutcome, HookEvent } from '../events/types.js';
 import type { NotifyConfig, NotifyRule } from '../config/notify-schema.js';
+import {
+  backgroundTasksRunning,
+  isPermissionAsk,
+  isSubagentEvent,
+  permissionTool,
+  promptOrigin,
+} from '../events/claude-facts.js';
 import { matchesProject } from './glob.js';
-import { isIdlePrompt, type NoiseState } from './noise.js';
+import { isIdlePrompt, notifiedPermissionAsk, type NoiseState } from './noise.js';
 import { quietStateAt } from './quiet-hours.js';
 import { formatMs, renderTemplate } from './template.js';
 import {
@@ -25,6 +32,8 @@ export interface FiredRule {
   cooldownKey?: string;
   /** The event is one the config coalesces in bursts (SubagentStop by default). */
   coalesce: boolean;
+  /** Set for a PermissionRequest: its permission_prompt Notification will not be notified again by this rule. */
+  permissionAsk?: { rule: string; tool?: string };
   /** Set when quiet hours hold the notification back until `quietEndsAt` (then sent in a digest). */
   deferred?: 'quiet hours';
   quietEndsAt?: number;
@@ -68,8 +77,22 @@ export function effectiveRules(config: NotifyConfig): { rules: NotifyRule[]; bui
   return {
     builtIn: true,
     rules: [
-      { name: 'default: needs you', enabled: true, on: 'Notification', session: 'any', channels: [channel] },
+      {
+        name: 'default: needs you',
+        enabled: true,
+        on: ['Notification', 'PermissionRequest'],
+        session: 'any',
+        channels: [channel],
+      },
       { name: 'default: finished', enabled: true, on: 'Stop', session: 'main', channels: [channel] },
+      {
+        name: 'default: failed',
+        enabled: true,
+        on: 'StopFailure',
+        session: 'any',
+        urgency: 'critical',
+        channels: [channel],
+      },
     ],
   };
 }
@@ -110,11 +133,12 @@ export function eventFacts(
     num(enrichment.durationMs);
   if (durationMs === undefined && known?.startedAt !== undefined)
     durationMs = Math.max(0, now - known.startedAt);
+  // The event's own word first (Claude's agent_id, Droid's calling_session_id), then the enrichment's
+  // (a Claude sub-agent's events carry its parent's session, whose enrichment says "main").
   const subagent =
+    isSubagentEvent(event) ||
     session.isSubagent === true ||
-    (session.isSubagent !== false &&
-      (known?.parent !== undefined ||
-        (typeof p.calling_session_id === 'string' && p.calling_session_id !== '')));
+    (session.isSubagent !== false && known?.parent !== undefined);
   const projectDir = projectDirOf(event);
   const project =
     (typeof session.projectName === 'string' && session.projectName) ||
@@ -140,6 +164,16 @@ function filterRejection(
   const on = list(rule.on)!;
   if (!on.includes(event.name) && !on.includes('*'))
     return `filter: event ${event.name} is not one of ${on.join(', ')}`;
+  // Claude semantics for rules that name the event (a "*" rule gets every event as it is).
+  if (on.includes(event.name)) {
+    const running = backgroundTasksRunning(event);
+    if (event.name === 'Stop' && running.length > 0)
+      return `held: Stop with ${running.length} background task(s) still running (${running
+        .map((t) => t.description ?? t.id ?? t.type ?? 'task')
+        .join(', ')}): the turn paused, the work is not finished; the Stop after them notifies`;
+    if (promptOrigin(event) === 'task-notification')
+      return 'filter: the prompt is a <task-notification> (a background task reporting back), not typed by a person';
+  }
   const types = list(rule.notificationType);
   if (types) {
     const type = typeof p.notification_type === 'string' ? p.notification_type : '(none)';
@@ -240,6 +274,11 @@ export function evaluateRules(
       return skip(
         `cooldown: this rule fired for the session ${ago(now - lastFired)} ago (cooldown ${cooldownMs}ms)`,
       );
+    const repeated = notifiedPermissionAsk(noise, event, name, now);
+    if (repeated)
+      return skip(
+        `duplicate: this rule notified the PermissionRequest${repeated.tool ? ` for ${repeated.tool}` : ''} of this session ${ago(now - repeated.at)} ago; this permission_prompt is the same request`,
+      );
     if (
       isIdlePrompt(event) &&
       !config.noise.repeatIdlePrompts &&
@@ -273,6 +312,11 @@ export function evaluateRules(
       dedupeKey,
       ...(cooldownKey && cooldownMs > 0 ? { cooldownKey } : {}),
       coalesce: config.noise.coalesceEvents.includes(event.name),
+      ...(event.name === 'PermissionRequest' && isPermissionAsk(event)
+        ? {
+            permissionAsk: { rule: name, ...(permissionTool(event) ? { tool: permissionTool(event)! } : {}) },
+          }
+        : {}),
       ...(deferred ? { deferred: 'quiet hours' as const, quietEndsAt: quiet.endsAt! } : {}),
     });
   });

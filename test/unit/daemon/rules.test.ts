@@ -167,6 +167,10 @@ describe('evaluateRules', () => {
       NOW,
     );
     expect(off.fired).toEqual([]);
-    expect(off.skipped.map((s) => s.reason)).toEqual(['notify.enabled is false', 'notify.enabled is false']);
+    expect(off.skipped.map((s) => s.reason)).toEqual([
+      'notify.enabled is false',
+      'notify.enabled is false',
+      'notify.enabled is false',
+    ]);
   });
 });
