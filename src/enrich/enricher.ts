@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { permissionTool } from '../events/claude-facts.js';
 import type { HookEvent } from '../events/types.js';
 import { sessionFactsFromApi } from './api-data.js';
 import { DEFAULT_EXCERPT_CHARS, excerpt } from './excerpt.js';
@@ -6,7 +7,7 @@ import { readGitInfo, type GitInfo } from './git-branch.js';
 import { readLocalSession } from './session-store.js';
 import type { ApiSessionData, EnrichedSession, Enrichment, LocalSessionInfo } from './types.js';
 import { causeOf, createWarnOnce, hintFor } from './warn-once.js';
-import { positive, str, type Json } from './json-values.js';
+import { positive, str } from './json-values.js';
 
 /** Default time budget of one enrichment. */
 export const DEFAULT_BUDGET_MS = 1500;
@@ -130,6 +131,9 @@ export function createEnricher(opts: CreateEnricherOptions = {}): Enricher {
       messageId: FINAL_MESSAGE_EVENTS.has(event.name) ? str(event.payload.message_id) : undefined,
       maxReadBytes: opts.maxReadBytes,
       signal,
+      agent: event.agent,
+      ...(event.cwd ? { cwd: event.cwd } : {}),
+      ...(str(event.payload.agent_id) ? { agentId: str(event.payload.agent_id) } : {}),
     });
     g.pending.delete('local');
     const merged = c.local ? keepKnown(local, c.local) : local;
@@ -278,8 +282,8 @@ function keepKnown(current: LocalSessionInfo, previous: LocalSessionInfo): Local
 }
 
 /** The tool a permission prompt is about: Claude names it in the message, Droid in the transcript. */
-function pendingToolOf(payload: Json, local: LocalSessionInfo | undefined): string | undefined {
-  const named = str(payload.message)?.match(/permission to use ([\w.:-]+)/i)?.[1];
+function pendingToolOf(event: HookEvent, local: LocalSessionInfo | undefined): string | undefined {
+  const named = permissionTool(event);
   if (named) return named;
   const tools = local?.pendingTools;
   return tools && tools.length > 0 ? [...new Set(tools)].join(', ') : undefined;
@@ -317,6 +321,7 @@ function buildEnrichment(
     isSubagent: Boolean(local?.isSubagent || callingSession || api.isSubagent),
     model: local?.model ?? api.model,
     messageCount: positive(payload.message_count) ?? local?.messageCount ?? api.messageCount,
+    promptCount: local?.promptCount,
     durationMs: positive(payload.session_duration_ms) ?? localSpan ?? api.durationMs,
     turnDurationMs: event.name === 'Stop' ? positive(payload.elapsed_time) : undefined,
     activeTimeMs: local?.activeTimeMs ?? api.activeTimeMs,
@@ -332,7 +337,14 @@ function buildEnrichment(
   let lastMessage: string | undefined;
   let task: Enrichment['task'];
   if (event.name === 'SubagentStop') {
-    task = { name: str(payload.task_name), result: str(payload.task_result), error: str(payload.task_error) };
+    // Droid: task_name/task_result; Claude: the sub-agent's description (.meta.json) or agent_type, and its
+    // last_assistant_message.
+    const sub = local?.subagent?.id === str(payload.agent_id) ? local?.subagent : undefined;
+    task = {
+      name: str(payload.task_name) ?? sub?.description ?? str(payload.agent_type),
+      result: str(payload.task_result) ?? str(payload.last_assistant_message),
+      error: str(payload.task_error),
+    };
     lastMessage = task.result ?? task.error;
   }
   lastMessage ??= str(payload.last_assistant_message) ?? g.message?.text ?? local?.lastAssistantMessage?.text;
@@ -340,7 +352,7 @@ function buildEnrichment(
   return {
     session,
     ...(lastMessage ? { lastMessage, lastMessageExcerpt: excerpt(lastMessage, excerptChars) } : {}),
-    ...(event.name === 'Notification' ? { pendingTool: pendingToolOf(payload, local) } : {}),
+    ...(event.name === 'Notification' ? { pendingTool: pendingToolOf(event, local) } : {}),
     ...(task ? { task } : {}),
     sources,
     warnings: [...(local && !g.localFromCache ? local.warnings : []), ...g.warnings],

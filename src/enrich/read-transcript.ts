@@ -1,5 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { describeReadError, readAt } from './read-bounded.js';
+import type { LocalSessionInfo } from './types.js';
 import {
   addTranscriptLine,
   emptySummary,
@@ -68,6 +69,7 @@ async function readHead(handle: FileHandle, size: number, summary: TranscriptSum
   }
   summary.sessionStart = probe.sessionStart;
   summary.firstTimestampMs = probe.firstTimestampMs;
+  summary.firstPrompt = probe.firstPrompt;
   return head.length;
 }
 
@@ -138,6 +140,7 @@ export async function readTranscript(path: string, options: ReadTranscriptOption
       bytesRead += await readHead(handle, size, summary, warnings);
       const firstTimestampMs = summary.firstTimestampMs;
       const headStart = summary.sessionStart;
+      const firstPrompt = summary.firstPrompt;
       const tailLength = Math.max(0, maxReadBytes - Math.min(HEAD_BYTES, size) - 1);
       const tailStart = size - tailLength;
       // One byte before the window tells whether the window starts on a line boundary.
@@ -152,6 +155,7 @@ export async function readTranscript(path: string, options: ReadTranscriptOption
       }
       summary.sessionStart = headStart ?? summary.sessionStart;
       summary.firstTimestampMs = firstTimestampMs;
+      summary.firstPrompt = firstPrompt ?? summary.firstPrompt;
       if (messageId && !summary.wanted && !signal?.aborted) {
         const scan = await scanBackwards(handle, tailStart, carry, messageId, options.maxScanBytes, signal);
         bytesRead += scan.bytes;
@@ -171,6 +175,23 @@ export async function readTranscript(path: string, options: ReadTranscriptOption
     await handle?.close().catch(() => undefined);
   }
   return { summary, bytesRead, size, complete, warnings };
+}
+
+/** What any agent's transcript read tells a LocalSessionInfo: sizes, warnings, times, model, messages, tools. */
+export function applyTranscriptRead(info: LocalSessionInfo, read: TranscriptRead): void {
+  const { summary } = read;
+  info.bytesRead = read.bytesRead;
+  info.transcriptBytes = read.size;
+  info.transcriptComplete = read.complete;
+  info.warnings.push(...read.warnings);
+  info.model = summary.model;
+  info.startedAtMs = summary.firstTimestampMs;
+  info.updatedAtMs = summary.lastTimestampMs;
+  info.lastAssistantMessage = summary.lastAssistant;
+  info.message = summary.wanted;
+  info.pendingTools = summary.lastToolUses;
+  if (Object.keys(summary.toolCalls).length > 0 || read.complete) info.toolCalls = summary.toolCalls;
+  info.toolCallsComplete = read.complete;
 }
 
 export { parseSessionStart, textOfContent };

@@ -1,7 +1,8 @@
 import { dirname, join } from 'node:path';
+import { claudeTranscriptPath, isClaudeTranscript, readClaudeSession } from './claude-session.js';
 import { findTranscript, resolveFactoryHome } from './factory-home.js';
 import { readJsonFileBounded } from './read-bounded.js';
-import { readTranscript } from './read-transcript.js';
+import { applyTranscriptRead, readTranscript } from './read-transcript.js';
 import { creditsFrom, tokenCountsFrom } from './tokens.js';
 import type { LocalSessionInfo, SessionTag } from './types.js';
 import { finite, isObject, str, type Json } from './json-values.js';
@@ -28,6 +29,12 @@ export interface ReadLocalSessionOptions {
   maxReadBytes?: number;
   /** Stops reading between chunks; what was read so far is returned. */
   signal?: AbortSignal;
+  /** The agent that sent the event: a Claude session without transcript_path is looked for by its cwd. */
+  agent?: string;
+  /** The event's cwd (Claude: the transcript's folder is the cwd's slug). */
+  cwd?: string;
+  /** The Claude sub-agent the event is about (`agent_id`). */
+  agentId?: string;
 }
 
 function tagsFrom(value: unknown): SessionTag[] | undefined {
@@ -79,8 +86,23 @@ function applyIndexEntry(info: LocalSessionInfo, entry: Json): void {
  * `8 x maxReadBytes` more. The agent's files are only read, never written.
  */
 export async function readLocalSession(opts: ReadLocalSessionOptions): Promise<LocalSessionInfo> {
-  const factoryHome = resolveFactoryHome(opts.factoryHome, opts.transcriptPath);
   const maxReadBytes = Math.max(MIN_READ_BYTES, opts.maxReadBytes ?? DEFAULT_MAX_READ_BYTES);
+  const claudePath =
+    opts.transcriptPath && isClaudeTranscript(opts.transcriptPath)
+      ? opts.transcriptPath
+      : !opts.transcriptPath && opts.agent === 'claude' && opts.cwd
+        ? claudeTranscriptPath(opts.sessionId, opts.cwd)
+        : undefined;
+  if (claudePath)
+    return readClaudeSession({
+      sessionId: opts.sessionId,
+      transcriptPath: claudePath,
+      maxReadBytes,
+      maxScanBytes: maxReadBytes * SCAN_FACTOR,
+      ...(opts.agentId ? { agentId: opts.agentId } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+  const factoryHome = resolveFactoryHome(opts.factoryHome, opts.transcriptPath);
   const info: LocalSessionInfo = {
     sessionId: opts.sessionId,
     factoryHome,
@@ -109,24 +131,13 @@ export async function readLocalSession(opts: ReadLocalSessionOptions): Promise<L
       signal: opts.signal,
     });
     const { summary } = read;
-    info.bytesRead = read.bytesRead;
-    info.transcriptBytes = read.size;
-    info.transcriptComplete = read.complete;
-    info.warnings.push(...read.warnings);
+    applyTranscriptRead(info, read);
     if (read.size > 0 || summary.sessionStart) info.sources.push('transcript');
     const start = summary.sessionStart;
     info.title = start?.title;
     info.cwd = start?.cwd;
     info.parentId = start?.callingSessionId ?? start?.parent;
     if (start?.callingSessionId) info.isSubagent = true;
-    info.model = summary.model;
-    info.startedAtMs = summary.firstTimestampMs;
-    info.updatedAtMs = summary.lastTimestampMs;
-    info.lastAssistantMessage = summary.lastAssistant;
-    info.message = summary.wanted;
-    info.pendingTools = summary.lastToolUses;
-    if (Object.keys(summary.toolCalls).length > 0 || read.complete) info.toolCalls = summary.toolCalls;
-    info.toolCallsComplete = read.complete;
     if (read.complete && summary.messageLines > 0) info.messageCount = summary.messageLines;
   } else if (!transcriptPath) {
     info.warnings.push(`no local transcript for session ${opts.sessionId} under ${factoryHome}`);

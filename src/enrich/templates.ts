@@ -1,4 +1,5 @@
 import { formatDuration } from '../cli/output.js';
+import { failureOf, permissionTool } from '../events/claude-facts.js';
 import type { HookEvent } from '../events/types.js';
 import { excerpt } from './excerpt.js';
 import type { Enrichment, TokenCounts } from './types.js';
@@ -59,6 +60,14 @@ function titled(prefix: string, title: string | undefined, project: string | und
   return project ? `${prefix} in ${project}` : prefix;
 }
 
+/** What a tool call is about, in one line: the command, the file or the description. */
+function toolInputLine(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const i = input as Record<string, unknown>;
+  const line = str(i.command) ?? str(i.file_path) ?? str(i.description) ?? str(i.url) ?? str(i.pattern);
+  return line ? excerpt(line, 160) : undefined;
+}
+
 /**
  * The default notification texts, used when a rule has no template of its own:
  * - Stop: "Finished: <title> in <project>", the last message's excerpt, duration · tokens · credits
@@ -66,6 +75,8 @@ function titled(prefix: string, title: string | undefined, project: string | und
  * - SubagentStop: "Sub-agent finished: <task>", the result (or error) excerpt;
  * - Notification: "Needs your permission: <tool>" (permission_prompt), "Waiting for your input"
  *   (idle_prompt), else "Needs your attention", each with the project;
+ * - PermissionRequest (Claude): "Needs your permission: <tool>", the command or file it is about;
+ * - StopFailure (Claude): "Failed: <title> in <project>", the error kind and the agent's last message;
  * - SessionEnd: "Session ended: <reason>", title, project, duration, messages, tokens and credits;
  * - anything else: the event name and the project.
  * Handles Claude Code's `last_assistant_message` (through the enrichment) and Notification `title`.
@@ -99,6 +110,24 @@ export function defaultNotificationText(event: HookEvent, enrichment: Enrichment
         };
       }
       return { title: `Sub-agent finished: ${name}`, body: lines(message, project && `in ${project}`) };
+    }
+    case 'PermissionRequest':
+      return {
+        title: `Needs your permission: ${permissionTool(event) ?? 'a tool'}`,
+        body: lines(
+          s.title && project ? `${s.title} in ${project}` : (s.title ?? (project && `in ${project}`)),
+          toolInputLine(p.tool_input),
+        ),
+      };
+    case 'StopFailure': {
+      const failure = failureOf(event);
+      return {
+        title: titled('Failed', s.title, project),
+        body: lines(
+          `Error: ${failure?.error ?? 'unknown'}`,
+          failure?.message ? excerpt(failure.message, 280) : undefined,
+        ),
+      };
     }
     case 'Notification': {
       const type = str(p.notification_type);

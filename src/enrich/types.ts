@@ -75,6 +75,12 @@ export interface LocalSessionInfo {
   /** Tool names of the last assistant message's tool calls (what a permission prompt is about). */
   pendingTools?: string[];
   tags?: SessionTag[];
+  /** Claude Code: prompts typed by a person (not `<task-notification>`s), when the transcript was read whole. */
+  promptCount?: number;
+  /** Claude Code: sub-agent transcripts whose usage is counted in `tokens`. */
+  subagentCount?: number;
+  /** Claude Code: the sub-agent the event is about, from its `.meta.json`. */
+  subagent?: { id: string; description?: string; agentType?: string };
   /** Bytes read from the transcript (bounded by maxReadBytes plus the backwards-scan cap). */
   bytesRead: number;
   /** The transcript's size when it was read. */
@@ -121,6 +127,8 @@ export interface EnrichedSession {
   isSubagent: boolean;
   model?: string;
   messageCount?: number;
+  /** Prompts typed by a person (Claude Code; a `<task-notification>` is not one). */
+  promptCount?: number;
   /** The session's duration so far (SessionEnd session_duration_ms, else start to last change). */
   durationMs?: number;
   /** The last turn's duration (Stop elapsed_time). */
