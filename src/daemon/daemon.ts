@@ -358,10 +358,12 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         at,
       );
       counters.fired += evaluation.fired.length;
-      counters.suppressed += evaluation.skipped.filter(
+      const suppressed = evaluation.skipped.filter(
         (s) => !s.reason.startsWith('filter:') && !s.reason.startsWith('rule disabled'),
       ).length;
-      if (evaluation.fired.length > 0 || log.isLevelEnabled('debug')) {
+      counters.suppressed += suppressed;
+      // Suppressed notifications (dedupe, cooldown, a duplicate permission ask, a held Stop) are logged too.
+      if (evaluation.fired.length > 0 || suppressed > 0 || log.isLevelEnabled('debug')) {
         log.info(
           {
             event: event.id,

@@ -53,6 +53,7 @@ export function buildSessionRecord(
       positive(p.session_duration_ms) ?? (endedAtMs >= startedAtMs ? endedAtMs - startedAtMs : null) ?? null,
     activeTimeMs: es?.activeTimeMs ?? null,
     messageCount: positive(p.message_count) ?? es?.messageCount ?? null,
+    promptCount: Math.max(session.prompts ?? 0, es?.promptCount ?? 0),
     model: es?.model ?? null,
     tokens,
     inclusiveTokens: inclusive && inclusive.total !== tokens?.total ? inclusive : null,

@@ -150,6 +150,7 @@ export function formatSessionDetail(r: SessionRecord, out: Pick<Out, 'color'>): 
     ['Duration', formatDuration(r.durationMs)],
     ['Active time', formatDuration(r.activeTimeMs)],
     ['Messages', r.messageCount === null ? '-' : String(r.messageCount)],
+    ['Prompts', r.promptCount === null || r.promptCount === undefined ? '-' : String(r.promptCount)],
     ['Tokens', tokens],
     ['Incl. sub-agents', r.inclusiveTokens ? String(r.inclusiveTokens.total) : '-'],
     ['Credits', formatCreditsCell(r.credits)],

@@ -16,8 +16,10 @@ export interface TrackedSession {
   eventCount: number;
   hookFailures: number;
   hookTimeouts: number;
-  /** SubagentStop events received by this session. */
+  /** SubagentStop events received by this session (not Claude's compaction forks). */
   subagentStops: number;
+  /** UserPromptSubmit events typed by a person (absent in snapshots saved before it existed). */
+  prompts?: number;
   /** Sessions whose SessionStart named this one as calling_session_id. */
   childIds: string[];
   /** PreToolUse events by tool name. */
@@ -38,6 +40,7 @@ export function newTrackedSession(sessionId: string, agent: string, atMs: number
     hookFailures: 0,
     hookTimeouts: 0,
     subagentStops: 0,
+    prompts: 0,
     childIds: [],
     toolCalls: {},
   };

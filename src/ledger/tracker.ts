@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Enrichment } from '../enrich/types.js';
+import { isCompactionFork, isHumanPrompt } from '../events/claude-facts.js';
 import type { EventHandoff, HookEvent } from '../events/types.js';
 import { buildSessionRecord } from './build-record.js';
 import type { Ledger } from './ledger.js';
@@ -211,7 +212,10 @@ export function createSessionTracker(opts: CreateSessionTrackerOptions): Session
         break;
       }
       case 'SubagentStop':
-        session.subagentStops++;
+        if (!isCompactionFork(event)) session.subagentStops++;
+        break;
+      case 'UserPromptSubmit':
+        if (isHumanPrompt(event)) session.prompts = (session.prompts ?? 0) + 1;
         break;
       case 'SessionEnd':
         await close(session, event, str(p.reason) ?? 'other');
@@ -253,6 +257,7 @@ export function createSessionTracker(opts: CreateSessionTrackerOptions): Session
         current.hookFailures += s.hookFailures;
         current.hookTimeouts += s.hookTimeouts;
         current.subagentStops += s.subagentStops;
+        current.prompts = (current.prompts ?? 0) + (s.prompts ?? 0);
         current.childIds = [...new Set([...s.childIds, ...current.childIds])];
         for (const [tool, n] of Object.entries(s.toolCalls))
           current.toolCalls[tool] = (current.toolCalls[tool] ?? 0) + n;

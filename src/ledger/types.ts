@@ -29,6 +29,11 @@ export interface SessionRecord {
   /** Time the assistant was working. */
   activeTimeMs: number | null;
   messageCount: number | null;
+  /**
+   * Prompts typed by a person: UserPromptSubmit events that are not a Claude `<task-notification>`, or the
+   * Claude transcript's count when larger. Absent from records written before it existed.
+   */
+  promptCount?: number | null;
   model: string | null;
   /** The session's own usage (sub-agents have their own records). */
   tokens: TokenCounts | null;

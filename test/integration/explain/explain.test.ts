@@ -105,7 +105,12 @@ describe('explain: notification rules', () => {
       }),
     ]);
     expect(x.notifications.notFire).toEqual([
-      { rule: 'default: needs you', index: 0, reason: 'filter: event Stop is not one of Notification' },
+      {
+        rule: 'default: needs you',
+        index: 0,
+        reason: 'filter: event Stop is not one of Notification, PermissionRequest',
+      },
+      { rule: 'default: failed', index: 2, reason: 'filter: event Stop is not one of StopFailure' },
     ]);
     expect(x.notifications.noiseState).toEqual({
       consulted: false,
@@ -177,6 +182,7 @@ describe('explain: notification rules', () => {
     const off = await explain(payload('Stop'));
     expect(off.notifications.fire).toEqual([]);
     expect(off.notifications.notFire.map((s) => s.reason)).toEqual([
+      'notify.enabled is false',
       'notify.enabled is false',
       'notify.enabled is false',
     ]);
