@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateRules, type RuleEvaluation } from '../../../src/daemon/rules.js';
-import { createNoiseState, observeEvent, recordSent } from '../../../src/daemon/noise.js';
+import {
+  createNoiseState,
+  deserializeNoise,
+  observeEvent,
+  recordSent,
+  serializeNoise,
+} from '../../../src/daemon/noise.js';
 import { notifySettings } from '../../../src/config/notify-schema.js';
 import type { HookEvent } from '../../../src/events/types.js';
 import {
@@ -191,5 +197,20 @@ describe('rule filters with Claude semantics', () => {
           'filter: the prompt is a <task-notification> (a background task reporting back), not typed by a person',
       },
     ]);
+  });
+});
+
+describe('the permission asks in the noise state that `hookd explain` asks the daemon for', () => {
+  it('survive the JSON round trip, and malformed parts read as nothing', () => {
+    const noise = createNoiseState();
+    recordSent(
+      noise,
+      [{ dedupeKey: 'k', idle: false, sessionId: 's1', permissionAsk: { rule: 'r', tool: 'Write' } }],
+      5,
+    );
+    const back = deserializeNoise(JSON.parse(JSON.stringify(serializeNoise(noise))));
+    expect([...back.permissionAsks.get('s1')!]).toEqual([['r', { tool: 'Write', at: 5 }]]);
+    const bad = deserializeNoise({ permissionAsks: [['s2', 'x'], ['s3', [['r', { at: 'no' }]]], 7] });
+    expect(bad.permissionAsks.size).toBe(0);
   });
 });
