@@ -1,5 +1,7 @@
 /** Terminal output helpers: colour only on a TTY without NO_COLOR, tables for people, JSON for scripts. */
 
+export { formatDuration } from '../util/format-duration.js';
+
 export interface Out {
   write(text: string): void;
   isTTY: boolean;
@@ -68,14 +70,4 @@ export function formatTable<T>(rows: readonly T[], columns: readonly Column<T>[]
 
 export function formatJson(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
-}
-
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '-';
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }

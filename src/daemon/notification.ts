@@ -6,7 +6,8 @@ import {
   subagentOf,
 } from '../events/claude-facts.js';
 import type { CommandOutcome, HookEvent } from '../events/types.js';
-import { formatMs, type TemplateContext } from './template.js';
+import { type TemplateContext } from './template.js';
+import { formatDuration } from '../util/format-duration.js';
 
 export type Urgency = 'low' | 'normal' | 'critical';
 
@@ -97,7 +98,7 @@ export function buildTemplateContext(
     backgroundTasks: backgroundTasksRunning(event).length || undefined,
     permissionTool: permissionTool(event),
     durationMs: facts.durationMs,
-    duration: facts.durationMs === undefined ? undefined : formatMs(facts.durationMs),
+    duration: facts.durationMs === undefined ? undefined : formatDuration(facts.durationMs),
     commands: {
       total: results.length,
       failed: failed.length,

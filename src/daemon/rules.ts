@@ -11,7 +11,9 @@ import {
 import { matchesProject } from './glob.js';
 import { isIdlePrompt, notifiedPermissionAsk, type NoiseState } from './noise.js';
 import { quietStateAt } from './quiet-hours.js';
-import { formatMs, renderTemplate } from './template.js';
+import { renderTemplate } from './template.js';
+import { formatDuration } from '../util/format-duration.js';
+import { notificationDurationMs } from '../enrich/templates.js';
 import {
   buildTemplateContext,
   builtInText,
@@ -123,15 +125,10 @@ export function eventFacts(
   now: number,
   results: readonly CommandOutcome[] = [],
 ): EventFacts {
-  const p = event.payload;
   const session = (enrichment.session ?? {}) as Record<string, unknown>;
   const known = event.sessionId ? noise.sessions.get(event.sessionId) : undefined;
-  let durationMs =
-    num(p.session_duration_ms) ??
-    num(p.elapsed_time) ??
-    num(session.durationMs) ??
-    num(enrichment.durationMs);
-  if (durationMs === undefined && known?.startedAt !== undefined)
+  let durationMs = notificationDurationMs(event, session) ?? num(enrichment.durationMs);
+  if (durationMs === undefined && known?.startedAt !== undefined && event.name !== 'SubagentStop')
     durationMs = Math.max(0, now - known.startedAt);
   // The event's own word first (Claude's agent_id, Droid's calling_session_id), then the enrichment's
   // (a Claude sub-agent's events carry its parent's session, whose enrichment says "main").
@@ -326,7 +323,8 @@ export function evaluateRules(
 function notificationFields(facts: EventFacts, event: HookEvent): { label: string; value: string }[] {
   const fields: { label: string; value: string }[] = [];
   if (facts.project) fields.push({ label: 'Project', value: facts.project });
-  if (facts.durationMs !== undefined) fields.push({ label: 'Duration', value: formatMs(facts.durationMs) });
+  if (facts.durationMs !== undefined)
+    fields.push({ label: 'Duration', value: formatDuration(facts.durationMs) });
   if (event.sessionId) fields.push({ label: 'Session', value: event.sessionId.slice(0, 8) });
   fields.push({ label: 'Event', value: event.name });
   return fields;

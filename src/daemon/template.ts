@@ -4,6 +4,8 @@
  * A missing value renders as an empty string; `\{{` writes a literal `{{`.
  */
 
+import { formatDuration } from '../util/format-duration.js';
+
 export type TemplateContext = Record<string, unknown>;
 
 const FILTERS: Record<string, (value: unknown, arg: string | undefined) => unknown> = {
@@ -22,7 +24,7 @@ const FILTERS: Record<string, (value: unknown, arg: string | undefined) => unkno
     return text.slice(text.lastIndexOf('/') + 1);
   },
   duration: (value) =>
-    typeof value === 'number' && Number.isFinite(value) ? formatMs(value) : toText(value),
+    typeof value === 'number' && Number.isFinite(value) ? formatDuration(value) : toText(value),
   json: (value) => JSON.stringify(value ?? null),
   round: (value) => (typeof value === 'number' ? String(Math.round(value)) : toText(value)),
   short: (value) => toText(value).slice(0, 8),
@@ -39,16 +41,6 @@ function toText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
-}
-
-export function formatMs(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${s % 60 ? ` ${s % 60}s` : ''}`;
-  const h = Math.floor(m / 60);
-  return `${h}h${m % 60 ? ` ${m % 60}m` : ''}`;
 }
 
 function lookup(context: TemplateContext, path: string): unknown {

@@ -1,9 +1,9 @@
-import { formatDuration } from '../cli/output.js';
+import { formatDuration } from '../util/format-duration.js';
 import { failureOf, permissionTool } from '../events/claude-facts.js';
 import type { HookEvent } from '../events/types.js';
 import { excerpt } from './excerpt.js';
 import type { Enrichment, TokenCounts } from './types.js';
-import { str } from './json-values.js';
+import { positive, str } from './json-values.js';
 
 /** A notification's text before any channel formats it. */
 export interface NotificationText {
@@ -33,11 +33,39 @@ export function formatCredits(credits: number | undefined): string | undefined {
   return `${trimmed} credit${credits === 1 ? '' : 's'}`;
 }
 
+/**
+ * The duration a notification states, the same in its text and in its fields: a Stop's turn time when
+ * the agent reports one (a Droid sub-agent's Stop says 0: unknown), else the session's duration so far;
+ * none for a SubagentStop, whose session is the parent's.
+ */
+export function notificationDurationMs(
+  event: HookEvent,
+  session: { turnDurationMs?: unknown; durationMs?: unknown } = {},
+): number | undefined {
+  // A SubagentStop belongs to the parent session: its duration so far is not the sub-agent's.
+  if (event.name === 'SubagentStop') return undefined;
+  const p = event.payload;
+  return (
+    positive(session.turnDurationMs) ??
+    (event.name === 'Stop' ? positive(p.elapsed_time) : undefined) ??
+    positive(session.durationMs) ??
+    positive(p.session_duration_ms)
+  );
+}
+
+/** `105 tokens (15 in sub-agents)`: the total says when it includes sub-agents the ledger lists apart. */
+function tokensText(session: Enrichment['session']): string | undefined {
+  const all = formatTokens(session.tokens);
+  const own = session.ownTokens?.total;
+  if (!all || own === undefined || !session.tokens || session.tokens.total <= own) return all;
+  return `${all} (${Math.round(session.tokens.total - own)} in sub-agents)`;
+}
+
 /** `4m12s · 12.3k tokens · 3.25 credits`, from what is known. */
 function statsLine(e: Enrichment, durationMs: number | undefined): string | undefined {
   const parts = [
     durationMs !== undefined && durationMs > 0 ? formatDuration(durationMs) : undefined,
-    formatTokens(e.session.tokens),
+    tokensText(e.session),
     formatCredits(e.session.credits),
   ].filter(Boolean);
   return parts.length > 0 ? parts.join(' · ') : undefined;
@@ -88,7 +116,7 @@ export function defaultNotificationText(event: HookEvent, enrichment: Enrichment
   const message = enrichment.lastMessageExcerpt;
   switch (event.name) {
     case 'Stop': {
-      const duration = s.turnDurationMs ?? s.durationMs;
+      const duration = notificationDurationMs(event, s);
       if (s.isSubagent) {
         return {
           title: `Sub-agent finished: ${s.title ?? 'task'}`,
@@ -145,7 +173,9 @@ export function defaultNotificationText(event: HookEvent, enrichment: Enrichment
     }
     case 'SessionEnd': {
       const count = s.messageCount !== undefined ? `${s.messageCount} messages` : undefined;
-      const stats = [statsLine(enrichment, s.durationMs), count].filter(Boolean).join(' · ');
+      const stats = [statsLine(enrichment, notificationDurationMs(event, s)), count]
+        .filter(Boolean)
+        .join(' · ');
       return {
         title: `Session ended: ${str(p.reason) ?? 'unknown reason'}`,
         body: lines(

@@ -39,7 +39,7 @@ describe('enrich on the real fixture store', () => {
     expect(e.budgetExceeded).toBe(false);
     expect(defaultNotificationText(event, e)).toEqual({
       title: 'Finished: OK in demo',
-      body: 'All done: ran `echo hi`, created hook-demo.txt and ran a sub-agent.\n1.2s · 105 tokens',
+      body: 'All done: ran `echo hi`, created hook-demo.txt and ran a sub-agent.\n1.2s · 105 tokens (15 in sub-agents)',
     });
   });
 
@@ -89,7 +89,7 @@ describe('enrich on the real fixture store', () => {
     expect(e.session.messageCount).toBe(23);
     expect(defaultNotificationText(event, e)).toEqual({
       title: 'Session ended: other',
-      body: 'OK in demo\n2.3s · 105 tokens · 23 messages',
+      body: 'OK in demo\n2.3s · 105 tokens (15 in sub-agents) · 23 messages',
     });
   });
 });

@@ -104,7 +104,7 @@ describe('evaluateRules', () => {
     ).fired;
     expect(fired!.notification).toMatchObject({
       title: 'Fix the build (DEMO)',
-      body: 'All 42 test… after 1s',
+      body: 'All 42 test… after 1.2s',
       urgency: 'critical',
       sound: 'bell',
     });

@@ -9,7 +9,7 @@ describe('renderTemplate', () => {
   it('substitutes paths and applies filters', () => {
     expect(renderTemplate('{{ session.title }}: {{msg | firstline | upper}}', ctx)).toBe('Fix it: LINE ONE');
     expect(renderTemplate('{{missing | default:"none"}} {{empty | default:"-"}}', ctx)).toBe('none -');
-    expect(renderTemplate('{{n | duration}} {{msg | truncate:5}}', ctx)).toBe('1m 5s line…');
+    expect(renderTemplate('{{n | duration}} {{msg | truncate:5}}', ctx)).toBe('1m05s line…');
     expect(renderTemplate('{{session | json}}', ctx)).toBe('{"title":"Fix it","tokens":1234}');
     expect(renderTemplate('{{cwd | basename}}', { cwd: '/home/dev/projects/demo/' })).toBe('demo');
   });
@@ -93,5 +93,22 @@ describe('interpolateEnv', () => {
     });
     expect(missing).toEqual(['MISSING']);
     expect(interpolateEnv('${EMPTY}', { EMPTY: '' }).missing).toEqual(['EMPTY']);
+  });
+});
+
+describe('one duration format (issue 9: a notification said "1.2s" in its body and "1s" in a field)', () => {
+  it('formats every duration the same way, in templates, rules and tables', async () => {
+    const { formatDuration } = await import('../../../src/util/format-duration.js');
+    expect([950, 1207, 9949, 9950, 42_000, 59_600, 119_700, 3_725_000].map(formatDuration)).toEqual([
+      '950ms',
+      '1.2s',
+      '9.9s',
+      '10s',
+      '42s',
+      '1m00s',
+      '2m00s',
+      '1h02m',
+    ]);
+    expect(renderTemplate('{{n | duration}}', { n: 1207 })).toBe(formatDuration(1207));
   });
 });
