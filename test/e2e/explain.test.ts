@@ -84,7 +84,7 @@ describe('hookd explain (built CLI)', () => {
     const ran = await explain([join(h.root, 'missing.json')]);
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain('cannot read --from');
-    expect(ran.stderr).toContain('ENOENT');
+    expect(ran.stderr).toContain(`cannot read --from ${join(h.root, 'missing.json')}: it does not exist`);
   });
 
   it('has --help with examples', async () => {
