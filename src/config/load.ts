@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import type { HookdConfig } from './schema.js';
 import type { ConfigIssue } from './issues.js';
 import type { ConfigLevel } from './merge.js';
-import { readProjectConfigBytes, readTrust, sha256Hex, trustOf, type TrustInfo } from './trust.js';
+import {
+  readProjectConfigBytes,
+  readTrust,
+  sha256Hex,
+  trustFilePath,
+  trustOf,
+  type TrustInfo,
+} from './trust.js';
 import { fnv1a } from '../util/fast.js';
 import { describeReadError } from '../util/read-error.js';
 import { readPrivateFile, writePrivateFile } from '../util/private-file.js';
@@ -206,9 +213,27 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   const warnings: LoadWarning[] = [];
   const cacheDir = join(stateDir(env), 'config-cache');
 
-  // The project file: its bytes, their hash, and whether the user trusted exactly these bytes.
+  // The cache key: the schema, each file's fingerprint (size, mtime, ctime, inode: any write changes
+  // ctime) and, with a project file, the trust file's. A hit needs no read, no hash, no zod.
+  const currentKey = () =>
+    `${SCHEMA_ID}|${files.map((f) => `${f.level}=${fingerprint(f.file)}`).join('|')}` +
+    (files.length > 1 ? `|trust=${fingerprint(trustFilePath(env))}` : '');
+  const key = currentKey();
+  const cacheFile = join(cacheDir, `${fnv1a(files.map((f) => f.file).join('\0'))}.json`);
+  if (useCache) {
+    const cacheWarnings: LoadWarning[] = [];
+    const cached = readCache(cacheFile, key, cacheWarnings);
+    if (cached) {
+      const all = [...(cached.warnings ?? []), ...cacheWarnings];
+      return { ...cached, cached: true, ...(all.length > 0 ? { warnings: all } : {}) };
+    }
+    warnings.push(...cacheWarnings);
+  }
+
+  // The project file: its bytes, their hash (node:crypto is loaded only here, when a project file
+  // exists and changed), and whether the user trusted exactly these bytes.
   const inputs: ConfigFileInput[] = [];
-  let projectKey = 'none';
+  const trustWarnings: LoadWarning[] = [];
   for (const f of files.slice(1)) {
     let bytes: Buffer | null = null;
     let readError: ConfigFileInput['readError'];
@@ -219,26 +244,17 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     }
     if (bytes === null) {
       inputs.push({ ...f, text: null, ...(readError !== undefined ? { readError, apply: false } : {}) });
-      projectKey = readError !== undefined ? 'unreadable' : 'absent';
       continue;
     }
     const trusted = readTrust(env);
     if (trusted.problem)
-      warnings.push({
+      trustWarnings.push({
         kind: 'trust-file',
         level: 'error',
         message: `${trusted.problem}; no project config is trusted until it is fixed (hookd trust <dir> rewrites it)`,
       });
     const trust = trustOf(trusted.records, f.file, sha256Hex(bytes));
     inputs.push({ ...f, text: bytes.toString('utf8'), trust, apply: trust.state === 'trusted' });
-    projectKey = `${trust.sha256}:${trust.state}`;
-  }
-
-  const key = `${SCHEMA_ID}|user=${fingerprint(user.file)}|project=${projectKey}`;
-  const cacheFile = join(cacheDir, `${fnv1a(files.map((f) => f.file).join('\0'))}.json`);
-  if (useCache) {
-    const cached = readCache(cacheFile, key, warnings);
-    if (cached) return { ...cached, cached: true, ...(warnings.length > 0 ? { warnings } : {}) };
   }
 
   const lastGoodFile = join(cacheDir, `last-good-${fnv1a(user.file)}.json`);
@@ -263,11 +279,14 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
       );
     } catch {}
   }
-  // Only cache when the user file did not change while we read it.
-  if (useCache && key === `${SCHEMA_ID}|user=${fingerprint(user.file)}|project=${projectKey}`) {
+  // Kept with the cached result: the trust file's problem lasts as long as its fingerprint.
+  if (trustWarnings.length > 0) value.warnings = trustWarnings;
+  // Only cache when no file changed while we read them.
+  if (useCache && key === currentKey()) {
     try {
       writePrivateFile(cacheFile, JSON.stringify({ key, value }));
     } catch {}
   }
-  return warnings.length > 0 ? { ...value, warnings } : value;
+  const all = [...trustWarnings, ...warnings];
+  return all.length > 0 ? { ...value, warnings: all } : value;
 }
