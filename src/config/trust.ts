@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { projectConfigPath, stateDir, type Env } from '../paths.js';
 import { readOpenFile, readPrivateFile, writePrivateFile } from '../util/private-file.js';
@@ -95,8 +95,17 @@ function writeTrust(env: Env, records: TrustRecords): void {
   writePrivateFile(trustFilePath(env), `${JSON.stringify({ v: 1, files }, null, 2)}\n`);
 }
 
+/** Records are keyed by the file's real path, so a symlinked project dir finds the same record. */
+function trustKey(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return resolve(file);
+  }
+}
+
 export function trustOf(records: TrustRecords, file: string, sha256: string): TrustInfo {
-  const record = records[resolve(file)];
+  const record = records[trustKey(file)];
   if (!record) return { state: 'untrusted', sha256 };
   return { state: record.sha256 === sha256 ? 'trusted' : 'changed', sha256, trustedAt: record.trustedAt };
 }
@@ -132,7 +141,7 @@ export interface TrustedFile {
 
 /** `hookd trust <dir>`: records the current bytes of <dir>/.hookd/config.json as trusted. */
 export function trustProjectFile(env: Env, file: string, now: Date = new Date()): TrustedFile {
-  const abs = resolve(file);
+  const abs = trustKey(file);
   const bytes = readProjectConfigBytes(abs);
   if (bytes === null) throw new Error(`${abs} does not exist`);
   const { records } = readTrust(env);
@@ -144,7 +153,7 @@ export function trustProjectFile(env: Env, file: string, now: Date = new Date())
 
 /** `hookd trust --revoke <dir>`: true when a record was removed. */
 export function revokeProjectFile(env: Env, file: string): boolean {
-  const abs = resolve(file);
+  const abs = trustKey(file);
   const { records } = readTrust(env);
   if (!records[abs]) return false;
   delete records[abs];

@@ -2,11 +2,11 @@ import {
   closeSync,
   constants,
   fstatSync,
-  lstatSync,
   mkdirSync,
   openSync,
   readSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
   chmodSync,
@@ -39,8 +39,9 @@ function ownershipProblem(
 /** Creates `dir` (0700) if needed; refuses a symlink or a dir owned by someone else; tightens our own. */
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (!st.isDirectory()) throw new Error(`${dir} is not a directory (a symlink?); refusing to use it`);
+  // A symlinked dir is followed (users relocate state dirs that way); its owner is what protects it.
+  const st = statSync(dir);
+  if (!st.isDirectory()) throw new Error(`${dir} is not a directory; refusing to use it`);
   const problem = ownershipProblem(st, 'folder', dir, 0);
   if (problem) throw new Error(problem);
   if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);

@@ -105,6 +105,21 @@ describe('project configs need trust', () => {
     expect(existsSync(marker2)).toBe(true);
   });
 
+  it('finds the trust of a project reached through a symlinked dir', async () => {
+    const marker = join(tmp.dir, 'project-ran');
+    writeUserConfig({ hooks: {} });
+    writeProjectConfig({ hooks: { SessionStart: [{ hooks: [cmd(`touch ${marker}`)] }] } });
+    await runHookd(['trust', project], { env });
+    const link = join(tmp.dir, 'link-to-repo');
+    symlinkSync(project, link);
+    await runHookAsAgent({
+      env: { ...env, FACTORY_PROJECT_DIR: link },
+      cwd: link,
+      stdin: JSON.stringify({ ...fixture('jsonrpc/01-SessionStart-startup.json'), cwd: link }),
+    });
+    expect(existsSync(marker)).toBe(true);
+  });
+
   it("never lets a trusted project file loosen the user's guard: its settings apply to its own commands only", async () => {
     writeUserConfig({ hooks: { PreToolUse: [{ matcher: 'Execute', hooks: [GUARD] }] } });
     writeProjectConfig({
