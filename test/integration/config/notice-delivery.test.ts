@@ -3,7 +3,10 @@ import { startDaemon } from '../../../src/daemon/daemon.js';
 import { handOff } from '../../../src/daemon/client.js';
 import type { Channel } from '../../../src/channels/channel.js';
 import type { RenderedNotification } from '../../../src/daemon/notification.js';
-import { fixture, handoffOf, tempEnv, waitFor } from '../daemon/helpers.js';
+import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from '../daemon/helpers.js';
+import { writeConfig } from '../daemon/process-helpers.js';
+import { loadConfig } from '../../../src/config/load.js';
+import { validator } from '../../../src/config/resolve.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -50,5 +53,32 @@ describe("the daemon shows hookd's own notices from a hand-off", () => {
     expect(await handOff(message, { env: temp.env, timeoutMs: 2000 })).toEqual({ outcome: 'acked' });
     const shown = await waitFor(() => desktop.shown[0], 10_000, 'the desktop notice');
     expect(shown).toMatchObject({ title: 'hookd: project config not trusted', body: 'run hookd trust /r' });
+  });
+});
+
+describe('a daemon started while the user file is broken', () => {
+  it('runs the last config that validated, not the defaults', async () => {
+    const temp = tempEnv();
+    cleanups.push(temp.cleanup);
+    const server = await loopbackServer();
+    cleanups.push(server.close);
+    const good = {
+      notify: {
+        channels: { ops: { type: 'webhook', url: `${server.url}/in` } },
+        rules: [{ on: 'Notification', channels: ['ops'], title: 'from the last good config' }],
+      },
+    };
+    writeConfig(temp.env, good);
+    // A hook run records the last good config.
+    loadConfig({ env: temp.env, validator: () => validator });
+    writeConfig(temp.env, { ...good, tiemout: 5 });
+    const daemon = await startDaemon({ env: temp.env });
+    cleanups.push(() => daemon.close());
+    expect(daemon.stats().config.ok).toBe(false);
+    await handOff(handoffOf(fixture('04-Notification.json')), { env: temp.env, timeoutMs: 5000 });
+    const got = await waitFor(() => server.received[0], 10_000, 'webhook POST');
+    expect((got.json as { notification: { title: string } }).notification.title).toBe(
+      'from the last good config',
+    );
   });
 });
