@@ -84,6 +84,7 @@ export function planCommands(
   const skipped: SkippedEntry[] = [];
   const disabled: string[] = [];
   const seen = new Set<string>();
+  const userDisabled = new Set<string>();
   entries.forEach((entry, entryIndex) => {
     const mismatch = entryMismatch(entry, event);
     if (mismatch) {
@@ -92,11 +93,13 @@ export function planCommands(
     }
     const origin = entryLevels?.[entryIndex] ?? 'user';
     for (const spec of entry.hooks) {
-      if (spec.enabled === false) {
+      const key = `${spec.command}\0${spec.cwd ?? ''}\0${JSON.stringify(spec.env ?? {})}`;
+      // A command the user switched off stays off: a project entry cannot switch it back on.
+      if (spec.enabled === false || (origin === 'project' && userDisabled.has(key))) {
         disabled.push(commandLabel(spec));
+        if (origin === 'user') userDisabled.add(key);
         continue;
       }
-      const key = `${spec.command}\0${spec.cwd ?? ''}\0${JSON.stringify(spec.env ?? {})}`;
       if (seen.has(key)) continue;
       seen.add(key);
       const timeoutSec =

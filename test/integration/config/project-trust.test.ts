@@ -139,6 +139,16 @@ describe('project configs need trust', () => {
     expect(commandRecord).toMatchObject({ name: 'guard', origin: 'user', timedOut: false });
   });
 
+  it('does not let a trusted project entry switch on a command the user switched off', async () => {
+    const marker = join(tmp.dir, 'switched-off-ran');
+    const off = cmd(`touch ${marker}`, { name: 'off', enabled: false });
+    writeUserConfig({ hooks: { Stop: [{ hooks: [off] }] } });
+    writeProjectConfig({ hooks: { Stop: [{ hooks: [{ ...off, enabled: true }] }] } });
+    await runHookd(['trust', project], { env });
+    await runHookAsAgent({ env, cwd: project, stdin: event('jsonrpc/16-Stop.json') });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("applies a trusted project file's commandTimeoutSec to the project's own commands", async () => {
     writeUserConfig({ hooks: {} });
     writeProjectConfig({
