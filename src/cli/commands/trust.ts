@@ -95,6 +95,11 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
         EXIT.FAILURE,
         'Fix it (`hookd validate --project` shows every problem), then trust it.',
       );
+    const damaged = listTrusted(env).problem;
+    if (damaged)
+      process.stderr.write(
+        `hookd: ${damaged}; it is rewritten with this record only (trust other projects again)\n`,
+      );
     const trusted = trustProjectFile(env, file);
     const ignored = ignoredProjectKeys(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
     const commands = listCommands(checked.config);

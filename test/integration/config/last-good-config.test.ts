@@ -126,7 +126,14 @@ describe('hookd config shows the whole effective config', () => {
     write({
       hooks: {},
       notify: {
-        channels: { ops: { type: 'webhook', url: 'https://example.test/hook', secret: '${OPS_SECRET}' } },
+        channels: {
+          ops: { type: 'webhook', url: 'https://example.test/hook', secret: '${OPS_SECRET}' },
+          lit: {
+            type: 'webhook',
+            url: 'https://example.test/other',
+            headers: { Authorization: 'Bearer sk-live-1234567890abcdef' },
+          },
+        },
       },
     });
     const ran = await runHookd(['config', '--json'], { env: { ...env, OPS_SECRET: 'hunter2-secret' } });
@@ -144,6 +151,9 @@ describe('hookd config shows the whole effective config', () => {
     expect(out.config.ledger).toBeDefined();
     expect(out.config.api).toBeDefined();
     expect(ran.stdout).not.toContain('hunter2-secret');
+    // A reference names a variable and is shown as written; a literal secret is redacted.
+    expect(out.config.notify.channels.ops).toMatchObject({ secret: '${OPS_SECRET}' });
+    expect(JSON.stringify(out.config.notify.channels.lit)).not.toContain('sk-live-1234567890abcdef');
     const text = await runHookd(['config'], { env: { ...env, OPS_SECRET: 'hunter2-secret' } });
     expect(text.stdout).toContain('"notify"');
     expect(text.stdout).toContain('"ledger"');
