@@ -166,6 +166,23 @@ describe('project configs need trust', () => {
     });
   });
 
+  it('hashes the project file only when it changed: a warm hook loads no node:crypto', async () => {
+    writeUserConfig({ hooks: {} });
+    writeProjectConfig({ hooks: {} });
+    await runHookd(['trust', project], { env });
+    const report = join(tmp.dir, 'modules.txt');
+    const preload = join(tmp.dir, 'modules.cjs');
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('fs').appendFileSync(${JSON.stringify(report)}, process.moduleLoadList.some((m) => m.includes('crypto')) + '\\n'));`,
+    );
+    const traced = { ...env, NODE_OPTIONS: `--require ${preload}` };
+    for (let i = 0; i < 3; i++)
+      await runHookAsAgent({ env: traced, cwd: project, stdin: event('jsonrpc/16-Stop.json') });
+    // The first run validates and hashes; the next ones are cache hits keyed by the file's fingerprint.
+    expect(readFileSync(report, 'utf8').trim().split('\n')).toEqual(['true', 'false', 'false']);
+  });
+
   it('validate --project says a project file is untrusted (exit 1), and valid once trusted', async () => {
     writeProjectConfig({ settings: { eventBudgetSec: 0.01 } });
     const before = await runHookd(['validate', '--project', project], { env });
