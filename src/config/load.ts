@@ -1,39 +1,86 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HookdConfig } from './schema.js';
 import type { ConfigIssue } from './issues.js';
+import type { ConfigLevel } from './merge.js';
+import {
+  readProjectConfigBytes,
+  readTrust,
+  sha256Hex,
+  trustFilePath,
+  trustOf,
+  type TrustInfo,
+} from './trust.js';
 import { fnv1a } from '../util/fast.js';
 import { describeReadError } from '../util/read-error.js';
+import { readPrivateFile, writePrivateFile } from '../util/private-file.js';
 import { projectConfigPath, stateDir, userConfigPath, type Env } from '../paths.js';
 
 /**
  * Finding and loading the config. This module is on the hook's start-up path, so it imports no zod:
- * a validated result is cached per file fingerprint (path, size, mtime, inode) and the validator,
- * which pulls in zod, is loaded only when a file changed.
+ * a validated result is cached per file fingerprint and the validator, which pulls in zod, is loaded
+ * only when a file changed.
+ *
+ * Two safety rules live here (README "Project configs and trust"):
+ * - a project file applies only while its bytes hash to a value the user trusted (`hookd trust`);
+ * - an invalid user file is replaced by the last user file that validated (kept privately, and
+ *   validated again with the current schema before it is used), never by "no config at all".
+ *
+ * The caches are private state: 0600 files in a 0700 dir, read without following symlinks, refused
+ * when owned by someone else or writable by others, and checked for shape when read back.
  */
 
 export interface ConfigSource {
-  level: 'user' | 'project';
+  level: ConfigLevel;
   file: string;
   exists: boolean;
-  /** False when the file exists but is invalid; its content is then ignored, like the agent does. */
+  /** False when the file exists but is invalid or unreadable; its content is then not applied. */
   ok: boolean;
   issues: ConfigIssue[];
+  /** Project files only: whether the user trusted these exact bytes. Applied only when `trusted`. */
+  trust?: TrustInfo;
+  /** The file is invalid, and the last version that validated (saved then) is in force instead. */
+  lastGood?: { savedAt: string };
+  /** Keys of a project file that are not applied (only hooks and settings.commandTimeoutSec are). */
+  ignoredKeys?: string[];
+}
+
+/** A problem met while loading that is not in a config file (the trust file, a cache), to log. */
+export interface LoadWarning {
+  kind: 'trust-file' | 'config-cache';
+  level: 'warn' | 'error';
+  message: string;
 }
 
 export interface LoadedConfig {
   config: HookdConfig;
   sources: ConfigSource[];
   entryOrigins: Record<string, string[]>;
+  /** For each event, the level (user | project) of each hook entry, parallel to entryOrigins. */
+  entryLevels: Record<string, ConfigLevel[]>;
+  /** A trusted project file's settings.commandTimeoutSec: the default timeout of its own commands. */
+  projectCommandTimeoutSec?: number;
   /** True when the result came from the cache (the validator was not loaded). */
   cached?: boolean;
+  warnings?: LoadWarning[];
+}
+
+export interface ConfigFileInput {
+  level: ConfigLevel;
+  file: string;
+  text: string | null;
+  /** Why the file exists but could not be read, and the fix. */
+  readError?: { reason: string; fix: string };
+  /** False: validate and report, but do not apply (an untrusted project file). */
+  apply?: boolean;
+  trust?: TrustInfo;
+  /** The last version of this file that validated, used when the file itself is invalid. */
+  lastGood?: { text: string; savedAt: string };
 }
 
 /** What the zod side provides; injected so the hook path loads it only on a cache miss. */
 export interface ConfigValidator {
-  resolveConfig(
-    files: readonly { level: 'user' | 'project'; file: string; text: string | null }[],
-  ): LoadedConfig;
+  resolveConfig(files: readonly ConfigFileInput[]): LoadedConfig;
 }
 
 export interface LoadOptions {
@@ -42,6 +89,11 @@ export interface LoadOptions {
   validator: () => ConfigValidator;
   /** Set false to skip the on-disk cache (the CLI's `config` and `validate` always re-validate). */
   useCache?: boolean;
+  /**
+   * Whether a valid user file is saved as the last good config (default: when the cache is used).
+   * `hookd doctor` passes false: it changes nothing on disk.
+   */
+  recordLastGood?: boolean;
 }
 
 /**
@@ -51,15 +103,12 @@ export interface LoadOptions {
 declare const __HOOKD_CONFIG_SCHEMA_ID__: string | undefined;
 const SCHEMA_ID = typeof __HOOKD_CONFIG_SCHEMA_ID__ === 'string' ? __HOOKD_CONFIG_SCHEMA_ID__ : 'source';
 
-/** The cache key: the schema that validated, and each file's path, size, mtime and inode. */
-function cacheKey(files: readonly { level: string; file: string }[]): string {
-  return `${SCHEMA_ID}|${files.map((f) => `${f.level}=${fingerprint(f.file)}`).join('|')}`;
-}
+const MAX_CACHE_BYTES = 16 * 1024 * 1024;
 
 function fingerprint(file: string): string {
   try {
     const st = statSync(file);
-    return `${file}:${st.size}:${st.mtimeMs}:${st.ino}`;
+    return `${file}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
   } catch {
     return `${file}:absent`;
   }
@@ -77,8 +126,8 @@ function readText(file: string): string | null {
 export function configFiles(
   env: Env,
   projectDir: string | undefined,
-): { level: 'user' | 'project'; file: string }[] {
-  const files: { level: 'user' | 'project'; file: string }[] = [{ level: 'user', file: userConfigPath(env) }];
+): { level: ConfigLevel; file: string }[] {
+  const files: { level: ConfigLevel; file: string }[] = [{ level: 'user', file: userConfigPath(env) }];
   if (projectDir && !env.HOOKD_NO_PROJECT_CONFIG) {
     const project = projectConfigPath(projectDir);
     if (project !== files[0]!.file) files.push({ level: 'project', file: project });
@@ -86,48 +135,158 @@ export function configFiles(
   return files;
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The shape check of a cached result read back (it was validated by zod when written; this guards
+ * against a corrupt or hand-edited cache without loading zod): the parts the hook path acts on.
+ */
+function looksLikeLoadedConfig(value: unknown): value is LoadedConfig {
+  if (!isObject(value) || !Array.isArray(value.sources) || !isObject(value.entryOrigins)) return false;
+  if (!isObject(value.entryLevels)) return false;
+  const config = value.config;
+  if (!isObject(config) || !isObject(config.hooks) || !isObject(config.settings) || !isObject(config.daemon))
+    return false;
+  const s = config.settings;
+  for (const key of ['commandTimeoutSec', 'eventBudgetSec', 'killGraceMs', 'maxOutputBytes'])
+    if (typeof s[key] !== 'number' || !(Number(s[key]) >= 0)) return false;
+  if (!Array.isArray(s.sequentialEvents) || !isObject(s.eventBudgetSecByEvent)) return false;
+  for (const [event, entries] of Object.entries(config.hooks)) {
+    const levels = value.entryLevels[event];
+    if (!Array.isArray(entries) || !Array.isArray(levels) || levels.length !== entries.length) return false;
+    for (const entry of entries as unknown[]) {
+      if (!isObject(entry) || !Array.isArray(entry.hooks)) return false;
+      for (const h of entry.hooks as unknown[])
+        if (!isObject(h) || h.type !== 'command' || typeof h.command !== 'string') return false;
+    }
+  }
+  return value.sources.every((s) => isObject(s) && typeof s.file === 'string' && Array.isArray(s.issues));
+}
+
+function readCache(file: string, key: string, warnings: LoadWarning[]): LoadedConfig | undefined {
+  const read = readPrivateFile(file, MAX_CACHE_BYTES);
+  if (!read.ok) {
+    if (!read.missing)
+      warnings.push({
+        kind: 'config-cache',
+        level: 'warn',
+        message: `${read.problem}; validating the config afresh`,
+      });
+    return undefined;
+  }
+  try {
+    const cached = JSON.parse(read.text) as { key?: unknown; value?: unknown };
+    if (cached.key !== key) return undefined;
+    if (looksLikeLoadedConfig(cached.value)) return cached.value;
+  } catch {}
+  warnings.push({
+    kind: 'config-cache',
+    level: 'warn',
+    message: `${file} is malformed; validating the config afresh`,
+  });
+  return undefined;
+}
+
+function readLastGood(file: string, configFile: string): { text: string; savedAt: string } | undefined {
+  const read = readPrivateFile(file, MAX_CACHE_BYTES);
+  if (!read.ok) return undefined;
+  try {
+    const record = JSON.parse(read.text) as Record<string, unknown>;
+    if (
+      record.v === 1 &&
+      record.file === configFile &&
+      typeof record.text === 'string' &&
+      typeof record.savedAt === 'string'
+    )
+      return { text: record.text, savedAt: record.savedAt };
+  } catch {}
+  return undefined;
+}
+
 export function loadConfig(options: LoadOptions): LoadedConfig {
   const env = options.env ?? process.env;
+  const useCache = options.useCache !== false;
   const files = configFiles(env, options.projectDir);
-  const key = cacheKey(files);
-  const cacheFile = join(stateDir(env), 'config-cache', `${fnv1a(files.map((f) => f.file).join('\0'))}.json`);
-  if (options.useCache !== false) {
-    try {
-      const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as { key: string; value: LoadedConfig };
-      if (cached.key === key) return { ...cached.value, cached: true };
-    } catch {}
+  const user = files[0]!;
+  const warnings: LoadWarning[] = [];
+  const cacheDir = join(stateDir(env), 'config-cache');
+
+  // The cache key: the schema, each file's fingerprint (size, mtime, ctime, inode: any write changes
+  // ctime) and, with a project file, the trust file's. A hit needs no read, no hash, no zod.
+  const currentKey = () =>
+    `${SCHEMA_ID}|${files.map((f) => `${f.level}=${fingerprint(f.file)}`).join('|')}` +
+    (files.length > 1 ? `|trust=${fingerprint(trustFilePath(env))}` : '');
+  const key = currentKey();
+  const cacheFile = join(cacheDir, `${fnv1a(files.map((f) => f.file).join('\0'))}.json`);
+  if (useCache) {
+    const cacheWarnings: LoadWarning[] = [];
+    const cached = readCache(cacheFile, key, cacheWarnings);
+    if (cached) {
+      const all = [...(cached.warnings ?? []), ...cacheWarnings];
+      return { ...cached, cached: true, ...(all.length > 0 ? { warnings: all } : {}) };
+    }
+    warnings.push(...cacheWarnings);
   }
-  const texts = files.map((f) => {
+
+  // The project file: its bytes, their hash (node:crypto is loaded only here, when a project file
+  // exists and changed), and whether the user trusted exactly these bytes.
+  const inputs: ConfigFileInput[] = [];
+  const trustWarnings: LoadWarning[] = [];
+  for (const f of files.slice(1)) {
+    let bytes: Buffer | null = null;
+    let readError: ConfigFileInput['readError'];
     try {
-      return { ...f, text: readText(f.file) };
+      bytes = readProjectConfigBytes(f.file);
     } catch (error) {
-      return { ...f, text: null, readError: describeReadError(error, f.file) };
+      readError = describeReadError(error, f.file);
     }
-  });
-  const value = options.validator().resolveConfig(texts);
-  for (const t of texts) {
-    if ('readError' in t && t.readError) {
-      const source = value.sources.find((s) => s.file === t.file);
-      if (source) {
-        source.ok = false;
-        source.exists = true;
-        source.issues.push({
-          file: t.file,
-          path: '(root)',
-          message: `cannot read: ${t.readError.reason}`,
-          fix: t.readError.fix,
-        });
-      }
+    if (bytes === null) {
+      inputs.push({ ...f, text: null, ...(readError !== undefined ? { readError, apply: false } : {}) });
+      continue;
     }
+    const trusted = readTrust(env);
+    if (trusted.problem)
+      trustWarnings.push({
+        kind: 'trust-file',
+        level: 'error',
+        message: `${trusted.problem}; no project config is trusted until it is fixed (hookd trust <dir> rewrites it)`,
+      });
+    const trust = trustOf(trusted.records, f.file, sha256Hex(bytes));
+    inputs.push({ ...f, text: bytes.toString('utf8'), trust, apply: trust.state === 'trusted' });
   }
-  // Only cache when the files did not change while we read them.
-  if (options.useCache !== false && key === cacheKey(files)) {
+
+  const lastGoodFile = join(cacheDir, `last-good-${fnv1a(user.file)}.json`);
+  const lastGood = readLastGood(lastGoodFile, user.file);
+  let userInput: ConfigFileInput;
+  try {
+    userInput = { ...user, text: readText(user.file) };
+  } catch (error) {
+    userInput = { ...user, text: null, readError: describeReadError(error, user.file) };
+  }
+  if (lastGood) userInput.lastGood = lastGood;
+  const value = options.validator().resolveConfig([userInput, ...inputs]);
+
+  const userSource = value.sources[0];
+  const record = options.recordLastGood ?? useCache;
+  if (record && userSource?.ok && userInput.text !== null && userInput.text !== lastGood?.text) {
     try {
-      mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
-      const tmp = `${cacheFile}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ key, value }), { mode: 0o600 });
-      renameSync(tmp, cacheFile);
+      const savedAt = new Date().toISOString();
+      writePrivateFile(
+        lastGoodFile,
+        JSON.stringify({ v: 1, file: user.file, savedAt, text: userInput.text }),
+      );
     } catch {}
   }
-  return value;
+  // Kept with the cached result: the trust file's problem lasts as long as its fingerprint.
+  if (trustWarnings.length > 0) value.warnings = trustWarnings;
+  // Only cache when no file changed while we read them.
+  if (useCache && key === currentKey()) {
+    try {
+      writePrivateFile(cacheFile, JSON.stringify({ key, value }));
+    } catch {}
+  }
+  const all = [...trustWarnings, ...warnings];
+  return all.length > 0 ? { ...value, warnings: all } : value;
 }

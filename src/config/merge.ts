@@ -1,27 +1,20 @@
 /**
- * Merging of config levels, the way the agent merges its settings levels: hooks from every level run
- * (user first, then project), `notify.rules` add up, and for everything else the project level wins.
+ * Merging of config levels. Hooks from every level run (user first, then project), as the agent runs
+ * the hooks of all its settings levels. Everything else comes from the user level only: a project file
+ * (trusted with `hookd trust`) may add commands but never loosen what the user set. Of its `settings`
+ * only `commandTimeoutSec` applies, and only to the project's own commands; its other settings and its
+ * other sections (notify, daemon, api, ledger, enrich) are ignored and reported.
  */
 type Json = Record<string, unknown>;
+
+export type ConfigLevel = 'user' | 'project';
 
 function isObject(value: unknown): value is Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function deepMerge(base: Json, over: Json, path: string): Json {
-  const out: Json = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    const here = path ? `${path}.${key}` : key;
-    const prev = out[key];
-    if (here === 'notify.rules' && Array.isArray(prev) && Array.isArray(value))
-      out[key] = [...prev, ...value];
-    else if (isObject(prev) && isObject(value)) out[key] = deepMerge(prev, value, here);
-    else out[key] = value;
-  }
-  return out;
-}
-
 export interface LevelInput {
+  level: ConfigLevel;
   file: string;
   raw: Json;
 }
@@ -30,22 +23,51 @@ export interface MergedRaw {
   raw: Json;
   /** For each event, the file each hook entry came from, in the merged order. */
   entryOrigins: Record<string, string[]>;
+  /** For each event, the level each hook entry came from (parallel to entryOrigins). */
+  entryLevels: Record<string, ConfigLevel[]>;
+  /** The project file's default timeout for its own commands, when it sets one. */
+  projectCommandTimeoutSec?: number;
+}
+
+/** The keys of a project file that hookd does not apply (see the module comment). */
+export function ignoredProjectKeys(raw: Json): string[] {
+  const ignored: string[] = [];
+  for (const key of Object.keys(raw)) {
+    if (key === 'hooks' || key === '$schema') continue;
+    if (key === 'settings' && isObject(raw.settings)) {
+      for (const setting of Object.keys(raw.settings))
+        if (setting !== 'commandTimeoutSec') ignored.push(`settings.${setting}`);
+    } else ignored.push(key);
+  }
+  return ignored;
 }
 
 export function mergeLevels(levels: readonly LevelInput[]): MergedRaw {
   let raw: Json = {};
-  const hooks: Record<string, unknown[]> = {};
-  const entryOrigins: Record<string, string[]> = {};
+  const hooks: Record<string, unknown[]> = Object.create(null) as Record<string, unknown[]>;
+  const entryOrigins: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  const entryLevels: Record<string, ConfigLevel[]> = Object.create(null) as Record<string, ConfigLevel[]>;
+  let projectCommandTimeoutSec: number | undefined;
   for (const level of levels) {
     const { hooks: levelHooks, ...rest } = level.raw;
-    raw = deepMerge(raw, rest, '');
+    if (level.level === 'user') raw = { ...raw, ...rest };
+    else {
+      const timeout = isObject(rest.settings) ? rest.settings.commandTimeoutSec : undefined;
+      if (typeof timeout === 'number') projectCommandTimeoutSec = timeout;
+    }
     if (isObject(levelHooks)) {
       for (const [event, entries] of Object.entries(levelHooks)) {
         if (!Array.isArray(entries)) continue;
         (hooks[event] ??= []).push(...entries);
         (entryOrigins[event] ??= []).push(...entries.map(() => level.file));
+        (entryLevels[event] ??= []).push(...entries.map(() => level.level));
       }
     }
   }
-  return { raw: { ...raw, hooks }, entryOrigins };
+  return {
+    raw: { ...raw, hooks: { ...hooks } },
+    entryOrigins: { ...entryOrigins },
+    entryLevels: { ...entryLevels },
+    ...(projectCommandTimeoutSec !== undefined ? { projectCommandTimeoutSec } : {}),
+  };
 }

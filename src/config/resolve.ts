@@ -1,23 +1,62 @@
 import { configSchema } from './schema.js';
 import { validateConfigText } from './validate.js';
-import { mergeLevels, type LevelInput } from './merge.js';
+import { ignoredProjectKeys, mergeLevels, type LevelInput } from './merge.js';
 import type { ConfigSource, ConfigValidator, LoadedConfig } from './load.js';
 
-/** Validates each level on its own (an invalid file is ignored, loudly), then merges the valid ones. */
+/**
+ * Validates each level on its own, then merges what applies: a valid user file (or, when it is
+ * invalid, the last user file that validated) and a valid project file the user trusted. Every
+ * problem is kept on its source, so the caller can say it loudly.
+ */
 export function resolveConfig(files: Parameters<ConfigValidator['resolveConfig']>[0]): LoadedConfig {
   const sources: ConfigSource[] = [];
   const levels: LevelInput[] = [];
-  for (const { level, file, text } of files) {
-    if (text === null) {
-      sources.push({ level, file, exists: false, ok: true, issues: [] });
+  for (const input of files) {
+    const { level, file, text } = input;
+    const extra = input.trust ? { trust: input.trust } : {};
+    if (input.readError !== undefined) {
+      sources.push({
+        level,
+        file,
+        exists: true,
+        ok: false,
+        issues: [
+          {
+            file,
+            path: '(root)',
+            message: `cannot read: ${input.readError.reason}`,
+            fix: input.readError.fix,
+          },
+        ],
+        ...extra,
+      });
+    } else if (text === null) {
+      sources.push({ level, file, exists: false, ok: true, issues: [], ...extra });
       continue;
-    }
-    const result = validateConfigText(text, file);
-    if (result.ok) {
-      levels.push({ file, raw: JSON.parse(text) as Record<string, unknown> });
-      sources.push({ level, file, exists: true, ok: true, issues: [] });
     } else {
-      sources.push({ level, file, exists: true, ok: false, issues: result.issues });
+      const result = validateConfigText(text, file);
+      if (result.ok) {
+        const raw = JSON.parse(text) as Record<string, unknown>;
+        const ignored = level === 'project' ? ignoredProjectKeys(raw) : [];
+        if (input.apply !== false) levels.push({ level, file, raw });
+        sources.push({
+          level,
+          file,
+          exists: true,
+          ok: true,
+          issues: [],
+          ...extra,
+          ...(ignored.length > 0 ? { ignoredKeys: ignored } : {}),
+        });
+        continue;
+      }
+      sources.push({ level, file, exists: true, ok: false, issues: result.issues, ...extra });
+    }
+    // The file is invalid or unreadable: the last version that validated stands in, if it still does.
+    const lastGood = input.lastGood;
+    if (lastGood && validateConfigText(lastGood.text, file).ok) {
+      levels.push({ level, file, raw: JSON.parse(lastGood.text) as Record<string, unknown> });
+      sources[sources.length - 1]!.lastGood = { savedAt: lastGood.savedAt };
     }
   }
   const merged = mergeLevels(levels);
@@ -34,10 +73,23 @@ export function resolveConfig(files: Parameters<ConfigValidator['resolveConfig']
           message: `cannot merge with the user config: ${message}`,
         });
       }
-    const userOnly = mergeLevels(levels.filter((l) => l.file === sources[0]?.file));
-    return { config: configSchema.parse(userOnly.raw), sources, entryOrigins: userOnly.entryOrigins };
+    const userOnly = mergeLevels(levels.filter((l) => l.level === 'user'));
+    return {
+      config: configSchema.parse(userOnly.raw),
+      sources,
+      entryOrigins: userOnly.entryOrigins,
+      entryLevels: userOnly.entryLevels,
+    };
   }
-  return { config: parsed.data, sources, entryOrigins: merged.entryOrigins };
+  return {
+    config: parsed.data,
+    sources,
+    entryOrigins: merged.entryOrigins,
+    entryLevels: merged.entryLevels,
+    ...(merged.projectCommandTimeoutSec !== undefined
+      ? { projectCommandTimeoutSec: merged.projectCommandTimeoutSec }
+      : {}),
+  };
 }
 
 export const validator: ConfigValidator = { resolveConfig };

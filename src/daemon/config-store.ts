@@ -38,6 +38,8 @@ export class ConfigStore {
   private current: ConfigState;
   private watcher: { close(): Promise<void> } | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
+  /** Whether a config from the file (valid, or its last good version) was ever applied. */
+  private loaded = false;
 
   constructor(private readonly options: ConfigStoreOptions) {
     const at = options.now();
@@ -80,7 +82,30 @@ export class ConfigStore {
     }
     const issues = loaded.sources.flatMap((s) => s.issues);
     if (issues.length > 0) {
-      this.current = { ...this.current, ok: false, issues, file, loadedAt: at };
+      // Started while the file is broken: run the last version that validated (as the hook does), not
+      // the defaults. Later invalid edits keep the config in force, as before.
+      const lastGood = !this.loaded && loaded.sources[0]?.lastGood;
+      this.current = {
+        ...this.current,
+        ...(lastGood
+          ? {
+              notify: notifySettings(loaded.config.notify),
+              daemon: daemonSettings((loaded.config as { daemon?: unknown }).daemon),
+              appliedAt: at,
+            }
+          : {}),
+        ok: false,
+        issues,
+        file,
+        loadedAt: at,
+      };
+      if (lastGood) {
+        this.loaded = true;
+        logger.error(
+          { file, savedAt: lastGood.savedAt },
+          'config invalid; running the last config that validated',
+        );
+      }
       for (const issue of issues)
         logger.error(
           { file: issue.file, path: issue.path, message: issue.message, fix: issue.fix },
@@ -89,6 +114,7 @@ export class ConfigStore {
       this.options.onChange?.(this.current);
       return false;
     }
+    this.loaded = true;
     this.current = {
       notify: notifySettings(loaded.config.notify),
       daemon: daemonSettings((loaded.config as { daemon?: unknown }).daemon),

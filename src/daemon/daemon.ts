@@ -393,6 +393,22 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           ),
         );
       }
+      // hookd's own notices (an untrusted project file, a broken config) go to the desktop as they are.
+      (handoff.notices ?? []).forEach((notice, i) => {
+        records.push(
+          ...deliveriesFor(`${event.id}/notice`, i, ['desktop'], {
+            title: notice.title,
+            body: notice.body,
+            urgency: 'normal',
+            rule: 'hookd-config',
+            event: event.name,
+            eventIds: [event.id],
+            count: 1,
+            at,
+            fields: [],
+          }),
+        );
+      });
       if (held > 0) outstanding.set(event.id, held);
       else records.push({ t: 'done', id: event.id });
       counters.processed++;

@@ -29,11 +29,19 @@ const commandOutcomeSchema = z.looseObject({
   blocking: z.boolean().default(false),
 });
 
+/** A message about hookd itself (an untrusted project file, a broken config) for the desktop. */
+const noticeSchema = z.object({
+  key: z.string().min(1).max(2000),
+  title: z.string().min(1).max(200),
+  body: z.string().max(2000),
+});
+
 export const eventRequestSchema = z.object({
   v: z.literal(1),
   type: z.literal('event'),
   event: hookEventSchema,
   results: z.array(commandOutcomeSchema).default([]),
+  notices: z.array(noticeSchema).max(10).optional(),
 });
 
 const outboxRequestSchema = z.object({

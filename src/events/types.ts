@@ -32,6 +32,18 @@ export interface CommandOutcome {
   /** Set when the command could not be started at all. */
   spawnError?: string;
   blocking: boolean;
+  /** The config level the command came from (user, or a trusted project file). */
+  origin?: 'user' | 'project';
+}
+
+/**
+ * A message about hookd itself for the user's desktop (an untrusted project file, a broken config file),
+ * carried by an event's hand-off; the hook adds each one once per cause (its key), the daemon shows it.
+ */
+export interface HookdNotice {
+  key: string;
+  title: string;
+  body: string;
 }
 
 /** The message `hookd hook` hands to the daemon (protocol v1, one JSON line). */
@@ -40,4 +52,5 @@ export interface EventHandoff {
   type: 'event';
   event: HookEvent;
   results: CommandOutcome[];
+  notices?: HookdNotice[];
 }

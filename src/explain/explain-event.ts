@@ -11,7 +11,7 @@ import { MATCHER_FIELD } from '../events/names.js';
 import { parseEvent } from '../events/parse.js';
 import type { HookEvent } from '../events/types.js';
 import type { Env } from '../paths.js';
-import { commandLabel, planCommands } from '../runner/route.js';
+import { commandLabel, planCommands, type EntryLevels } from '../runner/route.js';
 
 export interface ExplainOptions {
   env: Env;
@@ -26,6 +26,8 @@ export interface CommandToRun {
   timeoutMs: number;
   blocking: boolean;
   context: boolean;
+  /** The config level it came from: the user's file, or a project file the user trusted. */
+  origin?: 'user' | 'project';
 }
 
 export interface EntryNotRun {
@@ -94,8 +96,12 @@ function channelProblems(notify: NotifyConfig, names: readonly string[], env: En
   return problems;
 }
 
-function explainCommands(event: HookEvent, config: HookdConfig): Explanation['commands'] {
-  const plan = planCommands(event, config);
+function explainCommands(
+  event: HookEvent,
+  config: HookdConfig,
+  levels: EntryLevels,
+): Explanation['commands'] {
+  const plan = planCommands(event, config, levels);
   const entries = config.hooks[event.name] ?? [];
   return {
     run: plan.commands.map((c) => ({
@@ -104,6 +110,7 @@ function explainCommands(event: HookEvent, config: HookdConfig): Explanation['co
       timeoutMs: c.timeoutMs,
       blocking: c.spec.blocking,
       context: c.spec.context,
+      origin: c.origin,
     })),
     notRun: plan.skipped.map((s) => ({
       entry: s.entry,
@@ -188,7 +195,7 @@ export async function explainEvent(
     },
     ...(env.HOOKD === '0' ? { disabled: 'HOOKD=0 is set: hookd would do nothing for this event' } : {}),
     config: { files: loaded.sources },
-    commands: explainCommands(event, config),
+    commands: explainCommands(event, config, loaded),
     notifications: {
       ...(!daemon.enabled || env.HOOKD_DAEMON === '0'
         ? {

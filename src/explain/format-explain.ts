@@ -19,9 +19,26 @@ export function formatExplanation(x: Explanation, out: Pick<Out, 'color'>): stri
   if (x.disabled) lines.push(paint(out, 'yellow', x.disabled));
   for (const f of x.config.files) {
     if (!f.exists) continue;
-    if (f.ok) lines.push(gray(`config ${f.file} (${f.level})`));
+    if (f.trust && f.trust.state !== 'trusted')
+      lines.push(
+        paint(
+          out,
+          'red',
+          `config ${f.file} (${f.level}) is ${f.trust.state === 'changed' ? 'changed since you trusted it' : 'not trusted'} and ignored (to use it: hookd trust <dir>)`,
+        ),
+      );
+    if (f.ok)
+      lines.push(gray(`config ${f.file} (${f.level}${f.trust?.state === 'trusted' ? ', trusted' : ''})`));
     else {
-      lines.push(paint(out, 'red', `config ${f.file} (${f.level}) is invalid and ignored:`));
+      lines.push(
+        paint(
+          out,
+          'red',
+          f.lastGood
+            ? `config ${f.file} (${f.level}) is invalid; the last config that validated (saved ${f.lastGood.savedAt}) is used:`
+            : `config ${f.file} (${f.level}) is invalid and ignored:`,
+        ),
+      );
       for (const issue of f.issues)
         lines.push(`  ${issue.path}: ${issue.message}${issue.fix ? ` (fix: ${issue.fix})` : ''}`);
     }

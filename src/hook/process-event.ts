@@ -11,6 +11,7 @@ import { planCommands, type PlannedCommand, type SkippedEntry } from '../runner/
 import { runEventCommands, type RanCommand } from '../runner/run-event.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { monotonicMs } from '../util/fast.js';
+import { claimConfigNotices, logConfigState } from './config-report.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -54,6 +55,7 @@ export function toOutcome(r: RanCommand): CommandOutcome {
     timedOut: r.result.timedOut,
     durationMs: Math.round(r.result.durationMs * 10) / 10,
     blocking: r.planned.spec.blocking,
+    origin: r.planned.origin,
   };
   if (r.result.spawnError) out.spawnError = r.result.spawnError;
   return out;
@@ -73,6 +75,7 @@ function logCommand(logger: LineLogger, event: HookEvent, r: RanCommand): void {
       name: planned.name,
       command: planned.spec.command,
       blocking: planned.spec.blocking,
+      origin: planned.origin,
       durationMs: Math.round(result.durationMs * 10) / 10,
       exitCode: result.exitCode,
       signal: result.signal,
@@ -146,17 +149,9 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
     return finish();
   }
   report.config = loaded;
-  for (const source of loaded.sources) {
-    for (const issue of source.issues) {
-      io.logger.log(
-        'error',
-        { kind: 'config', file: issue.file, path: issue.path, fix: issue.fix },
-        `invalid config, ${source.level} file ignored: ${issue.path}: ${issue.message}`,
-      );
-    }
-  }
+  logConfigState(io.logger, loaded, event.id);
 
-  const plan = planCommands(event, loaded.config);
+  const plan = planCommands(event, loaded.config, loaded);
   report.planned = plan.commands;
   report.skipped = plan.skipped;
   report.ran = await runEventCommands(event, plan.commands, loaded.config, {
@@ -170,6 +165,8 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
   const daemon = loaded.config.daemon;
   if (io.handOff && daemon.enabled && io.env.HOOKD_DAEMON !== '0') {
     const message: EventHandoff = { v: 1, type: 'event', event, results: report.ran.map(toOutcome) };
+    const notices = claimConfigNotices(io.env, loaded);
+    if (notices.length > 0) message.notices = notices;
     try {
       report.handoff = await io.handOff(message, {
         env: io.env,

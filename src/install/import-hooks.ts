@@ -2,7 +2,9 @@ import { CliError, EXIT } from '../cli/errors.js';
 import { formatIssues, formatPath } from '../config/issues.js';
 import { hookEntrySchema } from '../config/schema.js';
 import { validateConfigText } from '../config/validate.js';
+import { projectTrust, trustFixCommand, trustProjectFile } from '../config/trust.js';
 import { projectConfigPath, userConfigPath } from '../paths.js';
+import { dirname, resolve } from 'node:path';
 import type { AgentHooksProblem } from './agent-hooks.js';
 import { applyJsonEdit, assertWritableHooks, planJsonEdit, type FileChange } from './edit-settings.js';
 import { hooksOf, prepareInstall, stripText, type InstallOptions } from './install.js';
@@ -44,6 +46,11 @@ export interface ImportResult {
   settings: FileChange;
   config: FileChange;
   warnings: AgentHooksProblem[];
+  /**
+   * For a project config: whether the file hookd wrote was recorded as trusted (`hookd trust`). It is,
+   * unless it already held content the user had not trusted; then `note` says how to review and trust it.
+   */
+  trust?: { file: string; recorded: boolean; note?: string };
 }
 
 function reasonsFor(entry: Record<string, unknown>): string[] | undefined {
@@ -134,7 +141,36 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
   if (configPlan.changed) await assertWritable(config);
   if (settingsPlan.changed) await assertWritable(settings);
   const now = (options.now ?? (() => new Date()))();
+  // What the user writes with hookd is trusted, but never content that was there untrusted before.
+  const projectDir = options.scope === 'project' ? resolve(options.projectDir ?? process.cwd()) : undefined;
+  const isProjectFile =
+    projectDir !== undefined && resolve(configFile) === resolve(projectConfigPath(projectDir));
+  const env = options.env ?? process.env;
+  const trustBefore = isProjectFile ? projectTrust(env, projectDir) : undefined;
   const configChange = await applyJsonEdit(config, configPlan, now);
   const settingsChange = await applyJsonEdit(settings, settingsPlan, now);
-  return { dryRun, command, imported, refused, settings: settingsChange, config: configChange, warnings };
+  let trust: ImportResult['trust'];
+  if (isProjectFile) {
+    const file = resolve(configFile);
+    if (trustBefore && trustBefore.state !== 'trusted')
+      trust = {
+        file,
+        recorded: false,
+        note: `${file} already held content you had not trusted, so it stays untrusted: review it, then run ${trustFixCommand(dirname(dirname(file)))}`,
+      };
+    else {
+      trustProjectFile(env, file, now);
+      trust = { file, recorded: true };
+    }
+  }
+  return {
+    dryRun,
+    command,
+    imported,
+    refused,
+    settings: settingsChange,
+    config: configChange,
+    warnings,
+    ...(trust ? { trust } : {}),
+  };
 }

@@ -1,4 +1,5 @@
 import type { HookCommand, HookdConfig, HookEntry } from '../config/schema.js';
+import type { ConfigLevel } from '../config/merge.js';
 import type { HookEvent } from '../events/types.js';
 import { MATCHER_FIELD } from '../events/names.js';
 import { matchesPattern } from './matcher.js';
@@ -10,6 +11,18 @@ export interface PlannedCommand {
   name: string;
   spec: HookCommand;
   timeoutMs: number;
+  /**
+   * Which config level the command came from: the user's own file, or a project file the user trusted.
+   * A project command may add behaviour but must never override a user command's decision.
+   */
+  origin: ConfigLevel;
+}
+
+/** Where each entry of the config came from (LoadedConfig provides it); absent = all from the user. */
+export interface EntryLevels {
+  entryLevels?: Record<string, readonly ConfigLevel[]>;
+  /** A trusted project file's settings.commandTimeoutSec, for its own commands only. */
+  projectCommandTimeoutSec?: number;
 }
 
 export interface SkippedEntry {
@@ -54,37 +67,51 @@ export function commandLabel(spec: HookCommand): string {
 
 /**
  * Selects the commands to run for an event, in config order: matching entries, enabled commands,
- * identical commands once (as the agent does; the first occurrence's options win).
+ * identical commands once (as the agent does; the first occurrence's options win, and user entries
+ * come first, so a project entry never changes a user command's blocking, enabled or timeout).
  */
 export function planCommands(
   event: HookEvent,
   config: HookdConfig,
+  levels: EntryLevels = {},
 ): { commands: PlannedCommand[]; skipped: SkippedEntry[]; disabled: string[] } {
-  const entries = config.hooks[event.name] ?? [];
+  const entries = Object.hasOwn(config.hooks, event.name) ? config.hooks[event.name]! : [];
+  const entryLevels =
+    levels.entryLevels && Object.hasOwn(levels.entryLevels, event.name)
+      ? levels.entryLevels[event.name]
+      : undefined;
   const commands: PlannedCommand[] = [];
   const skipped: SkippedEntry[] = [];
   const disabled: string[] = [];
   const seen = new Set<string>();
+  const userDisabled = new Set<string>();
   entries.forEach((entry, entryIndex) => {
     const mismatch = entryMismatch(entry, event);
     if (mismatch) {
       skipped.push({ entry: entryIndex, reason: mismatch });
       return;
     }
+    const origin = entryLevels?.[entryIndex] ?? 'user';
     for (const spec of entry.hooks) {
-      if (spec.enabled === false) {
+      const key = `${spec.command}\0${spec.cwd ?? ''}\0${JSON.stringify(spec.env ?? {})}`;
+      // A command the user switched off stays off: a project entry cannot switch it back on.
+      if (spec.enabled === false || (origin === 'project' && userDisabled.has(key))) {
         disabled.push(commandLabel(spec));
+        if (origin === 'user') userDisabled.add(key);
         continue;
       }
-      const key = `${spec.command}\0${spec.cwd ?? ''}\0${JSON.stringify(spec.env ?? {})}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const timeoutSec = spec.timeout ?? config.settings.commandTimeoutSec;
+      const timeoutSec =
+        spec.timeout ??
+        (origin === 'project' ? levels.projectCommandTimeoutSec : undefined) ??
+        config.settings.commandTimeoutSec;
       commands.push({
         index: commands.length,
         name: commandLabel(spec),
         spec,
         timeoutMs: Math.round(timeoutSec * 1000),
+        origin,
       });
     }
   });

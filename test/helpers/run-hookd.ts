@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { HOOKD_BIN } from './fixtures.js';
 
 export interface Ran {
@@ -14,12 +14,20 @@ export function runHookd(
   args: string[],
   options: { env: Record<string, string>; stdin?: string | Buffer; cwd?: string; closeStdin?: boolean },
 ): Promise<Ran> {
+  const child = spawn(process.execPath, [HOOKD_BIN, ...args], {
+    env: options.env,
+    cwd: options.cwd ?? process.cwd(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  return collectRun(child, options);
+}
+
+/** Feeds a spawned child its stdin and collects its output and how it ended. */
+export function collectRun(
+  child: ChildProcessWithoutNullStreams,
+  options: { stdin?: string | Buffer; closeStdin?: boolean },
+): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HOOKD_BIN, ...args], {
-      env: options.env,
-      cwd: options.cwd ?? process.cwd(),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

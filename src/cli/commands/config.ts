@@ -1,12 +1,15 @@
-import { resolve } from 'node:path';
+import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { readInputFile } from '../read-input.js';
-import { loadConfig } from '../../config/load.js';
+import { loadConfig, type ConfigSource } from '../../config/load.js';
+import { trustFixCommand } from '../../config/trust.js';
+import { effectiveConfig } from '../../explain/effective-config.js';
 import { validator } from '../../config/resolve.js';
 import { formatIssues } from '../../config/issues.js';
 import { configJsonSchema, validateConfigText } from '../../config/validate.js';
 import { EXIT } from '../errors.js';
-import { formatJson, paint, stdoutOut } from '../output.js';
+import { formatJson, paint, stdoutOut, type Out } from '../output.js';
+import { projectDirArg } from './trust.js';
 
 interface ConfigArgs {
   project?: string;
@@ -14,9 +17,32 @@ interface ConfigArgs {
 }
 
 function projectDirFrom(args: { project?: string }): string {
-  return resolve(
-    args.project ?? process.env.FACTORY_PROJECT_DIR ?? process.env.CLAUDE_PROJECT_DIR ?? process.cwd(),
-  );
+  return projectDirArg(args.project);
+}
+
+/** A project file that exists but is not applied because the user has not trusted these bytes. */
+function untrusted(s: ConfigSource): boolean {
+  return s.exists && s.trust !== undefined && s.trust.state !== 'trusted';
+}
+
+function untrustedLine(s: ConfigSource): string {
+  const why = s.trust?.state === 'changed' ? 'changed since it was trusted' : 'not trusted';
+  return `${s.file} is ${why}, so hookd ignores it; review it, then run: ${trustFixCommand(dirname(dirname(s.file)))}`;
+}
+
+function sourceState(out: Out, s: ConfigSource): string {
+  if (!s.exists) return paint(out, 'gray', 'absent');
+  if (!s.ok)
+    return s.lastGood
+      ? paint(out, 'red', `INVALID, running the last config that validated (saved ${s.lastGood.savedAt})`)
+      : paint(out, 'red', 'INVALID, ignored');
+  if (untrusted(s))
+    return paint(
+      out,
+      'red',
+      s.trust?.state === 'changed' ? 'CHANGED since trusted, NOT TRUSTED, ignored' : 'NOT TRUSTED, ignored',
+    );
+  return paint(out, 'green', s.trust ? 'ok, trusted' : 'ok');
 }
 
 export const configCommand: CommandModule<object, ConfigArgs> = {
@@ -40,21 +66,34 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
       projectDir: projectDirFrom(args),
       validator: () => validator,
       useCache: false,
+      recordLastGood: true,
     });
     const out = stdoutOut();
+    const config = effectiveConfig(loaded.config);
     if (args.json) {
       out.write(
-        formatJson({ config: loaded.config, sources: loaded.sources, entryOrigins: loaded.entryOrigins }),
+        formatJson({
+          config,
+          sources: loaded.sources,
+          entryOrigins: loaded.entryOrigins,
+          entryLevels: loaded.entryLevels,
+        }),
       );
     } else {
-      out.write(paint(out, 'bold', 'Sources (later levels add hooks and override settings):\n'));
+      out.write(
+        paint(
+          out,
+          'bold',
+          'Sources (a trusted project file adds hooks; settings come from the user file):\n',
+        ),
+      );
       for (const s of loaded.sources) {
-        const state = !s.exists
-          ? paint(out, 'gray', 'absent')
-          : s.ok
-            ? paint(out, 'green', 'ok')
-            : paint(out, 'red', 'INVALID, ignored');
-        out.write(`  ${s.level.padEnd(8)} ${s.file}  ${state}\n`);
+        out.write(`  ${s.level.padEnd(8)} ${s.file}  ${sourceState(out, s)}\n`);
+        if (untrusted(s)) out.write(paint(out, 'gray', `           ${untrustedLine(s)}\n`));
+        if (s.ignoredKeys?.length)
+          out.write(
+            paint(out, 'gray', `           not applied from a project file: ${s.ignoredKeys.join(', ')}\n`),
+          );
       }
       out.write(paint(out, 'bold', '\nHooks:\n'));
       const events = Object.entries(loaded.config.hooks);
@@ -78,8 +117,8 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
           }
         });
       }
-      out.write(paint(out, 'bold', '\nEffective config:\n'));
-      out.write(formatJson(loaded.config));
+      out.write(paint(out, 'bold', '\nEffective config (defaults included):\n'));
+      out.write(formatJson(config));
     }
     const invalid = loaded.sources.filter((s) => !s.ok);
     if (invalid.length > 0) {
@@ -111,6 +150,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
   handler: (args) => {
     const out = stdoutOut();
     let files: { file: string; text: string | null }[];
+    let notTrusted: ConfigSource[] = [];
     if (args.file) {
       const text = readInputFile(args.file);
       files = [{ file: args.file, text }];
@@ -119,7 +159,9 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         projectDir: projectDirFrom(args),
         validator: () => validator,
         useCache: false,
+        recordLastGood: false,
       });
+      notTrusted = loaded.sources.filter(untrusted);
       files = loaded.sources
         .filter((s) => s.exists)
         .map((s) => ({ file: s.file, text: readInputFile(s.file) }));
@@ -135,11 +177,26 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       return result.ok ? [] : result.issues;
     });
     if (args.json)
-      out.write(formatJson({ valid: issues.length === 0, files: files.map((f) => f.file), issues }));
-    else if (issues.length === 0)
-      out.write(`${paint(out, 'green', '✓')} ${files.map((f) => f.file).join(', ')}: valid\n`);
-    else out.write(`${formatIssues(issues)}\n\n${issues.length} problem(s) found.\n`);
-    if (issues.length > 0) process.exitCode = EXIT.FAILURE;
+      out.write(
+        formatJson({
+          valid: issues.length === 0,
+          trusted: notTrusted.length === 0,
+          files: files.map((f) => f.file),
+          issues,
+          untrusted: notTrusted.map((s) => ({
+            file: s.file,
+            trust: s.trust!.state,
+            sha256: s.trust!.sha256,
+          })),
+        }),
+      );
+    else {
+      if (issues.length === 0)
+        out.write(`${paint(out, 'green', '✓')} ${files.map((f) => f.file).join(', ')}: valid\n`);
+      else out.write(`${formatIssues(issues)}\n\n${issues.length} problem(s) found.\n`);
+      for (const s of notTrusted) out.write(`${paint(out, 'red', '✗')} ${untrustedLine(s)}\n`);
+    }
+    if (issues.length > 0 || notTrusted.length > 0) process.exitCode = EXIT.FAILURE;
   },
 };
 

@@ -14,6 +14,7 @@ import { sessionsCommand } from './sessions.js';
 import { doctorCommand } from './doctor.js';
 import { explainCommand } from './explain.js';
 import { demoCommand } from './demo.js';
+import { trustCommand } from './trust.js';
 
 // Every `hookd` command, declared as data. Each module turns argv into options and calls one domain function.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -23,6 +24,7 @@ export const commands: CommandModule<any, any>[] = [
   replayCommand,
   configCommand,
   validateCommand,
+  trustCommand,
   schemaCommand,
   logsCommand,
   installCommand,

@@ -170,6 +170,8 @@ function printImport(out: Out, result: ImportResult): void {
   } else {
     if (result.config.backup) out.write(`  backup:    ${result.config.backup}\n`);
     if (result.settings.backup) out.write(`  backup:    ${result.settings.backup}\n`);
+    if (result.trust?.recorded) out.write(`  trusted:   ${result.trust.file} (hookd trust)\n`);
+    if (result.trust?.note) out.write(paint(out, 'yellow', `  ${result.trust.note}\n`));
   }
 }
 

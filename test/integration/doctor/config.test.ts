@@ -45,3 +45,28 @@ describe('doctor: hookd config', () => {
     expect(readdirSync(h.root, { recursive: true }).sort()).toEqual(before);
   });
 });
+
+describe('doctor: project trust and the last good config', () => {
+  it('reports an untrusted project file, and the fix is `hookd trust <dir>`', async () => {
+    writeJson(h.env.HOOKD_CONFIG!, { hooks: {} });
+    writeJson(join(h.project, '.hookd', 'config.json'), { hooks: {} });
+    const result = check(await doctor(h), 'config');
+    expect(result.status).toBe('warn');
+    expect(result.detail).toContain('not trusted');
+    expect(result.fix).toContain(`hookd trust ${h.project}`);
+  });
+
+  it('says when the hook runs the last config that validated because the file is broken', async () => {
+    writeJson(h.env.HOOKD_CONFIG!, { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] } });
+    // What a hook run records: the last good config (as `hookd config` does too).
+    const { loadConfig } = await import('../../../src/config/load.js');
+    const { validator } = await import('../../../src/config/resolve.js');
+    loadConfig({ env: h.env, projectDir: h.project, validator: () => validator });
+    writeJson(h.env.HOOKD_CONFIG!, {
+      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true', tiemout: 5 }] }] },
+    });
+    const result = check(await doctor(h), 'config');
+    expect(result.status).toBe('fail');
+    expect(result.detail).toContain('last config that validated');
+  });
+});

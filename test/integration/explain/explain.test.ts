@@ -55,8 +55,22 @@ describe('explain: commands', () => {
       matcher: { field: 'tool_name', value: 'Execute' },
     });
     expect(x.commands.run).toEqual([
-      { name: 'guard', command: './guard.sh', timeoutMs: 5000, blocking: true, context: false },
-      { name: './log.sh', command: './log.sh', timeoutMs: 30_000, blocking: false, context: true },
+      {
+        name: 'guard',
+        command: './guard.sh',
+        timeoutMs: 5000,
+        blocking: true,
+        context: false,
+        origin: 'user',
+      },
+      {
+        name: './log.sh',
+        command: './log.sh',
+        timeoutMs: 30_000,
+        blocking: false,
+        context: true,
+        origin: 'user',
+      },
     ]);
     expect(x.commands.notRun).toEqual([
       { entry: 1, reason: 'matcher "Create" does not match tool_name "Execute"', commands: ['on-create'] },

@@ -313,7 +313,7 @@ describe('hookd hook as the agent runs it', () => {
     expect(ran.stderr).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
   });
 
-  it('merges the project config found in the agent project dir', async () => {
+  it('merges the trusted project config found in the agent project dir', async () => {
     const marker = join(tmp.dir, 'project-ran');
     writeConfig({ hooks: {} });
     mkdirSync(join(project, '.hookd'));
@@ -321,6 +321,7 @@ describe('hookd hook as the agent runs it', () => {
       join(project, '.hookd', 'config.json'),
       JSON.stringify({ hooks: { Stop: [{ hooks: [cmd(`touch ${marker}`)] }] } }),
     );
+    expect((await runHookd(['trust', project], { env })).code).toBe(0);
     await runHookd(['hook'], {
       env: { ...env, FACTORY_PROJECT_DIR: project },
       stdin: payload('jsonrpc/16-Stop.json'),

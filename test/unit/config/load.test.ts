@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
 import { validator } from '../../../src/config/resolve.js';
+import { trustProjectFile } from '../../../src/config/trust.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
 let tmp: ReturnType<typeof makeTempDir>;
@@ -23,7 +24,7 @@ afterEach(() => tmp.cleanup());
 const cmd = (command: string) => ({ type: 'command', command });
 
 describe('config loading', () => {
-  it('merges user and project levels: both levels run their hooks, project settings win', () => {
+  it('merges a trusted project level: both levels run their hooks, settings come from the user only', () => {
     writeFileSync(
       env.HOOKD_CONFIG!,
       JSON.stringify({
@@ -36,15 +37,39 @@ describe('config loading', () => {
     writeFileSync(
       join(project, '.hookd', 'config.json'),
       JSON.stringify({
-        settings: { commandTimeoutSec: 5 },
+        settings: { commandTimeoutSec: 5, killGraceMs: 0 },
+        notify: { enabled: false },
         hooks: { Stop: [{ hooks: [cmd('project-stop')] }] },
       }),
     );
+    trustProjectFile(env, join(project, '.hookd', 'config.json'));
     const loaded = loadConfig({ env, projectDir: project, validator: countingValidator });
     expect(loaded.config.hooks.Stop?.map((e) => e.hooks[0]?.command)).toEqual(['user-stop', 'project-stop']);
     expect(loaded.entryOrigins.Stop).toEqual([env.HOOKD_CONFIG, join(project, '.hookd', 'config.json')]);
-    expect(loaded.config.settings.commandTimeoutSec).toBe(5);
+    expect(loaded.entryLevels.Stop).toEqual(['user', 'project']);
+    expect(loaded.config.settings.commandTimeoutSec).toBe(10);
     expect(loaded.config.settings.killGraceMs).toBe(100);
+    expect(loaded.config.notify).toBeUndefined();
+    expect(loaded.projectCommandTimeoutSec).toBe(5);
+    const project_ = loaded.sources.find((s) => s.level === 'project');
+    expect(project_).toMatchObject({ ok: true, trust: { state: 'trusted' } });
+    expect(project_?.ignoredKeys).toEqual(['settings.killGraceMs', 'notify']);
+  });
+
+  it('does not apply an untrusted project level, but still validates it', () => {
+    writeFileSync(env.HOOKD_CONFIG!, JSON.stringify({ hooks: { Stop: [{ hooks: [cmd('user-stop')] }] } }));
+    const project = join(tmp.dir, 'proj');
+    mkdirSync(join(project, '.hookd'), { recursive: true });
+    writeFileSync(
+      join(project, '.hookd', 'config.json'),
+      JSON.stringify({ hooks: { Stop: [{ hooks: [cmd('p')] }] } }),
+    );
+    const loaded = loadConfig({ env, projectDir: project, validator: countingValidator });
+    expect(loaded.config.hooks.Stop).toHaveLength(1);
+    expect(loaded.sources.find((s) => s.level === 'project')).toMatchObject({
+      ok: true,
+      trust: { state: 'untrusted' },
+    });
   });
 
   it('ignores an invalid level loudly and keeps the valid one', () => {

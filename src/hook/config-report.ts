@@ -1,0 +1,127 @@
+import { closeSync, constants, openSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { ConfigSource, LoadedConfig } from '../config/load.js';
+import { trustFixCommand } from '../config/trust.js';
+import type { HookdNotice } from '../events/types.js';
+import type { LineLogger } from '../logging/line-logger.js';
+import { stateDir, type Env } from '../paths.js';
+import { fnv1a } from '../util/fast.js';
+import { ensurePrivateDir } from '../util/private-file.js';
+
+/**
+ * Saying loudly, on every event, what of the config is not in force: an invalid file (and whether the
+ * last good config stands in), an untrusted project file, a trust file or cache that was refused. And
+ * the desktop notices for the daemon, one per cause.
+ */
+
+function projectDirOf(source: ConfigSource): string {
+  return dirname(dirname(source.file));
+}
+
+function untrusted(source: ConfigSource): boolean {
+  return source.exists && source.trust !== undefined && source.trust.state !== 'trusted';
+}
+
+export function logConfigState(logger: LineLogger, loaded: LoadedConfig, eventId: string): void {
+  for (const warning of loaded.warnings ?? [])
+    logger.log(warning.level, { kind: warning.kind, eventId }, warning.message);
+  for (const source of loaded.sources) {
+    for (const issue of source.issues) {
+      logger.log(
+        'error',
+        { kind: 'config', file: issue.file, path: issue.path, fix: issue.fix },
+        `invalid config, ${source.level} file not applied: ${issue.path}: ${issue.message}`,
+      );
+    }
+    if (!source.ok && source.level === 'user') {
+      if (source.lastGood)
+        logger.log(
+          'error',
+          {
+            kind: 'config-last-good',
+            eventId,
+            file: source.file,
+            savedAt: source.lastGood.savedAt,
+            fix: 'hookd validate',
+          },
+          `${source.file} is invalid; running the last config that validated (saved ${source.lastGood.savedAt}) until it is fixed`,
+        );
+      else
+        logger.log(
+          'error',
+          { kind: 'config-none', eventId, file: source.file, fix: 'hookd validate' },
+          `${source.file} is invalid and no earlier version of it ever validated: none of its commands run until it is fixed`,
+        );
+    }
+    if (untrusted(source)) {
+      const fix = trustFixCommand(projectDirOf(source));
+      logger.log(
+        'warn',
+        {
+          kind: 'config-untrusted',
+          eventId,
+          file: source.file,
+          trust: source.trust!.state,
+          sha256: source.trust!.sha256,
+          fix,
+        },
+        `${source.file} is ${source.trust!.state === 'changed' ? 'changed since you trusted it' : 'not trusted'}; ignored. To use it: ${fix}`,
+      );
+    }
+  }
+}
+
+function noticesFor(loaded: LoadedConfig): HookdNotice[] {
+  const notices: HookdNotice[] = [];
+  for (const source of loaded.sources) {
+    if (untrusted(source)) {
+      const changed = source.trust!.state === 'changed';
+      notices.push({
+        key: `untrusted:${source.file}:${source.trust!.sha256}`,
+        title: changed ? 'hookd: project config changed, not trusted' : 'hookd: project config not trusted',
+        body: `${source.file} is ignored${changed ? ' (it changed since you trusted it)' : ''}. Review it; to use it run: ${trustFixCommand(projectDirOf(source))}`,
+      });
+    } else if (!source.ok && source.issues.length > 0) {
+      const first = source.issues[0]!;
+      notices.push({
+        key: `invalid:${source.file}:${fnv1a(JSON.stringify(source.issues))}`,
+        title: 'hookd: config file has errors',
+        body:
+          `${source.file}: ${first.path}: ${first.message}${source.issues.length > 1 ? ` (+${source.issues.length - 1} more)` : ''}. ` +
+          (source.lastGood
+            ? `Running the last config that validated (${source.lastGood.savedAt}).`
+            : `Its commands do not run until it is fixed.`) +
+          ' `hookd validate` shows every problem.',
+      });
+    }
+  }
+  return notices;
+}
+
+/**
+ * The notices not handed over before: each cause is claimed once with an exclusive marker file in a
+ * private dir, so one notice per (file, content) reaches the desktop however many events follow.
+ */
+export function claimConfigNotices(env: Env, loaded: LoadedConfig): HookdNotice[] {
+  const notices = noticesFor(loaded);
+  if (notices.length === 0) return [];
+  const dir = join(stateDir(env), 'notices');
+  try {
+    ensurePrivateDir(dir);
+  } catch {
+    return [];
+  }
+  return notices.filter((notice) => {
+    try {
+      const fd = openSync(
+        join(dir, `${fnv1a(notice.key)}${fnv1a(`${notice.key}\0`)}`),
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o600,
+      );
+      closeSync(fd);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
