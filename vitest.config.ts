@@ -24,6 +24,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          // Installs the pinned agent binaries (cache outside the repo) and says which agent tests run.
+          globalSetup: ['test/harness/e2e-setup.ts'],
           testTimeout: 300_000,
           hookTimeout: 600_000,
           fileParallelism: false,

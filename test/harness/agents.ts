@@ -94,7 +94,11 @@ export function ensureAgent(name: AgentName, env: NodeJS.ProcessEnv = process.en
   const found = agentBinary(name, env);
   if (found) return { ...base, bin: found };
   const prefix = prefixOf(spec, env);
-  mkdirSync(agentsCacheDir(env), { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(agentsCacheDir(env), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    return { ...base, reason: `cannot create the agents cache: ${(error as Error).message}` };
+  }
   const lock = `${prefix}.lock`;
   const deadline = Date.now() + 15 * 60_000;
   for (;;) {
@@ -116,7 +120,7 @@ export function ensureAgent(name: AgentName, env: NodeJS.ProcessEnv = process.en
     );
     const bin = agentBinary(name, env);
     if (bin) return { ...base, bin };
-    const why = npm.error?.message ?? (npm.stderr || '').trim().split('\n').slice(-3).join(' ');
+    const why = npm.error?.message ?? npmErrorLine(npm.stderr || '');
     return {
       ...base,
       reason: `npm install ${spec.pkg}@${spec.version} failed: ${why || `exit ${npm.status}`}`,
@@ -124,4 +128,16 @@ export function ensureAgent(name: AgentName, env: NodeJS.ProcessEnv = process.en
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
+}
+
+/** The line of npm's error output that says what went wrong (not its stack, codes or log advice). */
+function npmErrorLine(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .filter((l) => l.startsWith('npm error '))
+    .map((l) => l.slice('npm error '.length));
+  const said = lines.find(
+    (l) => l.trim() && !/^(\s|code |syscall |errno |A complete log|If you are behind)/.test(l),
+  );
+  return (said ?? lines.find((l) => l.startsWith('code ')) ?? '').trim();
 }
