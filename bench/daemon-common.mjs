@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = join(ROOT, 'dist', 'hookd.cjs');
-export const FIXTURES = join(ROOT, '..', 'shared', 'fixtures', 'droid-0.225.2', 'jsonrpc');
+export const FIXTURES = join(ROOT, 'test', 'fixtures', 'droid-0.225.2', 'jsonrpc');
 
 export function fixture(name) {
   return JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'));

@@ -14,9 +14,7 @@ import { build } from 'esbuild';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(process.argv[2] ?? 40);
 const BIN = join(ROOT, 'dist', 'hookd.cjs');
-const payload = readFileSync(
-  join(ROOT, '..', 'shared', 'fixtures', 'droid-0.225.2', 'jsonrpc', '16-Stop.json'),
-);
+const payload = readFileSync(join(ROOT, 'test', 'fixtures', 'droid-0.225.2', 'jsonrpc', '16-Stop.json'));
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookd-bench-'));
 // A clean environment: variables such as NODE_EXTRA_CA_CERTS (set on some machines) slow every Node start

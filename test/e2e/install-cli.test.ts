@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HOOKD_BIN, REPO_DIR } from '../helpers/fixtures.js';
+import { CLAUDE_FIXTURES_DIR, HOOKD_BIN } from '../helpers/fixtures.js';
 import { killHard } from '../helpers/procs.js';
 import { runHookd } from '../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
@@ -171,32 +171,48 @@ describe('Claude Code (built CLI)', () => {
       ),
     });
 
-    const dir = join(REPO_DIR, 'test', 'fixtures', 'claude');
-    const fixtures = readdirSync(dir)
-      .filter((n) => n.endsWith('.json'))
-      .sort();
-    for (const name of fixtures) {
+    // Every payload the real Claude Code 2.1.330 sent in the print and stream scenarios, for the events
+    // `hookd install` wires.
+    const payloads = ['print', 'stream'].flatMap((scenario) =>
+      readdirSync(join(CLAUDE_FIXTURES_DIR, scenario))
+        .filter((n) => /^\d\d-.*\.json$/.test(n))
+        .sort()
+        .map((n) => ({
+          name: `${scenario}/${n}`,
+          raw: readFileSync(join(CLAUDE_FIXTURES_DIR, scenario, n), 'utf8'),
+        }))
+        .filter((f) => settings.hooks[(JSON.parse(f.raw) as { hook_event_name: string }).hook_event_name]),
+    );
+    const events = new Set(
+      payloads.map((f) => (JSON.parse(f.raw) as { hook_event_name: string }).hook_event_name),
+    );
+    for (const e of ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Notification', 'Stop'])
+      expect(events).toContain(e);
+    for (const e of ['SubagentStop', 'PreCompact', 'SessionEnd']) expect(events).toContain(e);
+    for (const f of payloads) {
       // the agent runs hooks in the session's cwd, which must exist here
-      const payload = JSON.stringify({ ...JSON.parse(readFileSync(join(dir, name), 'utf8')), cwd: tmp.dir });
+      const payload = JSON.stringify({ ...JSON.parse(f.raw), cwd: tmp.dir });
       const event = JSON.parse(payload).hook_event_name as string;
       const command = settings.hooks[event][0].hooks[0].command as string;
       const agent = await runAsAgent(command, payload, { CLAUDE_PROJECT_DIR: tmp.dir });
-      expect(agent.code, `${name}: ${agent.stderr}`).toBe(0);
-      expect(agent.stdout, name).toBe('');
+      expect(agent.code, `${f.name}: ${agent.stderr}`).toBe(0);
+      expect(agent.stdout, f.name).toBe('');
     }
     const seen = readFileSync(out, 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { stdin: string; ev: string });
-    expect(seen).toHaveLength(fixtures.length);
-    const post = seen.find((s) => s.stdin.includes('"duration_ms":41'));
+    expect(seen).toHaveLength(payloads.length);
+    for (const [i, s] of seen.entries())
+      expect(JSON.parse(s.stdin)).toEqual({ ...JSON.parse(payloads[i]!.raw), cwd: tmp.dir });
+    const post = seen.find((s) => s.ev === 'PostToolUse' && s.stdin.includes('"tool_name":"Bash"'));
     expect(JSON.parse(post!.stdin).tool_response).toEqual({
       stdout: 'hi',
       stderr: '',
       interrupted: false,
       isImage: false,
+      noOutputExpected: false,
     });
-    expect(post!.ev).toBe('PostToolUse');
 
     const removed = await hookd('uninstall', '--agent', 'claude');
     expect(removed.code).toBe(0);

@@ -4,10 +4,11 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-/** The real Droid 0.225.2 payloads and session store, in ../shared beside the repo. */
-export const SHARED_DIR = resolve(HERE, '..', '..', '..', 'shared');
-export const FIXTURES_DIR = join(SHARED_DIR, 'fixtures', 'droid-0.225.2');
 export const REPO_DIR = resolve(HERE, '..', '..');
+/** The real Droid 0.225.2 payloads and session stores, recorded (test/fixtures/README.md). */
+export const FIXTURES_DIR = join(REPO_DIR, 'test', 'fixtures', 'droid-0.225.2');
+/** The real Claude Code 2.1.330 payloads and transcripts, recorded (test/fixtures/README.md). */
+export const CLAUDE_FIXTURES_DIR = join(REPO_DIR, 'test', 'fixtures', 'claude-code-2.1.330');
 export const HOOKD_BIN = join(REPO_DIR, 'dist', 'hookd.cjs');
 
 export interface Fixture {

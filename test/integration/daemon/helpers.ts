@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
+import { FIXTURES_DIR } from '../../helpers/fixtures.js';
 
 /** Short temp dirs (unix socket paths are limited to ~107 bytes) and the env that points hookd at them. */
 export function tempEnv(): { root: string; env: Record<string, string | undefined>; cleanup: () => void } {
@@ -76,7 +77,7 @@ export async function loopbackServer(
   };
 }
 
-const FIXTURES = '/work/shared/fixtures/droid-0.225.2/jsonrpc';
+const FIXTURES = join(FIXTURES_DIR, 'jsonrpc');
 
 export function fixture(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Record<string, unknown>;

@@ -2,9 +2,10 @@ import { cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HookEvent } from '../../../src/events/types.js';
+import { FIXTURES_DIR } from '../../helpers/fixtures.js';
 
 /** The real store captured from Droid 0.225.2; read-only: tests work on a copy. */
-export const FIXTURES = '/work/shared/fixtures/droid-0.225.2';
+export const FIXTURES = FIXTURES_DIR;
 export const MAIN_SESSION = '48e23316-6280-4a11-966d-13493854823f';
 export const SUB_SESSION = '9414a522-3430-47b5-9f03-3dfadc677129';
 export const COMPACTED_SESSION = '38467040-96b6-4e45-bf6d-91edf75b2209';

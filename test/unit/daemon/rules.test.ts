@@ -4,8 +4,10 @@ import { evaluateRules } from '../../../src/daemon/rules.js';
 import { createNoiseState, observeEvent, recordSent } from '../../../src/daemon/noise.js';
 import { notifySettings } from '../../../src/config/notify-schema.js';
 import type { HookEvent } from '../../../src/events/types.js';
+import { FIXTURES_DIR } from '../../helpers/fixtures.js';
+import { join } from 'node:path';
 
-const FIXTURES = '/work/shared/fixtures/droid-0.225.2/jsonrpc';
+const FIXTURES = join(FIXTURES_DIR, 'jsonrpc');
 function event(file: string, extra: Record<string, unknown> = {}, id = file): HookEvent {
   const payload = {
     ...(JSON.parse(readFileSync(`${FIXTURES}/${file}`, 'utf8')) as Record<string, unknown>),

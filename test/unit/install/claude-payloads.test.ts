@@ -2,21 +2,31 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseEvent } from '../../../src/events/parse.js';
+import { CLAUDE_FIXTURES_DIR } from '../../helpers/fixtures.js';
 
-const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'claude');
-const fixtures = readdirSync(DIR)
-  .filter((name) => name.endsWith('.json'))
-  .map((name) => {
-    const payload = JSON.parse(readFileSync(join(DIR, name), 'utf8')) as Record<string, unknown>;
-    // the agent sends one line on stdin
-    return [name, payload, JSON.stringify(payload)] as const;
-  });
+// Every payload the real Claude Code 2.1.330 sent in the five recorded scenarios, as sent (one line).
+const fixtures = ['print', 'stream', 'extras', 'auto', 'tui'].flatMap((scenario) =>
+  readdirSync(join(CLAUDE_FIXTURES_DIR, scenario))
+    .filter((name) => /^\d\d-.*\.json$/.test(name))
+    .sort()
+    .map((name) => {
+      const line = readFileSync(join(CLAUDE_FIXTURES_DIR, scenario, name), 'utf8');
+      return [`${scenario}/${name}`, JSON.parse(line) as Record<string, unknown>, line] as const;
+    }),
+);
 const clock = { now: () => 1_700_000_000_000, id: () => 'evt-1' };
 const claudeEnv = { CLAUDE_PROJECT_DIR: '/home/dev/projects/demo' };
+const byName = (name: string) => {
+  const found = fixtures.find(([n]) => n === name);
+  if (!found) throw new Error(`no fixture ${name}`);
+  const result = parseEvent(found[2], claudeEnv, clock);
+  if (!result.ok) throw new Error(`${name} did not parse`);
+  return result.event.payload;
+};
 
-describe('Claude Code payloads through the lenient parser', () => {
-  it('has the fixtures', () => {
-    expect(fixtures.length).toBeGreaterThanOrEqual(13);
+describe('real Claude Code 2.1.330 payloads through the lenient parser', () => {
+  it('has the recorded payloads of the five scenarios', () => {
+    expect(fixtures).toHaveLength(16 + 23 + 45 + 8 + 27);
   });
 
   it.each(fixtures)('%s: parsed as a Claude event with the payload untouched', (_name, payload, line) => {
@@ -41,25 +51,22 @@ describe('Claude Code payloads through the lenient parser', () => {
     expect(result.ok && result.event.agent).toBe('claude');
   });
 
-  it('keeps the Claude-only fields: object tool_response, tool_use_id, duration_ms, last_assistant_message, title', () => {
-    const byName = Object.fromEntries(
-      fixtures.map(([name, , line]) => [name, parseEvent(line, claudeEnv, clock)]),
-    );
-    const payloadOf = (name: string) => {
-      const result = byName[name];
-      if (!result?.ok) throw new Error(`${name} did not parse`);
-      return result.event.payload;
-    };
-    expect(payloadOf('04-PostToolUse-Bash.json')).toMatchObject({
+  it('keeps the Claude-only fields: object tool_response, tool_use_id, duration_ms, last_assistant_message', () => {
+    expect(byName('print/04-PostToolUse-Bash.json')).toMatchObject({
       tool_name: 'Bash',
       tool_response: { stdout: 'hi', stderr: '', interrupted: false },
-      tool_use_id: 'toolu_01A9xQ3fKpL2mN8vR4tY6wZ1',
-      duration_ms: 41,
+      tool_use_id: 'toolu_mwtdjftx1',
+      duration_ms: 22,
     });
-    expect(payloadOf('06-PostToolUse-Write.json').tool_response).toMatchObject({ type: 'create' });
-    expect(payloadOf('09-Stop.json').last_assistant_message).toMatch(/^Done/);
-    expect(payloadOf('07-Notification-permission.json')).toMatchObject({ title: 'Permission needed' });
-    expect(payloadOf('12-SessionEnd-resume.json').reason).toBe('resume');
+    expect(byName('print/07-PostToolUse-Write.json').tool_response).toMatchObject({ type: 'create' });
+    expect(byName('print/15-Stop.json').last_assistant_message).toBe(
+      'All done: ran `echo hi`, created hook-demo.txt and ran a sub-agent.',
+    );
+    expect(byName('stream/08-Notification-permission_prompt.json')).toMatchObject({
+      notification_type: 'permission_prompt',
+      message: 'Claude needs your permission to use Write',
+    });
+    expect(byName('tui/27-SessionEnd-prompt_input_exit.json').reason).toBe('prompt_input_exit');
   });
 
   it('still tells a Droid payload apart from a Claude one', () => {
