@@ -31,11 +31,17 @@ export interface DroidRunOptions {
   outputFormat?: 'json' | 'text' | 'stream-json';
   /** The droid binary (default: the pinned one from the agents cache). */
   bin?: string;
+  /** false: run in this machine's namespaces even when a sandbox is available (what non-root gets). */
+  isolate?: boolean;
 }
 
 export interface DroidRun {
   /** Droid's exit code (124: killed at its deadline). */
   rc: number;
+  /** The value of HOOKD_HARNESS_RUN in the environment of every process of the run. */
+  runId: string;
+  /** Whether the run had a network and PID namespace of its own. */
+  isolated: boolean;
   outDir: string;
   home: string;
   work: string;
@@ -96,7 +102,7 @@ export async function runRealDroid(options: DroidRunOptions): Promise<DroidRun> 
         [{ matcher: '', hooks: [{ type: 'command', command: options.hookCmd ?? 'true' }] }],
       ]),
     );
-  const why = isolationUnavailable();
+  const why = options.isolate === false ? 'isolate: false' : isolationUnavailable();
   const config: InnerConfig = {
     runId: randomUUID(),
     bin,
@@ -166,6 +172,8 @@ export async function runRealDroid(options: DroidRunOptions): Promise<DroidRun> 
   stderr += `harness: mode=${config.mode} rc=${rc} out=${outDir}\n`;
   return {
     rc,
+    runId: config.runId,
+    isolated: config.isolated,
     outDir,
     home,
     work,
