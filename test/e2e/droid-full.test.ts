@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/doctor/types.js';
@@ -10,6 +10,7 @@ import { runRealDroid, type DroidRun } from '../helpers/droid.js';
 import { ensureBuilt, exited, spawnDaemon } from '../integration/daemon/process-helpers.js';
 import { loopbackServer } from '../integration/daemon/helpers.js';
 import { killHard, waitFor } from '../helpers/procs.js';
+import { jsonLines } from '../helpers/json-lines.js';
 import { runHookd } from '../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 
@@ -53,14 +54,6 @@ let rpc: DroidRun;
 let broken: DroidRun;
 // A prompt of its own: in exec mode Droid titles the session with the prompt.
 const prompt = `Tidy the parser notes, run ${Date.now().toString(36)}`;
-
-function jsonLines<T>(file: string): T[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as T);
-}
 
 const capture = () => join(tmp.dir, 'capture.jsonl');
 const captured = () => jsonLines<Captured>(capture());

@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithAgent } from '../harness/availability.js';
 import { markedPids } from '../harness/droid/reap.js';
 import { runRealDroid, type DroidRun } from '../helpers/droid.js';
 import { isAlive } from '../helpers/procs.js';
+import { jsonLines } from '../helpers/json-lines.js';
 import { makeTempDir } from '../helpers/temp.js';
 
 // The harness itself, against the real Droid: a step with two tool calls in one message reaches Droid as
@@ -13,14 +14,6 @@ import { makeTempDir } from '../helpers/temp.js';
 
 // Records each payload, and starts a sleeper that escapes the hook's process group and session.
 const hookCmd = `setsid sh -c 'echo $$ >> "$PIDS"; exec sleep 300' </dev/null >/dev/null 2>&1 & cat >> "$CAP"; echo >> "$CAP"`;
-
-function payloads(file: string): Record<string, unknown>[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 describeWithAgent('droid', 'the Droid harness under the real Droid CLI 0.225.2', () => {
   let tmp: ReturnType<typeof makeTempDir>;
@@ -73,7 +66,7 @@ describeWithAgent('droid', 'the Droid harness under the real Droid CLI 0.225.2',
       });
     }
     for (const name of ['sandboxed', 'unisolated']) {
-      const commands = payloads(fileOf(name, 'jsonl')).map(
+      const commands = jsonLines(fileOf(name, 'jsonl')).map(
         (p) => (p.tool_input as { command: string }).command,
       );
       expect(commands.sort()).toEqual(['echo first', 'echo second']);

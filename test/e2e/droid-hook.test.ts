@@ -5,6 +5,7 @@ import { DROID_EVENTS } from '../../src/events/names.js';
 import { describeWithAgent } from '../harness/availability.js';
 import { runRealDroid, type DroidRun } from '../helpers/droid.js';
 import { HOOKD_BIN, REPO_DIR } from '../helpers/fixtures.js';
+import { jsonLines } from '../helpers/json-lines.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 
 // hookd wired as THE hook command of the real Droid CLI for every event, with commands configured in
@@ -48,14 +49,6 @@ function hookdConfig(): unknown {
   };
 }
 
-function records(file: string): Record<string, unknown>[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
 describeWithAgent('droid', 'hookd under the real Droid CLI 0.225.2', () => {
   describe('hookd under the real Droid CLI 0.225.2', () => {
     let exec: DroidRun;
@@ -77,14 +70,14 @@ describeWithAgent('droid', 'hookd under the real Droid CLI 0.225.2', () => {
           { text: 'All done.' },
         ],
       });
-      const execCaptures = records(capture()).length;
+      const execCaptures = jsonLines(capture()).length;
       rpc = await runRealDroid({
         outDir: join(tmp.dir, 'rpc'),
         env,
         hookCmd: `node ${HOOKD_BIN} hook`,
         mode: 'jsonrpc',
       });
-      expect(records(capture()).length).toBeGreaterThan(execCaptures);
+      expect(jsonLines(capture()).length).toBeGreaterThan(execCaptures);
     });
     afterAll(() => tmp?.cleanup());
 
@@ -95,7 +88,7 @@ describeWithAgent('droid', 'hookd under the real Droid CLI 0.225.2', () => {
     });
 
     it('every one of the nine events reached the configured commands with the right stdin, env and cwd', () => {
-      const seen = records(capture());
+      const seen = jsonLines(capture());
       const events = new Set(seen.map((r) => r.ev));
       for (const name of DROID_EVENTS) expect(events, `missing ${name}`).toContain(name);
       for (const r of seen) {
@@ -117,7 +110,7 @@ describeWithAgent('droid', 'hookd under the real Droid CLI 0.225.2', () => {
     });
 
     it('a hanging Stop command was killed at its 1 s timeout and did not hold the agent for its 30 s', () => {
-      const log = records(join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'hookd.log'));
+      const log = jsonLines(join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'hookd.log'));
       const hung = log.filter((r) => r.kind === 'command' && r.name === 'hang');
       expect(hung.length).toBeGreaterThan(0);
       for (const r of hung) expect(r).toMatchObject({ timedOut: true, killedBy: 'timeout', timeoutMs: 1000 });
