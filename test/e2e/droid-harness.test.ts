@@ -1,19 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithAgent } from '../harness/availability.js';
 import { markedPids } from '../harness/droid/reap.js';
 import { runRealDroid, type DroidRun } from '../helpers/droid.js';
 import { isAlive } from '../helpers/procs.js';
-import { jsonLines } from '../helpers/json-lines.js';
 import { makeTempDir } from '../helpers/temp.js';
 
 // The harness itself, against the real Droid: a step with two tool calls in one message reaches Droid as
 // two calls, and a process a hook leaves running in a session of its own does not outlive the run, in
 // the sandbox and without it.
 
-// Records each payload, and starts a sleeper that escapes the hook's process group and session.
-const hookCmd = `setsid sh -c 'echo $$ >> "$PIDS"; exec sleep 300' </dev/null >/dev/null 2>&1 & cat >> "$CAP"; echo >> "$CAP"`;
+// Records each payload in a file of its own (the two calls' hooks run at once), and starts a sleeper that escapes the hook's process group and session.
+const hookCmd = `setsid sh -c 'echo $$ >> "$PIDS"; exec sleep 300' </dev/null >/dev/null 2>&1 & cat > "$(mktemp -p "$CAP")"`;
 
 describeWithAgent('droid', 'the Droid harness under the real Droid CLI 0.225.2', () => {
   let tmp: ReturnType<typeof makeTempDir>;
@@ -23,11 +22,12 @@ describeWithAgent('droid', 'the Droid harness under the real Droid CLI 0.225.2',
   beforeAll(async () => {
     tmp = makeTempDir('hkd-hrn-');
     for (const name of ['sandboxed', 'unisolated'] as const) {
+      mkdirSync(fileOf(name, 'payloads'));
       runs[name] = await runRealDroid({
         outDir: join(tmp.dir, name),
         env: {
           ...(process.env as Record<string, string>),
-          CAP: fileOf(name, 'jsonl'),
+          CAP: fileOf(name, 'payloads'),
           PIDS: fileOf(name, 'pids'),
         },
         hooksJson: { PreToolUse: [{ matcher: '', hooks: [{ type: 'command', command: hookCmd }] }] },
@@ -66,8 +66,11 @@ describeWithAgent('droid', 'the Droid harness under the real Droid CLI 0.225.2',
       });
     }
     for (const name of ['sandboxed', 'unisolated']) {
-      const commands = jsonLines(fileOf(name, 'jsonl')).map(
-        (p) => (p.tool_input as { command: string }).command,
+      const dir = fileOf(name, 'payloads');
+      const commands = readdirSync(dir).map(
+        (f) =>
+          (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { tool_input: { command: string } }).tool_input
+            .command,
       );
       expect(commands.sort()).toEqual(['echo first', 'echo second']);
     }
