@@ -2,6 +2,7 @@ import { writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runHook } from '../hook/run-hook.js';
 import { readStdin } from '../events/read-stdin.js';
+import { isDeclaredAgent } from '../events/parse.js';
 import type { ConfigValidator } from '../config/load.js';
 import type { HandOff } from '../hook/process-event.js';
 
@@ -27,7 +28,8 @@ function writeAll(fd: number, text: string): void {
   }
 }
 
-export async function hookMain(binPath: string): Promise<void> {
+/** `agent`: from `hookd hook --agent droid|claude` (the dispatcher passes only those two). */
+export async function hookMain(binPath: string, agent?: string): Promise<void> {
   const validator = () => (require('./validate.cjs') as { validator: ConfigValidator }).validator;
   const handOff: HandOff = (message, options) =>
     (require('./client.cjs') as { handOff: HandOff }).handOff(message, options);
@@ -43,6 +45,7 @@ export async function hookMain(binPath: string): Promise<void> {
     validator,
     handOff,
     daemonArgv: [process.execPath, binPath, 'daemon', 'run'],
+    agent: isDeclaredAgent(agent) ? agent : undefined,
   });
   // Exit at once: lingering handles (a background child's pipes, sockets) must not hold the agent.
   // Output was written synchronously, so nothing is lost.

@@ -12,8 +12,15 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** Which agent sent the event: Droid sets FACTORY_PROJECT_DIR, Claude Code only CLAUDE_PROJECT_DIR. */
+/**
+ * Which agent sent the event, guessed for a command that does not say (`hookd hook` without --agent,
+ * as written by older installs). Claude Code sets CLAUDE_CODE_SESSION_ID to the payload's session_id,
+ * which an enclosing session's environment cannot fake; then Droid sets FACTORY_PROJECT_DIR, Claude Code
+ * only CLAUDE_PROJECT_DIR.
+ */
 export function detectAgent(payload: HookPayload, env: Env): AgentKind {
+  const sessionId = str(payload.session_id);
+  if (sessionId && env.CLAUDE_CODE_SESSION_ID === sessionId) return 'claude';
   if (env.FACTORY_PROJECT_DIR || env.DROID_PROJECT_DIR) return 'droid';
   if (typeof payload.transcript_path === 'string' && payload.transcript_path.includes('/.factory/'))
     return 'droid';
@@ -22,6 +29,23 @@ export function detectAgent(payload: HookPayload, env: Env): AgentKind {
   if (typeof payload.transcript_path === 'string' && payload.transcript_path.includes('/.claude/'))
     return 'claude';
   return 'unknown';
+}
+
+/** The agents a hook command can name. */
+export type DeclaredAgent = Exclude<AgentKind, 'unknown'>;
+
+export function isDeclaredAgent(value: unknown): value is DeclaredAgent {
+  return value === 'droid' || value === 'claude';
+}
+
+/**
+ * The project the session started in, from the variables of the agent that sent the event: Claude Code's
+ * CLAUDE_PROJECT_DIR stays fixed while the payload's cwd follows `cd`; an enclosing Droid session's
+ * FACTORY_PROJECT_DIR (its environment passes through) is not this session's project.
+ */
+function projectDirOf(agent: AgentKind, env: Env, cwd: string | undefined): string | undefined {
+  if (agent === 'claude') return str(env.CLAUDE_PROJECT_DIR) ?? cwd;
+  return str(env.FACTORY_PROJECT_DIR) ?? str(env.DROID_PROJECT_DIR) ?? str(env.CLAUDE_PROJECT_DIR) ?? cwd;
 }
 
 /** True when the bytes are not text: a NUL byte or invalid UTF-8. */
@@ -37,6 +61,8 @@ export function parseEvent(
   raw: Buffer | string,
   env: Env = process.env,
   clock: { now(): number; id(): string } = { now: Date.now, id: newEventId },
+  /** The agent named by the command (`hookd hook --agent claude`); guessed when absent. */
+  declaredAgent?: DeclaredAgent,
 ): ParseResult {
   const bytes = typeof raw === 'string' ? Buffer.from(raw) : raw;
   if (bytes.length === 0 || bytes.toString('utf8').trim() === '') {
@@ -61,12 +87,11 @@ export function parseEvent(
   }
   const payload = value as HookPayload;
   const cwd = str(payload.cwd);
-  const projectDir =
-    str(env.FACTORY_PROJECT_DIR) ?? str(env.DROID_PROJECT_DIR) ?? str(env.CLAUDE_PROJECT_DIR) ?? cwd;
+  const agent = declaredAgent ?? detectAgent(payload, env);
   const event: HookEvent = {
     id: clock.id(),
     receivedAt: clock.now(),
-    agent: detectAgent(payload, env),
+    agent,
     name: str(payload.hook_event_name) ?? 'Unknown',
     payload,
   };
@@ -75,6 +100,7 @@ export function parseEvent(
   if (cwd) event.cwd = cwd;
   const transcriptPath = str(payload.transcript_path);
   if (transcriptPath) event.transcriptPath = transcriptPath;
+  const projectDir = projectDirOf(agent, env, cwd);
   if (projectDir) event.projectDir = projectDir;
   return { ok: true, event };
 }

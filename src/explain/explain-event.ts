@@ -7,7 +7,7 @@ import { PROTOCOL_VERSION, requestDaemon } from '../daemon/client.js';
 import { createNoiseState, deserializeNoise, observeEvent, type NoiseState } from '../daemon/noise.js';
 import { effectiveRules, evaluateRules } from '../daemon/rules.js';
 import { missingVariables } from '../doctor/missing-variables.js';
-import { MATCHER_FIELD } from '../events/names.js';
+import { matcherTarget } from '../events/names.js';
 import { parseEvent } from '../events/parse.js';
 import type { HookEvent } from '../events/types.js';
 import type { Env } from '../paths.js';
@@ -168,7 +168,7 @@ export async function explainEvent(
   const config = loaded.config;
   const notify = notifySettings(config.notify);
   const daemon = daemonSettings(config.daemon);
-  const field = MATCHER_FIELD[event.name];
+  const target = matcherTarget(event.agent, event.name, event.payload);
 
   const live = await daemonNoise(env, options.daemonTimeoutMs ?? 1000);
   const noise = live.noise;
@@ -191,7 +191,7 @@ export async function explainEvent(
       ...(event.sessionId ? { sessionId: event.sessionId } : {}),
       ...(event.cwd ? { cwd: event.cwd } : {}),
       ...(event.projectDir ? { projectDir: event.projectDir } : {}),
-      ...(field ? { matcher: { field, value: event.payload[field] ?? null } } : {}),
+      ...(target ? { matcher: { field: target.field, value: target.value ?? null } } : {}),
     },
     ...(env.HOOKD === '0' ? { disabled: 'HOOKD=0 is set: hookd would do nothing for this event' } : {}),
     config: { files: loaded.sources },

@@ -2,7 +2,7 @@ import type { ConfigValidator, LoadedConfig } from '../config/load.js';
 import type { handOff as handOffFn } from '../daemon/client.js';
 import { loadConfig } from '../config/load.js';
 import { keepDeadLetter } from '../events/dead-letter.js';
-import { parseEvent, type ParseFailure } from '../events/parse.js';
+import { parseEvent, type DeclaredAgent, type ParseFailure } from '../events/parse.js';
 import type { CommandOutcome, EventHandoff, HookEvent } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { deadLetterDir } from '../paths.js';
@@ -29,6 +29,8 @@ export interface ProcessIO {
   /** How to start the daemon in the background when it is down. */
   daemonArgv?: string[];
   now?: () => number;
+  /** The agent named by the hook command (`hookd hook --agent claude`); guessed from the event when absent. */
+  agent?: DeclaredAgent | undefined;
 }
 
 /** Everything that happened to one event: what `hookd emit` prints and tests assert on. */
@@ -129,7 +131,7 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
     return report;
   };
 
-  const parsed = parseEvent(raw, io.env);
+  const parsed = parseEvent(raw, io.env, undefined, io.agent);
   if (!parsed.ok) {
     report.rejected = rejectInput(io, raw, parsed.reason, parsed.detail);
     return finish();

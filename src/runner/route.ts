@@ -1,7 +1,7 @@
 import type { HookCommand, HookdConfig, HookEntry } from '../config/schema.js';
 import type { ConfigLevel } from '../config/merge.js';
 import type { HookEvent } from '../events/types.js';
-import { MATCHER_FIELD } from '../events/names.js';
+import { claudeWideListEvent, matcherTarget } from '../events/names.js';
 import { matchesPattern } from './matcher.js';
 
 /** A command selected for an event, with everything needed to run and report it. */
@@ -38,9 +38,11 @@ function toolCommand(event: HookEvent): unknown {
 /** Why an entry does not match the event, or null when it matches. */
 export function entryMismatch(entry: HookEntry, event: HookEvent): string | null {
   const p = event.payload;
-  const field = MATCHER_FIELD[event.name];
-  if (entry.matcher !== undefined && field && !matchesPattern(entry.matcher, p[field])) {
-    return `matcher ${JSON.stringify(entry.matcher)} does not match ${field} ${JSON.stringify(p[field] ?? null)}`;
+  // `matcher` is the agent's own key: read the way the agent that sent the event reads it.
+  const target = matcherTarget(event.agent, event.name, p);
+  const rule = { agent: event.agent, wideList: claudeWideListEvent(event.name) };
+  if (entry.matcher !== undefined && target && !matchesPattern(entry.matcher, target.value, rule)) {
+    return `matcher ${JSON.stringify(entry.matcher)} does not match ${target.field} ${JSON.stringify(target.value ?? null)}`;
   }
   const checks: [keyof HookEntry, string, unknown][] = [
     ['tool', 'tool_name', p.tool_name],

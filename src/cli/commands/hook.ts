@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { runHook } from '../../hook/run-hook.js';
 import { readStdin } from '../../events/read-stdin.js';
+import { isDeclaredAgent } from '../../events/parse.js';
 import { cliProcessIO } from '../hook-io.js';
 
 /** `hookd hook`: normally dispatched straight to the hook bundle; this module gives it --help. */
@@ -9,6 +10,12 @@ export const hookCommand: CommandModule = {
   describe: 'Run one agent event: the command the agent calls, with the event JSON on stdin',
   builder: (y) =>
     y
+      .option('agent', {
+        choices: ['droid', 'claude'] as const,
+        describe:
+          'The agent that runs this command (written by `hookd install`); without it hookd guesses from the event',
+      })
+      .example('hookd hook --agent claude < event.json', 'Run an event as Claude Code sends it')
       .example('hookd hook < event.json', 'Run the commands configured for the event in event.json')
       .example('HOOKD=0 droid', 'Disable hookd for one agent run')
       .epilogue(
@@ -16,10 +23,12 @@ export const hookCommand: CommandModule = {
           'stderr, or a JSON decision on stdout) or a "context" command adds SessionStart/UserPromptSubmit context.\n' +
           'Env: HOOKD=0 disables hookd; HOOKD_DEBUG=1 traces to stderr; HOOKD_CONFIG picks the config file.',
       ),
-  handler: async () => {
+  handler: async (argv) => {
     const io = cliProcessIO({ daemon: true });
+    const agent = argv.agent;
     process.exitCode = await runHook({
       ...io,
+      agent: isDeclaredAgent(agent) ? agent : undefined,
       readInput: (limits) => readStdin(process.stdin, limits),
       writeStdout: (t) => process.stdout.write(t),
       writeStderr: (t) => process.stderr.write(t),

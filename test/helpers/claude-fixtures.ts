@@ -1,0 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_DIR } from './fixtures.js';
+
+/** Real Claude Code 2.1.330 payloads, recorded offline (test/fixtures/claude-code-2.1.330/<scenario>/). */
+export const CLAUDE_FIXTURES_DIR = join(REPO_DIR, 'test', 'fixtures', 'claude-code-2.1.330');
+
+export interface ClaudeFixture {
+  file: string;
+  raw: string;
+  payload: Record<string, unknown>;
+}
+
+export function claudeFixtures(scenarios = ['print', 'stream', 'extras', 'auto']): ClaudeFixture[] {
+  return scenarios.flatMap((scenario) =>
+    readdirSync(join(CLAUDE_FIXTURES_DIR, scenario))
+      .filter((name) => /^\d+-.*\.json$/.test(name))
+      .sort()
+      .map((name) => {
+        const raw = readFileSync(join(CLAUDE_FIXTURES_DIR, scenario, name), 'utf8');
+        return { file: `${scenario}/${name}`, raw, payload: JSON.parse(raw) as Record<string, unknown> };
+      }),
+  );
+}
+
+export function claudeFixture(path: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(CLAUDE_FIXTURES_DIR, path), 'utf8')) as Record<string, unknown>;
+}
