@@ -3,8 +3,9 @@ import { AGENT_PROFILES, type Agent } from './agents.js';
 
 /**
  * One problem in an agent's `hooks` object. An `error` makes the agent ignore every hook of the
- * file (Droid logs `Invalid hooks in settings.json, ignoring`); a `warning` is accepted by the agent
- * but does not do what it looks like (the entry never runs, or times out at once).
+ * file (Droid logs `Invalid hooks in settings.json, ignoring`; Claude Code, for a PreToolUse or
+ * PermissionRequest entry, skips the whole settings file); a `warning` is accepted by the agent but does
+ * not do what it looks like (the entry never runs, is skipped alone, or times out at once).
  */
 export interface AgentHooksProblem {
   severity: 'error' | 'warning';
@@ -51,15 +52,23 @@ function regexError(pattern: string): string | undefined {
   }
 }
 
+/**
+ * Claude Code 2.1.330 drops the whole settings file for a bad entry of these events ("a PreToolUse/
+ * PermissionRequest hook that cannot be loaded may be what guards the permissions declared beside it");
+ * a bad entry of any other event is skipped alone, and an unknown event's key is ignored.
+ */
+export const CLAUDE_GUARD_EVENTS: readonly string[] = ['PreToolUse', 'PermissionRequest'];
+
+/** What Claude Code writes to its debug log (`--debug`, `--debug-file`) for each skipped setting. */
+export const CLAUDE_SKIPPED_LINE = 'Invalid setting skipped';
+
 class Collector {
   readonly problems: AgentHooksProblem[] = [];
-  constructor(
-    private readonly agent: Agent,
-    /** Errors on keys the agent does not validate are downgraded to warnings. */
-    private downgrade = false,
-  ) {}
+  /** Errors on keys the agent does not validate, or validates alone, are downgraded to warnings. */
+  private downgrade: false | { note: string } = false;
+  constructor(private readonly agent: Agent) {}
 
-  withDowngrade<T>(downgrade: boolean, run: () => T): T {
+  withDowngrade<T>(downgrade: false | { note: string }, run: () => T): T {
     const before = this.downgrade;
     this.downgrade = downgrade;
     try {
@@ -70,8 +79,8 @@ class Collector {
   }
 
   error(path: Path, message: string, fix: string, value?: unknown): void {
-    const severity = this.downgrade ? 'warning' : 'error';
-    this.push(severity, path, message, fix, value);
+    if (this.downgrade) this.push('warning', path, `${message}${this.downgrade.note}`, fix, value);
+    else this.push('error', path, message, fix, value);
   }
 
   warning(path: Path, message: string, fix: string, value?: unknown): void {
@@ -216,10 +225,26 @@ function checkEntry(c: Collector, agent: Agent, entry: unknown, path: Path): voi
 }
 
 /**
+ * Which problems under this event key are only warnings. Droid 0.225.2 validates only the events it
+ * knows and ignores other keys whatever their value. Claude Code 2.1.330 ignores an unknown event's key
+ * and skips a bad entry alone, except under PreToolUse and PermissionRequest, where one bad entry
+ * disables the whole settings file.
+ */
+function downgradeFor(agent: Agent, event: string, known: boolean): false | { note: string } {
+  if (agent === 'droid') return known ? false : { note: '' };
+  if (!known) return { note: '' };
+  if (CLAUDE_GUARD_EVENTS.includes(event)) return false;
+  return {
+    note: `; Claude Code skips this entry alone ("${CLAUDE_SKIPPED_LINE}" in its debug log), the rest of the file works`,
+  };
+}
+
+/**
  * Checks an agent's `hooks` object the way the agent does, so nothing is written that would make it
  * ignore every hook of the file. The Droid rules were found by running the real Droid CLI 0.225.2
  * (docs/install.md lists each shape probed); Claude Code gets the same structural rules, plus its
- * extra hook types, and every key is checked as an event.
+ * extra hook types, with its own reach: only a bad PreToolUse or PermissionRequest entry disables the
+ * file (observed with Claude Code 2.1.330).
  */
 export function validateAgentHooks(hooks: unknown, agent: Agent): AgentHooksReport {
   const c = new Collector(agent);
@@ -236,8 +261,7 @@ export function validateAgentHooks(hooks: unknown, agent: Agent): AgentHooksRepo
   const profile = AGENT_PROFILES[agent];
   for (const [event, entries] of Object.entries(hooks)) {
     const known = profile.knownEvents.includes(event);
-    // Droid 0.225.2 validates only the events it knows and ignores other keys whatever their value.
-    c.withDowngrade(!known && agent === 'droid', () => {
+    c.withDowngrade(downgradeFor(agent, event, known), () => {
       if (!known) {
         c.warning(
           [event],

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DROID_EVENTS } from '../events/names.js';
+import { CLAUDE_EVENTS, DROID_EVENTS } from '../events/names.js';
 import type { Env } from '../paths.js';
 
 /** The agents whose settings file hookd can wire itself into. */
@@ -25,36 +25,12 @@ export interface AgentProfile {
   maxTimeoutSec: number;
 }
 
-/** The common Claude Code events hookd wires by default; Claude Code fires these and more. */
-const CLAUDE_COMMON_EVENTS = [
-  'PreToolUse',
-  'PostToolUse',
-  'Notification',
-  'UserPromptSubmit',
-  'Stop',
-  'SubagentStop',
-  'PreCompact',
-  'SessionStart',
-  'SessionEnd',
-] as const;
-
-/** Further Claude Code events (documented publicly); accepted by --events for Claude. */
-const CLAUDE_OTHER_EVENTS = [
-  'PermissionRequest',
-  'PostToolUseFailure',
-  'SubagentStart',
-  'TeammateIdle',
-  'TaskCompleted',
-  'ConfigChange',
-  'WorktreeCreate',
-  'WorktreeRemove',
-  'InstructionsLoaded',
-  'Elicitation',
-  'ElicitationResult',
-  'PostCompact',
-  'StopFailure',
-  'Setup',
-] as const;
+/**
+ * The Claude Code events hookd wires by default: the nine it shares with Droid, plus the ones that say
+ * a turn failed (StopFailure) or the agent waits for a person (PermissionRequest, about 6 s before the
+ * Notification). Any of the 33 events of Claude Code 2.1.330 may be named with --events.
+ */
+const CLAUDE_DEFAULT_EVENTS = [...DROID_EVENTS, 'PermissionRequest', 'StopFailure'] as const;
 
 export const AGENT_PROFILES: Readonly<Record<Agent, AgentProfile>> = {
   droid: {
@@ -71,8 +47,11 @@ export const AGENT_PROFILES: Readonly<Record<Agent, AgentProfile>> = {
     agent: 'claude',
     displayName: 'Claude Code',
     settingsDirName: '.claude',
-    defaultEvents: CLAUDE_COMMON_EVENTS,
-    knownEvents: [...CLAUDE_COMMON_EVENTS, ...CLAUDE_OTHER_EVENTS],
+    defaultEvents: CLAUDE_DEFAULT_EVENTS,
+    knownEvents: CLAUDE_EVENTS,
+    // Claude Code's own default is 600 s, but it gives SessionEnd hooks only 1.5 s unless an entry sets a
+    // timeout (it then waits for the largest SessionEnd timeout, capped at 60 s): 60 s on every entry lets
+    // hookd finish everywhere, and hookd answers within its 55 s event budget.
     defaultTimeoutSec: 60,
     maxTimeoutSec: 600,
   },

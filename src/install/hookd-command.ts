@@ -85,16 +85,19 @@ function isExecutable(file: string): boolean {
 }
 
 /**
- * The command written into the agent's settings: the absolute hookd program followed by `hook`;
+ * The command written into the agent's settings: the absolute hookd program followed by `hook` and
+ * `--agent <agent>`;
  * prefixed with the absolute node when the program file is not executable by itself.
  */
 export function buildHookdCommand(
   hookdPath: string,
-  options: { nodePath?: string; executable?: (file: string) => boolean } = {},
+  options: { nodePath?: string; executable?: (file: string) => boolean; agent?: string } = {},
 ): string {
   const program = resolve(hookdPath);
   const executable = (options.executable ?? isExecutable)(program);
   const words = executable ? [program, 'hook'] : [options.nodePath ?? process.execPath, program, 'hook'];
+  // The command names its agent: hookd never guesses it from an environment an enclosing session passed on.
+  if (options.agent) words.push('--agent', options.agent);
   return words.map(shellQuote).join(' ');
 }
 

@@ -90,10 +90,10 @@ export async function prepareInstall(options: InstallOptions) {
   const location = locateSettingsFile(options);
   const events = resolveEvents(options.agent, options.events);
   const timeoutSec = resolveTimeoutSec(options.agent, options.timeoutSec);
-  const command = buildHookdCommand(
-    options.hookdPath,
-    options.nodePath ? { nodePath: options.nodePath } : {},
-  );
+  const command = buildHookdCommand(options.hookdPath, {
+    ...(options.nodePath ? { nodePath: options.nodePath } : {}),
+    agent: options.agent,
+  });
   const snapshot = await readSettingsFile(location.file);
   assertAgentAccepts(snapshot, options.agent);
   return { location, events, timeoutSec, command, snapshot };

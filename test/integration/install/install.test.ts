@@ -63,12 +63,17 @@ const ODD = `{
 describe('installHookd on a real settings file', () => {
   it('creates a missing file (and its folder) with an entry for all nine Droid events', async () => {
     const result = await install();
-    expect(result).toMatchObject({ created: true, changed: true, dryRun: false, command: `${HOOKD} hook` });
+    expect(result).toMatchObject({
+      created: true,
+      changed: true,
+      dryRun: false,
+      command: `${HOOKD} hook --agent droid`,
+    });
     expect(result.backup).toBeUndefined();
     const data = JSON.parse(await readFile(settingsPath(), 'utf8'));
     expect(Object.keys(data.hooks)).toEqual([...DROID_EVENTS]);
     expect(data.hooks.Stop).toEqual([
-      { matcher: '', hooks: [{ type: 'command', command: `${HOOKD} hook`, timeout: 60 }] },
+      { matcher: '', hooks: [{ type: 'command', command: `${HOOKD} hook --agent droid`, timeout: 60 }] },
     ]);
     expect(validateAgentHooks(data.hooks, 'droid')).toEqual({ ok: true, problems: [] });
     expect(await readFile(settingsPath(), 'utf8')).toMatch(/^\{\n {2}"hooks": \{\n/);
@@ -130,7 +135,7 @@ describe('installHookd on a real settings file', () => {
     expect(result.diff).toContain(`--- ${settingsPath()}`);
     expect(result.diff).toContain(
       `\n+        "Stop": [{"hooks":[{"type":"command","command":"say done"}]},` +
-        `{"matcher":"","hooks":[{"type":"command","command":"${HOOKD} hook","timeout":60}]}]\n`,
+        `{"matcher":"","hooks":[{"type":"command","command":"${HOOKD} hook --agent droid","timeout":60}]}]\n`,
     );
     expect(await readFile(settingsPath(), 'utf8')).toBe(ODD);
     expect(await backups()).toEqual([]);
@@ -183,18 +188,12 @@ describe('installHookd on a real settings file', () => {
     const claude = await install({ agent: 'claude', timeoutSec: 600 });
     expect(claude.file).toBe(join(home, '.claude', 'settings.json'));
     const data = JSON.parse(await readFile(claude.file, 'utf8'));
-    expect(Object.keys(data.hooks)).toEqual([
-      'PreToolUse',
-      'PostToolUse',
-      'Notification',
-      'UserPromptSubmit',
-      'Stop',
-      'SubagentStop',
-      'PreCompact',
-      'SessionStart',
-      'SessionEnd',
-    ]);
-    expect(data.hooks.Stop[0].hooks[0].timeout).toBe(600);
+    expect(Object.keys(data.hooks)).toEqual([...DROID_EVENTS, 'PermissionRequest', 'StopFailure']);
+    expect(data.hooks.Stop[0].hooks[0]).toEqual({
+      type: 'command',
+      command: `${HOOKD} hook --agent claude`,
+      timeout: 600,
+    });
   });
 
   it('rejects unknown events and out-of-range timeouts before touching anything', async () => {

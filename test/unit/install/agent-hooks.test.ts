@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CLAUDE_EVENTS } from '../../../src/events/names.js';
 import { validateAgentHooks } from '../../../src/install/agent-hooks.js';
 
 const cmd = { type: 'command', command: 'cat > /dev/null' };
@@ -93,14 +94,47 @@ describe('validateAgentHooks (droid)', () => {
 });
 
 describe('validateAgentHooks (claude)', () => {
-  it('applies the same structural rules', () => {
-    for (const [, hooks, verdict] of DROID_PROBES) {
-      const claudeHooks = JSON.parse(JSON.stringify(hooks).replaceAll('"prompt"', '"bogus"')) as unknown;
-      const report = validateAgentHooks(claudeHooks, 'claude');
-      // Claude Code: every key is checked as an event, so a scalar under an unknown key is an error.
-      const expected = verdict === 'accepted' && !('hookdVersion' in (hooks as object));
-      expect(report.ok, JSON.stringify(hooks)).toBe(expected);
-    }
+  // Claude Code 2.1.330 (spec: hook-protocol-claude.md, [invalid-entry] [invalid-entry-stop]
+  // [invalid-type] [invalid-event] [invalid-timeout]): a bad PreToolUse or PermissionRequest entry
+  // disables the whole settings file; a bad entry of another event is skipped alone; an unknown event's
+  // key is ignored.
+  it.each(['PreToolUse', 'PermissionRequest'])(
+    'a bad %s entry is an error: Claude Code skips the whole file',
+    (event) => {
+      for (const bad of [{ type: 'command' }, { ...cmd, timeout: 'soon' }]) {
+        const report = validateAgentHooks({ [event]: [entry({}, bad)], Stop: [entry()] }, 'claude');
+        expect(report.ok).toBe(false);
+        expect(report.problems[0]).toMatchObject({ severity: 'error', path: expect.stringContaining(event) });
+      }
+    },
+  );
+
+  it.each(['Stop', 'PostToolUse', 'SessionEnd', 'StopFailure', 'Notification'])(
+    'a bad %s entry is a warning: Claude Code skips that entry alone and says so in its debug log',
+    (event) => {
+      const report = validateAgentHooks(
+        { [event]: [entry({}, { type: 'command' })], PreToolUse: [entry()] },
+        'claude',
+      );
+      expect(report.ok).toBe(true);
+      expect(report.problems).toHaveLength(1);
+      expect(report.problems[0]).toMatchObject({
+        severity: 'warning',
+        path: `hooks.${event}[0].hooks[0].command`,
+      });
+      expect(report.problems[0]!.message).toContain('Invalid setting skipped');
+    },
+  );
+
+  it('an unknown event is a warning whatever its value; every one of the 33 events is known', () => {
+    const report = validateAgentHooks(
+      { FooBar: [entry({}, { type: 'command' })], hookdVersion: 1 },
+      'claude',
+    );
+    expect(report.ok).toBe(true);
+    expect(report.problems.every((p) => p.severity === 'warning')).toBe(true);
+    const all = Object.fromEntries(CLAUDE_EVENTS.map((e) => [e, [entry()]]));
+    expect(validateAgentHooks(all, 'claude')).toEqual({ ok: true, problems: [] });
   });
 
   it('accepts the hook types Claude Code documents, with their own fields', () => {
@@ -111,10 +145,10 @@ describe('validateAgentHooks (claude)', () => {
     };
     expect(validateAgentHooks(hooks, 'claude')).toEqual({ ok: true, problems: [] });
     expect(
-      validateAgentHooks({ Stop: [{ hooks: [{ type: 'prompt' }] }] }, 'claude').problems[0],
+      validateAgentHooks({ PreToolUse: [{ hooks: [{ type: 'prompt' }] }] }, 'claude').problems[0],
     ).toMatchObject({
       severity: 'error',
-      path: 'hooks.Stop[0].hooks[0].prompt',
+      path: 'hooks.PreToolUse[0].hooks[0].prompt',
     });
     expect(validateAgentHooks(hooks, 'droid').ok).toBe(false);
   });

@@ -65,4 +65,13 @@ describe('buildHookdCommand', () => {
     expect(command).toBe(`/usr/bin/node '/my dir/hookd.cjs' hook`);
     expect(isHookdCommand(command)).toBe(true);
   });
+
+  it('names the agent, so hookd never guesses it from the environment', () => {
+    const command = buildHookdCommand('/opt/hookd/dist/hookd.cjs', {
+      executable: () => true,
+      agent: 'claude',
+    });
+    expect(command).toBe('/opt/hookd/dist/hookd.cjs hook --agent claude');
+    expect(isHookdCommand(command)).toBe(true);
+  });
 });
