@@ -2,13 +2,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAUDE_EVENTS } from '../../src/events/names.js';
-import { agentBinary } from '../harness/agents.js';
 import { toolResults } from '../harness/claude/fake-model.js';
-import { prepareClaudeHome, runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
-import { isAlive, waitFor } from '../helpers/procs.js';
-import { runHookd } from '../helpers/run-hookd.js';
-import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
+import { claudeForTests, runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import { claudeTestbed, type Captured, type ClaudeTestbed } from '../harness/claude/testbed.js';
 import { readJsonLines } from '../helpers/json-lines.js';
+import { isAlive, waitFor } from '../helpers/procs.js';
 
 // hookd under the REAL Claude Code 2.1.330 in print mode (`claude -p`), offline against the scripted
 // fake model: `hookd install --agent claude` into a throwaway HOME writes the hooks Claude then runs.
@@ -16,54 +14,19 @@ import { readJsonLines } from '../helpers/json-lines.js';
 // print mode fires, with stdin, env and cwd (which follows `cd`); run 2 covers the guards: exit 2, a
 // JSON deny, and a hanging command killed at its timeout while the agent goes on.
 
-const bin = agentBinary('claude');
-if (!bin) process.stderr.write('claude e2e: Claude Code 2.1.330 is not installed; these tests did not run\n');
+const bin = claudeForTests();
 
-interface Captured {
-  stdin: string;
-  ev: string;
-  agent: string;
-  sid: string;
-  project: string;
-  claudeProject: string;
-  claudeSession: string;
-  exported: string | null;
-  pwd: string;
-}
-
-let tmp: ReturnType<typeof makeTempDir>;
+let bed: ClaudeTestbed;
 let env: Record<string, string>;
-let home: string;
 let work: string;
-let installed: {
-  command: string;
-  hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]>;
-};
+let installed: { command: string; hooks: Record<string, unknown> };
 let session: ClaudeRun;
 let guards: ClaudeRun;
 
-const capture = () => join(tmp.dir, 'capture.jsonl');
-const captured = () => readJsonLines<Captured>(capture());
-const payloadOf = (c: Captured) => JSON.parse(c.stdin) as Record<string, unknown>;
+const captured = () => bed.captured();
+const payloadOf = (c: Captured) => bed.payloadOf(c);
 const hookdLog = () =>
   readJsonLines<Record<string, unknown>>(join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'hookd.log'));
-
-/** A command that records what it was given: raw stdin, hookd's and Claude's variables, its cwd. */
-function recorder(): { type: 'command'; command: string; name: string; env: Record<string, string> } {
-  const fields = [
-    'stdin:fs.readFileSync(0,"utf8")',
-    'ev:e.HOOKD_EVENT',
-    'agent:e.HOOKD_AGENT',
-    'sid:e.HOOKD_SESSION_ID',
-    'project:e.HOOKD_PROJECT_DIR',
-    'claudeProject:e.CLAUDE_PROJECT_DIR',
-    'claudeSession:e.CLAUDE_CODE_SESSION_ID',
-    'exported:e.hook_event_name??null',
-    'pwd:process.cwd()',
-  ].join(',');
-  const command = `node -e 'const fs=require("fs");const e=process.env;fs.appendFileSync(e.CAP,JSON.stringify({${fields}})+"\\n")'`;
-  return { type: 'command', command, name: 'recorder', env: { CAP: capture() } };
-}
 
 function writeConfig(file: string, hooks: Record<string, unknown>): void {
   writeFileSync(file, JSON.stringify({ hooks }));
@@ -71,29 +34,12 @@ function writeConfig(file: string, hooks: Record<string, unknown>): void {
 
 beforeAll(async () => {
   if (!bin) return;
-  tmp = makeTempDir('hkc-');
-  env = isolatedEnv(tmp.dir);
-  home = env.HOME!;
-  work = join(tmp.dir, 'work');
-  prepareClaudeHome(home, work);
+  bed = claudeTestbed('hkc-');
+  ({ env, work } = bed);
+  const tmp = bed.tmp;
   writeFileSync(join(work, 'keep.txt'), 'must survive\n');
-
-  const install = await runHookd(
-    ['install', '--agent', 'claude', '--events', CLAUDE_EVENTS.join(','), '--json'],
-    {
-      env,
-      cwd: tmp.dir,
-    },
-  );
-  expect(install.code, install.stderr).toBe(0);
-  installed = {
-    command: (JSON.parse(install.stdout) as { command: string }).command,
-    hooks: (
-      JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')) as {
-        hooks: typeof installed.hooks;
-      }
-    ).hooks,
-  };
+  installed = await bed.install();
+  const recorder = bed.recorder;
 
   const everyEvent = join(tmp.dir, 'every-event.json');
   writeConfig(everyEvent, Object.fromEntries(CLAUDE_EVENTS.map((e) => [e, [{ hooks: [recorder()] }]])));
@@ -101,7 +47,7 @@ beforeAll(async () => {
   mkdirSync(droidProject);
   session = await runClaude({
     bin: bin!,
-    home,
+    home: bed.home,
     work,
     outDir: join(tmp.dir, 'session'),
     mode: 'print',
@@ -165,7 +111,7 @@ beforeAll(async () => {
   });
   guards = await runClaude({
     bin: bin!,
-    home,
+    home: bed.home,
     work,
     outDir: join(tmp.dir, 'guards'),
     mode: 'print',
@@ -180,7 +126,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(() => (process.env.KEEP_TMP ? process.stderr.write(`kept ${tmp.dir}\n`) : tmp?.cleanup()));
+afterAll(() => bed?.tmp.cleanup());
 
 describe.runIf(bin)('hookd under the real Claude Code 2.1.330, print mode', () => {
   it('install wrote one hookd entry per event, naming the agent, with a timeout hookd fits in', () => {
@@ -271,7 +217,7 @@ describe.runIf(bin)('guards under the real Claude Code 2.1.330', () => {
   it('a hanging command is killed at its timeout and the agent is not held', async () => {
     const record = hookdLog().find((r) => r.kind === 'command' && r.name === 'hang');
     expect(record).toMatchObject({ timedOut: true, killedBy: 'timeout', timeoutMs: 1000 });
-    const pid = Number(readFileSync(join(tmp.dir, 'hang.pid'), 'utf8'));
+    const pid = Number(readFileSync(join(bed.tmp.dir, 'hang.pid'), 'utf8'));
     expect(await waitFor(() => !isAlive(pid))).toBe(true);
     // Claude Code saw hookd finish (exit 0), not time out, and the session went on to its answer
     expect(guards.debugLog).toMatch(/PostToolUse:Bash.*hook --agent claude\] finished with status 0/);

@@ -2,11 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAUDE_EVENTS } from '../../src/events/names.js';
-import { agentBinary } from '../harness/agents.js';
-import { prepareClaudeHome, runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
-import { readJsonLines } from '../helpers/json-lines.js';
-import { runHookd } from '../helpers/run-hookd.js';
-import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
+import { claudeForTests, runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import { claudeTestbed, type Captured, type ClaudeTestbed } from '../harness/claude/testbed.js';
 
 // hookd under the REAL Claude Code 2.1.330 in stream-json mode (the protocol of the Agent SDKs): one
 // session in permission mode "default" whose Write needs a permission answered over stdio. The driver
@@ -14,51 +11,32 @@ import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 // prompt stays unanswered for about 6 s; the test waits for it, it never sleeps), then `/compact`, then
 // stdin is closed (SessionEnd).
 
-const bin = agentBinary('claude');
-if (!bin) process.stderr.write('claude e2e: Claude Code 2.1.330 is not installed; these tests did not run\n');
+const bin = claudeForTests();
 
-interface Captured {
-  stdin: string;
-  ev: string;
-  agent: string;
-  pwd: string;
-}
-
-let tmp: ReturnType<typeof makeTempDir>;
-let env: Record<string, string>;
+let bed: ClaudeTestbed;
 let work: string;
 let run: ClaudeRun;
 
-const capture = () => join(tmp.dir, 'capture.jsonl');
-const captured = () => readJsonLines<Captured>(capture());
-const payloadOf = (c: Captured) => JSON.parse(c.stdin) as Record<string, unknown>;
+const captured = () => bed.captured();
+const payloadOf = (c: Captured) => bed.payloadOf(c);
 
 beforeAll(async () => {
   if (!bin) return;
-  tmp = makeTempDir('hks-');
-  env = isolatedEnv(tmp.dir);
-  work = join(tmp.dir, 'work');
-  prepareClaudeHome(env.HOME!, work);
-  const install = await runHookd(['install', '--agent', 'claude', '--events', CLAUDE_EVENTS.join(',')], {
-    env,
-    cwd: tmp.dir,
-  });
-  expect(install.code, install.stderr).toBe(0);
-  const recorder = `node -e 'const fs=require("fs");const e=process.env;fs.appendFileSync(e.CAP,JSON.stringify({stdin:fs.readFileSync(0,"utf8"),ev:e.HOOKD_EVENT,agent:e.HOOKD_AGENT,pwd:process.cwd()})+"\\n")'`;
-  const record = { hooks: [{ type: 'command', command: recorder, env: { CAP: capture() } }] };
-  writeFileSync(
-    env.HOOKD_CONFIG!,
-    JSON.stringify({ hooks: Object.fromEntries(CLAUDE_EVENTS.map((e) => [e, [record]])) }),
-  );
+  bed = claudeTestbed('hks-');
+  work = bed.work;
+  await bed.install();
+  const record = { hooks: [bed.recorder()] };
+  const config = { hooks: Object.fromEntries(CLAUDE_EVENTS.map((e) => [e, [record]])) };
+  writeFileSync(bed.env.HOOKD_CONFIG!, JSON.stringify(config));
   run = await runClaude({
     bin,
-    home: env.HOME!,
+    home: bed.home,
     work,
-    outDir: join(tmp.dir, 'stream'),
+    outDir: join(bed.tmp.dir, 'stream'),
     mode: 'stream',
-    env,
+    env: bed.env,
     permissionMode: 'default',
-    permission: { behavior: 'allow', when: { file: capture(), contains: '"ev":"Notification"' } },
+    permission: { behavior: 'allow', when: { file: bed.capture, contains: '"ev":"Notification"' } },
     prompt: 'Write hook-demo.txt, then report.',
     followups: ['/compact'],
     script: [
@@ -68,7 +46,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(() => tmp?.cleanup());
+afterAll(() => bed?.tmp.cleanup());
 
 describe.runIf(bin)('hookd under the real Claude Code 2.1.330, stream-json mode', () => {
   it('the session ran both turns and ended when stdin closed', () => {

@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { killHard } from '../../helpers/procs.js';
-import { AGENTS } from '../agents.js';
+import { AGENTS, agentBinary } from '../agents.js';
 import type { ModelRequest, ModelStep } from './fake-model.js';
 import type { InnerConfig, InnerResult } from './inner.js';
 import { readJsonLines } from '../../helpers/json-lines.js';
@@ -45,6 +45,8 @@ export interface ClaudeRunOptions {
   permission?: InnerConfig['permission'];
   args?: string[];
   deadlineSec?: number;
+  /** `--debug` (Claude Code writes ~/.claude/debug/<session>.txt, as a user's would) instead of --debug-file. */
+  debugInHome?: boolean;
 }
 
 export interface ClaudeRun {
@@ -121,6 +123,29 @@ function claudeEnv(options: ClaudeRunOptions): Record<string, string> {
   return env;
 }
 
+/** What `claude --debug` wrote under the throwaway HOME (~/.claude/debug/<session>.txt), all sessions. */
+function homeDebugLogs(home: string): string {
+  const dir = join(home, '.claude', 'debug');
+  if (!existsSync(dir)) return '';
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.txt'))
+    .map((name) => readFileSync(join(dir, name), 'utf8'))
+    .join('\n');
+}
+
+/**
+ * The pinned Claude Code binary for an e2e file, or undefined (said on stderr: which tests did not run
+ * and why) when this machine does not have it.
+ */
+export function claudeForTests(): string | undefined {
+  const bin = agentBinary('claude');
+  if (!bin)
+    process.stderr.write(
+      `claude e2e: Claude Code ${AGENTS.claude.version} is not installed (${AGENTS.claude.pkg}); these tests did not run\n`,
+    );
+  return bin;
+}
+
 export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
   mkdirSync(options.outDir, { recursive: true });
   const isolated = canIsolate();
@@ -136,8 +161,7 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
     args: [
       '--permission-mode',
       options.permissionMode ?? 'bypassPermissions',
-      '--debug-file',
-      join(options.outDir, 'debug.log'),
+      ...(options.debugInHome ? ['--debug'] : ['--debug-file', join(options.outDir, 'debug.log')]),
       ...(options.mode === 'print' ? ['--output-format', 'json'] : []),
       ...(options.args ?? []),
     ],
@@ -175,7 +199,7 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
     isolated,
     stdout: read('agent.stdout'),
     stderr: read('agent.stderr'),
-    debugLog: read('debug.log'),
+    debugLog: options.debugInHome ? homeDebugLogs(options.home) : read('debug.log'),
     requests: readJsonLines<ModelRequest>(join(options.outDir, 'model.jsonl')),
   };
 }

@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLAUDE_EVENTS } from '../../../src/events/names.js';
+import { readJsonLines } from '../../helpers/json-lines.js';
+import { runHookd } from '../../helpers/run-hookd.js';
+import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
+import { prepareClaudeHome } from './run-claude.js';
+
+/** What the recorder command saw for one event. */
+export interface Captured {
+  stdin: string;
+  /** HOOKD_EVENT, HOOKD_AGENT, HOOKD_SESSION_ID, HOOKD_PROJECT_DIR: what hookd made of the event. */
+  ev: string;
+  agent: string;
+  sid: string;
+  project: string;
+  /** CLAUDE_PROJECT_DIR and CLAUDE_CODE_SESSION_ID, as Claude Code set them. */
+  claudeProject: string;
+  claudeSession: string;
+  /** `$hook_event_name`: a payload field exported by hookd. */
+  exported: string | null;
+  pwd: string;
+}
+
+export interface ClaudeTestbed {
+  tmp: ReturnType<typeof makeTempDir>;
+  /** hookd's isolated environment; HOME is the throwaway home Claude Code runs in. */
+  env: Record<string, string>;
+  home: string;
+  work: string;
+  capture: string;
+  captured(): Captured[];
+  payloadOf(c: Captured): Record<string, unknown>;
+  /** A hookd command that appends what it was given to `capture`. */
+  recorder(): { type: 'command'; command: string; name: string; env: Record<string, string> };
+  /** `hookd install --agent claude` for all 33 events into the throwaway HOME: the command and the hooks. */
+  install(): Promise<{ command: string; hooks: Record<string, unknown> }>;
+}
+
+export function claudeTestbed(prefix: string): ClaudeTestbed {
+  const tmp = makeTempDir(prefix);
+  const env = isolatedEnv(tmp.dir);
+  const home = env.HOME!;
+  const work = join(tmp.dir, 'work');
+  prepareClaudeHome(home, work);
+  const capture = join(tmp.dir, 'capture.jsonl');
+  const fields = [
+    'stdin:fs.readFileSync(0,"utf8")',
+    'ev:e.HOOKD_EVENT',
+    'agent:e.HOOKD_AGENT',
+    'sid:e.HOOKD_SESSION_ID',
+    'project:e.HOOKD_PROJECT_DIR',
+    'claudeProject:e.CLAUDE_PROJECT_DIR',
+    'claudeSession:e.CLAUDE_CODE_SESSION_ID',
+    'exported:e.hook_event_name??null',
+    'pwd:process.cwd()',
+  ].join(',');
+  const command = `node -e 'const fs=require("fs");const e=process.env;fs.appendFileSync(e.CAP,JSON.stringify({${fields}})+"\\n")'`;
+  return {
+    tmp,
+    env,
+    home,
+    work,
+    capture,
+    captured: () => readJsonLines<Captured>(capture),
+    payloadOf: (c) => JSON.parse(c.stdin) as Record<string, unknown>,
+    recorder: () => ({ type: 'command', command, name: 'recorder', env: { CAP: capture } }),
+    install: async () => {
+      const args = ['install', '--agent', 'claude', '--events', CLAUDE_EVENTS.join(','), '--json'];
+      const ran = await runHookd(args, { env, cwd: tmp.dir });
+      if (ran.code !== 0) throw new Error(`hookd install failed: ${ran.stderr}`);
+      const settings = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')) as {
+        hooks: Record<string, unknown>;
+      };
+      return { command: (JSON.parse(ran.stdout) as { command: string }).command, hooks: settings.hooks };
+    },
+  };
+}
