@@ -1,4 +1,4 @@
-import type { AgentHooksProblem } from '../install/agent-hooks.js';
+import { CLAUDE_SKIPPED_LINE, type AgentHooksProblem } from '../install/agent-hooks.js';
 import { AGENT_PROFILES, type Agent } from '../install/agents.js';
 import type { Env } from '../paths.js';
 import { agentName, hookdHooksOf, type HookdHook, type SettingsFileState } from './agent-settings.js';
@@ -33,7 +33,9 @@ export function checkSettingsFile(state: SettingsFileState): CheckResult {
       title,
       'fail',
       [
-        `${state.file}: ${agentName(state.agent)} rejects its hooks and ignores every hook in this file:`,
+        state.agent === 'claude'
+          ? `${state.file}: Claude Code skips this whole settings file (every hook and setting in it) for a PreToolUse/PermissionRequest entry it cannot load; headless, it says so only in its debug log ("${CLAUDE_SKIPPED_LINE}"):`
+          : `${state.file}: ${agentName(state.agent)} rejects its hooks and ignores every hook in this file:`,
         ...lines,
       ].join('\n'),
       `fix (or remove) the ${errors.length === 1 ? 'entry' : 'entries'} listed above in ${state.file}`,

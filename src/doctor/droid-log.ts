@@ -39,7 +39,8 @@ export function parseInvalidHooksLine(line: string, logFile: string): InvalidHoo
   return out;
 }
 
-async function readTail(file: string, maxBytes: number): Promise<string> {
+/** The last `maxBytes` of a file, from the first whole line. */
+export async function readTail(file: string, maxBytes: number): Promise<string> {
   const handle = await open(file, 'r');
   try {
     const { size } = await handle.stat();
@@ -54,14 +55,18 @@ async function readTail(file: string, maxBytes: number): Promise<string> {
   }
 }
 
-/** Every marker line in the `*.log` files of Droid's log folder; undefined when the folder does not exist. */
-export async function scanDroidLogs(
+/**
+ * Every line holding `marker` in the files of a log folder whose names end with `ext` (oldest file
+ * first; only the newest `maxFiles`), each parsed; undefined when the folder does not exist.
+ */
+export async function scanLogFolder<T>(
   logDir: string,
+  options: { ext: string; marker: string; parse: (line: string, file: string) => T; maxFiles?: number },
   maxBytesPerFile = LOG_TAIL_BYTES,
-): Promise<DroidLogScan | undefined> {
+): Promise<{ files: string[]; lines: T[] } | undefined> {
   let names: string[];
   try {
-    names = (await readdir(logDir)).filter((n) => n.endsWith('.log'));
+    names = (await readdir(logDir)).filter((n) => n.endsWith(options.ext));
   } catch {
     return undefined;
   }
@@ -78,8 +83,9 @@ export async function scanDroidLogs(
   const files = withTimes
     .filter((f): f is { file: string; mtimeMs: number } => f !== undefined)
     .sort((a, b) => a.mtimeMs - b.mtimeMs)
+    .slice(-(options.maxFiles ?? Infinity))
     .map((f) => f.file);
-  const lines: InvalidHooksLine[] = [];
+  const lines: T[] = [];
   for (const file of files) {
     let text: string;
     try {
@@ -87,9 +93,21 @@ export async function scanDroidLogs(
     } catch {
       continue;
     }
-    if (!text.includes(INVALID_HOOKS_MARKER)) continue;
+    if (!text.includes(options.marker)) continue;
     for (const line of text.split('\n'))
-      if (line.includes(INVALID_HOOKS_MARKER)) lines.push(parseInvalidHooksLine(line, file));
+      if (line.includes(options.marker)) lines.push(options.parse(line, file));
   }
   return { files, lines };
+}
+
+/** Every marker line in the `*.log` files of Droid's log folder; undefined when the folder does not exist. */
+export function scanDroidLogs(
+  logDir: string,
+  maxBytesPerFile = LOG_TAIL_BYTES,
+): Promise<DroidLogScan | undefined> {
+  return scanLogFolder(
+    logDir,
+    { ext: '.log', marker: INVALID_HOOKS_MARKER, parse: parseInvalidHooksLine },
+    maxBytesPerFile,
+  );
 }

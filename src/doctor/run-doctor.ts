@@ -12,6 +12,7 @@ import { checkChannel } from './check-channels.js';
 import { checkConfig } from './check-config.js';
 import { checkDaemon } from './check-daemon.js';
 import { checkDesktop } from './check-desktop.js';
+import { checkClaudeLog } from './check-claude-log.js';
 import { checkDroidLog } from './check-droid-log.js';
 import { checkAgentWiring, checkSettingsFile } from './check-agent-settings.js';
 import { checkNodeVersion } from './check-node.js';
@@ -72,8 +73,9 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
       run: async () => {
         const states = (await settings).filter((s) => s.agent === agent);
         const checks = [...states.map(checkSettingsFile), checkAgentWiring(agent, states, env)];
-        if (agent !== 'droid') return checks;
         const userFile = states.find((s) => s.scope === 'user')!.file;
+        if (agent === 'claude')
+          return [...checks, await checkClaudeLog(join(dirname(userFile), 'debug'), now)];
         return [...checks, await checkDroidLog(join(dirname(userFile), 'logs'), now)];
       },
     })),

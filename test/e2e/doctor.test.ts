@@ -66,6 +66,7 @@ describe('hookd doctor (built CLI)', () => {
       'claude-settings-user',
       'claude-settings-project',
       'claude-hooks',
+      'claude-log',
       'daemon',
       'backlog',
       'desktop',
