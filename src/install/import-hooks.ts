@@ -65,6 +65,28 @@ function reasonsFor(entry: Record<string, unknown>): string[] | undefined {
   });
 }
 
+/** Hook types the agent runs itself (Claude Code); hookd runs only commands. */
+const AGENT_RUN_TYPES = ['http', 'prompt', 'agent', 'mcp_tool'];
+
+/**
+ * Splits off the hooks the agent runs itself (Claude Code's `http`, `prompt`, `agent`, `mcp_tool`):
+ * they stay in the agent's settings, each with its reason; the entry's command hooks go on to the import.
+ */
+function splitAgentRun(listed: ForeignEntry): { foreign?: ForeignEntry; kept: string[] } {
+  const hooks = listed.entry.hooks as unknown[];
+  const kept: string[] = [];
+  const moved = hooks.filter((hook, index) => {
+    const type = (hook as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || !AGENT_RUN_TYPES.includes(type)) return true;
+    kept.push(
+      `hooks[${index}]: a Claude Code "${type}" hook is run by Claude Code itself; hookd runs only commands`,
+    );
+    return false;
+  });
+  if (moved.length === 0) return { kept };
+  return { foreign: { ...listed, entry: { ...listed.entry, hooks: moved } }, kept };
+}
+
 function configPathFor(options: ImportOptions): string {
   if (options.configPath) return options.configPath;
   if (options.scope === 'project') return projectConfigPath(options.projectDir ?? process.cwd());
@@ -94,10 +116,15 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
   const imported: ImportedEntry[] = [];
   const refused: RefusedEntry[] = [];
   const taken: ForeignEntry[] = [];
-  for (const foreign of listForeignEntries(hooksOf(settings.data))) {
+  for (const listed of listForeignEntries(hooksOf(settings.data))) {
+    const { foreign, kept } = splitAgentRun(listed);
+    if (kept.length > 0) refused.push({ event: listed.event, index: listed.index, reasons: kept });
+    if (!foreign) continue;
     const reasons = reasonsFor(foreign.entry);
     if (reasons) {
-      refused.push({ event: foreign.event, index: foreign.index, reasons });
+      const already = refused.find((r) => r.event === foreign.event && r.index === foreign.index);
+      if (already) already.reasons.push(...reasons);
+      else refused.push({ event: foreign.event, index: foreign.index, reasons });
       continue;
     }
     const list = Array.isArray(configHooks[foreign.event]) ? configHooks[foreign.event]! : [];

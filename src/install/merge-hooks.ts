@@ -143,19 +143,24 @@ export function listForeignEntries(hooks: AgentHooks | undefined): ForeignEntry[
 }
 
 /**
- * Removes the given entries' non-hookd hooks (entries left without hooks are dropped). An event left
- * empty stays, as [], in its place: hookd's entry usually goes there next (see dropEmptiedEvents).
+ * Removes the given entries' taken hooks (entries left without hooks are dropped); hookd's hooks and the
+ * hooks not taken (e.g. Claude Code's `http` hooks) stay. An event left empty stays, as [], in its place:
+ * hookd's entry usually goes there next (see dropEmptiedEvents).
  */
 export function removeForeignEntries(input: AgentHooks, taken: readonly ForeignEntry[]): AgentHooks {
   const hooks: AgentHooks = structuredClone(input);
   for (const [event, current] of Object.entries(hooks)) {
     if (!Array.isArray(current)) continue;
-    const indexes = new Set(taken.filter((t) => t.event === event).map((t) => t.index));
-    if (indexes.size === 0) continue;
+    const byIndex = new Map(taken.filter((t) => t.event === event).map((t) => [t.index, t.entry]));
+    if (byIndex.size === 0) continue;
     const entries: unknown[] = [];
     current.forEach((entry, index) => {
-      if (!indexes.has(index)) return void entries.push(entry);
-      const kept = (hooksOf(entry) ?? []).filter(isHookdHook);
+      const took = byIndex.get(index);
+      if (!took) return void entries.push(entry);
+      const gone = new Set(((took.hooks as unknown[]) ?? []).map((h) => JSON.stringify(h)));
+      const kept = (hooksOf(entry) ?? []).filter(
+        (hook) => isHookdHook(hook) || !gone.has(JSON.stringify(hook)),
+      );
       if (kept.length > 0) entries.push({ ...(entry as Record<string, unknown>), hooks: kept });
     });
     hooks[event] = entries;

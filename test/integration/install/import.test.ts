@@ -129,4 +129,57 @@ describe('importAgentHooks', () => {
     expect(result.config.file).toBe(join(project, '.hookd', 'config.json'));
     expect(JSON.parse(await readFile(result.config.file, 'utf8'))).toEqual({ hooks: { Stop: [say] } });
   });
+
+  it("Claude Code: moves command hooks; http, prompt and agent hooks stay in Claude's settings, with the reason", async () => {
+    const claudeSettings = join(home, '.claude', 'settings.json');
+    const guard = { type: 'command', command: "echo 'no rm' >&2; exit 2" };
+    const http = { type: 'http', url: 'http://127.0.0.1:9/hook' };
+    const judge = { type: 'prompt', prompt: 'Is the work done?' };
+    await writeJson(claudeSettings, {
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [guard, http] }],
+        Stop: [{ hooks: [judge] }],
+        SubagentStop: [{ hooks: [{ type: 'agent', prompt: 'check' }] }],
+      },
+    });
+    const result = await runImport({ agent: 'claude' });
+    expect(result.imported.map((i) => [i.event, i.index, i.entry])).toEqual([
+      ['PreToolUse', 0, { matcher: 'Bash', hooks: [guard] }],
+    ]);
+    expect(result.refused).toEqual([
+      {
+        event: 'PreToolUse',
+        index: 0,
+        reasons: [
+          'hooks[1]: a Claude Code "http" hook is run by Claude Code itself; hookd runs only commands',
+        ],
+      },
+      {
+        event: 'Stop',
+        index: 0,
+        reasons: [
+          'hooks[0]: a Claude Code "prompt" hook is run by Claude Code itself; hookd runs only commands',
+        ],
+      },
+      {
+        event: 'SubagentStop',
+        index: 0,
+        reasons: [
+          'hooks[0]: a Claude Code "agent" hook is run by Claude Code itself; hookd runs only commands',
+        ],
+      },
+    ]);
+    expect(JSON.parse(await readFile(configPath(), 'utf8'))).toEqual({
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [guard] }] },
+    });
+    const settings = JSON.parse(await readFile(claudeSettings, 'utf8')) as {
+      hooks: Record<string, { matcher?: string; hooks: Record<string, unknown>[] }[]>;
+    };
+    expect(validateAgentHooks(settings.hooks, 'claude').ok).toBe(true);
+    // the http hook keeps its place; hookd's entry comes after it
+    expect(settings.hooks.PreToolUse![0]).toEqual({ matcher: 'Bash', hooks: [http] });
+    expect(isHookdCommand(settings.hooks.PreToolUse![1]!.hooks[0]!.command)).toBe(true);
+    expect(settings.hooks.PreToolUse![1]!.hooks[0]!.command).toMatch(/ hook --agent claude$/);
+    expect(settings.hooks.Stop![0]).toEqual({ hooks: [judge] });
+  });
 });
