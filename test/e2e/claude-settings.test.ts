@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithAgent } from '../harness/availability.js';
 import type { CheckResult } from '../../src/doctor/types.js';
-import { claudeForTests, runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
 import { runHookd } from '../helpers/run-hookd.js';
 
@@ -11,8 +12,6 @@ import { runHookd } from '../helpers/run-hookd.js';
 // a bad entry of another event is skipped alone. Headless, the only trace is `Invalid setting skipped`
 // in Claude's debug log (~/.claude/debug/<session>.txt with --debug). `hookd install` refuses to write
 // into such a file, and `hookd doctor` reports both the file and the debug-log line.
-
-const bin = claudeForTests();
 
 interface Case {
   bed: ClaudeTestbed;
@@ -24,7 +23,7 @@ interface Case {
 let guard: Case;
 let other: Case;
 
-async function runWithBadEntry(prefix: string, event: string): Promise<Case> {
+async function runWithBadEntry(bin: string, prefix: string, event: string): Promise<Case> {
   const bed = claudeTestbed(prefix);
   await bed.install();
   writeFileSync(
@@ -39,7 +38,7 @@ async function runWithBadEntry(prefix: string, event: string): Promise<Case> {
   settings.hooks[event]!.push({ matcher: '', hooks: [{ type: 'command' }] });
   writeFileSync(file, JSON.stringify(settings, null, 2));
   const run = await runClaude({
-    bin: bin!,
+    bin: bin,
     home: bed.home,
     work: bed.work,
     outDir: join(bed.tmp.dir, 'run'),
@@ -55,45 +54,46 @@ async function runWithBadEntry(prefix: string, event: string): Promise<Case> {
   return { bed, run, doctor, reinstall };
 }
 
-beforeAll(async () => {
-  if (!bin) return;
-  guard = await runWithBadEntry('hkg-', 'PreToolUse');
-  other = await runWithBadEntry('hko-', 'Stop');
-});
-
-afterAll(() => {
-  guard?.bed.tmp.cleanup();
-  other?.bed.tmp.cleanup();
-});
-
-describe.runIf(bin)('invalid Claude settings entries, against the real Claude Code 2.1.330', () => {
-  it('a bad PreToolUse entry: Claude ran no hook of the file, and wrote only a debug-log line', () => {
-    expect(guard.run.result).toMatchObject({ code: 0, timedOut: false });
-    expect(guard.bed.captured()).toEqual([]);
-    expect(guard.run.debugLog).toContain('Invalid setting skipped');
-    expect(guard.run.debugLog).toContain('PreToolUse');
+describeWithAgent('claude', 'Claude Code 2.1.330 settings rules', (bin) => {
+  beforeAll(async () => {
+    guard = await runWithBadEntry(bin, 'hkg-', 'PreToolUse');
+    other = await runWithBadEntry(bin, 'hko-', 'Stop');
   });
 
-  it('a bad Stop entry: Claude skipped it alone, and hookd ran for every event', () => {
-    expect(other.run.result).toMatchObject({ code: 0, timedOut: false });
-    expect(other.bed.captured().map((c) => c.ev)).toEqual(['SessionStart', 'Stop']);
-    expect(other.run.debugLog).toContain('Invalid setting skipped');
+  afterAll(() => {
+    guard?.bed.tmp.cleanup();
+    other?.bed.tmp.cleanup();
   });
 
-  it('hookd install refuses the file Claude ignores, naming the entry; accepts the other with a warning', () => {
-    expect(guard.reinstall.code).not.toBe(0);
-    expect(guard.reinstall.stderr).toContain('hooks.PreToolUse[1].hooks[0].command');
-    expect(other.reinstall.code, other.reinstall.stderr).toBe(0);
-    expect(other.reinstall.stdout + other.reinstall.stderr).toContain('hooks.Stop[1].hooks[0].command');
-  });
+  describe('invalid Claude settings entries, against the real Claude Code 2.1.330', () => {
+    it('a bad PreToolUse entry: Claude ran no hook of the file, and wrote only a debug-log line', () => {
+      expect(guard.run.result).toMatchObject({ code: 0, timedOut: false });
+      expect(guard.bed.captured()).toEqual([]);
+      expect(guard.run.debugLog).toContain('Invalid setting skipped');
+      expect(guard.run.debugLog).toContain('PreToolUse');
+    });
 
-  it('hookd doctor reports the settings file and the debug-log line', () => {
-    expect(guard.doctor.get('claude-settings-user')).toMatchObject({ status: 'fail' });
-    expect(guard.doctor.get('claude-settings-user')!.detail).toContain('whole settings file');
-    expect(guard.doctor.get('claude-log')).toMatchObject({ status: 'fail' });
-    expect(guard.doctor.get('claude-log')!.detail).toContain('Invalid setting skipped');
-    expect(other.doctor.get('claude-settings-user')).toMatchObject({ status: 'warn' });
-    expect(other.doctor.get('claude-log')).toMatchObject({ status: 'warn' });
-    expect(other.doctor.get('claude-log')!.detail).toContain('hooks.Stop[1]');
+    it('a bad Stop entry: Claude skipped it alone, and hookd ran for every event', () => {
+      expect(other.run.result).toMatchObject({ code: 0, timedOut: false });
+      expect(other.bed.captured().map((c) => c.ev)).toEqual(['SessionStart', 'Stop']);
+      expect(other.run.debugLog).toContain('Invalid setting skipped');
+    });
+
+    it('hookd install refuses the file Claude ignores, naming the entry; accepts the other with a warning', () => {
+      expect(guard.reinstall.code).not.toBe(0);
+      expect(guard.reinstall.stderr).toContain('hooks.PreToolUse[1].hooks[0].command');
+      expect(other.reinstall.code, other.reinstall.stderr).toBe(0);
+      expect(other.reinstall.stdout + other.reinstall.stderr).toContain('hooks.Stop[1].hooks[0].command');
+    });
+
+    it('hookd doctor reports the settings file and the debug-log line', () => {
+      expect(guard.doctor.get('claude-settings-user')).toMatchObject({ status: 'fail' });
+      expect(guard.doctor.get('claude-settings-user')!.detail).toContain('whole settings file');
+      expect(guard.doctor.get('claude-log')).toMatchObject({ status: 'fail' });
+      expect(guard.doctor.get('claude-log')!.detail).toContain('Invalid setting skipped');
+      expect(other.doctor.get('claude-settings-user')).toMatchObject({ status: 'warn' });
+      expect(other.doctor.get('claude-log')).toMatchObject({ status: 'warn' });
+      expect(other.doctor.get('claude-log')!.detail).toContain('hooks.Stop[1]');
+    });
   });
 });

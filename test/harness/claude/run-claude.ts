@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { killHard } from '../../helpers/procs.js';
-import { AGENTS, agentBinary } from '../agents.js';
+import { AGENTS } from '../agents.js';
 import type { ModelRequest, ModelStep } from './fake-model.js';
 import type { InnerConfig, InnerResult } from './inner.js';
 import { readJsonLines } from '../../helpers/json-lines.js';
@@ -131,19 +131,6 @@ function homeDebugLogs(home: string): string {
     .filter((name) => name.endsWith('.txt'))
     .map((name) => readFileSync(join(dir, name), 'utf8'))
     .join('\n');
-}
-
-/**
- * The pinned Claude Code binary for an e2e file, or undefined (said on stderr: which tests did not run
- * and why) when this machine does not have it.
- */
-export function claudeForTests(): string | undefined {
-  const bin = agentBinary('claude');
-  if (!bin)
-    process.stderr.write(
-      `claude e2e: Claude Code ${AGENTS.claude.version} is not installed (${AGENTS.claude.pkg}); these tests did not run\n`,
-    );
-  return bin;
 }
 
 export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
