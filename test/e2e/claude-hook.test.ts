@@ -6,7 +6,7 @@ import { CLAUDE_EVENTS } from '../../src/events/names.js';
 import { toolResults } from '../harness/claude/fake-model.js';
 import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type Captured, type ClaudeTestbed } from '../harness/claude/testbed.js';
-import { readJsonLines } from '../helpers/json-lines.js';
+import { jsonLines } from '../helpers/json-lines.js';
 import { isAlive, waitFor } from '../helpers/procs.js';
 
 // hookd under the REAL Claude Code 2.1.330 in print mode (`claude -p`), offline against the scripted
@@ -25,7 +25,7 @@ let guards: ClaudeRun;
 const captured = () => bed.captured();
 const payloadOf = (c: Captured) => bed.payloadOf(c);
 const hookdLog = () =>
-  readJsonLines<Record<string, unknown>>(join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'hookd.log'));
+  jsonLines<Record<string, unknown>>(join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'hookd.log'));
 
 function writeConfig(file: string, hooks: Record<string, unknown>): void {
   writeFileSync(file, JSON.stringify({ hooks }));

@@ -1,10 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_DIR } from './fixtures.js';
+import { CLAUDE_FIXTURES_DIR } from './fixtures.js';
 
-/** Real Claude Code 2.1.330 payloads, recorded offline (test/fixtures/claude-code-2.1.330/<scenario>/). */
-export const CLAUDE_FIXTURES_DIR = join(REPO_DIR, 'test', 'fixtures', 'claude-code-2.1.330');
-
+/** One recorded Claude Code 2.1.330 payload (test/fixtures/claude-code-2.1.330/<scenario>/NN-*.json). */
 export interface ClaudeFixture {
   file: string;
   raw: string;

@@ -7,7 +7,7 @@ import { killHard } from '../../helpers/procs.js';
 import { AGENTS } from '../agents.js';
 import type { ModelRequest, ModelStep } from './fake-model.js';
 import type { InnerConfig, InnerResult } from './inner.js';
-import { readJsonLines } from '../../helpers/json-lines.js';
+import { jsonLines } from '../../helpers/json-lines.js';
 
 /**
  * Runs the real Claude Code binary offline against the scripted fake model (fake-model.ts), in a
@@ -187,6 +187,6 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
     stdout: read('agent.stdout'),
     stderr: read('agent.stderr'),
     debugLog: options.debugInHome ? homeDebugLogs(options.home) : read('debug.log'),
-    requests: readJsonLines<ModelRequest>(join(options.outDir, 'model.jsonl')),
+    requests: jsonLines<ModelRequest>(join(options.outDir, 'model.jsonl')),
   };
 }

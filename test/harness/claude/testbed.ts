@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLAUDE_EVENTS } from '../../../src/events/names.js';
-import { readJsonLines } from '../../helpers/json-lines.js';
+import { jsonLines } from '../../helpers/json-lines.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { prepareClaudeHome } from './run-claude.js';
@@ -62,7 +62,7 @@ export function claudeTestbed(prefix: string): ClaudeTestbed {
     home,
     work,
     capture,
-    captured: () => readJsonLines<Captured>(capture),
+    captured: () => jsonLines<Captured>(capture),
     payloadOf: (c) => JSON.parse(c.stdin) as Record<string, unknown>,
     recorder: () => ({ type: 'command', command, name: 'recorder', env: { CAP: capture } }),
     install: async () => {
