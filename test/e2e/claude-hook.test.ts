@@ -41,7 +41,13 @@ describeWithAgent('claude', 'hookd under the real Claude Code 2.1.330 (print mod
     const recorder = bed.recorder;
 
     const everyEvent = join(tmp.dir, 'every-event.json');
-    writeConfig(everyEvent, Object.fromEntries(CLAUDE_EVENTS.map((e) => [e, [{ hooks: [recorder()] }]])));
+    const hooks: Record<string, unknown> = Object.fromEntries(
+      CLAUDE_EVENTS.map((e) => [e, [{ hooks: [recorder()] }]]),
+    );
+    // Longer than the 1.5 s Claude Code gives SessionEnd hooks of entries without a timeout
+    const slowEnd = `sleep 2; echo ended > ${join(tmp.dir, 'session-end.txt')}`;
+    hooks.SessionEnd = [{ hooks: [recorder(), { type: 'command', command: slowEnd, name: 'slow-end' }] }];
+    writeConfig(everyEvent, hooks);
     const droidProject = join(tmp.dir, 'droid-project');
     mkdirSync(droidProject);
     session = await runClaude({
@@ -190,6 +196,12 @@ describeWithAgent('claude', 'hookd under the real Claude Code 2.1.330 (print mod
       expect(pre.project).toBe(work);
       const before = all.find((c) => c.ev === 'PreToolUse')!;
       expect(before.pwd).toBe(work);
+    });
+
+    it("SessionEnd: install's timeout gives hookd more than Claude's 1.5 s default, so a 2 s command finishes", () => {
+      expect(readFileSync(join(bed.tmp.dir, 'session-end.txt'), 'utf8')).toBe('ended\n');
+      expect(session.debugLog).toMatch(/SessionEnd:other \[.* hook --agent claude\] completed with status 0/);
+      expect(session.stderr).not.toContain('Hook cancelled');
     });
 
     it('payload fields reach commands as variables through hookd (Claude itself exports none)', () => {
