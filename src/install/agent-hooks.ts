@@ -22,12 +22,17 @@ export interface AgentHooksReport {
   problems: AgentHooksProblem[];
 }
 
-/** Hook types Claude Code documents besides "command"; Droid 0.225.2 rejects all but "command". */
+/**
+ * The hook types Claude Code 2.1.330 accepts, with the field each needs (an unknown type under PreToolUse
+ * disables the whole file: "Valid types: command, prompt, agent, http, mcp_tool"); Droid 0.225.2 rejects
+ * all but "command".
+ */
 const CLAUDE_HOOK_TYPES: Readonly<Record<string, string>> = {
   command: 'command',
   prompt: 'prompt',
   agent: 'prompt',
   http: 'url',
+  mcp_tool: 'server',
 };
 
 type Path = (string | number)[];

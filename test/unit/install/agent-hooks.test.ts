@@ -101,7 +101,7 @@ describe('validateAgentHooks (claude)', () => {
   it.each(['PreToolUse', 'PermissionRequest'])(
     'a bad %s entry is an error: Claude Code skips the whole file',
     (event) => {
-      for (const bad of [{ type: 'command' }, { ...cmd, timeout: 'soon' }]) {
+      for (const bad of [{ type: 'command' }, { ...cmd, timeout: 'soon' }, { ...cmd, type: 'bogus' }]) {
         const report = validateAgentHooks({ [event]: [entry({}, bad)], Stop: [entry()] }, 'claude');
         expect(report.ok).toBe(false);
         expect(report.problems[0]).toMatchObject({ severity: 'error', path: expect.stringContaining(event) });
@@ -142,6 +142,7 @@ describe('validateAgentHooks (claude)', () => {
       Stop: [{ hooks: [{ type: 'prompt', prompt: 'Is the task done?' }] }],
       PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'http', url: 'http://127.0.0.1:9/hook' }, cmd] }],
       SubagentStop: [{ hooks: [{ type: 'agent', prompt: 'check' }] }],
+      PostToolUse: [{ hooks: [{ type: 'mcp_tool', server: 'audit', tool: 'record' }] }],
     };
     expect(validateAgentHooks(hooks, 'claude')).toEqual({ ok: true, problems: [] });
     expect(
