@@ -7,9 +7,9 @@ import { DROID_EVENTS } from '../../src/events/names.js';
 import type { SessionRecord } from '../../src/ledger/types.js';
 import { describeWithAgent } from '../harness/availability.js';
 import { runRealDroid, type DroidRun } from '../helpers/droid.js';
-import { ensureBuilt, exited, spawnDaemon } from '../integration/daemon/process-helpers.js';
+import { ensureBuilt, spawnDaemon, stopDaemon } from '../integration/daemon/process-helpers.js';
 import { loopbackServer } from '../integration/daemon/helpers.js';
-import { killHard, waitFor } from '../helpers/procs.js';
+import { waitFor } from '../helpers/procs.js';
 import { jsonLines } from '../helpers/json-lines.js';
 import { runHookd } from '../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
@@ -196,14 +196,7 @@ describeWithAgent('droid', 'the whole product under the real Droid CLI 0.225.2',
   });
 
   afterAll(async () => {
-    if (daemon?.pid) {
-      daemon.kill('SIGTERM');
-      const gone = await Promise.race([
-        exited(daemon).then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), 5000)),
-      ]);
-      if (!gone) killHard(daemon.pid);
-    }
+    await stopDaemon(daemon);
     await receiver?.close();
     tmp?.cleanup();
   });

@@ -55,3 +55,12 @@ export function killQuietly(pid: number | undefined): void {
     process.kill(pid, 'SIGKILL');
   } catch {}
 }
+
+/** Stops a daemon by PID: SIGTERM, then SIGKILL when it has not exited after `graceMs`. */
+export async function stopDaemon(child: ChildProcess | undefined, graceMs = 5000): Promise<void> {
+  if (!child?.pid) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => killQuietly(child.pid), graceMs);
+  await exited(child);
+  clearTimeout(timer);
+}
