@@ -48,9 +48,12 @@ function claudeInDroidEnv(sessionId: string): Record<string, string> {
   };
 }
 
-function writeProjectConfig(dir: string, hooks: unknown): void {
+/** A project's .hookd/config.json, trusted (`hookd trust`): an untrusted one would not apply at all. */
+async function writeProjectConfig(dir: string, hooks: unknown): Promise<void> {
   mkdirSync(join(dir, '.hookd'));
   writeFileSync(join(dir, '.hookd', 'config.json'), JSON.stringify({ hooks }));
+  const trusted = await runHookd(['trust', dir], { env });
+  expect(trusted.code, trusted.stderr).toBe(0);
 }
 
 describe('hookd hook --agent', () => {
@@ -65,10 +68,10 @@ describe('hookd hook --agent', () => {
       ...(matcher !== undefined ? { matcher } : {}),
       hooks: [{ type: 'command', command: recorder(label), env: { CAP: capture() } }],
     });
-    writeProjectConfig(claudeProject, {
+    await writeProjectConfig(claudeProject, {
       PreToolUse: [entry('claude-list', 'Bash,Write'), entry('droid-prefix', 'Bas')],
     });
-    writeProjectConfig(droidProject, { PreToolUse: [entry('droid-project')] });
+    await writeProjectConfig(droidProject, { PreToolUse: [entry('droid-project')] });
     const ran = await runHookd(['hook', '--agent', 'claude'], {
       env: claudeInDroidEnv(String(pre.session_id)),
       stdin: `${JSON.stringify(pre)}\n`,
