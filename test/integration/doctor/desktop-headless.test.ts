@@ -7,7 +7,7 @@ let h: DoctorHome;
 
 beforeEach(() => {
   h = makeDoctorHome();
-  // A server or SSH login: no notify-send, no display, no session bus.
+  // A server or SSH login: no display, no session bus (notify-send may still be installed).
   rmSync(join(h.bin, 'notify-send'));
   delete h.env.DBUS_SESSION_BUS_ADDRESS;
   delete h.env.DISPLAY;
@@ -19,7 +19,6 @@ describe('doctor on a machine with no desktop', () => {
   it('fails the default desktop channel with the config change that fixes it', async () => {
     const result = check(await doctor(h), 'desktop');
     expect(result.status).toBe('fail');
-    expect(result.detail).toContain('notify-send not found');
     expect(result.fix).toContain('"notify": {"defaults": false}');
     expect(result.fix).toContain('no desktop session');
   });
