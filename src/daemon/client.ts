@@ -2,7 +2,14 @@ import { createConnection } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { spoolDir, type Env } from '../paths.js';
 import type { EventHandoff } from '../events/types.js';
-import { claimStart, daemonFiles, ensurePrivateDir, isProcessAlive, readPidFile } from './runtime-files.js';
+import {
+  claimStart,
+  daemonFiles,
+  ensurePrivateDir,
+  isProcessAlive,
+  readPidFile,
+  socketTrustProblem,
+} from './runtime-files.js';
 import { spoolFileName, writeSpoolFile } from './spool.js';
 
 // On the hook's start-up path: Node built-ins, src/paths.ts and types only. No zod, no pino.
@@ -28,12 +35,23 @@ export interface HandOffResult {
 
 export type DaemonReply = { v: number; ok: boolean; [key: string]: unknown };
 
-/** Sends one JSON line to the daemon and waits for one JSON line back, within timeoutMs. Never throws. */
+/**
+ * Sends one JSON line to the daemon and waits for one JSON line back, within timeoutMs. Never throws.
+ * Nothing is sent to a socket in a folder another user owns or can write to (see socketTrustProblem).
+ */
 export function requestDaemon(
   message: object,
   options: { env?: Env; timeoutMs?: number; socketPath?: string } = {},
 ): Promise<{ ok: true; reply: DaemonReply } | { ok: false; error: string; code?: string }> {
-  const socketPath = options.socketPath ?? daemonFiles(options.env ?? process.env).socket;
+  const files = daemonFiles(options.env ?? process.env);
+  const socketPath = options.socketPath ?? files.socket;
+  const problem = options.socketPath ? undefined : socketTrustProblem(files);
+  if (problem)
+    return Promise.resolve({
+      ok: false,
+      error: `not talking to ${files.socket}: ${problem}`,
+      code: 'EUNSAFE',
+    });
   const timeoutMs = options.timeoutMs ?? 1000;
   return new Promise((resolve) => {
     let settled = false;

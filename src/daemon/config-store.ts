@@ -134,7 +134,7 @@ export class ConfigStore {
     if (this.options.fixed || this.watcher) return;
     const file = resolve(userConfigPath(this.options.env));
     const dir = dirname(file);
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const { watch } = await import('chokidar');
     const watcher = watch(dir, {
       ignoreInitial: true,

@@ -1,24 +1,22 @@
-import {
-  chmodSync,
-  closeSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { runtimeDir, type Env } from '../paths.js';
+import { runtimeDir, stateDir, type Env } from '../paths.js';
+import { acquireLock, readLockPid } from '../util/pid-lock.js';
+import { privateDirProblem } from '../util/private-fs.js';
 
-// On the hook's start-up path: Node built-ins and src/paths.ts only.
+// On the hook's start-up path: Node built-ins, src/paths.ts and src/util only.
+
+export { acquireLock, forceBreakLock, isProcessAlive, lockAgeMs, type LockResult } from '../util/pid-lock.js';
+export { ensurePrivateDir } from '../util/private-fs.js';
 
 export interface DaemonFiles {
   dir: string;
   socket: string;
   pid: string;
+  /**
+   * The one-daemon lock. It guards the state it protects, so it lives in the state dir, not in the
+   * runtime dir: a daemon started with XDG_RUNTIME_DIR and one without still find the same lock.
+   */
   lock: string;
   /** Held by whoever is starting a daemon in the background, so 500 hooks start one, not 500. */
   starting: string;
@@ -26,128 +24,44 @@ export interface DaemonFiles {
 
 export function daemonFiles(env: Env = process.env): DaemonFiles {
   const dir = runtimeDir(env);
+  const daemonState = join(stateDir(env), 'daemon');
   return {
     dir,
     socket: join(dir, 'hookd.sock'),
     pid: join(dir, 'hookd.pid'),
-    lock: join(dir, 'hookd.lock'),
-    starting: join(dir, 'starting.lock'),
+    lock: join(daemonState, 'daemon.lock'),
+    starting: join(daemonState, 'starting.lock'),
   };
 }
 
-/** Creates the runtime dir as 0700 and refuses one that another user owns or others can enter. */
-export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (!st.isDirectory()) throw new Error(`${dir} is not a directory; remove it and retry`);
-  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-    throw new Error(
-      `${dir} belongs to another user (uid ${st.uid}); set HOOKD_RUNTIME_DIR to a private folder`,
-    );
-  }
-  if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
-}
-
-export function isProcessAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-export function readPidFile(file: string): number | undefined {
-  try {
-    const pid = Number.parseInt(readFileSync(file, 'utf8').trim().split(/\s+/)[0] ?? '', 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function createExclusive(file: string, content: string): boolean {
-  try {
-    const fd = openSync(file, 'wx', 0o600);
-    try {
-      writeSync(fd, content);
-    } finally {
-      closeSync(fd);
-    }
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-}
-
-/** Moves a stale lock aside (rename is atomic: of two racers only one moves it) and removes it. */
-function breakStaleLock(file: string): void {
-  const aside = `${file}.stale.${process.pid}.${Date.now()}`;
-  try {
-    renameSync(file, aside);
-    rmSync(aside, { force: true });
-  } catch {}
-}
-
-/** Removes a lock whatever its pid says (a live pid that is not a daemon: pid reuse after a reboot). */
-export function forceBreakLock(file: string): void {
-  breakStaleLock(file);
-}
-
-/** How long ago the lock was taken, in ms (Infinity when there is none). */
-export function lockAgeMs(file: string, now = Date.now()): number {
-  try {
-    return now - statSync(file).mtimeMs;
-  } catch {
-    return Infinity;
-  }
-}
-
-export type LockResult = { acquired: true; release: () => void } | { acquired: false; heldBy: number };
+/** The pid in a pid or lock file, or undefined. */
+export const readPidFile = readLockPid;
 
 /**
- * The one-daemon-per-user lock: a file created exclusively with our pid. A lock whose pid is gone
- * (a crash, kill -9) is stale and taken over.
+ * Why the socket cannot be trusted with an event (undefined when it can, or when there is none yet): the
+ * runtime dir must be this user's folder that nobody else can write to, and the socket a socket of this
+ * user. Node does not expose the peer's credentials (SO_PEERCRED), so the owner and mode of the folder
+ * and of the socket file (lstat, never following a link) are the check: only this user can have bound it.
  */
-export function acquireLock(file: string, pid: number = process.pid): LockResult {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (createExclusive(file, `${pid}\n`)) {
-      return {
-        acquired: true,
-        release: () => {
-          if (readPidFile(file) === pid) rmSync(file, { force: true });
-        },
-      };
-    }
-    const holder = readPidFile(file);
-    if (holder !== undefined && isProcessAlive(holder)) return { acquired: false, heldBy: holder };
-    if (holder === undefined) {
-      // Being written right now, or empty after a crash: empty and older than a second is stale.
-      try {
-        if (Date.now() - statSync(file).mtimeMs < 1000) continue;
-      } catch {
-        continue;
-      }
-    }
-    breakStaleLock(file);
+export function socketTrustProblem(files: DaemonFiles): string | undefined {
+  let st;
+  try {
+    st = lstatSync(files.socket);
+  } catch {
+    return undefined; // no socket: connecting fails on its own
   }
-  const holder = readPidFile(file);
-  return { acquired: false, heldBy: holder ?? 0 };
+  const dirProblem = privateDirProblem(files.dir);
+  if (dirProblem) return `the runtime dir ${dirProblem}`;
+  if (!st.isSocket()) return `${files.socket} is not a socket`;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  if (uid !== undefined && st.uid !== uid) return `${files.socket} belongs to another user (uid ${st.uid})`;
+  return undefined;
 }
 
 /**
  * Claims the right to start a daemon in the background. The claim expires after `maxAgeMs` so a
  * starter that died does not block the next one.
  */
-export function claimStart(files: DaemonFiles, maxAgeMs = 10_000, now = Date.now()): boolean {
-  if (createExclusive(files.starting, `${process.pid} ${now}\n`)) return true;
-  try {
-    if (now - statSync(files.starting).mtimeMs > maxAgeMs) {
-      breakStaleLock(files.starting);
-      return createExclusive(files.starting, `${process.pid} ${now}\n`);
-    }
-  } catch {}
-  return false;
+export function claimStart(files: DaemonFiles, maxAgeMs = 10_000): boolean {
+  return acquireLock(files.starting, { isStale: (holder) => holder.ageMs > maxAgeMs }).acquired;
 }

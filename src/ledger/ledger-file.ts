@@ -1,6 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { RECORD_VERSION, type SessionRecord } from './types.js';
+import { PRIVATE_APPEND_READ_FLAGS } from '../util/private-fs.js';
 
 /**
  * The ledger's on-disk format: JSON lines, one record per line, appended with a single write and fsync'd.
@@ -88,11 +89,14 @@ export async function scanLedger(
  * in one call, fdatasync, and fsync the folder when the file was new. Returns the file size after it.
  */
 export async function appendRecord(path: string, record: SessionRecord): Promise<number> {
-  const handle = await open(path, 'a+');
+  // Appends only (O_APPEND), never through a symlink, 0600; the read below uses positional reads.
+  const handle = await open(path, PRIVATE_APPEND_READ_FLAGS, 0o600);
   let size: number;
   let created: boolean;
   try {
-    size = (await handle.stat()).size;
+    const st = await handle.stat();
+    if ((st.mode & 0o077) !== 0) await handle.chmod(0o600);
+    size = st.size;
     created = size === 0;
     let prefix = '';
     if (size > 0) {

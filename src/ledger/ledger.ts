@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { acquireFileLock } from './file-lock.js';
 import { appendRecord, scanLedger } from './ledger-file.js';
 import { computeStats } from './stats.js';
+import { ensurePrivateDir } from '../util/private-fs.js';
 import type { LedgerFilters, LedgerStats, SessionRecord, StatsBy } from './types.js';
 
 export interface CreateLedgerOptions {
@@ -70,7 +70,7 @@ export function createLedger(opts: CreateLedgerOptions): Ledger {
   let queue: Promise<unknown> = Promise.resolve();
 
   async function recordLocked(record: SessionRecord): Promise<'written' | 'duplicate'> {
-    await mkdir(dir, { recursive: true });
+    ensurePrivateDir(dir);
     const release = await acquireFileLock(lockPath);
     try {
       // Catch up with lines other processes (or an earlier run) appended since the last look.

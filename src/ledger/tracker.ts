@@ -1,5 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writePrivateFileAtomic } from '../util/private-fs.js';
 import type { Enrichment } from '../enrich/types.js';
 import { isCompactionFork, isHumanPrompt } from '../events/claude-facts.js';
 import type { EventHandoff, HookEvent } from '../events/types.js';
@@ -65,12 +66,9 @@ export async function loadTrackerSnapshot(path: string): Promise<TrackerSnapshot
   return { v: 1, sessions: [] };
 }
 
-/** Save a snapshot atomically (temp file, then rename). */
+/** Save a snapshot atomically (a private temp file, then rename). */
 export async function saveTrackerSnapshot(path: string, snapshot: TrackerSnapshot): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, JSON.stringify(snapshot));
-  await rename(temp, path);
+  writePrivateFileAtomic(path, JSON.stringify(snapshot));
 }
 
 /**

@@ -1,7 +1,7 @@
-import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, fstatSync, renameSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { redactText } from './redact.js';
+import { openPrivateAppend } from '../util/private-fs.js';
 
 /**
  * A synchronous JSON-lines logger writing pino's record format (level numbers, time, pid, hostname,
@@ -39,17 +39,11 @@ export function createLineLogger(
   const open = () => {
     if (fd !== undefined || failed) return;
     try {
-      try {
-        fd = openSync(file, 'a', 0o600);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-        fd = openSync(file, 'a', 0o600);
-      }
+      fd = openPrivateAppend(file);
       if (fstatSync(fd).size > (options.maxBytes ?? 20 * 1024 * 1024)) {
         closeSync(fd);
         renameSync(file, `${file}.1`);
-        fd = openSync(file, 'a', 0o600);
+        fd = openPrivateAppend(file, { ensureDir: false });
       }
     } catch {
       // A log that cannot be written must not break the hook; the debug stream still works.

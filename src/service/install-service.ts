@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { CliError, EXIT, UsageError } from '../cli/errors.js';
 import { logDir, type Env } from '../paths.js';
 import { LAUNCHD_LABEL, renderLaunchdPlist } from './launchd-plist.js';
 import { renderSystemdUnit, SYSTEMD_UNIT_NAME } from './systemd-unit.js';
+import { writePrivateFileAtomic } from '../util/private-fs.js';
 
 export type ServicePlatform = 'linux' | 'darwin';
 
@@ -99,13 +99,10 @@ async function readIfExists(file: string): Promise<string | undefined> {
 }
 
 async function writeAtomically(file: string, text: string): Promise<void> {
-  const temp = `${file}.hookd-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     await mkdir(dirname(file), { recursive: true });
-    await writeFile(temp, text, { mode: 0o644 });
-    await rename(temp, file);
+    writePrivateFileAtomic(file, text, { ensureDir: false });
   } catch (error) {
-    await rm(temp, { force: true });
     throw new CliError(
       `cannot write ${file} (${(error as Error).message})`,
       EXIT.FAILURE,

@@ -70,7 +70,7 @@ describe('installService on linux', () => {
     expect(unit).toContain('\nEnvironment=DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus\n');
     expect(unit).toContain('\n[Install]\nWantedBy=default.target\n');
     expect(unit).not.toMatch(/^Environment=HOME=/m);
-    expect((await stat(unitPath())).mode & 0o777).toBe(0o644);
+    expect((await stat(unitPath())).mode & 0o777).toBe(0o600);
   });
 
   it('is accepted by systemd-analyze verify', async (ctx) => {

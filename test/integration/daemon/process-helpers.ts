@@ -64,3 +64,17 @@ export async function stopDaemon(child: ChildProcess | undefined, graceMs = 5000
   await exited(child);
   clearTimeout(timer);
 }
+
+/** Bundles a TypeScript fixture into a plain .mjs run by real child processes (the code under test, unmocked). */
+export async function bundleFixture(entry: string, outfile: string): Promise<void> {
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'silent',
+  });
+}

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { bundleFixture } from '../daemon/process-helpers.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeRecord } from '../../../src/ledger/ledger-file.js';
 import { createLedger, ledgerPath } from '../../../src/ledger/ledger.js';
@@ -16,15 +16,7 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   bundleDir = await mkdtemp(join(tmpdir(), 'hookd-ledger-child-'));
   childScript = join(bundleDir, 'ledger-child.mjs');
-  await build({
-    entryPoints: [join(import.meta.dirname, 'fixtures', 'ledger-child.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: childScript,
-    logLevel: 'silent',
-  });
+  await bundleFixture(join(import.meta.dirname, 'fixtures', 'ledger-child.ts'), childScript);
 });
 afterAll(async () => {
   await rm(bundleDir, { recursive: true, force: true });

@@ -1,0 +1,176 @@
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+// Every file hookd writes goes through this module: 0600 files in 0700 folders that belong to the user,
+// never through a symlink. On the hook's start-up path: Node built-ins only (no node:crypto).
+
+/** O_NOFOLLOW where the OS has it (not on Windows, which has no such planted-symlink attack surface). */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const CREATE_EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW;
+
+/** A folder or file hookd refuses to use: another user's, writable by others, or a symlink. */
+export class UnsafePathError extends Error {
+  readonly code = 'EUNSAFE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsafePathError';
+  }
+}
+
+const myUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
+
+/**
+ * Why `dir` is not a private folder of this user (undefined when it is): it must be a real folder (not a
+ * symlink), owned by this uid, and writable by nobody else. Modes are read with lstat, never following.
+ */
+export function privateDirProblem(dir: string): string | undefined {
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch (error) {
+    return `${dir} cannot be checked: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+  }
+  if (st.isSymbolicLink()) return `${dir} is a symlink`;
+  if (!st.isDirectory()) return `${dir} is not a directory`;
+  const uid = myUid();
+  if (uid !== undefined && st.uid !== uid) return `${dir} belongs to another user (uid ${st.uid})`;
+  if ((st.mode & 0o022) !== 0) return `${dir} is writable by others (mode ${(st.mode & 0o7777).toString(8)})`;
+  return undefined;
+}
+
+/**
+ * Creates `dir` (and missing parents) as 0700, or checks an existing one: it must be this user's real
+ * folder, writable by nobody else; a folder that others can only read or enter is tightened to 0700.
+ * Throws UnsafePathError otherwise (never chmods a folder that is not ours or others can write to).
+ */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const problem = privateDirProblem(dir);
+  if (problem) throw new UnsafePathError(`${problem}; refusing to use it (chmod 700 it, or pick another)`);
+  const mode = lstatSync(dir).mode;
+  if ((mode & 0o077) !== 0) {
+    // Ours and not writable by others: nobody could have swapped it since the check. Open it without
+    // following a link and fchmod the very folder we checked.
+    const fd = openSync(dir, constants.O_RDONLY | NOFOLLOW | (constants.O_DIRECTORY ?? 0));
+    try {
+      fchmodSync(fd, 0o700);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+let counter = 0;
+/** A unique temp name next to `file`: pid, time and a counter (no node:crypto on the hook path). */
+export function tempNameFor(file: string): string {
+  counter = (counter + 1) % 1e9;
+  return join(
+    dirname(file),
+    `.${basename(file)}.${process.pid}.${Date.now().toString(36)}.${counter.toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`,
+  );
+}
+
+/** Opens a new file that must not exist yet (O_CREAT|O_EXCL|O_NOFOLLOW, 0600). Returns the fd. */
+export function createPrivateFile(file: string): number {
+  return openSync(file, CREATE_EXCLUSIVE, 0o600);
+}
+
+/** fsyncs a folder so a rename or a new name in it survives a power loss (some file systems refuse). */
+export function fsyncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {}
+}
+
+export interface PrivateWriteOptions {
+  /** fsync the file before the rename and the folder after it (default false). */
+  fsync?: boolean;
+  /** Check (or create) the folder first (default true; false when the caller just did). */
+  ensureDir?: boolean;
+}
+
+/**
+ * Replaces `file` atomically with `data`: a fresh 0600 temp file in the same folder (O_EXCL|O_NOFOLLOW),
+ * optionally fsynced, renamed over the target. rename replaces a planted symlink itself, never its
+ * target. `data` may be an iterable of chunks (a journal snapshot) written in turn.
+ */
+export function writePrivateFileAtomic(
+  file: string,
+  data: string | Uint8Array | Iterable<string>,
+  options: PrivateWriteOptions = {},
+): number {
+  const dir = dirname(file);
+  if (options.ensureDir !== false) ensurePrivateDir(dir);
+  const tmp = tempNameFor(file);
+  const fd = createPrivateFile(tmp);
+  let bytes = 0;
+  try {
+    try {
+      if (typeof data === 'string' || data instanceof Uint8Array) bytes += writeSync(fd, data as string);
+      else {
+        let chunk = '';
+        for (const part of data) {
+          chunk += part;
+          if (chunk.length >= 1 << 16) {
+            bytes += writeSync(fd, chunk);
+            chunk = '';
+          }
+        }
+        if (chunk) bytes += writeSync(fd, chunk);
+      }
+      if (options.fsync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+  if (options.fsync) fsyncDir(dir);
+  return bytes;
+}
+
+/**
+ * Opens `file` for appending (O_APPEND|O_CREAT|O_NOFOLLOW, 0600) in a private folder. An existing file
+ * must be a regular file of this user; one others could read is tightened to 0600. Returns the fd.
+ */
+export function openPrivateAppend(file: string, options: { ensureDir?: boolean } = {}): number {
+  if (options.ensureDir !== false) ensurePrivateDir(dirname(file));
+  const fd = openSync(file, APPEND, 0o600);
+  try {
+    const st = fstatSync(fd);
+    const uid = myUid();
+    if (!st.isFile()) throw new UnsafePathError(`${file} is not a regular file`);
+    if (uid !== undefined && st.uid !== uid)
+      throw new UnsafePathError(`${file} belongs to another user (uid ${st.uid})`);
+    if ((st.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/** Flags for fs/promises `open` with the same rules, for async appenders (the journal); mode 0600. */
+export const PRIVATE_APPEND_FLAGS = APPEND;
+/** The same, readable too (the ledger reads its last byte before appending). */
+export const PRIVATE_APPEND_READ_FLAGS = (APPEND & ~constants.O_WRONLY) | constants.O_RDWR;
