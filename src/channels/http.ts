@@ -1,11 +1,36 @@
 import type { DeliveryResult } from './channel.js';
+import { CHANNEL_BODY_MAX_BYTES, readBodyCapped } from '../util/read-body.js';
 
 export type FetchLike = typeof fetch;
 
 export interface HttpAnswer {
   status: number;
   headers: Headers;
+  /** At most CHANNEL_BODY_MAX_BYTES of the body. */
   text: string;
+  /** The body was longer than that (the rest was never read). */
+  truncated?: boolean;
+}
+
+/** A request that can never succeed as configured: dead-lettered at once, never retried. */
+export interface HttpFailure {
+  error: string;
+  timedOut: boolean;
+  permanent?: boolean;
+}
+
+/**
+ * Why these headers can never be sent (undefined when they can): a value from `${VAR}` with CR, LF or NUL
+ * (header injection), or a name that is not a token. Names the header, never its value (a secret).
+ */
+export function headerProblem(headers: Record<string, string>): string | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+      return `header name ${JSON.stringify(name)} is not valid`;
+    if (/[\r\n\0]/.test(value))
+      return `header "${name}" has a CR, LF or NUL character, which HTTP forbids: check the value (or the variable) it comes from`;
+  }
+  return undefined;
 }
 
 /** Parses Retry-After (seconds or an HTTP date) into milliseconds from now. */
@@ -34,13 +59,16 @@ export async function postWithTimeout(
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
-): Promise<HttpAnswer | { error: string; timedOut: boolean }> {
+): Promise<HttpAnswer | HttpFailure> {
+  const problem = headerProblem(headers);
+  if (problem)
+    return { error: `cannot send to ${safeHost(url)}: ${problem}`, timedOut: false, permanent: true };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     const response = await fetchImpl(url, { method: 'POST', body, headers, signal: controller.signal });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, text };
+    const { text, truncated } = await readBodyCapped(response, CHANNEL_BODY_MAX_BYTES);
+    return { status: response.status, headers: response.headers, text, truncated };
   } catch (error) {
     const timedOut = controller.signal.aborted;
     const cause = (error as { cause?: { code?: string } }).cause?.code;
@@ -56,11 +84,8 @@ export async function postWithTimeout(
 }
 
 /** The outbox's view of an HTTP answer: 2xx delivered; 429, 408 and 5xx retried; other 4xx dead-lettered. */
-export function classifyHttp(
-  answer: HttpAnswer | { error: string; timedOut: boolean },
-  what: string,
-): DeliveryResult {
-  if ('error' in answer) return { ok: false, retryable: true, error: answer.error };
+export function classifyHttp(answer: HttpAnswer | HttpFailure, what: string): DeliveryResult {
+  if ('error' in answer) return { ok: false, retryable: !answer.permanent, error: answer.error };
   if (answer.status >= 200 && answer.status < 300)
     return { ok: true, detail: `${what} answered ${answer.status}` };
   const retryable = answer.status === 429 || answer.status === 408 || answer.status >= 500;

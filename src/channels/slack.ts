@@ -2,6 +2,7 @@ import type { SlackChannelConfig } from '../config/notify-schema.js';
 import type { RenderedNotification } from '../daemon/notification.js';
 import type { Channel, DeliveryContext, DeliveryResult } from './channel.js';
 import { classifyHttp, postWithTimeout, retryAfterMs, safeHost, type FetchLike } from './http.js';
+import { CHANNEL_BODY_MAX_BYTES } from '../util/read-body.js';
 
 /** Slack mrkdwn needs only these three escaped (https://api.slack.com/reference/surfaces/formatting). */
 export function escapeMrkdwn(text: string): string {
@@ -81,6 +82,12 @@ export function createSlackChannel(
     const http = classifyHttp(answer, what);
     if (!http.ok || 'error' in answer) return http;
     let reply: { ok?: boolean; error?: string; ts?: string };
+    if (answer.truncated)
+      return {
+        ok: false,
+        retryable: true,
+        error: `${what} answered with more than ${CHANNEL_BODY_MAX_BYTES / 1024} KiB: not a chat.postMessage reply`,
+      };
     try {
       reply = JSON.parse(answer.text) as typeof reply;
     } catch {

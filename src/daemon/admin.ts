@@ -3,7 +3,7 @@ import { spoolDir, stateDir, type Env } from '../paths.js';
 import { PROTOCOL_VERSION, requestDaemon, spawnDetached } from './client.js';
 import { acquireLock, daemonFiles, ensurePrivateDir, isProcessAlive, readPidFile } from './runtime-files.js';
 import { listSpool } from './spool.js';
-import { Journal } from './journal.js';
+import { openDaemonJournal } from './journal-schema.js';
 import { DaemonStore, type Delivery, type JournalRecord } from './store.js';
 import type { DaemonStats } from './daemon.js';
 import { DAEMON_DEFAULTS } from '../config/daemon-schema.js';
@@ -27,9 +27,9 @@ function journalFile(env: Env): string {
 
 async function readStore(env: Env): Promise<DaemonStore> {
   const store = new DaemonStore(DAEMON_DEFAULTS.seenIdsMax);
-  const journal = new Journal<JournalRecord>(journalFile(env), { fsync: false });
+  const journal = openDaemonJournal(journalFile(env), { fsync: false });
   try {
-    for (const record of await journal.open()) store.apply(record);
+    for (const record of await journal.open({ readOnly: true })) store.apply(record);
   } finally {
     await journal.close();
   }
@@ -69,24 +69,20 @@ export async function outboxAction(
     if (!reply.reply.ok) throw new Error(String(reply.reply.error));
     return { ...(reply.reply as { items?: Delivery[]; affected?: number }), via: 'daemon' };
   }
+  const wanted = (d: Delivery) =>
+    request.ids ? request.ids.includes(d.id) : request.state === 'all' || d.state === request.state;
+  if (request.action === 'list') {
+    const store = await readStore(env);
+    return { items: [...store.deliveries.values(), ...store.recentDelivered].filter(wanted), via: 'journal' };
+  }
   const files = daemonFiles(env);
-  ensurePrivateDir(files.dir);
   const lock = acquireLock(files.lock);
   if (!lock.acquired)
     throw new Error(`the daemon (pid ${lock.heldBy}) holds its lock but does not answer: ${reply.error}`);
   try {
-    const journal = new Journal<JournalRecord>(journalFile(env), { fsync: true });
+    const journal = openDaemonJournal(journalFile(env), { fsync: true });
     const store = new DaemonStore(DAEMON_DEFAULTS.seenIdsMax);
     for (const record of await journal.open()) store.apply(record);
-    const wanted = (d: Delivery) =>
-      request.ids ? request.ids.includes(d.id) : request.state === 'all' || d.state === request.state;
-    if (request.action === 'list') {
-      await journal.close();
-      return {
-        items: [...store.deliveries.values(), ...store.recentDelivered].filter(wanted),
-        via: 'journal',
-      };
-    }
     const at = Date.now();
     const targets = [...store.deliveries.values()].filter(wanted);
     const records: JournalRecord[] =

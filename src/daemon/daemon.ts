@@ -1,4 +1,5 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { writePrivateFileAtomic } from '../util/private-fs.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EventHandoff, HookEvent } from '../events/types.js';
@@ -17,7 +18,7 @@ import {
   lockAgeMs,
   readPidFile,
 } from './runtime-files.js';
-import { Journal } from './journal.js';
+import { openDaemonJournal } from './journal-schema.js';
 import { DaemonStore, type Delivery, type JournalRecord } from './store.js';
 import { Outbox, type ChannelStats } from './outbox.js';
 import { Coalescer, coalescedNotification, type Burst } from './coalescer.js';
@@ -77,7 +78,8 @@ export interface DaemonStats {
   startedAt: number;
   uptimeMs: number;
   socketPath: string;
-  journal: { file: string; bytes: number };
+  /** `error` while the disk refuses writes (full, I/O error): new events are refused meanwhile. */
+  journal: { file: string; bytes: number; error?: string; troubleSince?: number };
   events: {
     received: number;
     duplicates: number;
@@ -198,11 +200,28 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     log.level = config.state.daemon.logLevel;
 
     const daemonDir = join(stateDir(env), 'daemon');
-    const journal = new Journal<JournalRecord>(join(daemonDir, 'journal.jsonl'), {
+    let onJournalRecovered = () => {};
+    const journal = openDaemonJournal(join(daemonDir, 'journal.jsonl'), {
       fsync: config.state.daemon.fsync,
+      onTrouble: (error) => {
+        if (error) {
+          log.error(
+            { error: error.message, code: (error as NodeJS.ErrnoException).code, file: journal.file },
+            'cannot write the journal; refusing new events and holding deliveries until it can',
+          );
+        } else {
+          log.info({ file: journal.file }, 'the journal is writable again; resuming');
+          onJournalRecovered();
+        }
+      },
     });
     const store = new DaemonStore(config.state.daemon.seenIdsMax);
     for (const record of await journal.open()) store.apply(record);
+    if (journal.quarantined > 0)
+      log.error(
+        { count: journal.quarantined, file: journal.quarantineFile },
+        'journal lines that are not valid records were quarantined; the rest is used',
+      );
     cleanups.push(() => void journal.close());
 
     let compacting: Promise<void> | undefined;
@@ -220,6 +239,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     const outbox = new Outbox({
       store,
       commit,
+      paused: () => journal.trouble !== undefined,
       channels: () => channels,
       now,
       logger: log,
@@ -230,6 +250,11 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         maxAgeMs: config.state.daemon.outboxMaxAgeMs,
       }),
     });
+
+    onJournalRecovered = () => {
+      outbox.wake();
+      scheduleDrain();
+    };
 
     // ---- processing: rules, coalescing, quiet hours, into the outbox -------------------------------
     const noise = createNoiseState();
@@ -471,12 +496,14 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     const spool = spoolDir(env);
     let draining: Promise<void> | undefined;
     const drainSpool = async (): Promise<void> => {
+      if (journal.trouble) return;
       const names = listSpool(spool);
       for (let i = 0; i < names.length; i += 256) {
         const chunk = names.slice(i, i + 256);
         const fresh: EventHandoff[] = [];
         const records: JournalRecord[] = [];
         const ids = new Set<string>();
+        const read: string[] = [];
         for (const name of chunk) {
           const text = readSpoolFile(spool, name);
           if (text === undefined) continue;
@@ -492,6 +519,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
             log.error({ file: name }, 'spooled file is not a valid event; moved to spool/rejected');
             continue;
           }
+          read.push(name);
           const handoff = parsed.data as unknown as EventHandoff;
           if (store.seen.has(handoff.event.id) || ids.has(handoff.event.id)) {
             counters.duplicates++;
@@ -502,7 +530,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           records.push({ t: 'in', at: now(), h: handoff });
         }
         await commit(records);
-        for (const name of chunk) removeSpoolFile(spool, name);
+        for (const name of read) removeSpoolFile(spool, name);
         counters.fromSpool += fresh.length;
         counters.received += fresh.length;
         for (const handoff of fresh) enqueue(handoff);
@@ -581,7 +609,11 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         startedAt,
         uptimeMs: now() - startedAt,
         socketPath: files.socket,
-        journal: { file: journal.file, bytes: journal.size },
+        journal: {
+          file: journal.file,
+          bytes: journal.size,
+          ...(journal.trouble ? { error: journal.trouble.error, troubleSince: journal.trouble.since } : {}),
+        },
         events: {
           received: counters.received,
           duplicates: counters.duplicates,
@@ -658,6 +690,13 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
               error: 'the daemon is stopping',
               id: request.event.id,
             };
+          if (journal.trouble)
+            return {
+              ok: false,
+              code: 'unavailable',
+              error: `the daemon cannot write its journal (${journal.trouble.code ?? journal.trouble.error}; ${journal.trouble.error}): not accepting events until it can`,
+              id: request.event.id,
+            };
           const result = await ingest(request as unknown as EventHandoff);
           return { ok: true, id: request.event.id, ...(result.duplicate ? { duplicate: true } : {}) };
         }
@@ -683,7 +722,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
 
     if (existsSync(files.socket)) rmSync(files.socket, { force: true });
     const server: SocketServer = await listenOnSocket(files.socket, handle);
-    writeFileSync(files.pid, `${process.pid}\n`, { mode: 0o600 });
+    writePrivateFileAtomic(files.pid, `${process.pid}\n`, { ensureDir: false });
     rmSync(files.starting, { force: true });
 
     outbox.start();

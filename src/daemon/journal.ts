@@ -1,20 +1,36 @@
-import {
-  closeSync,
-  fsyncSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import {
+  ensurePrivateDir,
+  openPrivateAppend,
+  PRIVATE_APPEND_FLAGS,
+  writePrivateFileAtomic,
+} from '../util/private-fs.js';
+
+export interface JournalOptions<R> {
+  fsync: boolean;
+  /** Validates a parsed line; a line that is not JSON or fails here is quarantined, never returned. */
+  parse?: (value: unknown) => R | undefined;
+  /** While the disk refuses a write, it is retried this often (default 1000 ms). */
+  retryMs?: number;
+  /** Called when a write fails (ENOSPC, EIO...) and when writes work again. */
+  onTrouble?: (error: Error | undefined) => void;
+}
+
+export interface JournalTrouble {
+  error: string;
+  code?: string | undefined;
+  since: number;
+}
 
 /**
  * An append-only JSON-lines file with group commit: records appended in the same moment share one
  * write and one fdatasync, and each append resolves only once its records are on disk.
- * Replay skips a torn last line (a crash mid-write) and trims it so later appends stay readable.
+ * Replay skips a torn last line (a crash mid-write) and trims it so later appends stay readable; lines
+ * that do not parse or validate are moved to `<name>.quarantine.jsonl`. A write the disk refuses (full,
+ * I/O error) is cut back to the last whole record and retried until it succeeds: the appends wait, and
+ * `trouble` says why, so the owner can refuse new work meanwhile. Nothing is lost or written twice.
  */
 export class Journal<R extends object> {
   private handle: FileHandle | undefined;
@@ -22,15 +38,28 @@ export class Journal<R extends object> {
   private flushing: Promise<void> | undefined;
   private bytes = 0;
   private rewriting: Promise<void> | undefined;
+  private closing = false;
+  private wakeRetry: (() => void) | undefined;
+  /** Set while the disk refuses writes. */
+  trouble: JournalTrouble | undefined;
+  /** Lines set aside by the last open(). */
+  quarantined = 0;
 
   constructor(
     readonly file: string,
-    private readonly options: { fsync: boolean },
+    private readonly options: JournalOptions<R>,
   ) {}
 
-  /** Reads every complete record, repairs a torn tail, and opens the file for appending. */
-  async open(): Promise<R[]> {
-    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+  get quarantineFile(): string {
+    return this.file.replace(/\.jsonl$/, '') + '.quarantine.jsonl';
+  }
+
+  /**
+   * Reads every complete, valid record, repairs a torn tail, quarantines invalid lines, and opens the
+   * file for appending. `readOnly` (a status view without the lock) changes no file.
+   */
+  async open(options: { readOnly?: boolean } = {}): Promise<R[]> {
+    if (!options.readOnly) ensurePrivateDir(dirname(this.file));
     let text = '';
     try {
       text = readFileSync(this.file, 'utf8');
@@ -38,23 +67,47 @@ export class Journal<R extends object> {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     const end = text.lastIndexOf('\n') + 1;
-    if (end < text.length) {
-      const fd = openSync(this.file, 'r+');
+    const records: R[] = [];
+    const kept: string[] = [];
+    const bad: string[] = [];
+    for (const line of text.slice(0, end).split('\n')) {
+      if (!line) continue;
+      let record: R | undefined;
       try {
-        ftruncateSync(fd, Buffer.byteLength(text.slice(0, end)));
+        const value: unknown = JSON.parse(line);
+        record = this.options.parse
+          ? this.options.parse(value)
+          : value !== null && typeof value === 'object'
+            ? (value as R)
+            : undefined;
+      } catch {}
+      if (record) {
+        records.push(record);
+        kept.push(`${line}\n`);
+      } else bad.push(`${line}\n`);
+    }
+    this.quarantined = bad.length;
+    if (options.readOnly) return records;
+    if (bad.length > 0) {
+      const fd = openPrivateAppend(this.quarantineFile, { ensureDir: false });
+      try {
+        writeSync(fd, bad.join(''));
       } finally {
         closeSync(fd);
       }
+      this.bytes = writePrivateFileAtomic(this.file, kept, { fsync: true, ensureDir: false });
+    } else {
+      if (end < text.length) {
+        const fd = openSync(this.file, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0));
+        try {
+          ftruncateSync(fd, Buffer.byteLength(text.slice(0, end)));
+        } finally {
+          closeSync(fd);
+        }
+      }
+      this.bytes = Buffer.byteLength(text.slice(0, end));
     }
-    const records: R[] = [];
-    for (const line of text.slice(0, end).split('\n')) {
-      if (!line) continue;
-      try {
-        records.push(JSON.parse(line) as R);
-      } catch {}
-    }
-    this.bytes = Buffer.byteLength(text.slice(0, end));
-    this.handle = await open(this.file, 'a', 0o600);
+    this.handle = await open(this.file, PRIVATE_APPEND_FLAGS, 0o600);
     return records;
   }
 
@@ -79,15 +132,40 @@ export class Journal<R extends object> {
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
-      try {
-        if (!this.handle) throw new Error('journal is closed');
-        const data = batch.map((b) => b.lines).join('');
-        await this.handle.write(data);
-        if (this.options.fsync) await this.handle.datasync();
-        this.bytes += Buffer.byteLength(data);
-        for (const b of batch) b.resolve();
-      } catch (error) {
-        for (const b of batch) b.reject(error as Error);
+      const data = batch.map((b) => b.lines).join('');
+      for (;;) {
+        try {
+          if (!this.handle) throw new Error('journal is closed');
+          await this.handle.write(data);
+          if (this.options.fsync) await this.handle.datasync();
+          this.bytes += Buffer.byteLength(data);
+          if (this.trouble) {
+            this.trouble = undefined;
+            this.options.onTrouble?.(undefined);
+          }
+          for (const b of batch) b.resolve();
+          break;
+        } catch (error) {
+          const err = error as NodeJS.ErrnoException;
+          if (!this.handle || this.closing) {
+            for (const b of batch) b.reject(err);
+            break;
+          }
+          // Cut a partly written batch back to the last whole record, then retry the whole batch later.
+          await this.handle.truncate(this.bytes).catch(() => {});
+          if (!this.trouble) {
+            this.trouble = { error: err.message, code: err.code, since: Date.now() };
+            this.options.onTrouble?.(err);
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, this.options.retryMs ?? 1000);
+            this.wakeRetry = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.wakeRetry = undefined;
+        }
       }
     }
     this.flushing = undefined;
@@ -115,34 +193,22 @@ export class Journal<R extends object> {
   }
 
   private async replaceWith(records: readonly R[]): Promise<void> {
-    const tmp = `${this.file}.compact.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    let size = 0;
-    try {
-      const chunk: string[] = [];
-      const flush = () => {
-        const data = chunk.join('');
-        chunk.length = 0;
-        writeSync(fd, data);
-        size += Buffer.byteLength(data);
-      };
-      for (const record of records) {
-        chunk.push(`${JSON.stringify(record)}\n`);
-        if (chunk.length >= 1000) flush();
-      }
-      flush();
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.file);
+    const lines = function* () {
+      for (const record of records) yield `${JSON.stringify(record)}\n`;
+    };
+    const size = writePrivateFileAtomic(this.file, lines(), { fsync: true, ensureDir: false });
     const old = this.handle;
-    this.handle = await open(this.file, 'a', 0o600);
+    this.handle = await open(this.file, PRIVATE_APPEND_FLAGS, 0o600);
     this.bytes = size;
     await old?.close();
   }
 
   async close(): Promise<void> {
+    if (this.trouble) {
+      // The disk still refuses: give up on what waits (it was never acknowledged, so nothing is lost).
+      this.closing = true;
+      this.wakeRetry?.();
+    }
     await this.drain();
     const handle = this.handle;
     this.handle = undefined;

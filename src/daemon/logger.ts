@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { logDir, type Env } from '../paths.js';
+import { openPrivateAppend } from '../util/private-fs.js';
 
 /** Keys whose values are secrets wherever they appear in a log record. */
 export const REDACT_PATHS = [
@@ -24,7 +25,15 @@ export function daemonLogPath(env: Env): string {
 
 /** The daemon's pino logger: JSON lines in <state>/logs/daemon.log, secrets redacted by key. */
 export function createDaemonLogger(env: Env, level = 'info'): Logger {
-  const destination = pino.destination({ dest: daemonLogPath(env), mkdir: true, sync: true });
+  // 0600 in a 0700 folder, never through a symlink.
+  // A full disk must not crash the daemon: a failed write keeps its lines buffered (at most 4 MiB, the
+  // rest is dropped) and retries with the next record.
+  const destination = pino.destination({
+    fd: openPrivateAppend(daemonLogPath(env)),
+    sync: true,
+    maxLength: 4 * 1024 * 1024,
+  });
+  destination.on('error', () => {});
   return pino(
     {
       level,

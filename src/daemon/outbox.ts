@@ -8,6 +8,11 @@ export interface OutboxOptions {
   store: DaemonStore;
   /** Appends records durably (the journal) and applies them to the store. */
   commit: (records: JournalRecord[]) => Promise<void>;
+  /**
+   * True while outcomes cannot be recorded (the disk is full): nothing is sent, since a delivery whose
+   * success cannot be recorded would be sent again after a restart. Call wake() when it ends.
+   */
+  paused?: () => boolean;
   channels: () => Map<string, Channel>;
   retry: () => { baseMs: number; maxMs: number; maxAgeMs: number };
   now: () => number;
@@ -106,7 +111,7 @@ export class Outbox {
   private async work(name: string): Promise<void> {
     const { store, now } = this.options;
     while (this.running) {
-      const head = store.head(name);
+      const head = this.options.paused?.() ? undefined : store.head(name);
       if (!head) {
         // Workers live as long as the outbox: a wake-up finds them asleep, never half-way out.
         await this.sleep(name, 60_000);
@@ -117,7 +122,16 @@ export class Outbox {
         await this.sleep(name, wait);
         continue;
       }
-      await this.attempt(head);
+      try {
+        await this.attempt(head);
+      } catch (error) {
+        // Only the journal can throw here (the daemon is closing on a disk that refuses writes).
+        this.options.logger.error(
+          { delivery: head.id, channel: name, error: (error as Error).message },
+          'cannot record a delivery outcome',
+        );
+        await this.sleep(name, 1000);
+      }
     }
   }
 

@@ -1,15 +1,6 @@
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDir, writePrivateFileAtomic } from '../util/private-fs.js';
 
 // On the hook's start-up path: Node built-ins only.
 
@@ -19,35 +10,10 @@ export function spoolFileName(receivedAt: number, id: string): string {
   return `${String(Math.max(0, Math.floor(receivedAt))).padStart(13, '0')}-${safeId}.json`;
 }
 
-function fsyncDir(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {}
-}
-
-/** Writes one message atomically: a temp file, fsync, rename into place, fsync the folder. */
+/** Writes one message atomically: a private temp file, fsync, rename into place, fsync the folder. */
 export function writeSpoolFile(dir: string, name: string, content: string): string {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // pid + time + a random suffix: unique per writer, without loading node:crypto on the hook path.
-  const tmp = join(
-    dir,
-    `.tmp-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`,
-  );
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
   const target = join(dir, name);
-  renameSync(tmp, target);
-  fsyncDir(dir);
+  writePrivateFileAtomic(target, content, { fsync: true });
   return target;
 }
 
@@ -62,11 +28,18 @@ export function listSpool(dir: string): string[] {
   }
 }
 
+/**
+ * A spooled file's text; undefined when it is gone (another drain took it). Anything else that is not a
+ * readable regular file (a folder named `x.json`, a symlink) is moved to `rejected/` and yields "".
+ */
 export function readSpoolFile(dir: string, name: string): string | undefined {
+  const file = join(dir, name);
   try {
-    return readFileSync(join(dir, name), 'utf8');
-  } catch {
-    return undefined;
+    if (!lstatSync(file).isFile()) throw new Error('not a regular file');
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return '';
   }
 }
 
@@ -77,7 +50,7 @@ export function removeSpoolFile(dir: string, name: string): void {
 /** Moves a spooled file that cannot be read as an event aside, so it is kept but not retried forever. */
 export function quarantineSpoolFile(dir: string, name: string): void {
   try {
-    mkdirSync(join(dir, 'rejected'), { recursive: true, mode: 0o700 });
+    ensurePrivateDir(join(dir, 'rejected'));
     renameSync(join(dir, name), join(dir, 'rejected', name));
   } catch {}
 }

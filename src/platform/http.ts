@@ -10,6 +10,10 @@ import {
 import { errorBodySchema } from './schemas/error-body.js';
 import { fieldIssuesFromZod } from './zod-issues.js';
 import { redactText } from '../logging/redact.js';
+import { readBodyCapped } from '../util/read-body.js';
+
+/** The most of an API answer hookd reads: far above any real page, far below what hurts the daemon. */
+export const PLATFORM_BODY_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * One HTTP exchange with the platform: the bearer header, a deadline covering headers and body,
@@ -117,6 +121,8 @@ interface RawAnswer {
   status: number;
   headers: Headers;
   text: string;
+  /** The body was longer than PLATFORM_BODY_MAX_BYTES (the rest was never read). */
+  truncated?: boolean;
 }
 
 async function exchange(
@@ -146,8 +152,8 @@ async function exchange(
       signal: controller.signal,
       redirect: 'error',
     });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, text };
+    const { text, truncated } = await readBodyCapped(response, PLATFORM_BODY_MAX_BYTES);
+    return { status: response.status, headers: response.headers, text, truncated };
   } catch (error) {
     if (timedOut) throw new TimeoutError(method, path, options.timeoutMs);
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -164,6 +170,13 @@ function decodeSuccess<S extends z.ZodType>(
   answer: RawAnswer,
 ): z.output<S> {
   const path = `${request.url.pathname}${request.url.search}`;
+  if (answer.truncated)
+    throw new ResponseValidationError(request.method, path, answer.status, [
+      {
+        field: '(body)',
+        message: `is larger than ${PLATFORM_BODY_MAX_BYTES / (1024 * 1024)} MiB, the most hookd reads; narrow the request (a smaller page or range)`,
+      },
+    ]);
   let json: unknown;
   try {
     json = JSON.parse(answer.text);

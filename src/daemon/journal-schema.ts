@@ -1,0 +1,80 @@
+import * as z from 'zod';
+import { eventRequestSchema } from './protocol.js';
+import type { JournalRecord } from './store.js';
+import { Journal, type JournalOptions } from './journal.js';
+
+/**
+ * What a journal line must be to be applied: every record read back is validated here (the daemon is off
+ * the hook path, so zod is fine). A line that fails is quarantined, never applied.
+ */
+
+const finite = z.number().finite();
+
+const notificationSchema = z.looseObject({
+  title: z.string(),
+  body: z.string(),
+  urgency: z.enum(['low', 'normal', 'critical']),
+  sound: z.union([z.boolean(), z.string()]).optional(),
+  rule: z.string(),
+  event: z.string(),
+  eventIds: z.array(z.string()),
+  count: finite,
+  sessionId: z.string().optional(),
+  project: z.string().optional(),
+  cwd: z.string().optional(),
+  durationMs: finite.optional(),
+  at: finite,
+  fields: z.array(z.object({ label: z.string(), value: z.string() })),
+});
+
+const deliverySchema = z.looseObject({
+  id: z.string().min(1),
+  channel: z.string().min(1),
+  notification: notificationSchema,
+  createdAt: finite,
+  state: z.enum(['pending', 'held', 'delivered', 'dead']),
+  attempts: z.number().int().nonnegative(),
+  nextAt: finite,
+  lastError: z.string().optional(),
+  deliveredAt: finite.optional(),
+  deadAt: finite.optional(),
+  heldUntil: finite.optional(),
+});
+
+const ids = z.array(z.string());
+
+export const journalRecordSchema = z.discriminatedUnion('t', [
+  z.object({ t: z.literal('in'), at: finite, h: eventRequestSchema }),
+  z.object({ t: z.literal('done'), id: z.string() }),
+  z.object({ t: z.literal('add'), d: deliverySchema }),
+  z.object({
+    t: z.literal('fail'),
+    id: z.string(),
+    attempts: z.number().int().nonnegative(),
+    nextAt: finite,
+    error: z.string(),
+  }),
+  z.object({ t: z.literal('ok'), id: z.string(), at: finite }),
+  z.object({ t: z.literal('dead'), id: z.string(), at: finite, error: z.string() }),
+  z.object({ t: z.literal('retry'), id: z.string(), at: finite }),
+  z.object({ t: z.literal('purge'), id: z.string() }),
+  z.object({ t: z.literal('release'), ids, at: finite }),
+  z.object({ t: z.literal('unhold'), ids, at: finite }),
+  z.object({ t: z.literal('thread'), k: z.string(), ts: z.string() }),
+  z.object({ t: z.literal('seen'), ids }),
+  z.object({ t: z.literal('delivered'), ids }),
+]);
+
+/** The record, or undefined when the value is not a valid journal record. */
+export function parseJournalRecord(value: unknown): JournalRecord | undefined {
+  const parsed = journalRecordSchema.safeParse(value);
+  return parsed.success ? (parsed.data as unknown as JournalRecord) : undefined;
+}
+
+/** The daemon's journal (`<state>/daemon/journal.jsonl`), validating every record it reads back. */
+export function openDaemonJournal(
+  file: string,
+  options: Omit<JournalOptions<JournalRecord>, 'parse'>,
+): Journal<JournalRecord> {
+  return new Journal<JournalRecord>(file, { ...options, parse: parseJournalRecord });
+}
