@@ -1,7 +1,7 @@
 import type { ConfigValidator, LoadedConfig } from '../config/load.js';
 import type { handOff as handOffFn } from '../daemon/client.js';
 import { loadConfig } from '../config/load.js';
-import { keepDeadLetter } from '../events/dead-letter.js';
+import { DEAD_LETTER_MAX_BYTES, keepDeadLetter, type DeadLetterLimits } from '../events/dead-letter.js';
 import { parseEvent, type DeclaredAgent, type ParseFailure } from '../events/parse.js';
 import type { CommandOutcome, EventHandoff, HookEvent } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
@@ -98,9 +98,25 @@ function logCommand(logger: LineLogger, event: HookEvent, r: RanCommand): void {
   );
 }
 
+/** The dead-letter bounds: the env vars, else the user config's settings.deadLetterMax, else defaults. */
+function deadLetterLimits(
+  io: Pick<ProcessIO, 'env'> & Partial<Pick<ProcessIO, 'validator'>>,
+): DeadLetterLimits {
+  let maxFiles: number = DEFAULTS.deadLetterMax;
+  if (io.env.HOOKD_DEAD_LETTER_MAX !== undefined) maxFiles = Number(io.env.HOOKD_DEAD_LETTER_MAX);
+  else if (io.validator) {
+    try {
+      maxFiles = loadConfig({ env: io.env, projectDir: undefined, validator: io.validator }).config.settings
+        .deadLetterMax;
+    } catch {}
+  }
+  const maxBytes = Number(io.env.HOOKD_DEAD_LETTER_MAX_BYTES ?? DEAD_LETTER_MAX_BYTES);
+  return { maxFiles, maxBytes };
+}
+
 /** Logs a rejected input and keeps its bytes in the bounded dead-letter folder. */
 export function rejectInput(
-  io: Pick<ProcessIO, 'env' | 'logger' | 'now'>,
+  io: Pick<ProcessIO, 'env' | 'logger' | 'now'> & Partial<Pick<ProcessIO, 'validator'>>,
   raw: Buffer,
   reason: string,
   detail: string,
@@ -109,7 +125,7 @@ export function rejectInput(
     deadLetterDir(io.env),
     raw,
     { reason, detail, now: (io.now ?? Date.now)(), pid: process.pid },
-    Number(io.env.HOOKD_DEAD_LETTER_MAX ?? DEFAULTS.deadLetterMax),
+    deadLetterLimits(io),
   );
   io.logger.log(
     'error',

@@ -38,7 +38,7 @@ export async function runHook(io: HookMainIO): Promise<number> {
     const input = await io.readInput(limits);
     if (!input.ok) {
       // Too big, never closed or unreadable: keep what arrived and let the agent go on.
-      rejectInput({ env: io.env, logger }, input.bytes, input.reason, input.detail);
+      rejectInput({ env: io.env, logger, validator: io.validator }, input.bytes, input.reason, input.detail);
       return 0;
     }
     const report = await processEvent(input.bytes, { ...io, logger });
