@@ -1,6 +1,6 @@
 import type { ChannelConfig, NotifyConfig } from '../config/notify-schema.js';
 import { notifySchema } from '../config/notify-schema.js';
-import { interpolateEnv } from '../config/interpolate.js';
+import { interpolateEnv, isShellArgv, shellTextWithEnv } from '../config/interpolate.js';
 import type { Channel } from './channel.js';
 import { createDesktopChannel, type DesktopOptions } from './desktop.js';
 import { createSlackChannel } from './slack.js';
@@ -31,8 +31,36 @@ function brokenChannel(name: string, type: Channel['type'], problem: string): Ch
   };
 }
 
+/**
+ * `${VAR}` resolved in a channel's config; in a command channel's shell text (a string command, or the
+ * script of `sh -c` in an argv) values are never pasted: the shell expands them from the environment.
+ */
+function resolveChannel(config: ChannelConfig, env: BuildChannelsOptions['env']) {
+  if (config.type !== 'command') return interpolateEnv(config, env);
+  const { command, ...rest } = config;
+  const others = interpolateEnv(rest, env);
+  let resolved: typeof command;
+  const missing = new Set(others.missing);
+  if (typeof command === 'string') {
+    const shell = shellTextWithEnv(command, env);
+    shell.missing.forEach((name) => missing.add(name));
+    resolved = shell.value;
+  } else if (isShellArgv(command)) {
+    const head = interpolateEnv(command.slice(0, 2), env);
+    const script = shellTextWithEnv(command[2]!, env);
+    const tail = interpolateEnv(command.slice(3), env);
+    for (const part of [head, script, tail]) part.missing.forEach((name) => missing.add(name));
+    resolved = [...head.value, script.value, ...tail.value];
+  } else {
+    const argv = interpolateEnv(command, env);
+    argv.missing.forEach((name) => missing.add(name));
+    resolved = argv.value;
+  }
+  return { value: { ...others.value, command: resolved } as ChannelConfig, missing: [...missing] };
+}
+
 function buildOne(name: string, config: ChannelConfig, options: BuildChannelsOptions): Channel {
-  const { value, missing } = interpolateEnv(config, options.env);
+  const { value, missing } = resolveChannel(config, options.env);
   if (missing.length > 0) {
     return brokenChannel(
       name,

@@ -42,3 +42,23 @@ export function interpolateEnv<T>(value: T, env: Record<string, string | undefin
   const out = walk(value, env, missing) as T;
   return { value: out, missing: [...missing] };
 }
+
+/**
+ * A command string for `sh -c` with hookd's `${VAR}` syntax left for the shell to expand from the
+ * command's environment, never pasted in as shell text: a value such as `x; touch pwned` stays one
+ * value. `${VAR}` and `${VAR:-default}` mean the same in sh; hookd's `$${` escape (a literal `${`)
+ * becomes `\${`. Quote a reference (`"out-${TAG}.json"`) where a value may hold spaces. Reports the
+ * variables that are unset, like interpolateEnv.
+ */
+export function shellTextWithEnv(
+  text: string,
+  env: Record<string, string | undefined>,
+): Interpolated<string> {
+  const { missing } = interpolateEnv(text, env);
+  return { value: text.replace(PATTERN, (match) => (match === '$${' ? '\\${' : match)), missing };
+}
+
+/** True when an argv runs its third element as shell text (`sh -c '...'`, `bash -c`...). */
+export function isShellArgv(argv: readonly string[]): boolean {
+  return argv.length >= 3 && /(^|\/)(ba|da|z|k)?sh$/.test(argv[0]!) && argv[1] === '-c';
+}
