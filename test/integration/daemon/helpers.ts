@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
 import { FIXTURES_DIR } from '../../helpers/fixtures.js';
+import type { RenderedNotification } from '../../../src/daemon/notification.js';
+import type { DeliveryContext } from '../../../src/channels/channel.js';
 
 /** Short temp dirs (unix socket paths are limited to ~107 bytes) and the env that points hookd at them. */
 export function tempEnv(): { root: string; env: Record<string, string | undefined>; cleanup: () => void } {
@@ -118,3 +120,21 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** A minimal notification and delivery context for sending through one channel directly. */
+export const plainNotification: RenderedNotification = {
+  title: 't',
+  body: 'b',
+  urgency: 'normal',
+  rule: 'r',
+  event: 'Stop',
+  eventIds: ['e1'],
+  count: 1,
+  at: 0,
+  fields: [],
+};
+export const plainContext: DeliveryContext = {
+  deliveryId: 'e1/0/x',
+  attempt: 1,
+  threads: { get: () => undefined, set: async () => {} },
+};

@@ -5,33 +5,15 @@ import { join } from 'node:path';
 import { createWebhookChannel } from '../../../src/channels/webhook.js';
 import { createSlackChannel } from '../../../src/channels/slack.js';
 import { notifySchema } from '../../../src/config/notify-schema.js';
-import type { RenderedNotification } from '../../../src/daemon/notification.js';
-import type { DeliveryContext } from '../../../src/channels/channel.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { ensureBuilt } from './process-helpers.js';
+import { plainContext, plainNotification } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-const notification: RenderedNotification = {
-  title: 't',
-  body: 'b',
-  urgency: 'normal',
-  rule: 'r',
-  event: 'Stop',
-  eventIds: ['e1'],
-  count: 1,
-  at: 0,
-  fields: [],
-};
-const context: DeliveryContext = {
-  deliveryId: 'e1/0/x',
-  attempt: 1,
-  threads: { get: () => undefined, set: async () => {} },
-};
 
 function channelConfig(input: Record<string, unknown>) {
   return notifySchema.parse({ channels: { x: input } }).channels.x!;
@@ -66,7 +48,7 @@ describe('responses are read up to a few KB (issue 9, item 15)', () => {
       'x',
       channelConfig({ type: 'webhook', url: `${server.url}/hook`, timeoutMs: 20_000 }) as never,
     );
-    const result = await channel.send(notification, context);
+    const result = await channel.send(plainNotification, plainContext);
     expect(result).toMatchObject({ ok: false, retryable: true });
     expect((result as { error: string }).error).toMatch(/answered HTTP 500: a{20}/);
   });
@@ -83,7 +65,7 @@ describe('responses are read up to a few KB (issue 9, item 15)', () => {
         timeoutMs: 20_000,
       }) as never,
     );
-    const result = await channel.send(notification, context);
+    const result = await channel.send(plainNotification, plainContext);
     expect(result.ok).toBe(false);
     expect((result as { error: string }).error).toMatch(/more than 8 KiB/);
   });
@@ -99,7 +81,7 @@ describe('limits that hold (issue 9, item 17)', () => {
         headers: { 'x-token': 'abc\r\nx-injected: 1' },
       }) as never,
     );
-    const result = await channel.send(notification, context);
+    const result = await channel.send(plainNotification, plainContext);
     expect(result).toMatchObject({ ok: false, retryable: false });
     expect((result as { error: string }).error).toMatch(/header "x-token".*(CR|LF)/);
     expect((result as { error: string }).error).not.toContain('abc');
