@@ -38,6 +38,11 @@ export type JournalRecord =
   | { t: 'delivered'; ids: string[] };
 
 const RECENT_MAX = 200;
+/**
+ * Dead letters kept (for `hookd outbox list --state dead` and `retry`): the oldest beyond this are
+ * dropped, so a channel that can never deliver (no notify-send) does not grow the daemon without bound.
+ */
+export const DEAD_MAX = 1000;
 const DELIVERED_IDS_MAX = 50_000;
 const THREADS_MAX = 5000;
 
@@ -57,6 +62,8 @@ export class DaemonStore {
   readonly threads = new Map<string, string>();
   /** Per channel, the ids of its pending deliveries in order. */
   private readonly queues = new Map<string, Set<string>>();
+  /** Ids of dead deliveries, oldest first. */
+  private readonly dead = new Set<string>();
 
   constructor(private readonly seenMax: number) {}
 
@@ -92,6 +99,7 @@ export class DaemonStore {
         }
         this.deliveries.set(d.id, { ...d });
         if (d.state === 'pending') this.enqueue(d);
+        if (d.state === 'dead') this.trackDead(d.id);
         return;
       }
       case 'fail': {
@@ -115,11 +123,13 @@ export class DaemonStore {
         if (!d) return;
         this.dequeue(d);
         Object.assign(d, { state: 'dead', deadAt: record.at, lastError: record.error });
+        this.trackDead(d.id);
         return;
       }
       case 'retry': {
         const d = this.deliveries.get(record.id);
         if (!d || d.state !== 'dead') return;
+        this.dead.delete(d.id);
         Object.assign(d, { state: 'pending', attempts: 0, nextAt: record.at, createdAt: record.at });
         delete d.deadAt;
         this.enqueue(d);
@@ -128,6 +138,7 @@ export class DaemonStore {
       case 'purge': {
         const d = this.deliveries.get(record.id);
         if (!d) return;
+        this.dead.delete(d.id);
         this.deliveries.delete(d.id);
         this.dequeue(d);
         return;
@@ -166,6 +177,19 @@ export class DaemonStore {
         capSet(this.deliveredIds, DELIVERED_IDS_MAX);
         return;
     }
+  }
+
+  /** Keeps at most DEAD_MAX dead letters: the oldest go (and are never added again by a replayed "add"). */
+  private trackDead(id: string): void {
+    this.dead.delete(id);
+    this.dead.add(id);
+    while (this.dead.size > DEAD_MAX) {
+      const oldest = this.dead.values().next().value as string;
+      this.dead.delete(oldest);
+      this.deliveries.delete(oldest);
+      this.deliveredIds.add(oldest);
+    }
+    capSet(this.deliveredIds, DELIVERED_IDS_MAX);
   }
 
   private markDelivered(d: Delivery): void {

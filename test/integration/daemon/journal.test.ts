@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal } from '../../../src/daemon/journal.js';
-import { DaemonStore, type Delivery, type JournalRecord } from '../../../src/daemon/store.js';
+import { DaemonStore, DEAD_MAX, type Delivery, type JournalRecord } from '../../../src/daemon/store.js';
 import { handoffOf, fixture, tempEnv } from './helpers.js';
 
 const cleanups: (() => void)[] = [];
@@ -106,5 +106,24 @@ describe('journal and store', () => {
     ]);
     expect(again.store.deliveredIds.has('a')).toBe(true);
     expect(again.store.threads.get('ops\u0000s')).toBe('1.2');
+  });
+});
+
+describe('bounded memory (issue 9, item 15)', () => {
+  it('keeps at most DEAD_MAX dead letters, dropping the oldest, also after a replay', () => {
+    const store = new DaemonStore(1000);
+    const total = DEAD_MAX + 50;
+    for (let i = 0; i < total; i++) {
+      store.apply({ t: 'add', d: delivery(`d${i}`) });
+      store.apply({ t: 'dead', id: `d${i}`, at: i, error: 'no notify-send' });
+    }
+    expect(store.counts().dead).toBe(DEAD_MAX);
+    expect(store.deliveries.has('d0')).toBe(false);
+    expect(store.deliveries.has(`d${total - 1}`)).toBe(true);
+    const replayed = new DaemonStore(1000);
+    for (const record of store.snapshot()) replayed.apply(record);
+    store.apply({ t: 'add', d: delivery('d0') }); // a late copy of a dropped one is not taken back
+    expect(replayed.counts().dead).toBe(DEAD_MAX);
+    expect(store.deliveries.has('d0')).toBe(false);
   });
 });
