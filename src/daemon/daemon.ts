@@ -343,7 +343,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         ]);
       } catch (error) {
         log.warn(
-          { event: event.id, error: (error as Error).message },
+          { event: event.name, eventId: event.id, error: (error as Error).message },
           'enrichment failed; sending without it',
         );
         return {};
@@ -363,7 +363,10 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         try {
           await options.onEvent(handoff);
         } catch (error) {
-          log.error({ event: event.id, error: (error as Error).message }, 'event hook (ledger) failed');
+          log.error(
+            { event: event.name, eventId: event.id, error: (error as Error).message },
+            'event hook (ledger) failed',
+          );
         }
       }
       const evaluation = evaluateRules(event, enrichment, config.state.notify, noise, at, {
@@ -391,8 +394,9 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       if (evaluation.fired.length > 0 || suppressed > 0 || log.isLevelEnabled('debug')) {
         log.info(
           {
-            event: event.id,
-            name: event.name,
+            event: event.name,
+            eventId: event.id,
+            ...(event.sessionId ? { sessionId: event.sessionId } : {}),
             fired: evaluation.fired.map((f) => f.rule),
             skipped: evaluation.skipped.map((s) => `${s.rule}: ${s.reason}`),
           },

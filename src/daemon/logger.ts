@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { logDir, type Env } from '../paths.js';
@@ -37,9 +38,11 @@ export function createDaemonLogger(env: Env, level = 'info'): Logger {
   return pino(
     {
       level,
-      base: { pid: process.pid, name: 'hookd-daemon' },
+      // The hook's line logger writes the same record: level number, time in epoch ms, pid, hostname,
+      // proc ("hook" or "daemon"), then the fields (`event` is the event name, `eventId` its id) and msg.
+      base: { pid: process.pid, hostname: hostname(), proc: 'daemon' },
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: pino.stdTimeFunctions.epochTime,
     },
     destination,
   );

@@ -4,8 +4,8 @@ import { redactText } from './redact.js';
 import { openPrivateAppend } from '../util/private-fs.js';
 
 /**
- * A synchronous JSON-lines logger writing pino's record format (level numbers, time, pid, hostname,
- * msg), for the short-lived hook process. pino itself costs about a third of Node's start-up time
+ * A synchronous JSON-lines logger writing pino's record format (level numbers, time in epoch ms, pid,
+ * hostname, proc: "hook", msg; the daemon's pino logger writes the same with proc: "daemon"), for the short-lived hook process. pino itself costs about a third of Node's start-up time
  * when bundled, so the hook path writes the same records without loading it; long-running processes
  * use pino. Every string value is passed through the redactor. The file rotates once at `maxBytes`.
  */
@@ -58,6 +58,7 @@ export function createLineLogger(
         time: now(),
         pid: process.pid,
         hostname: host,
+        proc: 'hook',
         ...redactFields(fields),
         msg: redactText(msg),
       };

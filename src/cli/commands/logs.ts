@@ -42,7 +42,13 @@ export function parseLogLines(text: string): LogRecord[] {
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
-      out.push(JSON.parse(line) as LogRecord);
+      const record = JSON.parse(line) as LogRecord & { time?: unknown };
+      // Daemon logs written before one format was agreed carry an ISO time and name "hookd-daemon".
+      if (typeof record.time === 'string') {
+        const ms = Date.parse(record.time);
+        if (Number.isFinite(ms)) record.time = ms;
+      }
+      out.push(record as LogRecord);
     } catch {
       out.push({ msg: line, level: 30 });
     }
