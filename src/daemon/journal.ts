@@ -1,9 +1,10 @@
-import { closeSync, constants, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, openSync, readFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
   ensurePrivateDir,
   openPrivateAppend,
+  writeAll,
   PRIVATE_APPEND_FLAGS,
   writePrivateFileAtomic,
 } from '../util/private-fs.js';
@@ -91,7 +92,7 @@ export class Journal<R extends object> {
     if (bad.length > 0) {
       const fd = openPrivateAppend(this.quarantineFile, { ensureDir: false });
       try {
-        writeSync(fd, bad.join(''));
+        writeAll(fd, bad.join(''));
       } finally {
         closeSync(fd);
       }
@@ -132,13 +133,18 @@ export class Journal<R extends object> {
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
-      const data = batch.map((b) => b.lines).join('');
+      const data = Buffer.from(batch.map((b) => b.lines).join(''));
       for (;;) {
         try {
           if (!this.handle) throw new Error('journal is closed');
-          await this.handle.write(data);
+          // A nearly full disk takes part of a write without an error: write the rest until it is all
+          // there (or the disk says no), never count a short write as whole.
+          for (let offset = 0; offset < data.length;) {
+            const { bytesWritten } = await this.handle.write(data, offset, data.length - offset);
+            offset += bytesWritten;
+          }
           if (this.options.fsync) await this.handle.datasync();
-          this.bytes += Buffer.byteLength(data);
+          this.bytes += data.length;
           if (this.trouble) {
             this.trouble = undefined;
             this.options.onTrouble?.(undefined);
@@ -214,4 +220,9 @@ export class Journal<R extends object> {
     this.handle = undefined;
     await handle?.close();
   }
+}
+
+/** What status and doctor say while the daemon cannot write its journal (a full disk). */
+export function journalTrouble(file: string, error: string): string {
+  return `journal: cannot write ${file} (${error}): new events are refused (hooks spool them, or log them when the spool is on the same full disk) and deliveries wait; free space and the daemon resumes by itself`;
 }

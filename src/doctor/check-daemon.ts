@@ -2,6 +2,7 @@ import { lstatSync } from 'node:fs';
 import { formatDuration } from '../cli/output.js';
 import type { DaemonConfig } from '../config/daemon-schema.js';
 import { daemonFiles } from '../daemon/runtime-files.js';
+import { journalTrouble } from '../daemon/journal.js';
 import type { Env } from '../paths.js';
 import type { DaemonView } from './daemon-view.js';
 import { result, type CheckResult } from './types.js';
@@ -66,6 +67,14 @@ export function checkDaemon(
   }
   if (view.running && view.stats) {
     const s = view.stats;
+    if (s.journal.error)
+      return result(
+        id,
+        title,
+        'fail',
+        `running (pid ${s.pid}), but ${journalTrouble(s.journal.file, s.journal.error)}`,
+        `free space on the file system of ${s.journal.file}`,
+      );
     const config = s.config.ok
       ? ''
       : `\nthe daemon rejected the latest config edit and runs the last good one (${s.config.issues.length} issue(s))`;

@@ -1,6 +1,6 @@
-import { closeSync, linkSync, lstatSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createPrivateFile, ensurePrivateDir, tempNameFor } from './private-fs.js';
+import { createPrivateFile, ensurePrivateDir, tempNameFor, writeAll } from './private-fs.js';
 
 // The one lock file helper (the daemon's lock, the ledger's append lock, the daemon start claim).
 // On the hook's start-up path: Node built-ins only.
@@ -79,7 +79,7 @@ function linkExclusive(file: string, content: string): bigint | undefined {
   const tmp = tempNameFor(file);
   const fd = createPrivateFile(tmp);
   try {
-    writeSync(fd, content);
+    writeAll(fd, content);
   } finally {
     closeSync(fd);
   }

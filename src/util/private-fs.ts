@@ -100,6 +100,13 @@ export function fsyncDir(dir: string): void {
   } catch {}
 }
 
+/** Writes all of `data` (a nearly full disk may take a write in parts); returns the bytes written. */
+export function writeAll(fd: number, data: string | Uint8Array): number {
+  const buf = typeof data === 'string' ? Buffer.from(data) : data;
+  for (let offset = 0; offset < buf.length;) offset += writeSync(fd, buf, offset, buf.length - offset);
+  return buf.length;
+}
+
 export interface PrivateWriteOptions {
   /** fsync the file before the rename and the folder after it (default false). */
   fsync?: boolean;
@@ -124,17 +131,17 @@ export function writePrivateFileAtomic(
   let bytes = 0;
   try {
     try {
-      if (typeof data === 'string' || data instanceof Uint8Array) bytes += writeSync(fd, data as string);
+      if (typeof data === 'string' || data instanceof Uint8Array) bytes += writeAll(fd, data);
       else {
         let chunk = '';
         for (const part of data) {
           chunk += part;
           if (chunk.length >= 1 << 16) {
-            bytes += writeSync(fd, chunk);
+            bytes += writeAll(fd, chunk);
             chunk = '';
           }
         }
-        if (chunk) bytes += writeSync(fd, chunk);
+        if (chunk) bytes += writeAll(fd, chunk);
       }
       if (options.fsync) fsyncSync(fd);
     } finally {

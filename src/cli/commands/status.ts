@@ -6,6 +6,7 @@ import { validator } from '../../config/resolve.js';
 import { notifySettings } from '../../config/notify-schema.js';
 import type { ConfigIssue } from '../../config/issues.js';
 import { formatDuration, formatJson, formatTable, paint, stdoutOut, type Out } from '../output.js';
+import { journalTrouble } from '../../daemon/journal.js';
 
 interface StatusArgs {
   json: boolean;
@@ -91,6 +92,7 @@ export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now 
       ]).trimEnd(),
     );
     for (const c of s.channels) for (const p of c.problems) problems.push(`${c.name}: ${p}`);
+    if (s.journal.error) problems.push(journalTrouble(s.journal.file, s.journal.error));
   } else {
     lines.push(
       `${paint(out, 'yellow', 'daemon: not running')} (${d.reason})${d.pid ? `; pid ${d.pid} holds the lock` : ''}`,

@@ -178,6 +178,8 @@ describe('a full disk (issue 9, item 14)', () => {
       expect(refused.outcome).toBe('failed'); // refused by the daemon, and the spool is on the full disk too
       expect(refused.error).toMatch(/not accepting events/);
       expect(daemon.exitCode).toBeNull();
+      const shown = await runHookd(['status'], { env: { ...stringEnv(t.env), NO_COLOR: '1' } });
+      expect(shown.stdout).toMatch(/journal: cannot write .*new events are refused/);
 
       rmSync(filler);
       await waitFor(
