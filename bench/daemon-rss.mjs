@@ -1,47 +1,111 @@
 #!/usr/bin/env node
-// Idle daemon memory: RSS of `hookd daemon run` (default config, every channel built) after it has been
-// idle for a few seconds; then heap and RSS after 40,000 and after 200,000 events. Target: idle < 60 MB.
-// Usage: npm run build && node bench/daemon-rss.mjs
+// Daemon memory over real events: RSS of `hookd daemon run` idle, then after every 5,000 of 50,000 events
+// (the recorded Droid session replayed over 2,500 sessions: SessionStart to SessionEnd, notifications,
+// sub-agents), with a webhook on loopback and the default desktop channel (which dead-letters where
+// notify-send is missing). Each sample waits until the daemon has processed and delivered everything.
+// Target: idle < 60 MB; RSS flat after warm-up.
+// Usage: npm run build && node bench/daemon-rss.mjs [events]
 import { readFileSync } from 'node:fs';
-import { benchEnv, connect, fixture, handoff, save, startDaemon, stopDaemon } from './daemon-common.mjs';
+import {
+  benchEnv,
+  connect,
+  fixture,
+  handoff,
+  loopback,
+  save,
+  startDaemon,
+  stopDaemon,
+} from './daemon-common.mjs';
 
+const total = Number(process.argv[2] ?? 50_000);
 const rssMb = (pid) =>
   Number((Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024).toFixed(1));
-const t = benchEnv({});
-const daemon = await startDaemon(t.env, t.socket);
+const names = [
+  '01-SessionStart-startup.json',
+  '02-UserPromptSubmit.json',
+  '03-PreToolUse-Execute.json',
+  '04-Notification.json',
+  '05-PostToolUse-Execute.json',
+  '06-PreToolUse-Create.json',
+  '08-PostToolUse-Create.json',
+  '09-PreToolUse-Task.json',
+  '14-SubagentStop.json',
+  '15-PostToolUse-Task.json',
+  '11-UserPromptSubmit.json',
+  '07-Notification.json',
+  '18-PreCompact.json',
+  '03-PreToolUse-Execute.json',
+  '05-PostToolUse-Execute.json',
+  '02-UserPromptSubmit.json',
+  '03-PreToolUse-Execute.json',
+  '05-PostToolUse-Execute.json',
+  '16-Stop.json',
+  '13-SessionEnd.json',
+];
+const payloads = names.map(fixture);
+let delivered = 0;
+const hook = await loopback(() => delivered++);
+const t = benchEnv({
+  notify: {
+    channels: { ops: { type: 'webhook', url: `${hook.url}/hook` } },
+    rules: [
+      { on: ['Stop', 'Notification', 'SessionEnd'], channels: ['ops', 'desktop'] },
+      { on: 'SubagentStop', channels: ['ops'] },
+    ],
+    noise: { dedupeWindowMs: 0 },
+  },
+});
+const daemon = await startDaemon(
+  { ...t.env, ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}) },
+  t.socket,
+);
+const status = async (c) => (await c.request({ v: 1, type: 'status' })).status;
 try {
   await new Promise((r) => setTimeout(r, 3000));
   const idle = rssMb(daemon.pid);
   const c = await connect(t.socket);
-  const payload = fixture('05-PostToolUse-Execute.json');
-  // Memory must stay flat as events pass: the heap after 40k and after 200k events should be alike.
-  const heapAfter = {};
+  const samples = [];
   let sent = 0;
-  for (const mark of [40_000, 200_000]) {
-    const clients = await Promise.all(Array.from({ length: 16 }, () => connect(t.socket)));
+  for (let mark = 5000; mark <= total; mark += 5000) {
+    const clients = await Promise.all(Array.from({ length: 8 }, () => connect(t.socket)));
     await Promise.all(
       clients.map(async (k) => {
         while (sent < mark) {
-          sent++;
+          const n = sent++;
+          const session = `bench-session-${Math.floor(n / payloads.length)}`;
+          const payload = { ...payloads[n % payloads.length], session_id: session };
           await k.request(handoff(payload));
         }
         k.close();
       }),
     );
-    await new Promise((r) => setTimeout(r, 3000));
-    const status = (await c.request({ v: 1, type: 'status' })).status;
-    heapAfter[mark] = {
-      heapUsedMb: Number((status.memory.heapUsedBytes / 1e6).toFixed(1)),
+    // Wait until everything is processed and no delivery is pending (a condition, not a sleep).
+    for (;;) {
+      const s = await status(c);
+      if (s.events.pending === 0 && s.outbox.pending === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const s = await status(c);
+    samples.push({
+      events: mark,
       rssMb: rssMb(daemon.pid),
-    };
+      heapUsedMb: Number((s.memory.heapUsedBytes / 1e6).toFixed(1)),
+      dead: s.outbox.dead,
+      delivered,
+    });
+    console.error(JSON.stringify(samples.at(-1)));
   }
   c.close();
+  const warm = samples.filter((x) => x.events >= 15_000).map((x) => x.rssMb);
   save('daemon-rss', {
-    target: 'idle < 60 MB; flat over many events',
+    target: 'idle < 60 MB; RSS flat after warm-up',
+    command: `node bench/daemon-rss.mjs ${total}`,
     idleRssMb: idle,
-    afterEvents: heapAfter,
+    samples,
+    afterWarmUp: { minRssMb: Math.min(...warm), maxRssMb: Math.max(...warm) },
   });
 } finally {
   await stopDaemon(daemon);
+  await hook.close();
   t.cleanup();
 }
