@@ -135,7 +135,8 @@ describe('Claude Code sessions through the real daemon (recorded 2.1.330 events,
     expect(posted[1]!.body).toContain('90 tokens');
 
     const evaluated = t.logRecords().filter((r) => r.msg === 'rules evaluated');
-    const byId = (prefix: string) => evaluated.find((r) => r.event === `tui-${t.events[upTo(prefix)]!.file}`);
+    const byId = (prefix: string) =>
+      evaluated.find((r) => r.eventId === `tui-${t.events[upTo(prefix)]!.file}`);
     expect(byId('08-')?.skipped).toContainEqual(
       expect.stringMatching(
         /^default: needs you: duplicate: this rule notified the PermissionRequest for Write/,
