@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { createWebhookChannel } from '../../../src/channels/webhook.js';
 import { createSlackChannel } from '../../../src/channels/slack.js';
 import { notifySchema } from '../../../src/config/notify-schema.js';
+import { sendRequest } from '../../../src/platform/http.js';
+import * as z from 'zod';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { ensureBuilt } from './process-helpers.js';
@@ -68,6 +70,23 @@ describe('responses are read up to a few KB (issue 9, item 15)', () => {
     const result = await channel.send(plainNotification, plainContext);
     expect(result.ok).toBe(false);
     expect((result as { error: string }).error).toMatch(/more than 8 KiB/);
+  });
+
+  it('the platform API answering 200 with an endless JSON body: a clear error past 16 MiB, not a timeout', async () => {
+    const server = await endlessServer(200);
+    const error = await sendRequest(
+      {
+        apiKey: 'k',
+        fetch,
+        timeoutMs: 60_000,
+        retries: 0,
+        retryBaseMs: 1,
+        sleep: async () => {},
+        userAgent: 'hookd-test',
+      },
+      { method: 'GET', url: new URL(`${server.url}/api/v0/x`), schema: z.unknown() },
+    ).catch((e: unknown) => e as Error);
+    expect((error as Error).message).toMatch(/larger than 16 MiB/);
   });
 });
 
