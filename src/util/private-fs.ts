@@ -4,7 +4,7 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
-  lstatSync,
+  statSync,
   mkdirSync,
   openSync,
   renameSync,
@@ -33,17 +33,17 @@ export class UnsafePathError extends Error {
 const myUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
 
 /**
- * Why `dir` is not a private folder of this user (undefined when it is): it must be a real folder (not a
- * symlink), owned by this uid, and writable by nobody else. Modes are read with lstat, never following.
+ * Why `dir` is not a private folder of this user (undefined when it is): it must be a folder owned by this
+ * uid that nobody else can write to. A symlinked folder is judged by what it points to (users relocate
+ * state dirs that way; the owner and mode of the target are what protect it).
  */
 export function privateDirProblem(dir: string): string | undefined {
   let st;
   try {
-    st = lstatSync(dir);
+    st = statSync(dir);
   } catch (error) {
     return `${dir} cannot be checked: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
   }
-  if (st.isSymbolicLink()) return `${dir} is a symlink`;
   if (!st.isDirectory()) return `${dir} is not a directory`;
   const uid = myUid();
   if (uid !== undefined && st.uid !== uid) return `${dir} belongs to another user (uid ${st.uid})`;
@@ -60,11 +60,10 @@ export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const problem = privateDirProblem(dir);
   if (problem) throw new UnsafePathError(`${problem}; refusing to use it (chmod 700 it, or pick another)`);
-  const mode = lstatSync(dir).mode;
+  const mode = statSync(dir).mode;
   if ((mode & 0o077) !== 0) {
-    // Ours and not writable by others: nobody could have swapped it since the check. Open it without
-    // following a link and fchmod the very folder we checked.
-    const fd = openSync(dir, constants.O_RDONLY | NOFOLLOW | (constants.O_DIRECTORY ?? 0));
+    // Ours and not writable by others: tighten it to 0700 through an fd of the folder itself.
+    const fd = openSync(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
     try {
       fchmodSync(fd, 0o700);
     } finally {
