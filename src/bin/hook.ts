@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { runHook } from '../hook/run-hook.js';
 import { readStdin } from '../events/read-stdin.js';
 import { isDeclaredAgent } from '../events/parse.js';
+import { recoverWorkingDir } from '../hook/working-dir.js';
 import type { ConfigValidator } from '../config/load.js';
 import type { HandOff } from '../hook/process-event.js';
 
@@ -33,10 +34,12 @@ export async function hookMain(binPath: string, agent?: string): Promise<void> {
   const validator = () => (require('./validate.cjs') as { validator: ConfigValidator }).validator;
   const handOff: HandOff = (message, options) =>
     (require('./client.cjs') as { handOff: HandOff }).handOff(message, options);
+  const where = recoverWorkingDir(process.env);
   const code = await runHook({
     // HOOKD_HOOKS_DIR lets configs point at the example commands shipped in hooks/.
     env: { HOOKD_HOOKS_DIR: join(dirname(binPath), '..', 'hooks'), ...process.env },
-    cwd: process.cwd(),
+    cwd: where.cwd,
+    ...(where.lost ? { lostCwd: where.lost } : {}),
     // A stream: the agents give hooks a socket on stdin, and a blocking read in libuv's thread pool would
     // hold process.exit when an agent never closes it.
     readInput: (limits) => readStdin(process.stdin, limits),

@@ -1,3 +1,4 @@
+import { ownValue } from '../util/own.js';
 /**
  * `${VAR}` and `${VAR:-default}` in config strings, resolved from an environment at the moment a value is
  * used (so secrets stay out of files and out of the validated, cached config). `$${` escapes a literal `${`.
@@ -17,7 +18,7 @@ function interpolateString(
 ): string {
   return text.replace(PATTERN, (match, name: string | undefined, fallback: string | undefined) => {
     if (match === '$${') return '${';
-    const value = env[name!];
+    const value = ownValue(env, name!);
     if (value !== undefined && value !== '') return value;
     if (fallback !== undefined) return fallback;
     missing.add(name!);

@@ -8,6 +8,7 @@ import {
 import type { CommandOutcome, HookEvent } from '../events/types.js';
 import { type TemplateContext } from './template.js';
 import { formatDuration } from '../util/format-duration.js';
+import { ownValue } from '../util/own.js';
 
 export type Urgency = 'low' | 'normal' | 'critical';
 
@@ -132,7 +133,7 @@ export function builtInText(context: TemplateContext): { title: string; body: st
   switch (event) {
     case 'Notification': {
       const type = context.notificationType as string | undefined;
-      const label = (type && NOTIFICATION_LABELS[type]) ?? 'needs you';
+      const label = (type && ownValue(NOTIFICATION_LABELS, type)) ?? 'needs you';
       return {
         title: `${project}: ${label}`,
         body: lines(sessionTitle, context.message as string | undefined),

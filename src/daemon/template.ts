@@ -1,3 +1,4 @@
+import { ownValue } from '../util/own.js';
 /**
  * The notification template language: `{{ path.to.field | filter:arg | filter }}` and nothing else.
  * Paths read own properties of plain data; filters are a fixed list. No code runs, no prototype is read.
@@ -64,7 +65,7 @@ export function checkTemplate(template: string): string[] {
       problems.push(`"${head!.trim()}" is not a field path (use e.g. session.title)`);
     for (const filter of filters) {
       const name = filter.split(':')[0]!.trim();
-      if (!(name in FILTERS))
+      if (!Object.hasOwn(FILTERS, name))
         problems.push(`unknown filter "${name}" (known: ${TEMPLATE_FILTERS.join(', ')})`);
     }
   }
@@ -107,7 +108,7 @@ export function renderTemplate(template: string, context: TemplateContext): stri
         const colon = filter.indexOf(':');
         const name = (colon === -1 ? filter : filter.slice(0, colon)).trim();
         const arg = colon === -1 ? undefined : parseArg(filter.slice(colon + 1));
-        const fn = FILTERS[name];
+        const fn = ownValue(FILTERS, name);
         value = fn ? fn(value, arg) : '';
       }
       return toText(value);

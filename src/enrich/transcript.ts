@@ -1,6 +1,7 @@
 import { isTaskNotification } from '../events/claude-facts.js';
 import type { TokenCounts, TranscriptMessage } from './types.js';
 import { isObject, str, type Json } from './json-values.js';
+import { addCount } from '../util/own.js';
 
 /** The transcript's first line (`type: session_start`), as far as hookd reads it. */
 export interface SessionStartLine {
@@ -171,7 +172,7 @@ export function addTranscriptLine(summary: TranscriptSummary, raw: string, wante
     for (const item of message.content) {
       if (isObject(item) && item.type === 'tool_use' && typeof item.name === 'string' && item.name) {
         tools.push(item.name);
-        summary.toolCalls[item.name] = (summary.toolCalls[item.name] ?? 0) + 1;
+        addCount(summary.toolCalls, item.name);
       }
     }
   }

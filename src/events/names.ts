@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { AgentKind, HookPayload } from './types.js';
+import { ownValue } from '../util/own.js';
 
 /** The nine events the Droid CLI fires (hook-protocol.md). Others pass through untouched. */
 export const DROID_EVENTS = [
@@ -153,7 +154,7 @@ export function matcherTarget(
   name: string,
   payload: HookPayload,
 ): MatcherTarget | undefined {
-  const field = (agent === 'claude' ? CLAUDE_MATCHER_FIELD : MATCHER_FIELD)[name];
+  const field = ownValue(agent === 'claude' ? CLAUDE_MATCHER_FIELD : MATCHER_FIELD, name);
   if (!field) return undefined;
   const value = payload[field];
   if (agent === 'claude' && name === 'FileChanged' && typeof value === 'string')

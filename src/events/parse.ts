@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { newEventId } from '../util/fast.js';
 import type { AgentKind, HookEvent, HookPayload } from './types.js';
 
-export type ParseFailure = 'empty' | 'binary' | 'not-json' | 'not-object';
+export type ParseFailure = 'empty' | 'binary' | 'not-json' | 'not-object' | 'too-deep';
 export type ParseResult =
   { ok: true; event: HookEvent } | { ok: false; reason: ParseFailure; detail: string };
 
@@ -48,6 +48,37 @@ function projectDirOf(agent: AgentKind, env: Env, cwd: string | undefined): stri
   return str(env.FACTORY_PROJECT_DIR) ?? str(env.DROID_PROJECT_DIR) ?? str(env.CLAUDE_PROJECT_DIR) ?? cwd;
 }
 
+/**
+ * How deep an event may nest. Real payloads stay under 20 levels (a Claude Code PostToolBatch is the
+ * deepest seen); everything that walks an event afterwards (JSON.stringify for the hand-off, the
+ * redactor, the daemon's validation) recurses, so an input nested 100,000 deep must stop here.
+ */
+export const MAX_EVENT_DEPTH = 128;
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** True when the JSON text nests objects and arrays deeper than `max` (one pass, no recursion). */
+export function nestsDeeperThan(bytes: Buffer, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) inString = true;
+    else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+      if (++depth > max) return true;
+    } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) depth--;
+  }
+  return false;
+}
+
 /** True when the bytes are not text: a NUL byte or invalid UTF-8. */
 function looksBinary(bytes: Buffer): boolean {
   return bytes.includes(0) || !isUtf8(bytes);
@@ -74,6 +105,13 @@ export function parseEvent(
   }
   if (looksBinary(bytes)) {
     return { ok: false, reason: 'binary', detail: `stdin is not UTF-8 text (${bytes.length} bytes)` };
+  }
+  if (nestsDeeperThan(bytes, MAX_EVENT_DEPTH)) {
+    return {
+      ok: false,
+      reason: 'too-deep',
+      detail: `stdin nests objects or arrays more than ${MAX_EVENT_DEPTH} levels deep`,
+    };
   }
   let value: unknown;
   try {

@@ -12,6 +12,7 @@ import { parseEvent } from '../events/parse.js';
 import type { HookEvent } from '../events/types.js';
 import type { Env } from '../paths.js';
 import { commandLabel, planCommands, type EntryLevels } from '../runner/route.js';
+import { ownValue } from '../util/own.js';
 
 export interface ExplainOptions {
   env: Env;
@@ -102,7 +103,7 @@ function explainCommands(
   levels: EntryLevels,
 ): Explanation['commands'] {
   const plan = planCommands(event, config, levels);
-  const entries = config.hooks[event.name] ?? [];
+  const entries = ownValue(config.hooks, event.name) ?? [];
   return {
     run: plan.commands.map((c) => ({
       name: c.name,

@@ -114,6 +114,26 @@ function deadLetterLimits(
   return { maxFiles, maxBytes };
 }
 
+/** Says what hookd changed so a command could start: a gone cwd, fields left out of the env. */
+function logFallbacks(logger: LineLogger, event: HookEvent, ran: readonly RanCommand[]): void {
+  const fields = [...new Set(ran.flatMap((r) => r.skippedFields ?? []))];
+  if (fields.length > 0) {
+    logger.log(
+      'warn',
+      { kind: 'env-skipped', event: event.name, eventId: event.id, fields },
+      `payload field(s) too large for a command's environment, left out (still on stdin): ${fields.join(', ')}`,
+    );
+  }
+  for (const r of ran) {
+    if (!r.cwdFallback) continue;
+    logger.log(
+      'warn',
+      { kind: 'cwd-fallback', event: event.name, eventId: event.id, name: r.planned.name, ...r.cwdFallback },
+      `${r.planned.name}: cwd ${r.cwdFallback.cwd} does not exist; ran in ${r.cwdFallback.fallback}`,
+    );
+  }
+}
+
 /** Logs a rejected input and keeps its bytes in the bounded dead-letter folder. */
 export function rejectInput(
   io: Pick<ProcessIO, 'env' | 'logger' | 'now'> & Partial<Pick<ProcessIO, 'validator'>>,
@@ -177,6 +197,7 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
     rawStdin: raw,
     fallbackCwd: io.cwd,
   });
+  logFallbacks(io.logger, event, report.ran);
   for (const r of report.ran) logCommand(io.logger, event, r);
   report.reply = decideReply(event.name, report.ran);
 

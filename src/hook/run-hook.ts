@@ -9,6 +9,8 @@ export interface HookMainIO extends Omit<ProcessIO, 'logger'> {
   readInput: (limits: { maxBytes: number; timeoutMs: number }) => Promise<StdinResult>;
   writeStdout: (text: string) => void;
   writeStderr: (text: string) => void;
+  /** The directory the agent started the hook in, when it no longer existed (see recoverWorkingDir). */
+  lostCwd?: string;
 }
 
 /**
@@ -23,6 +25,13 @@ export async function runHook(io: HookMainIO): Promise<number> {
     debug ? { debugTo: (line) => io.writeStderr(`hookd: ${line}`) } : {},
   );
   try {
+    if (io.lostCwd) {
+      logger.log(
+        'warn',
+        { kind: 'cwd-lost', cwd: io.lostCwd, fallback: io.cwd },
+        `hookd was started in ${io.lostCwd}, which does not exist; working in ${io.cwd}`,
+      );
+    }
     if (Number(io.env.HOOKD_DEPTH ?? 0) >= 4) {
       logger.log(
         'warn',

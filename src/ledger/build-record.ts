@@ -3,6 +3,7 @@ import type { Enrichment } from '../enrich/types.js';
 import type { HookEvent } from '../events/types.js';
 import type { TrackedSession } from './tracked-session.js';
 import { RECORD_VERSION, type SessionRecord } from './types.js';
+import { addCount, ownValue } from '../util/own.js';
 
 const positive = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
@@ -13,7 +14,10 @@ function mergeToolCalls(
   b: Record<string, number> | undefined,
 ): Record<string, number> {
   const out: Record<string, number> = { ...a };
-  for (const [name, count] of Object.entries(b ?? {})) out[name] = Math.max(out[name] ?? 0, count);
+  for (const [name, count] of Object.entries(b ?? {})) {
+    const have = ownValue(out, name) ?? 0;
+    if (count > have) addCount(out, name, count - have);
+  }
   return out;
 }
 

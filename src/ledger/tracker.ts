@@ -8,6 +8,7 @@ import { buildSessionRecord } from './build-record.js';
 import type { Ledger } from './ledger.js';
 import { classifyOutcome, newTrackedSession, type TrackedSession } from './tracked-session.js';
 import type { SessionRecord } from './types.js';
+import { addCount } from '../util/own.js';
 
 /** The tracker's open sessions, as saved to disk and restored after a daemon restart. */
 export interface TrackerSnapshot {
@@ -206,7 +207,7 @@ export function createSessionTracker(opts: CreateSessionTrackerOptions): Session
       }
       case 'PreToolUse': {
         const tool = str(p.tool_name);
-        if (tool) session.toolCalls[tool] = (session.toolCalls[tool] ?? 0) + 1;
+        if (tool) addCount(session.toolCalls, tool);
         break;
       }
       case 'SubagentStop':
@@ -257,8 +258,7 @@ export function createSessionTracker(opts: CreateSessionTrackerOptions): Session
         current.subagentStops += s.subagentStops;
         current.prompts = (current.prompts ?? 0) + (s.prompts ?? 0);
         current.childIds = [...new Set([...s.childIds, ...current.childIds])];
-        for (const [tool, n] of Object.entries(s.toolCalls))
-          current.toolCalls[tool] = (current.toolCalls[tool] ?? 0) + n;
+        for (const [tool, n] of Object.entries(s.toolCalls)) addCount(current.toolCalls, tool, n);
         current.parentId ??= s.parentId;
         current.isSubagent ||= s.isSubagent;
       }

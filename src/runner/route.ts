@@ -3,6 +3,7 @@ import type { ConfigLevel } from '../config/merge.js';
 import type { HookEvent } from '../events/types.js';
 import { claudeWideListEvent, matcherTarget } from '../events/names.js';
 import { matchesPattern } from './matcher.js';
+import { ownValue } from '../util/own.js';
 
 /** A command selected for an event, with everything needed to run and report it. */
 export interface PlannedCommand {
@@ -122,6 +123,6 @@ export function planCommands(
 
 /** The time all commands of this event may take together. */
 export function eventBudgetMs(event: HookEvent, config: HookdConfig): number {
-  const byEvent = config.settings.eventBudgetSecByEvent[event.name];
+  const byEvent = ownValue(config.settings.eventBudgetSecByEvent, event.name);
   return Math.round((byEvent ?? config.settings.eventBudgetSec) * 1000);
 }

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import type { HookdConfig } from '../config/schema.js';
 import type { HookEvent } from '../events/types.js';
 import { commandEnv } from './command-env.js';
@@ -7,6 +9,42 @@ import { runCommand, type CommandResult } from './run-command.js';
 export interface RanCommand {
   planned: PlannedCommand;
   result: CommandResult;
+  /** Payload fields left out of the command's environment (too large for the kernel's limits). */
+  skippedFields?: string[];
+  /** Set when the wanted working directory was gone and the command ran in `fallback` instead. */
+  cwdFallback?: { cwd: string; fallback: string };
+}
+
+function isDir(dir: string | undefined): dir is string {
+  if (!dir) return false;
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where a command runs: its own `cwd`, else the event's. When that directory is gone (the agent's
+ * session removed it, or the payload was recorded elsewhere) the guard still runs: in the agent's
+ * project dir, else the home dir.
+ */
+function commandCwd(
+  wanted: string,
+  event: HookEvent,
+  env: Record<string, string | undefined>,
+): { cwd: string; fallback?: string } {
+  if (isDir(wanted)) return { cwd: wanted };
+  const candidates = [
+    env.FACTORY_PROJECT_DIR,
+    env.DROID_PROJECT_DIR,
+    env.CLAUDE_PROJECT_DIR,
+    event.projectDir,
+    env.HOME || homedir(),
+    '/',
+  ];
+  const fallback = candidates.find(isDir);
+  return fallback ? { cwd: fallback, fallback } : { cwd: wanted };
 }
 
 const DECISION_CAPTURE_BYTES = 1024 * 1024;
@@ -28,10 +66,19 @@ export async function runEventCommands(
   const runOne = async (planned: PlannedCommand): Promise<RanCommand> => {
     const spec = planned.spec;
     const wantsStdout = spec.blocking || spec.context;
+    const skipped: string[] = [];
+    const env = commandEnv(event, io.env, {
+      commandName: planned.name,
+      configured: spec.env,
+      command: spec.command,
+      skipped,
+    });
+    const wanted = spec.cwd ?? event.cwd ?? io.fallbackCwd;
+    const where = commandCwd(wanted, event, io.env);
     const result = await runCommand({
       command: spec.command,
-      cwd: spec.cwd ?? event.cwd ?? io.fallbackCwd,
-      env: commandEnv(event, io.env, { commandName: planned.name, configured: spec.env }),
+      cwd: where.cwd,
+      env,
       stdin: io.rawStdin,
       timeoutMs: planned.timeoutMs,
       killGraceMs: settings.killGraceMs,
@@ -40,7 +87,10 @@ export async function runEventCommands(
         : settings.maxOutputBytes,
       signal: budget.signal,
     });
-    return { planned, result };
+    const ran: RanCommand = { planned, result };
+    if (skipped.length > 0) ran.skippedFields = skipped;
+    if (where.fallback) ran.cwdFallback = { cwd: wanted, fallback: where.fallback };
+    return ran;
   };
   try {
     if (settings.sequentialEvents.includes(event.name)) {
