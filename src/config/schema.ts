@@ -35,12 +35,22 @@ export const hookCommandSchema = z
     name: z.string().min(1).optional().describe('A label for logs and `hookd emit` output.'),
     blocking: z
       .boolean()
-      .default(false)
-      .describe('When true, exit code 2 (with stderr) or a JSON decision on stdout reaches the agent.'),
+      .default(true)
+      .describe(
+        'As in the agent, exit code 2 (with stderr) and a JSON decision on stdout reach the agent. false makes the command observe-only.',
+      ),
     context: z
       .boolean()
-      .default(false)
-      .describe('When true, stdout is passed to the agent as context (SessionStart, UserPromptSubmit).'),
+      .optional()
+      .describe(
+        'Whether plain stdout is passed to the agent as context (SessionStart, UserPromptSubmit). Default: as the agent does, for a blocking command.',
+      ),
+    onError: z
+      .enum(['allow', 'block'])
+      .default('allow')
+      .describe(
+        'When hookd cannot run the command (spawn error, timeout, crash): allow lets the agent go on; block answers exit 2 (fail closed).',
+      ),
     env: z.record(z.string(), z.string()).optional().describe('Extra environment; values may use ${VAR}.'),
     cwd: z.string().min(1).optional().describe("Working directory (default: the event's cwd)."),
     enabled: z

@@ -88,9 +88,9 @@ export function demoEnv(
 }
 
 /**
- * The demo's config: three hook commands that really run (the shipped guard, blocking, before every
- * Execute; the shipped command logger after it; an echo at every Stop), notifications to the console,
- * and the ledger tagging sessions on the platform.
+ * The demo's config: three hook commands that really run (the shipped guard before every Execute;
+ * the shipped command logger after it and an echo at every Stop, both observe-only), notifications to
+ * the console, and the ledger tagging sessions on the platform.
  */
 export function demoConfig(): Record<string, unknown> {
   return {
@@ -117,6 +117,7 @@ export function demoConfig(): Record<string, unknown> {
               type: 'command',
               command: 'node "$HOOKD_HOOKS_DIR/log-commands.mjs"',
               name: 'command-log',
+              blocking: false,
               timeout: 5,
             },
           ],
@@ -129,6 +130,7 @@ export function demoConfig(): Record<string, unknown> {
               type: 'command',
               command: 'echo "turn finished after $elapsed_time ms"',
               name: 'stop-echo',
+              blocking: false,
               timeout: 5,
             },
           ],

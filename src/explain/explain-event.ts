@@ -12,6 +12,7 @@ import { parseEvent } from '../events/parse.js';
 import type { HookEvent } from '../events/types.js';
 import type { Env } from '../paths.js';
 import { commandLabel, planCommands, type EntryLevels } from '../runner/route.js';
+import { passesContext } from '../runner/decision.js';
 import { ownValue } from '../util/own.js';
 
 export interface ExplainOptions {
@@ -110,7 +111,7 @@ function explainCommands(
       command: c.spec.command,
       timeoutMs: c.timeoutMs,
       blocking: c.spec.blocking,
-      context: c.spec.context,
+      context: passesContext(c.spec),
       origin: c.origin,
     })),
     notRun: plan.skipped.map((s) => ({

@@ -6,7 +6,7 @@ import { parseEvent, type DeclaredAgent, type ParseFailure } from '../events/par
 import type { CommandOutcome, EventHandoff, HookEvent } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { deadLetterDir } from '../paths.js';
-import { decideReply, type AgentReply } from '../runner/decision.js';
+import { decideReply, GUARD_NOT_RUN, notRunReason, type AgentReply } from '../runner/decision.js';
 import { planCommands, type PlannedCommand, type SkippedEntry } from '../runner/route.js';
 import { runEventCommands, type RanCommand } from '../runner/run-event.js';
 import { DEFAULTS } from '../config/defaults.js';
@@ -66,9 +66,10 @@ export function toOutcome(r: RanCommand): CommandOutcome {
 function logCommand(logger: LineLogger, event: HookEvent, r: RanCommand): void {
   const { result, planned } = r;
   const failed = result.timedOut || result.spawnError !== undefined || result.exitCode !== 0;
+  const notRun = notRunReason(r) !== undefined;
   const tail = DEFAULTS.logTailBytes;
   logger.log(
-    failed ? 'warn' : 'info',
+    notRun && planned.spec.blocking ? 'error' : failed ? 'warn' : 'info',
     {
       kind: 'command',
       event: event.name,
@@ -78,6 +79,7 @@ function logCommand(logger: LineLogger, event: HookEvent, r: RanCommand): void {
       command: planned.spec.command,
       blocking: planned.spec.blocking,
       origin: planned.origin,
+      outcome: notRun ? (planned.spec.blocking ? GUARD_NOT_RUN : 'not run') : 'ran',
       durationMs: Math.round(result.durationMs * 10) / 10,
       exitCode: result.exitCode,
       signal: result.signal,
@@ -199,7 +201,7 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
   });
   logFallbacks(io.logger, event, report.ran);
   for (const r of report.ran) logCommand(io.logger, event, r);
-  report.reply = decideReply(event.name, report.ran);
+  report.reply = decideReply(event, report.ran);
 
   const daemon = loaded.config.daemon;
   if (io.handOff && daemon.enabled && io.env.HOOKD_DAEMON !== '0') {
@@ -232,6 +234,7 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
       bytes: raw.length,
       commands: report.ran.length,
       failed: report.ran.filter((r) => r.result.exitCode !== 0 || r.result.timedOut).length,
+      notRun: report.ran.filter((r) => r.planned.spec.blocking && notRunReason(r) !== undefined).length,
       decidedBy: report.reply.decidedBy,
       exitCode: report.reply.exitCode,
       handoff: report.handoff?.outcome,

@@ -1,45 +1,156 @@
+import type { AgentKind } from '../events/types.js';
+import type { ConfigLevel } from '../config/merge.js';
 import type { RanCommand } from './run-event.js';
 
 /** What `hookd hook` answers the agent: its stdout, stderr and exit code. */
 export interface AgentReply {
-  exitCode: 0 | 2;
+  /** 2 blocks (per the event); 1 is Droid's "error with a message" (its stderr reaches the model). */
+  exitCode: 0 | 1 | 2;
   stdout: string;
   stderr: string;
   /** The command whose decision reached the agent, if any. */
   decidedBy?: string;
 }
 
-/** Events whose stdout the agent reads as context for the model. */
+/** Events whose plain stdout the agents read as context for the model. */
 const CONTEXT_EVENTS = new Set(['SessionStart', 'UserPromptSubmit']);
 
+/** Whether a command's plain stdout is context: as under the agent for a blocking command, unless set. */
+export function passesContext(spec: { blocking: boolean; context?: boolean | undefined }): boolean {
+  return spec.context ?? spec.blocking;
+}
+
+/** The outcome logged for a guard hookd could not run: never a silent exit 0. */
+export const GUARD_NOT_RUN = 'guard not run';
+
 /**
- * Turns command results into the agent reply. Only commands marked `blocking` may speak for the agent:
- * their exit code 2 (with stderr) or a JSON object on stdout is passed on, and the first such decision
- * in config order wins. Commands marked `context` add their stdout for SessionStart and
- * UserPromptSubmit. Everything else is logged, never shown to the agent: hookd exits 0.
+ * Why hookd could not run a command: its own failure (the command could not start, timed out, was
+ * killed when the event's budget ran out, or died of a signal), as opposed to the command's decision.
  */
-export function decideReply(eventName: string, ran: readonly RanCommand[]): AgentReply {
-  for (const { planned, result } of ran) {
-    if (!planned.spec.blocking || result.timedOut || result.spawnError) continue;
-    if (result.exitCode === 2) {
-      const reason = result.stderr.text().trim() || `blocked by ${planned.name}`;
-      return { exitCode: 2, stdout: '', stderr: `${reason}\n`, decidedBy: planned.name };
-    }
-    if (result.exitCode === 0) {
-      const out = result.stdout.text().trim();
-      if (out.startsWith('{')) {
-        try {
-          JSON.parse(out);
-          return { exitCode: 0, stdout: `${out}\n`, stderr: '', decidedBy: planned.name };
-        } catch {}
-      }
-    }
+export function notRunReason({ planned, result }: RanCommand): string | undefined {
+  if (result.spawnError) return `could not start: ${result.spawnError}`;
+  if (result.killedBy === 'budget') return "killed when the event's time budget ran out";
+  if (result.timedOut) return `timed out after ${planned.timeoutMs} ms`;
+  if (result.signal) return `died of ${result.signal}`;
+  return undefined;
+}
+
+type Strength = 'deny' | 'ask' | 'allow' | 'other';
+
+interface Verdict {
+  strength: Strength;
+  origin: ConfigLevel;
+  reply: AgentReply;
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** How strongly a JSON answer decides: a deny (or block, or stop) beats ask, which beats allow. */
+function strengthOf(answer: Json): Strength {
+  const specific = isObject(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {};
+  const permission = specific.permissionDecision;
+  const behavior = isObject(specific.decision) ? specific.decision.behavior : undefined;
+  if (
+    permission === 'deny' ||
+    behavior === 'deny' ||
+    answer.decision === 'block' ||
+    answer.continue === false
+  )
+    return 'deny';
+  if (permission === 'ask') return 'ask';
+  if (permission === 'allow' || behavior === 'allow' || answer.decision === 'approve') return 'allow';
+  return 'other';
+}
+
+/**
+ * The JSON answer on a command's stdout, by the agent's rule: Claude Code parses stdout only when it
+ * starts with `{`; Droid when trimmed stdout does.
+ */
+function jsonAnswer(stdout: string, agent: AgentKind): Json | undefined {
+  const text = agent === 'droid' ? stdout.trim() : stdout;
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
   }
-  if (CONTEXT_EVENTS.has(eventName)) {
+}
+
+function verdictOf({ planned, result }: RanCommand, agent: AgentKind): Verdict | undefined {
+  const origin = planned.origin;
+  const decidedBy = planned.name;
+  if (result.exitCode === 2) {
+    const reason = result.stderr.text().trim() || `blocked by ${planned.name}`;
+    return { strength: 'deny', origin, reply: { exitCode: 2, stdout: '', stderr: `${reason}\n`, decidedBy } };
+  }
+  if (result.exitCode !== 0) return undefined;
+  const answer = jsonAnswer(result.stdout.text(), agent);
+  if (!answer) return undefined;
+  const stdout = `${result.stdout.text().trim()}\n`;
+  return { strength: strengthOf(answer), origin, reply: { exitCode: 0, stdout, stderr: '', decidedBy } };
+}
+
+const RANK: Record<Strength, number> = { deny: 0, ask: 1, allow: 2, other: 3 };
+
+/**
+ * The winning verdict by the agent's rule. Droid: the first decision in config order. Claude Code
+ * (and an agent hookd cannot tell): a deny beats ask, which beats allow; the first of the strongest.
+ * Either way a project command never overrides a user guard's deny.
+ */
+function pickVerdict(verdicts: readonly Verdict[], agent: AgentKind): Verdict | undefined {
+  const winner =
+    agent === 'droid' ? verdicts[0] : [...verdicts].sort((a, b) => RANK[a.strength] - RANK[b.strength])[0];
+  if (winner && winner.origin === 'project' && winner.strength !== 'deny') {
+    const userDeny = verdicts.find((v) => v.origin === 'user' && v.strength === 'deny');
+    if (userDeny) return userDeny;
+  }
+  return winner;
+}
+
+/**
+ * Turns command results into the agent reply, as the agent itself would combine these commands: a
+ * blocking command's exit 2 or JSON answer decides (pickVerdict); Droid also shows exit 1's stderr;
+ * plain stdout of SessionStart and UserPromptSubmit is context. A command hookd could not run decides
+ * nothing (fail open), unless it says `"onError": "block"`: then hookd answers exit 2 itself.
+ */
+export function decideReply(
+  event: { name: string; agent: AgentKind },
+  ran: readonly RanCommand[],
+): AgentReply {
+  const speaking = ran.filter((r) => r.planned.spec.blocking && notRunReason(r) === undefined);
+  const verdicts = speaking.flatMap((r) => verdictOf(r, event.agent) ?? []);
+  const winner = pickVerdict(verdicts, event.agent);
+  if (winner?.strength === 'deny') return winner.reply;
+  const failClosed = ran.find((r) => r.planned.spec.onError === 'block' && notRunReason(r) !== undefined);
+  if (failClosed) {
+    const { name } = failClosed.planned;
+    return {
+      exitCode: 2,
+      stdout: '',
+      stderr: `hookd: ${name} could not run (${notRunReason(failClosed)}); it is marked "onError": "block", so hookd blocks\n`,
+      decidedBy: name,
+    };
+  }
+  if (winner) return winner.reply;
+  if (event.agent === 'droid') {
+    const errors = speaking
+      .filter(({ result }) => result.exitCode === 1 && result.stderr.text().trim() !== '')
+      .map(({ result }) => result.stderr.text().trim());
+    if (errors.length > 0) return { exitCode: 1, stdout: '', stderr: `${errors.join('\n')}\n` };
+  }
+  if (CONTEXT_EVENTS.has(event.name)) {
     const parts = ran
-      .filter(({ planned, result }) => planned.spec.context && result.exitCode === 0 && !result.timedOut)
-      .map(({ result }) => result.stdout.text().trim())
-      .filter((text) => text !== '' && !text.startsWith('{'));
+      .filter(({ planned, result }) => passesContext(planned.spec) && result.exitCode === 0)
+      .filter((r) => notRunReason(r) === undefined)
+      .map(({ result }) => result.stdout.text())
+      .filter((text) => jsonAnswer(text, event.agent) === undefined && !text.trim().startsWith('{'))
+      .map((text) => text.trim())
+      .filter((text) => text !== '');
     if (parts.length > 0) return { exitCode: 0, stdout: `${parts.join('\n\n')}\n`, stderr: '' };
   }
   return { exitCode: 0, stdout: '', stderr: '' };

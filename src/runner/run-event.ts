@@ -65,7 +65,7 @@ export async function runEventCommands(
   const settings = config.settings;
   const runOne = async (planned: PlannedCommand): Promise<RanCommand> => {
     const spec = planned.spec;
-    const wantsStdout = spec.blocking || spec.context;
+    const wantsStdout = spec.blocking || spec.context === true;
     const skipped: string[] = [];
     const env = commandEnv(event, io.env, {
       commandName: planned.name,

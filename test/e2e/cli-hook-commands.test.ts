@@ -77,8 +77,10 @@ describe('hookd emit', () => {
       cwd: project,
     });
     const report = JSON.parse(ran.stdout) as { commands: { stdout: string; spawnError: string | null }[] };
-    // The fixture's cwd (/home/dev/projects/demo) does not exist here: a value, not a crash.
-    expect(report.commands[0]?.spawnError).toMatch(/does not exist/);
+    // The fixture's cwd (/home/dev/projects/demo) does not exist here: the command still runs, in the
+    // fallback dir (issue 9 item 3), and gets the payload on stdin.
+    expect(report.commands[0]?.spawnError ?? null).toBeNull();
+    expect(JSON.parse(report.commands[0]!.stdout)).toMatchObject({ hook_event_name: 'Stop' });
     const usage = await runHookd(['emit'], { env });
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('name an event or give --from');
@@ -127,7 +129,7 @@ describe('hookd config, validate, schema', () => {
     expect(out.entryOrigins.Stop).toEqual([env.HOOKD_CONFIG, join(project, '.hookd', 'config.json')]);
     const text = await runHookd(['config', '--project', project], { env });
     expect(text.stdout).toContain(`Stop[1]  from ${join(project, '.hookd', 'config.json')}`);
-    expect(text.stdout).toContain('project-cmd  (timeout=3s)');
+    expect(text.stdout).toContain('project-cmd  (timeout=3s, blocking)');
   });
 
   it('validate exits 1 and lists every problem; 0 on a good file', async () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach } from 'vitest';
 import { join } from 'node:path';
 import { buildHookdCommand } from '../../src/install/hookd-command.js';
-import { HOOKD_BIN } from './fixtures.js';
+import { fixture, HOOKD_BIN, REPO_DIR } from './fixtures.js';
 import { collectRun, type Ran } from './run-hookd.js';
 import { isolatedEnv, makeTempDir } from './temp.js';
 
@@ -66,6 +66,34 @@ export function runAsAgent(payload: string | Buffer, options: AgentSpawn): Promi
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   return collectRun(child, { stdin: input });
+}
+
+const PAYLOADS = {
+  droid: {
+    PreToolUse: 'jsonrpc/03-PreToolUse-Execute.json',
+    UserPromptSubmit: 'jsonrpc/02-UserPromptSubmit.json',
+    Stop: 'jsonrpc/16-Stop.json',
+  },
+  claude: {
+    PreToolUse: '03-PreToolUse-Bash.json',
+    UserPromptSubmit: '02-UserPromptSubmit.json',
+    Stop: '09-Stop.json',
+  },
+} as const;
+
+/** A recorded payload of that agent (the shell tool for PreToolUse), as one JSON line. */
+export function agentPayload(
+  agent: 'droid' | 'claude',
+  event: keyof (typeof PAYLOADS)['droid'],
+  fields: Record<string, unknown> = {},
+): string {
+  const recorded =
+    agent === 'droid'
+      ? fixture(PAYLOADS.droid[event])
+      : (JSON.parse(
+          readFileSync(join(REPO_DIR, 'test', 'fixtures', 'claude', PAYLOADS.claude[event]), 'utf8'),
+        ) as Record<string, unknown>);
+  return JSON.stringify({ ...recorded, ...fields });
 }
 
 /** The hook's parsed log records (pino format, one JSON object a line). */

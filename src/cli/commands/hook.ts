@@ -19,8 +19,9 @@ export const hookCommand: CommandModule = {
       .example('hookd hook < event.json', 'Run the commands configured for the event in event.json')
       .example('HOOKD=0 droid', 'Disable hookd for one agent run')
       .epilogue(
-        'Always exits 0 and prints nothing, unless a command marked "blocking" decides (exit 2 with its ' +
-          'stderr, or a JSON decision on stdout) or a "context" command adds SessionStart/UserPromptSubmit context.\n' +
+        'Exits 0 and prints nothing unless a command decides as it would under the agent (exit 2 with its ' +
+          'stderr, a JSON decision on stdout, SessionStart/UserPromptSubmit context); "blocking": false ' +
+          'makes a command observe-only.\n' +
           'Env: HOOKD=0 disables hookd; HOOKD_DEBUG=1 traces to stderr; HOOKD_CONFIG picks the config file.',
       ),
   handler: async (argv) => {

@@ -41,7 +41,10 @@ describe('explain: commands', () => {
           { matcher: 'Create', hooks: [cmd('echo create', { name: 'on-create' })] },
           { matcher: 'Execute', commandRegex: '^git ', hooks: [cmd('echo git')] },
           {
-            hooks: [cmd('echo off', { name: 'parked', enabled: false }), cmd('./log.sh', { context: true })],
+            hooks: [
+              cmd('echo off', { name: 'parked', enabled: false }),
+              cmd('./log.sh', { blocking: false, context: true }),
+            ],
           },
         ],
       },
@@ -60,7 +63,8 @@ describe('explain: commands', () => {
         command: './guard.sh',
         timeoutMs: 5000,
         blocking: true,
-        context: false,
+        // A blocking command's plain stdout is context, as under the agent (where the event reads it).
+        context: true,
         origin: 'user',
       },
       {

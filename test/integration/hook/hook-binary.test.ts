@@ -131,11 +131,11 @@ describe('hookd hook as the agent runs it', () => {
           {
             matcher: 'Execute',
             hooks: [
-              cmd('echo one >&2; exit 1', { name: 'one' }),
-              cmd('echo two >&2; exit 2', { name: 'two' }),
-              cmd('exit 3', { name: 'three' }),
-              cmd('no-such-program-hookd', { name: 'missing' }),
-              cmd('sleep 20', { name: 'hang', timeout: 0.3 }),
+              cmd('echo one >&2; exit 1', { name: 'one', blocking: false }),
+              cmd('echo two >&2; exit 2', { name: 'two', blocking: false }),
+              cmd('exit 3', { name: 'three', blocking: false }),
+              cmd('no-such-program-hookd', { name: 'missing', blocking: false }),
+              cmd('sleep 20', { name: 'hang', timeout: 0.3, blocking: false }),
             ],
           },
         ],
@@ -167,7 +167,7 @@ describe('hookd hook as the agent runs it', () => {
           {
             matcher: 'Execute',
             hooks: [
-              cmd('echo "not this one" >&2; exit 2', { name: 'plain' }),
+              cmd('echo "not this one" >&2; exit 2', { name: 'plain', blocking: false }),
               cmd('echo "dangerous command" >&2; exit 2', { name: 'guard', blocking: true }),
             ],
           },
@@ -215,7 +215,14 @@ describe('hookd hook as the agent runs it', () => {
   it("passes context commands' stdout to the agent for SessionStart", async () => {
     writeConfig({
       hooks: {
-        SessionStart: [{ hooks: [cmd('echo "branch: main"', { context: true }), cmd('echo "not context"')] }],
+        SessionStart: [
+          {
+            hooks: [
+              cmd('echo "branch: main"', { context: true }),
+              cmd('echo "not context"', { blocking: false }),
+            ],
+          },
+        ],
       },
     });
     const ran = await runHookd(['hook'], { env, stdin: payload('jsonrpc/01-SessionStart-startup.json') });
@@ -299,7 +306,13 @@ describe('hookd hook as the agent runs it', () => {
   it('traces to stderr with HOOKD_DEBUG=1 and never logs secrets', async () => {
     writeConfig({
       hooks: {
-        Stop: [{ hooks: [cmd('echo "token ghp_abcdefghijklmnopqrstuvwxyz0123456789" >&2; exit 1')] }],
+        Stop: [
+          {
+            hooks: [
+              cmd('echo "token ghp_abcdefghijklmnopqrstuvwxyz0123456789" >&2; exit 1', { blocking: false }),
+            ],
+          },
+        ],
       },
     });
     const ran = await runHookd(['hook'], {

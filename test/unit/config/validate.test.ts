@@ -30,7 +30,8 @@ describe('config validation', () => {
     if (!result.ok) return;
     expect(result.config.settings.commandTimeoutSec).toBe(30);
     expect(result.config.hooks.PostToolUse?.[0]?.hooks[0]).toMatchObject({
-      blocking: false,
+      blocking: true,
+      onError: 'allow',
       enabled: true,
       timeout: 10,
     });
