@@ -2,7 +2,7 @@ import { CLAUDE_SKIPPED_LINE, type AgentHooksProblem } from '../install/agent-ho
 import { AGENT_PROFILES, type Agent } from '../install/agents.js';
 import type { Env } from '../paths.js';
 import { agentName, hookdHooksOf, type HookdHook, type SettingsFileState } from './agent-settings.js';
-import { missingProgram } from './hookd-program.js';
+import { missingProgram, needsNodeOnPath } from './hookd-program.js';
 import { result, type CheckResult } from './types.js';
 
 function problemLine(file: string, p: AgentHooksProblem): string {
@@ -113,13 +113,18 @@ export function checkAgentWiring(agent: Agent, states: readonly SettingsFileStat
   for (const h of limited)
     lines.push(`${h.file}: ${h.path}: only runs for matcher ${JSON.stringify(h.matcher)}`);
   if (twice.length > 0) lines.push(`two different hookd commands run for: ${twice.join(', ')}`);
+  const pathBound = [...new Set(hooks.map((h) => h.command).filter(needsNodeOnPath))];
+  for (const command of pathBound)
+    lines.push(
+      `${command}: starts node through the agent's PATH (#!/usr/bin/env node); an agent started without node on its PATH skips every hook`,
+    );
   if (broken.size > 0) {
     return result(
       id,
       title,
       'fail',
       lines.join('\n'),
-      `run \`${install}\` again from the hookd you want to use (it updates the path in place)`,
+      `run \`${install}\` again from the hookd you want to use, with the node you want it to run on (it writes both absolute paths in place)`,
     );
   }
   if (lines.length > 0) return result(id, title, 'warn', lines.join('\n'), `run \`${install}\``);

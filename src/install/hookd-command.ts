@@ -1,4 +1,3 @@
-import { accessSync, constants } from 'node:fs';
 import { basename, resolve } from 'node:path';
 
 /** File names of the hookd program that the recognition rule accepts. */
@@ -58,47 +57,64 @@ function isHookdProgram(word: string): boolean {
   return HOOKD_PROGRAM_NAMES.includes(basename(word));
 }
 
-function isNodeProgram(word: string): boolean {
+export function isNodeProgram(word: string): boolean {
   return /^node(\d+)?(\.exe)?$/.test(basename(word));
+}
+
+/**
+ * What a project-scope install writes: the file is shared with teammates, so it names no path of this
+ * machine. It runs the `hookd` found on PATH; where there is none it says so on stderr and exits 1
+ * (the agent shows that, and goes on: exit 2 would block every tool call and prompt of a teammate who
+ * has not installed hookd yet). See docs/install.md.
+ */
+export const PORTABLE_HOOKD_COMMAND =
+  "command -v hookd >/dev/null 2>&1 || { echo 'hookd is not installed on this machine, so the hooks of this project did not run: npm i -g hookd' >&2; exit 1; }; exec hookd hook";
+
+const PORTABLE_PREFIX = PORTABLE_HOOKD_COMMAND.slice(0, PORTABLE_HOOKD_COMMAND.indexOf('; exec '));
+
+/**
+ * The words that start hookd in a hook command: the command itself, or, in the portable project form,
+ * what follows its `exec`. Undefined when the command cannot be split.
+ */
+export function hookdInvocation(command: string): string[] | undefined {
+  const text = command.trim();
+  if (text.startsWith(PORTABLE_PREFIX)) {
+    const at = text.lastIndexOf('; exec ');
+    return at < 0 ? undefined : splitShellWords(text.slice(at + '; exec '.length));
+  }
+  return splitShellWords(text);
 }
 
 /**
  * The recognition rule: a hook command is hookd's own when its first word is the hookd program
  * (a file named hookd, hookd.cjs, hookd.mjs or hookd.js, any directory), or node followed by it,
- * and the next word is `hook`. Later words (options) are allowed.
+ * and the next word is `hook`; or when it is the portable project form around such an invocation.
+ * Later words (options) are allowed.
  */
 export function isHookdCommand(command: unknown): boolean {
   if (typeof command !== 'string') return false;
-  const words = splitShellWords(command.trim());
+  const words = hookdInvocation(command);
   if (!words || words.length < 2) return false;
   const start = isNodeProgram(words[0]!) ? 1 : 0;
   return words[start] !== undefined && isHookdProgram(words[start]) && words[start + 1] === 'hook';
 }
 
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * The command written into the agent's settings: the absolute hookd program followed by `hook` and
- * `--agent <agent>`;
- * prefixed with the absolute node when the program file is not executable by itself.
+ * The command written into the agent's settings. User scope: the absolute node that runs this install
+ * and the absolute hookd program, so the agent's PATH does not matter (a GUI-launched agent or an nvm
+ * shell may have no `node` on it, and `#!/usr/bin/env node` would fail with 127, skipping every guard).
+ * Project scope: PORTABLE_HOOKD_COMMAND, which names no path of this machine.
  */
 export function buildHookdCommand(
   hookdPath: string,
-  options: { nodePath?: string; executable?: (file: string) => boolean; agent?: string } = {},
+  options: { nodePath?: string; portable?: boolean; agent?: string } = {},
 ): string {
-  const program = resolve(hookdPath);
-  const executable = (options.executable ?? isExecutable)(program);
-  const words = executable ? [program, 'hook'] : [options.nodePath ?? process.execPath, program, 'hook'];
   // The command names its agent: hookd never guesses it from an environment an enclosing session passed on.
-  if (options.agent) words.push('--agent', options.agent);
-  return words.map(shellQuote).join(' ');
+  const agent = options.agent ? ['--agent', options.agent].map(shellQuote).join(' ') : '';
+  const program = options.portable
+    ? PORTABLE_HOOKD_COMMAND
+    : [options.nodePath ?? process.execPath, resolve(hookdPath), 'hook'].map(shellQuote).join(' ');
+  return agent ? `${program} ${agent}` : program;
 }
 
 /** The hookd program as it is being run: process.argv[1], made absolute. */

@@ -33,7 +33,7 @@ export interface InstallOptions extends SettingsTarget {
   events?: readonly string[];
   /** Seconds written as the agent-side timeout of each hookd entry. */
   timeoutSec?: number;
-  /** Node used when the hookd program is not executable by itself. */
+  /** The node written into a user-scope command (default: the node running this install). */
   nodePath?: string;
 }
 
@@ -93,6 +93,7 @@ export async function prepareInstall(options: InstallOptions) {
   const command = buildHookdCommand(options.hookdPath, {
     ...(options.nodePath ? { nodePath: options.nodePath } : {}),
     agent: options.agent,
+    portable: options.scope === 'project',
   });
   const snapshot = await readSettingsFile(location.file);
   assertAgentAccepts(snapshot, options.agent);

@@ -74,13 +74,18 @@ describe('hookd install / uninstall (built CLI)', () => {
     const first = await hookd('install', '--json');
     expect(first.code).toBe(0);
     const result = JSON.parse(first.stdout);
-    expect(result).toMatchObject({ changed: true, command: `${HOOKD_BIN} hook --agent droid` });
+    expect(result).toMatchObject({
+      changed: true,
+      command: `${process.execPath} ${HOOKD_BIN} hook --agent droid`,
+    });
     const data = JSON.parse(readFileSync(droidSettings(), 'utf8'));
     expect(Object.keys(data.hooks)).toHaveLength(9);
     expect(data.hooks.Stop[0]).toEqual({ hooks: [{ type: 'command', command: 'say hi' }] });
     expect(data.hooks.Stop[1]).toEqual({
       matcher: '',
-      hooks: [{ type: 'command', command: `${HOOKD_BIN} hook --agent droid`, timeout: 60 }],
+      hooks: [
+        { type: 'command', command: `${process.execPath} ${HOOKD_BIN} hook --agent droid`, timeout: 60 },
+      ],
     });
     expect(readFileSync(result.backup, 'utf8')).toBe(original);
 
@@ -139,7 +144,7 @@ describe('hookd install / uninstall (built CLI)', () => {
     expect(config.hooks.Stop).toHaveLength(1);
     const settings = JSON.parse(readFileSync(droidSettings(), 'utf8'));
     const command = settings.hooks.Stop[0].hooks[0].command as string;
-    expect(command).toBe(`${HOOKD_BIN} hook --agent droid`);
+    expect(command).toBe(`${process.execPath} ${HOOKD_BIN} hook --agent droid`);
     const payload = JSON.stringify({
       session_id: 's1',
       cwd: tmp.dir,
@@ -159,7 +164,7 @@ describe('Claude Code (built CLI)', () => {
     const settings = JSON.parse(readFileSync(claudeSettings(), 'utf8'));
     expect(settings.hooks.Stop[0].hooks[0]).toEqual({
       type: 'command',
-      command: `${HOOKD_BIN} hook --agent claude`,
+      command: `${process.execPath} ${HOOKD_BIN} hook --agent claude`,
       timeout: 600,
     });
 

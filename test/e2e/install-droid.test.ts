@@ -66,7 +66,9 @@ describeWithAgent('droid', 'hookd import under the real Droid CLI 0.225.2', () =
     it('wrote hooks Droid accepts, all of them hookd', () => {
       expect(imported.rc, imported.stderr).toBe(0);
       expect(imported.droidLogs).not.toContain('Invalid hooks');
-      expect(JSON.stringify(settings.hooks)).toContain(`"command":"${HOOKD_BIN} hook --agent droid"`);
+      expect(JSON.stringify(settings.hooks)).toContain(
+        `"command":"${process.execPath} ${HOOKD_BIN} hook --agent droid"`,
+      );
       expect(JSON.stringify(settings.hooks)).not.toContain('marker');
     });
 

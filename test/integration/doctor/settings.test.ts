@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { check, doctor, makeDoctorHome, wiredSettings, writeJson, type DoctorHome } from './doctor-env.js';
@@ -93,6 +94,31 @@ describe('doctor: agent settings', () => {
     expect(wiring.detail).toContain('hookd command broken: /gone/dist/hookd.cjs does not exist');
     expect(wiring.detail).toContain('hooks.Stop[0].hooks[0]');
     expect(wiring.fix).toContain('hookd install --agent claude');
+  });
+
+  it('re-checks the node an install wrote: gone, or not executable, is a failure with the fix', async () => {
+    writeJson(droidUser(), wiredSettings(`${join(h.root, 'nvm', 'v20', 'bin', 'node')} ${h.hookdBin} hook`));
+    const gone = check(await doctor(h), 'droid-hooks');
+    expect(gone.status).toBe('fail');
+    expect(gone.detail).toContain(
+      `the node it runs with, ${join(h.root, 'nvm', 'v20', 'bin', 'node')}, does not exist`,
+    );
+    expect(gone.fix).toContain('hookd install --agent droid');
+    const plain = join(h.root, 'node');
+    writeJson(plain, {});
+    writeJson(droidUser(), wiredSettings(`${plain} ${h.hookdBin} hook`));
+    expect(check(await doctor(h), 'droid-hooks').detail).toContain(
+      `the node it runs with, ${plain}, is not executable`,
+    );
+  });
+
+  it('warns about an installed command that needs node on the agent PATH', async () => {
+    const script = join(h.bin, 'hookd.cjs');
+    writeFileSync(script, '#!/usr/bin/env node\n', { mode: 0o755 });
+    writeJson(droidUser(), wiredSettings(`${script} hook`));
+    const wiring = check(await doctor(h), 'droid-hooks');
+    expect(wiring.status).toBe('warn');
+    expect(wiring.detail).toContain("starts node through the agent's PATH");
   });
 
   it('finds a bare `hookd` on PATH and reports one that is not', async () => {

@@ -32,6 +32,9 @@ async function backups(dir = join(home, '.factory')): Promise<string[]> {
   return (await readdir(dir)).filter((name) => name.includes('.hookd-backup-'));
 }
 
+/** The node running this install: written into the command, so the agent's PATH does not matter. */
+const NODE = process.execPath;
+
 function install(extra: Partial<Parameters<typeof installHookd>[0]> = {}) {
   return installHookd({ agent: 'droid', scope: 'user', env, hookdPath: HOOKD, now: fixedNow, ...extra });
 }
@@ -67,13 +70,16 @@ describe('installHookd on a real settings file', () => {
       created: true,
       changed: true,
       dryRun: false,
-      command: `${HOOKD} hook --agent droid`,
+      command: `${NODE} ${HOOKD} hook --agent droid`,
     });
     expect(result.backup).toBeUndefined();
     const data = JSON.parse(await readFile(settingsPath(), 'utf8'));
     expect(Object.keys(data.hooks)).toEqual([...DROID_EVENTS]);
     expect(data.hooks.Stop).toEqual([
-      { matcher: '', hooks: [{ type: 'command', command: `${HOOKD} hook --agent droid`, timeout: 60 }] },
+      {
+        matcher: '',
+        hooks: [{ type: 'command', command: `${NODE} ${HOOKD} hook --agent droid`, timeout: 60 }],
+      },
     ]);
     expect(validateAgentHooks(data.hooks, 'droid')).toEqual({ ok: true, problems: [] });
     expect(await readFile(settingsPath(), 'utf8')).toMatch(/^\{\n {2}"hooks": \{\n/);
@@ -135,7 +141,7 @@ describe('installHookd on a real settings file', () => {
     expect(result.diff).toContain(`--- ${settingsPath()}`);
     expect(result.diff).toContain(
       `\n+        "Stop": [{"hooks":[{"type":"command","command":"say done"}]},` +
-        `{"matcher":"","hooks":[{"type":"command","command":"${HOOKD} hook --agent droid","timeout":60}]}]\n`,
+        `{"matcher":"","hooks":[{"type":"command","command":"${NODE} ${HOOKD} hook --agent droid","timeout":60}]}]\n`,
     );
     expect(await readFile(settingsPath(), 'utf8')).toBe(ODD);
     expect(await backups()).toEqual([]);

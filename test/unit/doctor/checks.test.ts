@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkNodeVersion, isAtLeast, MIN_NODE_VERSION } from '../../../src/doctor/check-node.js';
 import { parseInvalidHooksLine } from '../../../src/doctor/droid-log.js';
 import { hookdProgramWords } from '../../../src/doctor/hookd-program.js';
+import { PORTABLE_HOOKD_COMMAND } from '../../../src/install/hookd-command.js';
 import { missingVariables } from '../../../src/doctor/missing-variables.js';
 import { result, worstStatus } from '../../../src/doctor/types.js';
 
@@ -60,6 +61,7 @@ describe('hookdProgramWords', () => {
     ['/opt/hookd/dist/hookd.cjs hook', ['/opt/hookd/dist/hookd.cjs']],
     ["/usr/bin/node '/my tools/hookd.cjs' hook --quiet", ['/usr/bin/node', '/my tools/hookd.cjs']],
     ['hookd hook', ['hookd']],
+    [PORTABLE_HOOKD_COMMAND, ['hookd']],
     ['echo hookd hook', []],
   ])('%s', (command, words) => {
     expect(hookdProgramWords(command)).toEqual(words);

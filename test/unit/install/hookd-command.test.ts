@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildHookdCommand,
   isHookdCommand,
+  PORTABLE_HOOKD_COMMAND,
   shellQuote,
   splitShellWords,
 } from '../../../src/install/hookd-command.js';
@@ -51,27 +52,34 @@ describe('isHookdCommand (the recognition rule)', () => {
 });
 
 describe('buildHookdCommand', () => {
-  it('runs the program directly when it is executable', () => {
-    expect(buildHookdCommand('/opt/hookd/dist/hookd.cjs', { executable: () => true })).toBe(
-      '/opt/hookd/dist/hookd.cjs hook',
+  it('names the absolute node running the install and the absolute program: no PATH lookup', () => {
+    expect(buildHookdCommand('/opt/hookd/dist/hookd.cjs', { nodePath: '/usr/local/bin/node' })).toBe(
+      '/usr/local/bin/node /opt/hookd/dist/hookd.cjs hook',
+    );
+    expect(buildHookdCommand('/opt/hookd/dist/hookd.cjs')).toBe(
+      `${process.execPath} /opt/hookd/dist/hookd.cjs hook`,
     );
   });
 
-  it('prefixes node when the program is not executable, quoting paths with spaces', () => {
-    const command = buildHookdCommand('/my dir/hookd.cjs', {
-      executable: () => false,
-      nodePath: '/usr/bin/node',
-    });
-    expect(command).toBe(`/usr/bin/node '/my dir/hookd.cjs' hook`);
+  it('quotes paths with spaces and quotes', () => {
+    const command = buildHookdCommand('/my dir/hookd.cjs', { nodePath: "/it's/node" });
+    expect(command).toBe(`'/it'\\''s/node' '/my dir/hookd.cjs' hook`);
     expect(isHookdCommand(command)).toBe(true);
   });
 
   it('names the agent, so hookd never guesses it from the environment', () => {
     const command = buildHookdCommand('/opt/hookd/dist/hookd.cjs', {
-      executable: () => true,
+      nodePath: '/usr/bin/node',
       agent: 'claude',
     });
-    expect(command).toBe('/opt/hookd/dist/hookd.cjs hook --agent claude');
+    expect(command).toBe('/usr/bin/node /opt/hookd/dist/hookd.cjs hook --agent claude');
+    expect(isHookdCommand(command)).toBe(true);
+  });
+
+  it('writes the portable form for a shared (project) file, and recognises it as hookd', () => {
+    const command = buildHookdCommand('/opt/hookd/dist/hookd.cjs', { portable: true, agent: 'claude' });
+    expect(command).toBe(`${PORTABLE_HOOKD_COMMAND} --agent claude`);
+    expect(command).not.toContain('/opt/hookd');
     expect(isHookdCommand(command)).toBe(true);
   });
 });

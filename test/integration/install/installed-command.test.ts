@@ -1,0 +1,77 @@
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HOOKD_BIN } from '../../helpers/fixtures.js';
+import { agentPayload, runAsAgent, useHookSandbox } from '../../helpers/agent-spawn.js';
+import { runHookd } from '../../helpers/run-hookd.js';
+
+// Issue 9 item 6: the command `hookd install` writes must start hookd whatever the agent's PATH
+// (a GUI-launched agent, nvm), and a project-scope install must not embed this machine's paths.
+
+const box = useHookSandbox();
+
+const guard = { type: 'command', command: "echo 'no shell today' >&2; exit 2" };
+/** A PATH with neither node nor hookd on it: what a GUI-launched agent may have. */
+const BARE_PATH = '/nonexistent';
+
+function installedStopCommand(settingsFile: string): string {
+  const data = JSON.parse(readFileSync(settingsFile, 'utf8')) as {
+    hooks: Record<string, { hooks: { command: string }[] }[]>;
+  };
+  return data.hooks.PreToolUse![0]!.hooks[0]!.command;
+}
+
+describe('the installed hook command', () => {
+  it('user scope: runs the guard with no node on the agent PATH (absolute node + hookd, quoted)', async () => {
+    box.writeConfig({ hooks: { PreToolUse: [{ hooks: [guard] }] } });
+    const installed = await runHookd(['install', '--agent', 'droid'], { env: box.env, cwd: box.project });
+    expect(installed.code, installed.stderr).toBe(0);
+    const command = installedStopCommand(join(box.env.HOME!, '.factory', 'settings.json'));
+    expect(command).toBe(`${process.execPath} ${HOOKD_BIN} hook --agent droid`);
+    const ran = await runAsAgent(agentPayload('droid', 'PreToolUse', { cwd: box.project }), {
+      env: { ...box.env, PATH: BARE_PATH },
+      cwd: box.project,
+      command,
+    });
+    expect(ran).toMatchObject({ code: 2, stderr: 'no shell today\n' });
+  });
+
+  it('project scope: no machine paths; says loudly where hookd is missing, runs it where it is on PATH', async () => {
+    box.writeConfig({ hooks: { PreToolUse: [{ hooks: [guard] }] } });
+    const installed = await runHookd(
+      ['install', '--agent', 'claude', '--scope', 'project', '--project', box.project],
+      {
+        env: box.env,
+        cwd: box.project,
+      },
+    );
+    expect(installed.code, installed.stderr).toBe(0);
+    const command = installedStopCommand(join(box.project, '.claude', 'settings.json'));
+    expect(command).not.toContain(box.dir);
+    expect(command).not.toContain(dirname(HOOKD_BIN));
+    expect(command).not.toContain(process.execPath);
+    const payload = agentPayload('claude', 'PreToolUse', { cwd: box.project });
+
+    const missing = await runAsAgent(payload, {
+      env: { ...box.env, PATH: BARE_PATH },
+      cwd: box.project,
+      agent: 'claude',
+      command,
+    });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('hookd is not installed on this machine');
+    expect(missing.stderr).toContain('npm i -g hookd');
+
+    const bin = join(box.dir, 'bin');
+    mkdirSync(bin);
+    symlinkSync(HOOKD_BIN, join(bin, 'hookd'));
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const present = await runAsAgent(payload, {
+      env: { ...box.env, PATH: bin },
+      cwd: box.project,
+      agent: 'claude',
+      command,
+    });
+    expect(present).toMatchObject({ code: 2, stderr: 'no shell today\n' });
+  });
+});
