@@ -16,6 +16,7 @@ import { checkClaudeLog } from './check-claude-log.js';
 import { checkDroidLog } from './check-droid-log.js';
 import { checkAgentWiring, checkSettingsFile } from './check-agent-settings.js';
 import { checkNodeVersion } from './check-node.js';
+import { runDrill } from './drill.js';
 import { readDaemonView } from './daemon-view.js';
 import { isDesktopChannel, usedChannels } from './notify-usage.js';
 import { result, type CheckResult, type DoctorOptions } from './types.js';
@@ -73,6 +74,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
       run: async () => {
         const states = (await settings).filter((s) => s.agent === agent);
         const checks = [...states.map(checkSettingsFile), checkAgentWiring(agent, states, env)];
+        if (options.drill) checks.push(await runDrill(agent, states, env, options.projectDir));
         const userFile = states.find((s) => s.scope === 'user')!.file;
         if (agent === 'claude')
           return [...checks, await checkClaudeLog(join(dirname(userFile), 'debug'), now)];

@@ -25,6 +25,8 @@ export interface DoctorOptions {
   timeoutMs?: number;
   /** Send a real test notification through each enabled channel. */
   sendTest?: boolean;
+  /** Fire a harmless PreToolUse through each agent's installed hook command (`--drill`). */
+  drill?: boolean;
   /** Edges, injected by tests. */
   fetch?: FetchLike;
   now?: () => number;

@@ -10,6 +10,7 @@ interface DoctorArgs {
   json: boolean;
   project?: string;
   'send-test': boolean;
+  drill: boolean;
   timeout: number;
 }
 
@@ -28,6 +29,12 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
         default: false,
         describe: 'Send a real test notification through every enabled channel',
       })
+      .option('drill', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "Fire a harmless shell call (PreToolUse of `true`) through each agent's installed hook command and show which guards ran and what they decided",
+      })
       .option('timeout', {
         type: 'number',
         default: DEFAULT_DOCTOR_TIMEOUT_MS,
@@ -35,6 +42,7 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
       })
       .example('hookd doctor', 'Check everything; exit code 1 when a check fails')
       .example('hookd doctor --send-test', 'Also send a test notification through each channel')
+      .example('hookd doctor --drill', 'Also check that your guards run when the agent calls a shell')
       .example(
         'hookd doctor --json | jq \'.[] | select(.status == "fail")\'',
         'Only the failures, for scripts',
@@ -52,6 +60,7 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
         projectDir: resolve(args.project ?? process.cwd()),
         timeoutMs: args.timeout,
         sendTest: args['send-test'],
+        drill: args.drill,
         onProgress: ({ done, total, running }) => {
           if (running.length > 0)
             progress.update(`hookd doctor: waiting for ${running.join(', ')} (${done} of ${total} done)`);
