@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach } from 'vitest';
 import { join } from 'node:path';
 import { buildHookdCommand } from '../../src/install/hookd-command.js';
@@ -94,18 +94,6 @@ export function agentPayload(
           readFileSync(join(REPO_DIR, 'test', 'fixtures', 'claude', PAYLOADS.claude[event]), 'utf8'),
         ) as Record<string, unknown>);
   return JSON.stringify({ ...recorded, ...fields });
-}
-
-/** The hook's parsed log records (pino format, one JSON object a line). */
-export function hookLogRecords(env: Record<string, string>): Record<string, unknown>[] {
-  const file = env.HOOKD_STATE_DIR
-    ? join(env.HOOKD_STATE_DIR, 'logs', 'hookd.log')
-    : join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'hookd.log');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 export interface HookSandbox {

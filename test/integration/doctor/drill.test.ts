@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hookLogRecords, useHookSandbox } from '../../helpers/agent-spawn.js';
+import { useHookSandbox } from '../../helpers/agent-spawn.js';
+import { hookdLogRecords } from '../../helpers/agent-hook.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 
 // Issue 9 item 5: `hookd doctor --drill` fires a harmless, matching PreToolUse through the command
@@ -53,7 +54,7 @@ describe('hookd doctor --drill', () => {
     expect(code).toBe(1);
     expect(checks.get('drill-claude')?.status).toBe('skip');
 
-    const records = hookLogRecords(box.env);
+    const records = hookdLogRecords(box.env);
     const event = records.find((r) => r.kind === 'event' && String(r.sessionId).startsWith('hookd-drill-'));
     expect(event).toMatchObject({
       event: 'PreToolUse',

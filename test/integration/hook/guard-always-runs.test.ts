@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../../helpers/fixtures.js';
-import { hookLogRecords, runAsAgent, useHookSandbox } from '../../helpers/agent-spawn.js';
+import { runAsAgent, useHookSandbox } from '../../helpers/agent-spawn.js';
+import { hookdLogRecords } from '../../helpers/agent-hook.js';
 
 // Issue 9: a user's guard always runs. Every case drives the built hookd through the command the
 // installer writes, spawned the way the agent spawns it (sh -c, its cwd, env and stdin).
@@ -40,7 +41,7 @@ describe('a huge field never stops a spawn (issue 9 item 2)', () => {
     const ran = await runAsAgent(payload, { env: box.env, cwd: box.project, agent: 'claude' });
     expect(ran.code).toBe(2);
     expect(ran.stderr).toBe(`got ${Buffer.byteLength(payload) + 1} bytes, prompt 0\n`);
-    const skipped = hookLogRecords(box.env).find((r) => r.kind === 'env-skipped');
+    const skipped = hookdLogRecords(box.env).find((r) => r.kind === 'env-skipped');
     expect(skipped).toMatchObject({ level: 40, fields: ['prompt'] });
   });
 
@@ -55,7 +56,7 @@ describe('a huge field never stops a spawn (issue 9 item 2)', () => {
     const ran = await runAsAgent(payload, { env: box.env, cwd: box.project, agent: 'claude' });
     expect(ran.code).toBe(2);
     expect(ran.stderr).toBe('ran: f00\n');
-    const skipped = hookLogRecords(box.env).find((r) => r.kind === 'env-skipped');
+    const skipped = hookdLogRecords(box.env).find((r) => r.kind === 'env-skipped');
     expect((skipped?.fields as string[]).length).toBeGreaterThan(0);
     expect(skipped?.fields).not.toContain('f00');
   });
@@ -80,7 +81,7 @@ describe('a deleted cwd falls back (issue 9 item 3)', () => {
     });
     expect(ran).toMatchObject({ code: 2, stderr: 'no rm\n' });
     expect(readFileSync(where, 'utf8').trim()).toBe(box.project);
-    expect(hookLogRecords(box.env).find((r) => r.kind === 'cwd-fallback')).toMatchObject({
+    expect(hookdLogRecords(box.env).find((r) => r.kind === 'cwd-fallback')).toMatchObject({
       level: 40,
       cwd: gone,
       fallback: box.project,
@@ -103,7 +104,7 @@ describe('a deleted cwd falls back (issue 9 item 3)', () => {
     });
     expect(ran.code).toBe(2);
     expect(readFileSync(where, 'utf8').trim()).toBe(box.env.HOME);
-    expect(hookLogRecords(box.env).find((r) => r.kind === 'cwd-fallback')).toMatchObject({
+    expect(hookdLogRecords(box.env).find((r) => r.kind === 'cwd-fallback')).toMatchObject({
       fallback: box.env.HOME,
     });
   });
@@ -125,7 +126,7 @@ describe('event names that are object keys (issue 9 item 7)', () => {
       });
       const ran = await runAsAgent(payload, { env: box.env, cwd: box.project });
       expect(ran).toMatchObject({ code: 0, stdout: '', stderr: '' });
-      const records = hookLogRecords(box.env);
+      const records = hookdLogRecords(box.env);
       expect(records.filter((r) => r.kind === 'crash')).toEqual([]);
       // A config key `__proto__` cannot hold hooks (JSON schema validation treats it as the prototype):
       // that event just runs nothing; every other name runs the hooks listed under it.
@@ -155,7 +156,7 @@ describe('an over-deep event (issue 9 item 16)', () => {
       agent: 'claude',
     });
     expect(ran).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect(hookLogRecords(box.env).find((r) => r.kind === 'bad-input')).toMatchObject({
+    expect(hookdLogRecords(box.env).find((r) => r.kind === 'bad-input')).toMatchObject({
       level: 50,
       reason: 'too-deep',
     });

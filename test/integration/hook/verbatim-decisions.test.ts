@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentPayload, hookLogRecords, runAsAgent, useHookSandbox } from '../../helpers/agent-spawn.js';
+import { agentPayload, runAsAgent, useHookSandbox } from '../../helpers/agent-spawn.js';
+import { hookdLogRecords } from '../../helpers/agent-hook.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 
 // Issue 9 item 5: a command in hookd's `hooks` decides as it would under the agent, by each agent's
@@ -149,12 +150,16 @@ describe('decision rules per agent', () => {
         join(box.project, '.hookd', 'config.json'),
         JSON.stringify({ hooks: { PreToolUse: [{ hooks: [cmd(json(allow), { name: 'repo' })] }] } }),
       );
+      const trusted = await runHookd(['trust', box.project], { env: box.env, cwd: box.project });
+      expect(trusted.code, trusted.stderr).toBe(0);
       const ran = await runAsAgent(preToolUse(agent), { env: box.env, cwd: box.project, agent });
       expect(ran.code).toBe(0);
       expect(JSON.parse(ran.stdout)).toEqual(deny);
-      expect(hookLogRecords(box.env).find((r) => r.kind === 'event')).toMatchObject({
-        decidedBy: 'user-guard',
+      const records = hookdLogRecords(box.env);
+      expect(records.find((r) => r.kind === 'command' && r.name === 'repo')).toMatchObject({
+        origin: 'project',
       });
+      expect(records.find((r) => r.kind === 'event')).toMatchObject({ decidedBy: 'user-guard' });
     },
   );
 });
@@ -166,7 +171,7 @@ describe("hookd's own failures", () => {
     });
     const ran = await runAsAgent(preToolUse(), { env: box.env, cwd: box.project });
     expect(ran).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    const records = hookLogRecords(box.env);
+    const records = hookdLogRecords(box.env);
     expect(records.find((r) => r.kind === 'command')).toMatchObject({
       name: 'slow',
       outcome: 'guard not run',
@@ -184,7 +189,7 @@ describe("hookd's own failures", () => {
     const ran = await runAsAgent(preToolUse(), { env: box.env, cwd: box.project });
     expect(ran.code).toBe(2);
     expect(ran.stderr).toMatch(/must-run could not run \(timed out after 300 ms\).*onError/);
-    expect(hookLogRecords(box.env).find((r) => r.kind === 'event')).toMatchObject({
+    expect(hookdLogRecords(box.env).find((r) => r.kind === 'event')).toMatchObject({
       decidedBy: 'must-run',
       notRun: 1,
     });
