@@ -66,12 +66,17 @@ function strengthOf(answer: Json): Strength {
   return 'other';
 }
 
+/** The text the agent tests for JSON: Claude Code the raw stdout; Droid (and hookd when unsure) trimmed. */
+function jsonCandidate(stdout: string, agent: AgentKind): string {
+  return agent === 'claude' ? stdout : stdout.trim();
+}
+
 /**
  * The JSON answer on a command's stdout, by the agent's rule: Claude Code parses stdout only when it
  * starts with `{`; Droid when trimmed stdout does.
  */
 function jsonAnswer(stdout: string, agent: AgentKind): Json | undefined {
-  const text = agent === 'droid' ? stdout.trim() : stdout;
+  const text = jsonCandidate(stdout, agent);
   if (!text.startsWith('{')) return undefined;
   try {
     const value: unknown = JSON.parse(text);
@@ -148,7 +153,7 @@ export function decideReply(
       .filter(({ planned, result }) => passesContext(planned.spec) && result.exitCode === 0)
       .filter((r) => notRunReason(r) === undefined)
       .map(({ result }) => result.stdout.text())
-      .filter((text) => jsonAnswer(text, event.agent) === undefined && !text.trim().startsWith('{'))
+      .filter((text) => !jsonCandidate(text, event.agent).startsWith('{'))
       .map((text) => text.trim())
       .filter((text) => text !== '');
     if (parts.length > 0) return { exitCode: 0, stdout: `${parts.join('\n\n')}\n`, stderr: '' };
