@@ -22,7 +22,7 @@ export function expandVars(value: string, env: Env): string {
  * usual 8 MiB stack). hookd keeps what it adds under a smaller total so a command always starts.
  */
 const MAX_ENV_STRING_BYTES = 128 * 1024;
-export const ENV_BUDGET_BYTES = 1024 * 1024;
+const ENV_BUDGET_BYTES = 1024 * 1024;
 
 /** The bytes one variable costs in execve: `NAME=value`, its NUL and the pointer to it. */
 function entryBytes(key: string, value: string): number {
