@@ -81,6 +81,10 @@ describe('a deleted cwd falls back (issue 9 item 3)', () => {
     });
     expect(ran).toMatchObject({ code: 2, stderr: 'no rm\n' });
     expect(readFileSync(where, 'utf8').trim()).toBe(box.project);
+    // hookd itself was started in the removed directory: it moved to the project dir and said so.
+    expect(hookdLogRecords(box.env).find((r) => r.kind === 'cwd-lost')).toMatchObject({
+      fallback: box.project,
+    });
     expect(hookdLogRecords(box.env).find((r) => r.kind === 'cwd-fallback')).toMatchObject({
       level: 40,
       cwd: gone,
