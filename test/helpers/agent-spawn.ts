@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach } from 'vitest';
 import { join } from 'node:path';
 import { buildHookdCommand } from '../../src/install/hookd-command.js';
-import { fixture, HOOKD_BIN, REPO_DIR } from './fixtures.js';
+import { CLAUDE_FIXTURES_DIR, fixture, HOOKD_BIN } from './fixtures.js';
 import { collectRun, type Ran } from './run-hookd.js';
 import { isolatedEnv, makeTempDir } from './temp.js';
 
@@ -75,9 +75,9 @@ const PAYLOADS = {
     Stop: 'jsonrpc/16-Stop.json',
   },
   claude: {
-    PreToolUse: '03-PreToolUse-Bash.json',
-    UserPromptSubmit: '02-UserPromptSubmit.json',
-    Stop: '09-Stop.json',
+    PreToolUse: 'print/03-PreToolUse-Bash.json',
+    UserPromptSubmit: 'print/02-UserPromptSubmit.json',
+    Stop: 'print/15-Stop.json',
   },
 } as const;
 
@@ -90,9 +90,10 @@ export function agentPayload(
   const recorded =
     agent === 'droid'
       ? fixture(PAYLOADS.droid[event])
-      : (JSON.parse(
-          readFileSync(join(REPO_DIR, 'test', 'fixtures', 'claude', PAYLOADS.claude[event]), 'utf8'),
-        ) as Record<string, unknown>);
+      : (JSON.parse(readFileSync(join(CLAUDE_FIXTURES_DIR, PAYLOADS.claude[event]), 'utf8')) as Record<
+          string,
+          unknown
+        >);
   return JSON.stringify({ ...recorded, ...fields });
 }
 
