@@ -197,7 +197,7 @@ describe('installHookd on a real settings file', () => {
     expect(Object.keys(data.hooks)).toEqual([...DROID_EVENTS, 'PermissionRequest', 'StopFailure']);
     expect(data.hooks.Stop[0].hooks[0]).toEqual({
       type: 'command',
-      command: `${HOOKD} hook --agent claude`,
+      command: `${NODE} ${HOOKD} hook --agent claude`,
       timeout: 600,
     });
   });
