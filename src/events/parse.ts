@@ -4,7 +4,13 @@ import type { AgentKind, HookEvent, HookPayload } from './types.js';
 
 export type ParseFailure = 'empty' | 'binary' | 'not-json' | 'not-object' | 'too-deep';
 export type ParseResult =
-  { ok: true; event: HookEvent } | { ok: false; reason: ParseFailure; detail: string };
+  | {
+      ok: true;
+      event: HookEvent;
+      /** Values nested deeper than MAX_EVENT_DEPTH were replaced by TOO_DEEP_MARKER in `event.payload`. */
+      tooDeep?: true;
+    }
+  | { ok: false; reason: ParseFailure; detail: string };
 
 type Env = Record<string, string | undefined>;
 
@@ -49,11 +55,30 @@ function projectDirOf(agent: AgentKind, env: Env, cwd: string | undefined): stri
 }
 
 /**
- * How deep an event may nest. Real payloads stay under 20 levels (a Claude Code PostToolBatch is the
- * deepest seen); everything that walks an event afterwards (JSON.stringify for the hand-off, the
- * redactor, the daemon's validation) recurses, so an input nested 100,000 deep must stop here.
+ * How deep hookd keeps an event for its own use. Real payloads stay under 20 levels (a Claude Code
+ * PostToolBatch is the deepest seen); everything that walks an event after parsing (JSON.stringify for
+ * the hand-off, the redactor, the daemon's validation) recurses, so deeper values are replaced by a
+ * marker once parsed (JSON.parse itself does not recurse). Commands still get the whole bytes on stdin:
+ * a guard runs on a 100,000-deep tool input like on any other.
  */
 export const MAX_EVENT_DEPTH = 128;
+
+/** What a value nested deeper than MAX_EVENT_DEPTH becomes in hookd's copy of the event. */
+export const TOO_DEEP_MARKER = `[nested deeper than ${MAX_EVENT_DEPTH} levels]`;
+
+/** Replaces every object or array below `max` levels by the marker, without recursion. */
+function clampDepth(root: object, max: number): void {
+  const stack: Array<[Record<string, unknown>, number]> = [[root as Record<string, unknown>, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    for (const key of Object.keys(node)) {
+      const value = node[key];
+      if (value === null || typeof value !== 'object') continue;
+      if (depth >= max) node[key] = TOO_DEEP_MARKER;
+      else stack.push([value as Record<string, unknown>, depth + 1]);
+    }
+  }
+}
 
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
@@ -106,13 +131,7 @@ export function parseEvent(
   if (looksBinary(bytes)) {
     return { ok: false, reason: 'binary', detail: `stdin is not UTF-8 text (${bytes.length} bytes)` };
   }
-  if (nestsDeeperThan(bytes, MAX_EVENT_DEPTH)) {
-    return {
-      ok: false,
-      reason: 'too-deep',
-      detail: `stdin nests objects or arrays more than ${MAX_EVENT_DEPTH} levels deep`,
-    };
-  }
+  const tooDeep = nestsDeeperThan(bytes, MAX_EVENT_DEPTH);
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
@@ -123,6 +142,7 @@ export function parseEvent(
     const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
     return { ok: false, reason: 'not-object', detail: `stdin is JSON but ${kind}, not an event object` };
   }
+  if (tooDeep) clampDepth(value, MAX_EVENT_DEPTH);
   const payload = value as HookPayload;
   const cwd = str(payload.cwd);
   const agent = declaredAgent ?? detectAgent(payload, env);
@@ -140,5 +160,5 @@ export function parseEvent(
   if (transcriptPath) event.transcriptPath = transcriptPath;
   const projectDir = projectDirOf(agent, env, cwd);
   if (projectDir) event.projectDir = projectDir;
-  return { ok: true, event };
+  return tooDeep ? { ok: true, event, tooDeep } : { ok: true, event };
 }

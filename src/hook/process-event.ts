@@ -2,7 +2,7 @@ import type { ConfigValidator, LoadedConfig } from '../config/load.js';
 import type { handOff as handOffFn } from '../daemon/client.js';
 import { loadConfig } from '../config/load.js';
 import { DEAD_LETTER_MAX_BYTES, keepDeadLetter, type DeadLetterLimits } from '../events/dead-letter.js';
-import { parseEvent, type DeclaredAgent, type ParseFailure } from '../events/parse.js';
+import { MAX_EVENT_DEPTH, parseEvent, type DeclaredAgent, type ParseFailure } from '../events/parse.js';
 import type { CommandOutcome, EventHandoff, HookEvent } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { deadLetterDir } from '../paths.js';
@@ -158,6 +158,25 @@ export function rejectInput(
 }
 
 /**
+ * An event nested deeper than hookd keeps: its commands run as usual (the whole bytes on their stdin),
+ * hookd's own copy is cut at MAX_EVENT_DEPTH, and the original is kept beside the dead letters.
+ */
+function keepTooDeep(io: ProcessIO, raw: Buffer, event: HookEvent): void {
+  const detail = `nests objects or arrays more than ${MAX_EVENT_DEPTH} levels deep; commands get it whole on stdin, hookd's own copy stops at that depth`;
+  const kept = keepDeadLetter(
+    deadLetterDir(io.env),
+    raw,
+    { reason: 'too-deep', detail, now: (io.now ?? Date.now)(), pid: process.pid },
+    deadLetterLimits(io),
+  );
+  io.logger.log(
+    'warn',
+    { kind: 'too-deep', event: event.name, eventId: event.id, bytes: raw.length, deadLetter: kept },
+    `${event.name}: ${detail}${kept ? ` (original kept in ${kept})` : ''}`,
+  );
+}
+
+/**
  * The hook's whole job for one event, from raw stdin bytes to the agent reply. Never throws for bad
  * input, bad config or failing commands: each becomes a log record and a silent exit 0.
  */
@@ -176,6 +195,7 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
   }
   const event = parsed.event;
   report.event = event;
+  if (parsed.tooDeep) keepTooDeep(io, raw, event);
 
   let loaded: LoadedConfig;
   try {

@@ -109,8 +109,18 @@ export function commandEnv(
   const own = fields.filter(
     (key) => !(key.startsWith('HOOKD_') || (extra.configured && Object.hasOwn(extra.configured, key))),
   );
+  // hookd's own variables copy payload values too (the event name, the session id, the cwd as project
+  // dir): they may be dropped like the fields they come from, never the spawn.
+  const derived = [
+    'FACTORY_PROJECT_DIR',
+    'DROID_PROJECT_DIR',
+    'CLAUDE_PROJECT_DIR',
+    'HOOKD_EVENT',
+    'HOOKD_SESSION_ID',
+    'HOOKD_PROJECT_DIR',
+  ].filter((key) => env[key] !== undefined && !own.includes(key));
   const reserve = entryBytes('/bin/sh', '') + entryBytes('-c', '') + entryBytes(extra.command ?? '', '') + 64;
-  const skipped = fitFields(env, own, baseEnv, reserve);
+  const skipped = fitFields(env, [...own, ...derived], baseEnv, reserve);
   if (skipped.length > 0) {
     env.HOOKD_SKIPPED_FIELDS = skipped.join(',');
     extra.skipped?.push(...skipped);

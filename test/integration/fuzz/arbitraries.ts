@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 
@@ -19,6 +20,8 @@ export function fuzzOptions(numRuns: number, sync = false): fc.Parameters<unknow
     const shown = example.length > 600 ? `${example.slice(0, 600)}... (${example.length} chars)` : example;
     const cause =
       details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    // HOOKD_FUZZ_DUMP=<file> keeps the whole counterexample, for replaying it by hand.
+    if (process.env.HOOKD_FUZZ_DUMP) writeFileSync(process.env.HOOKD_FUZZ_DUMP, example);
     throw new Error(
       `property failed after ${details.numRuns} runs (seed ${details.seed}, path ${details.counterexamplePath}):\n${cause}\ncounterexample: ${shown}`,
     );

@@ -45,6 +45,18 @@ describe('a huge field never stops a spawn (issue 9 item 2)', () => {
     expect(skipped).toMatchObject({ level: 40, fields: ['prompt'] });
   });
 
+  it("runs the guard when hookd's own variables would carry a huge value (a 300 KB session id, found by the fuzz suite)", async () => {
+    box.writeConfig({
+      hooks: { PreToolUse: [{ matcher: 'Execute', hooks: [cmd('echo "guarded" >&2; exit 2')] }] },
+    });
+    const payload = JSON.stringify({ ...preToolUse(), session_id: 's'.repeat(300_000) });
+    const ran = await runAsAgent(payload, { env: box.env, cwd: box.project, agent: 'claude' });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toBe('guarded\n');
+    const skipped = hookdLogRecords(box.env).find((r) => r.kind === 'env-skipped');
+    expect(skipped?.fields).toEqual(['session_id', 'HOOKD_SESSION_ID']);
+  });
+
   it('keeps the whole environment under the kernel limit when many large fields add up', async () => {
     box.writeConfig({
       hooks: { Stop: [{ hooks: [cmd('echo "ran: ${f00:+f00}" >&2; exit 2', { blocking: true })] }] },
@@ -145,16 +157,12 @@ describe('event names that are object keys (issue 9 item 7)', () => {
 
 describe('an over-deep event (issue 9 item 16)', () => {
   const deepArray = '['.repeat(100_000) + ']'.repeat(100_000);
-  const deepObject = `{"hook_event_name":"Stop","a":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_001)}`;
-  it.each([
-    ['[[[...]]]', deepArray],
-    ['{"a":{"a":...}}', deepObject],
-  ])('dead-letters a 100,000-deep %s and exits 0, with the daemon hand-off on', async (_label, input) => {
-    box.writeConfig({
-      daemon: { autoStart: false },
-      hooks: { Stop: [{ hooks: [cmd('exit 2', { blocking: true })] }] },
-    });
-    const ran = await runAsAgent(input, {
+  const deepObject = (name: string) =>
+    `{"hook_event_name":"${name}","tool_name":"Execute","a":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_001)}`;
+
+  it('dead-letters a 100,000-deep [[[...]]] (not an event object) and exits 0, with the daemon hand-off on', async () => {
+    box.writeConfig({ daemon: { autoStart: false } });
+    const ran = await runAsAgent(deepArray, {
       env: { ...box.env, HOOKD_DAEMON: '1' },
       cwd: box.project,
       agent: 'claude',
@@ -162,12 +170,36 @@ describe('an over-deep event (issue 9 item 16)', () => {
     expect(ran).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(hookdLogRecords(box.env).find((r) => r.kind === 'bad-input')).toMatchObject({
       level: 50,
-      reason: 'too-deep',
+      reason: 'not-object',
     });
+    expect(deadLetters()).toHaveLength(1);
+  });
+
+  it('runs the guard of a 100,000-deep event with the whole bytes on its stdin, hands off a copy cut at 128 levels, and keeps the original', async () => {
+    box.writeConfig({
+      daemon: { autoStart: false },
+      hooks: {
+        PreToolUse: [{ matcher: 'Execute', hooks: [cmd('echo "guard saw $(wc -c) bytes" >&2; exit 2')] }],
+      },
+    });
+    const input = deepObject('PreToolUse');
+    const ran = await runAsAgent(input, {
+      env: { ...box.env, HOOKD_DAEMON: '1' },
+      cwd: box.project,
+      agent: 'claude',
+    });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toBe(`guard saw ${Buffer.byteLength(input) + 1} bytes\n`);
+    expect(hookdLogRecords(box.env).find((r) => r.kind === 'too-deep')).toMatchObject({ level: 40 });
     const kept = deadLetters();
     expect(kept).toHaveLength(1);
     expect(readFileSync(join(box.env.XDG_STATE_HOME!, 'hookd', 'dead-letter', kept[0]!), 'utf8').trim()).toBe(
       input,
     );
+    // Nothing lost: the daemon is down, so the event waits in the spool, cut where it was too deep.
+    const spool = join(box.env.XDG_STATE_HOME!, 'hookd', 'spool');
+    const spooled = readdirSync(spool).filter((n) => n.endsWith('.json'));
+    expect(spooled).toHaveLength(1);
+    expect(readFileSync(join(spool, spooled[0]!), 'utf8')).toContain('[nested deeper than 128 levels]');
   });
 });

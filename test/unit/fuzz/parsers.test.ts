@@ -90,8 +90,32 @@ describe('boundary parsers never throw (fast-check, fixed seed)', () => {
   it(
     'planCommands: any event against any valid config routes without throwing',
     () => {
-      const configs = configLike
-        .map((text) => validateConfigText(text, '/x/config.json'))
+      // Valid by construction (a filter over configLike would reject almost every case): any event names,
+      // matchers and regexes, which routing must survive.
+      const configs = fc
+        .record({
+          hooks: fc.dictionary(
+            fc.oneof(fc.constantFrom('PreToolUse', 'Stop', 'constructor', 'toString'), keyish),
+            fc.array(
+              fc.record({
+                matcher: fc.oneof(
+                  fc.string({ maxLength: 20 }),
+                  fc.constantFrom('(', '[', '*', 'Execute|Bash', '.*'),
+                ),
+                commandRegex: fc.oneof(fc.string({ maxLength: 10 }), fc.constant('(?<')),
+                hooks: fc.array(
+                  fc.record({ type: fc.constant('command'), command: fc.string({ minLength: 1 }) }),
+                  {
+                    minLength: 1,
+                    maxLength: 3,
+                  },
+                ),
+              }),
+              { maxLength: 3 },
+            ),
+          ),
+        })
+        .map((value) => validateConfigText(JSON.stringify(value), '/x/config.json'))
         .filter((r): r is Extract<typeof r, { ok: true }> => r.ok);
       fc.assert(
         fc.property(configs, hostileEvent('/tmp/project'), (valid, event) => {
