@@ -9,9 +9,9 @@ import { createDaemonWiring, type DaemonWiring } from '../daemon/run-foreground.
 import { startDaemon, type DaemonHandle } from '../daemon/daemon.js';
 import { createDaemonLogger } from '../daemon/logger.js';
 import { handOff } from '../daemon/client.js';
-import type { RenderedNotification } from '../daemon/notification.js';
-import { createConsoleChannel } from '../channels/console.js';
-import { notificationPayload, type Channel } from '../channels/channel.js';
+import type { RenderedNotification } from '../notify/notification.js';
+import { createConsoleChannel } from '../notify/channels/console.js';
+import { notificationPayload, type Channel } from '../notify/channels/channel.js';
 import { processEvent, type ProcessIO } from '../hook/process-event.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { createLedger } from '../ledger/ledger.js';

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { daemonState, type DaemonState } from '../../daemon/admin.js';
-import { probeDesktop } from '../../channels/desktop.js';
+import { probeDesktop } from '../../notify/channels/desktop.js';
 import { loadConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
 import { notifySettings } from '../../config/notify-schema.js';

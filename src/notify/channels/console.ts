@@ -1,6 +1,6 @@
-import type { ConsoleChannelConfig } from '../config/notify-schema.js';
-import type { RenderedNotification, Urgency } from '../daemon/notification.js';
-import { paint, type Color, type Out } from '../cli/output.js';
+import type { ConsoleChannelConfig } from '../../config/notify-schema.js';
+import type { RenderedNotification, Urgency } from '../notification.js';
+import { paint, type Color, type Out } from '../../cli/output.js';
 import type { Channel, DeliveryResult } from './channel.js';
 
 /** Where the console channel writes: a writable stream such as process.stdout. */
