@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CliError } from '../cli/errors.js';
-import { paint, type Out } from '../cli/output.js';
+import { CliError } from '../errors.js';
+import { paint, type Out } from '../terminal/output.js';
 import { validator } from '../config/resolve.js';
 import type { WiringConfig } from '../daemon/run-foreground.js';
 import { createDaemonWiring, type DaemonWiring } from '../daemon/run-foreground.js';
