@@ -1,6 +1,131 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The layers of src/, top to bottom (docs/architecture.md). A file may import from its own folder and from
+// the layers below its own; never from a layer above, nor from another folder of its own row. Folders are
+// named as in src/; `errors` and `paths` are the files src/errors.ts and src/paths.ts.
+const LAYERS = [
+  ['bin'],
+  ['cli'],
+  ['demo'],
+  ['explain'],
+  ['doctor'],
+  ['install', 'service'],
+  ['daemon'],
+  ['hook'],
+  ['notify/channels'],
+  ['notify'],
+  ['ledger'],
+  ['enrich'],
+  ['platform'],
+  ['runner'],
+  ['config'],
+  ['events'],
+  ['terminal', 'errors', 'logging'],
+  ['util', 'paths'],
+];
+const ROOT_FILES = new Set(['errors', 'paths']);
+/** How an import of a unit is spelled in a relative specifier (`../cli/main.js`, `./channels/x.js`). */
+const importPattern = (unit) =>
+  ROOT_FILES.has(unit) ? `**/${unit}.js` : `**/${unit === 'notify/channels' ? 'channels' : unit}/**`;
+const importRegex = (unit) =>
+  ROOT_FILES.has(unit) ? `(^|/)${unit}\\.js$` : `(^|/)${unit === 'notify/channels' ? 'channels' : unit}/`;
+const filesOf = (unit) => (ROOT_FILES.has(unit) ? [`src/${unit}.ts`] : [`src/${unit}/**/*.ts`]);
+
+function layerBlocks() {
+  return LAYERS.flatMap((row, index) =>
+    row.map((unit) => {
+      const banned = [...LAYERS.slice(0, index).flat(), ...row.filter((other) => other !== unit)];
+      const message = `layering: src/${unit} may not import from a layer above it or beside it (docs/architecture.md)`;
+      const dynamic = banned.map(importRegex).join('|');
+      return {
+        files: filesOf(unit),
+        ...(unit === 'notify' ? { ignores: ['src/notify/channels/**'] } : {}),
+        rules: {
+          'no-restricted-imports': [
+            'error',
+            { patterns: banned.length ? [{ group: banned.map(importPattern), message }] : [] },
+          ],
+          ...(banned.length
+            ? {
+                'no-restricted-syntax': [
+                  'error',
+                  {
+                    selector: `ImportExpression[source.value=/${dynamic.replaceAll('/', '\\/')}/]`,
+                    message: `layering: src/${unit} may not import a layer above it or beside it (docs/architecture.md)`,
+                  },
+                ],
+              }
+            : {}),
+        },
+      };
+    }),
+  );
+}
+
+// The hook path: what dist/hook.cjs and dist/client.cjs load on every agent event (scripts/build.mjs). Node
+// built-ins only, and only files of the hook path; a type-only import loads nothing and is allowed.
+const HOOK_PATH = {
+  folders: ['hook', 'runner', 'events', 'logging', 'util'],
+  files: {
+    bin: ['hook'],
+    config: ['load', 'trust', 'defaults'],
+    daemon: ['client', 'runtime-files', 'spool'],
+    '': ['paths'],
+  },
+};
+const OFF_HOOK_PATH = [
+  'bin',
+  'cli',
+  'demo',
+  'explain',
+  'doctor',
+  'install',
+  'service',
+  'notify',
+  'channels',
+  'ledger',
+  'enrich',
+  'platform',
+  'terminal',
+  'config',
+  'daemon',
+];
+function hookPathRule(ownFolder) {
+  const message =
+    'hook path: Node built-ins and hook-path files only (docs/architecture.md, scripts/build.mjs)';
+  const patterns = [
+    {
+      regex: '^(?!node:|\\.)',
+      message: `${message}; no package is loaded on the hook path`,
+      allowTypeImports: true,
+    },
+    { regex: '^\\.\\./errors\\.js$', message, allowTypeImports: true },
+  ];
+  for (const [folder, names] of Object.entries(HOOK_PATH.files)) {
+    if (!folder) continue;
+    const allowed = names.join('|');
+    // From another folder (`../config/load.js`) and, for the listed files themselves, from their own folder.
+    patterns.push({ regex: `(^|/)${folder}/(?!(${allowed})\\.js$)`, message, allowTypeImports: true });
+    if (ownFolder === folder)
+      patterns.push({ regex: `^\\./(?!(${allowed})\\.js$)`, message, allowTypeImports: true });
+  }
+  const notListed = OFF_HOOK_PATH.filter((folder) => !(folder in HOOK_PATH.files));
+  patterns.push({ regex: `(^|/)(${notListed.join('|')})/`, message, allowTypeImports: true });
+  return { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] };
+}
+function hookPathBlocks() {
+  const blocks = [
+    { files: HOOK_PATH.folders.map((f) => `src/${f}/**/*.ts`), rules: hookPathRule(undefined) },
+  ];
+  for (const [folder, names] of Object.entries(HOOK_PATH.files))
+    blocks.push({
+      files: names.map((n) => `src/${folder ? `${folder}/` : ''}${n}.ts`),
+      rules: hookPathRule(folder),
+    });
+  return blocks;
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'hooks/**/*.sh'] },
   js.configs.recommended,
@@ -31,6 +156,8 @@ export default tseslint.config(
       'no-empty': ['error', { allowEmptyCatch: true }],
     },
   },
+  ...layerBlocks(),
+  ...hookPathBlocks(),
   {
     files: ['**/*.cjs'],
     languageOptions: {

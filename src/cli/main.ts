@@ -1,12 +1,13 @@
 import yargs, { type Argv } from 'yargs';
 import { commands } from './commands/index.js';
-import { CliError, EXIT } from './errors.js';
+import { CliError, EXIT } from '../errors.js';
 import { redactText } from '../logging/redact.js';
+import { colorFor } from '../terminal/output.js';
 
 export const VERSION = '0.1.0';
 
 function reportError(error: unknown): number {
-  const color = Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
+  const color = colorFor(process.stderr.isTTY, process.env);
   const red = (s: string) => (color ? `\u001b[31m${s}\u001b[0m` : s);
   if (error instanceof CliError) {
     process.stderr.write(`${red('hookd:')} ${redactText(error.message)}\n`);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describeReadError } from '../util/read-error.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 /** Reads a file named on the command line; a missing or unreadable file is a usage error saying why. */
 export function readInputFile(file: string, what = file): string {

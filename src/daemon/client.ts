@@ -11,27 +11,13 @@ import {
   socketTrustProblem,
 } from './runtime-files.js';
 import { spoolFileName, writeSpoolFile } from './spool.js';
+import type { HandOff, HandOffOptions, HandOffResult } from '../hook/hand-off.js';
 
 // On the hook's start-up path: Node built-ins, src/paths.ts and types only. No zod, no pino.
 
 export const PROTOCOL_VERSION = 1;
 
-export interface HandOffOptions {
-  env?: Env;
-  /** How long to wait for the daemon's acknowledgement (connect included). */
-  timeoutMs?: number;
-  /** Start the daemon in the background when it is down (needs daemonArgv). */
-  autoStart?: boolean;
-  /** How to start it, e.g. [process.execPath, '/abs/dist/hookd.cjs', 'daemon', 'run']. */
-  daemonArgv?: string[];
-}
-
-export interface HandOffResult {
-  outcome: 'acked' | 'spooled' | 'failed';
-  error?: string;
-  /** True when this call started a daemon in the background. */
-  started?: boolean;
-}
+export type { HandOffOptions, HandOffResult };
 
 export type DaemonReply = { v: number; ok: boolean; [key: string]: unknown };
 
@@ -159,3 +145,6 @@ export async function handOff(message: EventHandoff, options: HandOffOptions = {
   }
   return { outcome: 'spooled', error: reason, ...(started ? { started } : {}) };
 }
+
+// The client implements the hook's contract (src/hook/hand-off.ts).
+const _handOffImplementsContract: HandOff = handOff;

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EventHandoff, HookEvent } from '../events/types.js';
 import { spoolDir, stateDir, type Env } from '../paths.js';
-import type { Channel } from '../channels/channel.js';
-import type { FetchLike } from '../channels/http.js';
-import type { DesktopOptions } from '../channels/desktop.js';
-import { buildChannels } from '../channels/build-channels.js';
+import type { Channel } from '../notify/channels/channel.js';
+import type { FetchLike } from '../notify/channels/http.js';
+import type { DesktopOptions } from '../notify/channels/desktop.js';
+import { buildChannels } from '../notify/channels/build-channels.js';
 import { ConfigStore, type ConfigState } from './config-store.js';
 import { createDaemonLogger } from './logger.js';
 import {
@@ -21,14 +21,14 @@ import {
 import { openDaemonJournal } from './journal-schema.js';
 import { DaemonStore, type Delivery, type JournalRecord } from './store.js';
 import { Outbox, type ChannelStats } from './outbox.js';
-import { Coalescer, coalescedNotification, type Burst } from './coalescer.js';
-import { createNoiseState, observeEvent, pruneNoise, recordSent, serializeNoise } from './noise.js';
-import { effectiveRules, evaluateRules, type FiredRule } from './rules.js';
-import { quietStateAt } from './quiet-hours.js';
+import { Coalescer, coalescedNotification, type Burst } from '../notify/coalescer.js';
+import { createNoiseState, observeEvent, pruneNoise, recordSent, serializeNoise } from '../notify/noise.js';
+import { effectiveRules, evaluateRules, type FiredRule } from '../notify/rules.js';
+import { quietStateAt } from '../notify/quiet-hours.js';
 import { listenOnSocket, type SocketServer } from './server.js';
 import { eventRequestSchema, type DaemonRequest, type OutboxRequest } from './protocol.js';
 import { listSpool, quarantineSpoolFile, readSpoolFile, removeSpoolFile } from './spool.js';
-import type { DefaultText, RenderedNotification, Urgency } from './notification.js';
+import type { DefaultText, RenderedNotification, Urgency } from '../notify/notification.js';
 import { PROTOCOL_VERSION, requestDaemon } from './client.js';
 import { ENRICH_DEFAULTS } from '../config/enrich-schema.js';
 

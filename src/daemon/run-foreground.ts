@@ -4,7 +4,7 @@ import { dataDir } from '../paths.js';
 import type { EventHandoff, HookEvent } from '../events/types.js';
 import { createEnricher, type CreateEnricherOptions } from '../enrich/enricher.js';
 import { apiMessageText } from '../enrich/api-data.js';
-import { defaultNotificationText } from '../enrich/templates.js';
+import { defaultNotificationText } from '../notify/default-text.js';
 import type { Enrichment } from '../enrich/types.js';
 import { createLedger } from '../ledger/ledger.js';
 import { tagSessionOnEnd } from '../ledger/tag-session.js';
@@ -23,8 +23,8 @@ import { enrichApiEnabled, enrichConfigSchema } from '../config/enrich-schema.js
 import type { HookdConfig } from '../config/schema.js';
 import { resolveApiAccess } from '../platform/access.js';
 import type { PlatformClient } from '../platform/client.js';
-import type { FetchLike } from '../channels/http.js';
-import type { DefaultText } from './notification.js';
+import type { FetchLike } from '../notify/channels/http.js';
+import type { DefaultText } from '../notify/notification.js';
 import { createDaemonLogger } from './logger.js';
 import { startDaemon, type DaemonHandle, type StartDaemonOptions } from './daemon.js';
 

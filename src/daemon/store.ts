@@ -1,5 +1,5 @@
 import type { EventHandoff } from '../events/types.js';
-import type { RenderedNotification } from './notification.js';
+import type { RenderedNotification } from '../notify/notification.js';
 
 export type DeliveryState = 'pending' | 'held' | 'delivered' | 'dead';
 

@@ -1,6 +1,6 @@
-import { formatDuration, paint, type Out } from '../cli/output.js';
+import { formatDuration, paint, type Out } from '../terminal/output.js';
 import type { HookReport } from '../hook/process-event.js';
-import { reportJson } from '../cli/report.js';
+import { reportJson } from '../explain/format-report.js';
 
 /** One hook command of a played event, as `hookd emit --json` reports it, with the event's name. */
 export interface DemoCommand {

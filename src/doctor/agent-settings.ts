@@ -2,7 +2,7 @@ import { validateAgentHooks, type AgentHooksReport } from '../install/agent-hook
 import { AGENT_PROFILES, locateSettingsFile, type Agent, type Scope } from '../install/agents.js';
 import { isHookdCommand } from '../install/hookd-command.js';
 import { readSettingsFile } from '../install/settings-file.js';
-import { CliError } from '../cli/errors.js';
+import { CliError } from '../errors.js';
 import type { Env } from '../paths.js';
 
 /** An agent settings file as the doctor sees it: read once, shared by the file and wiring checks. */

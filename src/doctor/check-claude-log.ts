@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { formatDuration } from '../cli/output.js';
+import { formatDuration } from '../terminal/output.js';
 import { CLAUDE_SKIPPED_LINE, validateAgentHooks } from '../install/agent-hooks.js';
 import { readSettingsFile } from '../install/settings-file.js';
 import { scanLogFolder } from './droid-log.js';

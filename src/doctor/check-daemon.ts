@@ -1,5 +1,5 @@
 import { lstatSync } from 'node:fs';
-import { formatDuration } from '../cli/output.js';
+import { formatDuration } from '../terminal/output.js';
 import type { DaemonConfig } from '../config/daemon-schema.js';
 import { daemonFiles } from '../daemon/runtime-files.js';
 import { journalTrouble } from '../daemon/journal.js';

@@ -1,4 +1,4 @@
-import { paint, type Color, type Out } from '../cli/output.js';
+import { paint, type Color, type Out } from '../terminal/output.js';
 import type { CheckResult, CheckStatus } from './types.js';
 
 const MARKS: Record<CheckStatus, { mark: string; color: Color }> = {

@@ -1,4 +1,4 @@
-import { safeHost, type FetchLike } from '../channels/http.js';
+import { safeHost, type FetchLike } from '../notify/channels/http.js';
 
 export type HttpProbe = { ok: true; status: number } | { ok: false; error: string };
 

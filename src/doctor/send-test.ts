@@ -1,5 +1,5 @@
-import type { Channel, DeliveryResult } from '../channels/channel.js';
-import type { RenderedNotification } from '../daemon/notification.js';
+import type { Channel, DeliveryResult } from '../notify/channels/channel.js';
+import type { RenderedNotification } from '../notify/notification.js';
 import { redactText } from '../logging/redact.js';
 
 /** The notification `hookd doctor --send-test` sends. */

@@ -3,7 +3,7 @@ import { enrichConfigSchema } from '../config/enrich-schema.js';
 import { ledgerConfigSchema } from '../config/ledger-schema.js';
 import { notifySettings } from '../config/notify-schema.js';
 import type { HookdConfig } from '../config/schema.js';
-import { effectiveRules } from '../daemon/rules.js';
+import { effectiveRules } from '../notify/rules.js';
 import { redactDeep } from '../logging/redact.js';
 
 /** A value that only names a variable (`${SLACK_WEBHOOK_URL}`): not a secret, and worth showing. */

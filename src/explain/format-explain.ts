@@ -1,4 +1,4 @@
-import { formatDuration, paint, type Out } from '../cli/output.js';
+import { formatDuration, paint, type Out } from '../terminal/output.js';
 import type { Explanation } from './explain-event.js';
 
 function quote(text: string, max = 80): string {

@@ -1,5 +1,5 @@
 import type { ConfigValidator, LoadedConfig } from '../config/load.js';
-import type { handOff as handOffFn } from '../daemon/client.js';
+import type { HandOff } from './hand-off.js';
 import { loadConfig } from '../config/load.js';
 import { DEAD_LETTER_MAX_BYTES, keepDeadLetter, type DeadLetterLimits } from '../events/dead-letter.js';
 import { MAX_EVENT_DEPTH, parseEvent, type DeclaredAgent, type ParseFailure } from '../events/parse.js';
@@ -15,8 +15,7 @@ import { claimConfigNotices, logConfigState } from './config-report.js';
 
 type Env = Record<string, string | undefined>;
 
-/** The daemon client's hand-off (src/daemon/client.ts), injected so the hook loads it only when used. */
-export type HandOff = typeof handOffFn;
+export type { HandOff } from './hand-off.js';
 
 export interface ProcessIO {
   env: Env;

@@ -1,4 +1,4 @@
-import { CliError, EXIT } from '../cli/errors.js';
+import { CliError, EXIT } from '../errors.js';
 import { formatAgentHooksProblems, validateAgentHooks, type AgentHooksProblem } from './agent-hooks.js';
 import { AGENT_PROFILES, type Agent } from './agents.js';
 import { patchJsonText } from './json-patch.js';

@@ -1,4 +1,4 @@
-import { CliError, EXIT } from '../cli/errors.js';
+import { CliError, EXIT } from '../errors.js';
 import { formatIssues, formatPath } from '../config/issues.js';
 import { hookEntrySchema } from '../config/schema.js';
 import { validateConfigText } from '../config/validate.js';

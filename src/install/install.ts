@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
 import { validateAgentHooks, type AgentHooksProblem } from './agent-hooks.js';
 import { AGENT_PROFILES, locateSettingsFile, type Agent, type Scope } from './agents.js';

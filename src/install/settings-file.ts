@@ -15,7 +15,7 @@ import {
 } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { CliError, EXIT } from '../cli/errors.js';
+import { CliError, EXIT } from '../errors.js';
 import { detectJsonStyle, parseJsonText, type JsonTextStyle } from './json-text.js';
 
 /** An agent settings file as read before an edit: its text, its parsed object, and how to write it back. */

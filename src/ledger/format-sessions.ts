@@ -1,4 +1,4 @@
-import { formatDuration, formatTable, paint, type Column, type Out } from '../cli/output.js';
+import { formatDuration, formatTable, paint, type Column, type Out } from '../terminal/output.js';
 import type { LedgerStats, SessionRecord, StatsRow } from './types.js';
 
 /** `2026-11-22 11:32Z` (UTC, minutes). */

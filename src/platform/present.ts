@@ -1,4 +1,4 @@
-import type { Column } from '../cli/output.js';
+import type { Column } from '../terminal/output.js';
 import type {
   ActivityRow,
   GroupedActivityRow,

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { CliError, EXIT, UsageError } from '../cli/errors.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
 import { logDir, type Env } from '../paths.js';
 import { LAUNCHD_LABEL, renderLaunchdPlist } from './launchd-plist.js';
 import { renderSystemdUnit, SYSTEMD_UNIT_NAME } from './systemd-unit.js';

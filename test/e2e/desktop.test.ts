@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findOnPath } from '../../src/channels/desktop.js';
+import { findOnPath } from '../../src/notify/channels/desktop.js';
 import { handOff, requestDaemon } from '../../src/daemon/client.js';
 import { fixture, handoffOf, tempEnv, waitFor } from '../integration/daemon/helpers.js';
 import { BIN, ensureBuilt, exited } from '../integration/daemon/process-helpers.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { CliError, EXIT, UsageError } from '../errors.js';
-import { formatJson, formatTable, paint, stdoutOut, type Column, type Out } from '../output.js';
+import { CliError, EXIT, UsageError } from '../../errors.js';
+import { formatJson, formatTable, paint, stdoutOut, type Column, type Out } from '../../terminal/output.js';
 import { loadConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
 import { PlatformClient, resolveApiAccess, type IterateOptions } from '../../platform/client.js';

@@ -7,8 +7,8 @@ import { effectiveConfig } from '../../explain/effective-config.js';
 import { validator } from '../../config/resolve.js';
 import { formatIssues } from '../../config/issues.js';
 import { configJsonSchema, validateConfigText } from '../../config/validate.js';
-import { EXIT } from '../errors.js';
-import { formatJson, paint, stdoutOut, type Out } from '../output.js';
+import { EXIT } from '../../errors.js';
+import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
 import { projectDirArg } from './trust.js';
 
 interface ConfigArgs {

@@ -2,8 +2,8 @@ import { installServiceCommand, uninstallServiceCommand } from './service.js';
 import type { Argv, CommandModule } from 'yargs';
 import { startDaemonProcess, stopDaemonProcess } from '../../daemon/admin.js';
 import { daemonLogPath } from '../../daemon/logger.js';
-import { CliError } from '../errors.js';
-import { formatJson, stdoutOut } from '../output.js';
+import { CliError } from '../../errors.js';
+import { formatJson, stdoutOut } from '../../terminal/output.js';
 import { formatStatus, statusReport } from './status.js';
 
 async function run(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { runDemo, DEFAULT_PAUSE_MS } from '../../demo/run-demo.js';
-import { formatJson, stdoutOut } from '../output.js';
+import { formatJson, stdoutOut } from '../../terminal/output.js';
 
 interface DemoArgs {
   keep: boolean;

@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import { runDoctor, DEFAULT_DOCTOR_TIMEOUT_MS } from '../../doctor/run-doctor.js';
 import { countStatuses, formatDoctor } from '../../doctor/format-doctor.js';
 import { createProgressLine } from '../../doctor/progress-line.js';
-import { EXIT, UsageError } from '../errors.js';
-import { formatJson, stdoutOut } from '../output.js';
+import { EXIT, UsageError } from '../../errors.js';
+import { formatJson, stdoutOut } from '../../terminal/output.js';
 
 interface DoctorArgs {
   json: boolean;

@@ -3,10 +3,10 @@ import { readInputFile } from '../read-input.js';
 import { DROID_EVENTS } from '../../events/names.js';
 import { samplePayload } from '../../events/sample.js';
 import { processEvent } from '../../hook/process-event.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 import { cliProcessIO } from '../hook-io.js';
-import { formatJson, stdoutOut } from '../output.js';
-import { formatReport, reportJson } from '../report.js';
+import { formatJson, stdoutOut } from '../../terminal/output.js';
+import { formatReport, reportJson } from '../../explain/format-report.js';
 
 interface EmitArgs {
   event?: string;

@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { DROID_EVENTS, isDroidEvent } from '../../events/names.js';
 import { explainEvent } from '../../explain/explain-event.js';
 import { formatExplanation } from '../../explain/format-explain.js';
-import { formatJson, stdoutOut } from '../output.js';
+import { formatJson, stdoutOut } from '../../terminal/output.js';
 import { buildPayload } from './emit.js';
 
 type EmitFlags = Parameters<typeof buildPayload>[0];

@@ -10,7 +10,7 @@ import {
   type InstallResult,
   type UninstallResult,
 } from '../../install/install.js';
-import { formatJson, paint, stdoutOut, type Out } from '../output.js';
+import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
 
 interface TargetArgs {
   agent: Agent;

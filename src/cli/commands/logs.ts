@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { logDir } from '../../paths.js';
-import { paint, stdoutOut, type Out, type Color } from '../output.js';
+import { paint, stdoutOut, type Out, type Color } from '../../terminal/output.js';
 
 interface LogsArgs {
   session?: string;

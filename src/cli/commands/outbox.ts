@@ -1,8 +1,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { outboxAction } from '../../daemon/admin.js';
 import type { Delivery } from '../../daemon/store.js';
-import { CliError, UsageError } from '../errors.js';
-import { formatJson, formatTable, stdoutOut } from '../output.js';
+import { CliError, UsageError } from '../../errors.js';
+import { formatJson, formatTable, stdoutOut } from '../../terminal/output.js';
 
 type State = 'pending' | 'held' | 'dead' | 'delivered' | 'all';
 const STATES: State[] = ['pending', 'held', 'dead', 'delivered', 'all'];

@@ -1,10 +1,10 @@
 import type { CommandModule } from 'yargs';
 import { readInputFile } from '../read-input.js';
 import { processEvent } from '../../hook/process-event.js';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, EXIT } from '../../errors.js';
 import { cliProcessIO } from '../hook-io.js';
-import { paint, stdoutOut } from '../output.js';
-import { formatReport, reportJson } from '../report.js';
+import { paint, stdoutOut } from '../../terminal/output.js';
+import { formatReport, reportJson } from '../../explain/format-report.js';
 
 interface ReplayArgs {
   file: string;

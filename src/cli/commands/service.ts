@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { currentHookdPath } from '../../install/hookd-command.js';
 import { installService, uninstallService, type ServiceResult } from '../../service/install-service.js';
-import { formatJson, paint, stdoutOut, type Out } from '../output.js';
+import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
 
 interface ServiceArgs {
   enable: boolean;

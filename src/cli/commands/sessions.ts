@@ -9,8 +9,8 @@ import {
 import { parseSince } from '../../ledger/since.js';
 import type { LedgerFilters, StatsBy } from '../../ledger/types.js';
 import { dataDir, type Env } from '../../paths.js';
-import { CliError, EXIT, UsageError } from '../errors.js';
-import { formatJson, stdoutOut, type Out } from '../output.js';
+import { CliError, EXIT, UsageError } from '../../errors.js';
+import { formatJson, stdoutOut, type Out } from '../../terminal/output.js';
 
 /** The edges of `hookd sessions`, injectable for tests. */
 export interface SessionsDeps {

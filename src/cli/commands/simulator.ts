@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { CliError, EXIT, UsageError } from '../errors.js';
+import { CliError, EXIT, UsageError } from '../../errors.js';
 import { startSimulator } from '../../platform/simulator/index.js';
 
 interface SimulatorArgs {

@@ -1,11 +1,18 @@
 import type { CommandModule } from 'yargs';
 import { daemonState, type DaemonState } from '../../daemon/admin.js';
-import { probeDesktop } from '../../channels/desktop.js';
+import { probeDesktop } from '../../notify/channels/desktop.js';
 import { loadConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
 import { notifySettings } from '../../config/notify-schema.js';
 import type { ConfigIssue } from '../../config/issues.js';
-import { formatDuration, formatJson, formatTable, paint, stdoutOut, type Out } from '../output.js';
+import {
+  formatDuration,
+  formatJson,
+  formatTable,
+  paint,
+  stdoutOut,
+  type Out,
+} from '../../terminal/output.js';
 import { journalTrouble } from '../../daemon/journal.js';
 
 interface StatusArgs {

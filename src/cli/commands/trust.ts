@@ -10,8 +10,8 @@ import {
 } from '../../config/trust.js';
 import { validateConfigText } from '../../config/validate.js';
 import { projectConfigPath } from '../../paths.js';
-import { CliError, EXIT, UsageError } from '../errors.js';
-import { formatJson, paint, stdoutOut } from '../output.js';
+import { CliError, EXIT, UsageError } from '../../errors.js';
+import { formatJson, paint, stdoutOut } from '../../terminal/output.js';
 
 interface TrustArgs {
   dir?: string;

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../../src/daemon/daemon.js';
 import { handOff } from '../../../src/daemon/client.js';
-import type { Channel } from '../../../src/channels/channel.js';
-import type { RenderedNotification } from '../../../src/daemon/notification.js';
+import type { Channel } from '../../../src/notify/channels/channel.js';
+import type { RenderedNotification } from '../../../src/notify/notification.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from '../daemon/helpers.js';
 import { writeConfig } from '../daemon/process-helpers.js';
 import { loadConfig } from '../../../src/config/load.js';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEnricher } from '../../../src/enrich/enricher.js';
 import { claudeSlug, claudeTranscriptPath } from '../../../src/enrich/claude-session.js';
 import { readLocalSession } from '../../../src/enrich/session-store.js';
-import { defaultNotificationText } from '../../../src/enrich/templates.js';
+import { defaultNotificationText } from '../../../src/notify/default-text.js';
 import {
   CLAUDE_SCENARIOS,
   claudeHomeOf,

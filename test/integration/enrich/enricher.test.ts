@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { apiMessageText } from '../../../src/enrich/api-data.js';
 import { createEnricher } from '../../../src/enrich/enricher.js';
-import { defaultNotificationText } from '../../../src/enrich/templates.js';
+import { defaultNotificationText } from '../../../src/notify/default-text.js';
 import type { HookEvent } from '../../../src/events/types.js';
 import { MAIN_SESSION, SUB_SESSION, makeTempHome, type TempHome } from './fixture-home.js';
 

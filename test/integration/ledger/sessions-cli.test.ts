@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import yargs from 'yargs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSessionsCommand } from '../../../src/cli/commands/sessions.js';
-import { CliError, EXIT, UsageError } from '../../../src/cli/errors.js';
+import { CliError, EXIT, UsageError } from '../../../src/errors.js';
 import { createLedger } from '../../../src/ledger/ledger.js';
 import { CSV_COLUMNS } from '../../../src/ledger/format-sessions.js';
 import { BASE_MS, DAY, sampleRecord } from './records.js';

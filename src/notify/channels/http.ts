@@ -1,5 +1,5 @@
 import type { DeliveryResult } from './channel.js';
-import { CHANNEL_BODY_MAX_BYTES, readBodyCapped } from '../util/read-body.js';
+import { CHANNEL_BODY_MAX_BYTES, readBodyCapped } from '../../util/read-body.js';
 
 export type FetchLike = typeof fetch;
 

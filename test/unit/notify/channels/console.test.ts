@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createConsoleChannel, formatConsoleNotification } from '../../../src/channels/console.js';
-import { buildChannels } from '../../../src/channels/build-channels.js';
-import { notifySchema } from '../../../src/config/notify-schema.js';
-import type { DeliveryContext } from '../../../src/channels/channel.js';
-import type { RenderedNotification } from '../../../src/daemon/notification.js';
+import { createConsoleChannel, formatConsoleNotification } from '../../../../src/notify/channels/console.js';
+import { buildChannels } from '../../../../src/notify/channels/build-channels.js';
+import { notifySchema } from '../../../../src/config/notify-schema.js';
+import type { DeliveryContext } from '../../../../src/notify/channels/channel.js';
+import type { RenderedNotification } from '../../../../src/notify/notification.js';
 
 const notification: RenderedNotification = {
   title: 'Finished: Fix the parser in api-server (main)',

@@ -1,5 +1,5 @@
 import type { HookReport } from '../hook/process-event.js';
-import { formatDuration, paint, type Out } from './output.js';
+import { formatDuration, paint, type Out } from '../terminal/output.js';
 
 function status(r: HookReport['ran'][number]): string {
   const res = r.result;

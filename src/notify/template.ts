@@ -6,10 +6,13 @@ import { ownValue } from '../util/own.js';
  */
 
 import { formatDuration } from '../util/format-duration.js';
+import { TEMPLATE_PATH as PATH, splitPipes, type TemplateFilter } from '../config/template-syntax.js';
+
+export { checkTemplate, TEMPLATE_FILTERS } from '../config/template-syntax.js';
 
 export type TemplateContext = Record<string, unknown>;
 
-const FILTERS: Record<string, (value: unknown, arg: string | undefined) => unknown> = {
+const FILTERS: Record<TemplateFilter, (value: unknown, arg: string | undefined) => unknown> = {
   default: (value, arg) => (isEmpty(value) ? (arg ?? '') : value),
   truncate: (value, arg) => {
     const text = toText(value);
@@ -31,8 +34,6 @@ const FILTERS: Record<string, (value: unknown, arg: string | undefined) => unkno
   short: (value) => toText(value).slice(0, 8),
 };
 
-export const TEMPLATE_FILTERS = Object.keys(FILTERS);
-
 function isEmpty(value: unknown): boolean {
   return value === undefined || value === null || value === '';
 }
@@ -52,40 +53,6 @@ function lookup(context: TemplateContext, path: string): unknown {
     node = (node as Record<string, unknown>)[key];
   }
   return node;
-}
-
-const PATH = /^[A-Za-z_][\w-]*(?:\.[\w-]+)*$/;
-
-/** A problem in a template, found before it is used (config validation and `hookd explain`). */
-export function checkTemplate(template: string): string[] {
-  const problems: string[] = [];
-  for (const match of template.matchAll(/(?<!\\)\{\{([^}]*)\}\}/g)) {
-    const [head, ...filters] = splitPipes(match[1]!);
-    if (!PATH.test(head!.trim()))
-      problems.push(`"${head!.trim()}" is not a field path (use e.g. session.title)`);
-    for (const filter of filters) {
-      const name = filter.split(':')[0]!.trim();
-      if (!Object.hasOwn(FILTERS, name))
-        problems.push(`unknown filter "${name}" (known: ${TEMPLATE_FILTERS.join(', ')})`);
-    }
-  }
-  return problems;
-}
-
-function splitPipes(expression: string): string[] {
-  // A quoted filter argument may contain "|".
-  const parts: string[] = [];
-  let current = '';
-  let quote = false;
-  for (const ch of expression) {
-    if (ch === '"') quote = !quote;
-    if (ch === '|' && !quote) {
-      parts.push(current);
-      current = '';
-    } else current += ch;
-  }
-  parts.push(current);
-  return parts;
 }
 
 function parseArg(raw: string | undefined): string | undefined {

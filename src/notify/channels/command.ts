@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import type { CommandChannelConfig } from '../config/notify-schema.js';
-import type { RenderedNotification } from '../daemon/notification.js';
-import { redactText } from '../logging/redact.js';
+import type { CommandChannelConfig } from '../../config/notify-schema.js';
+import type { RenderedNotification } from '../notification.js';
+import { redactText } from '../../logging/redact.js';
 import { notificationPayload, type Channel, type DeliveryContext, type DeliveryResult } from './channel.js';
 
 /** Exit code a command uses to ask for a retry later (sysexits EX_TEMPFAIL). */

@@ -1,9 +1,9 @@
 import { formatDuration } from '../util/format-duration.js';
 import { failureOf, permissionTool } from '../events/claude-facts.js';
 import type { HookEvent } from '../events/types.js';
-import { excerpt } from './excerpt.js';
-import type { Enrichment, TokenCounts } from './types.js';
-import { positive, str } from './json-values.js';
+import { excerpt } from '../enrich/excerpt.js';
+import type { Enrichment, TokenCounts } from '../enrich/types.js';
+import { positive, str } from '../enrich/json-values.js';
 
 /** A notification's text before any channel formats it. */
 export interface NotificationText {

@@ -1,6 +1,6 @@
-import type { ConsoleChannelConfig } from '../config/notify-schema.js';
-import type { RenderedNotification, Urgency } from '../daemon/notification.js';
-import { paint, type Color, type Out } from '../cli/output.js';
+import type { ConsoleChannelConfig } from '../../config/notify-schema.js';
+import type { RenderedNotification, Urgency } from '../notification.js';
+import { colorFor, paint, type Color, type Out } from '../../terminal/output.js';
 import type { Channel, DeliveryResult } from './channel.js';
 
 /** Where the console channel writes: a writable stream such as process.stdout. */
@@ -59,7 +59,7 @@ export function createConsoleChannel(
 ): Channel {
   const stream = options.stream ?? process.stdout;
   const env = options.env ?? process.env;
-  const color = options.color ?? (Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb');
+  const color = options.color ?? colorFor(stream.isTTY, env);
   const label = options.label ?? 'stdout';
   return {
     name,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMrkdwn, slackMessage } from '../../../src/channels/slack.js';
-import { classifyHttp, retryAfterMs, safeHost } from '../../../src/channels/http.js';
-import { signBody } from '../../../src/channels/webhook.js';
-import { probeDesktop } from '../../../src/channels/desktop.js';
-import type { RenderedNotification } from '../../../src/daemon/notification.js';
+import { escapeMrkdwn, slackMessage } from '../../../../src/notify/channels/slack.js';
+import { classifyHttp, retryAfterMs, safeHost } from '../../../../src/notify/channels/http.js';
+import { signBody } from '../../../../src/notify/channels/webhook.js';
+import { probeDesktop } from '../../../../src/notify/channels/desktop.js';
+import type { RenderedNotification } from '../../../../src/notify/notification.js';
 
 const n: RenderedNotification = {
   title: 'demo: <done> & dusted',

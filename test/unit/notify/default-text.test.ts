@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultNotificationText, formatCredits, formatTokens } from '../../../src/enrich/templates.js';
+import { defaultNotificationText, formatCredits, formatTokens } from '../../../src/notify/default-text.js';
 import type { Enrichment, TokenCounts } from '../../../src/enrich/types.js';
 import type { HookEvent } from '../../../src/events/types.js';
 

@@ -1,9 +1,8 @@
 import { redactText } from '../logging/redact.js';
-import type { Channel } from '../channels/channel.js';
 import type { RenderedNotification } from './notification.js';
 
 /** Whether a channel's notifications leave the machine (and so go through the redactor). */
-export function isRemoteChannel(channel: Pick<Channel, 'type' | 'remote'>): boolean {
+export function isRemoteChannel(channel: { type: string; remote?: boolean | undefined }): boolean {
   return channel.remote ?? (channel.type === 'slack' || channel.type === 'webhook');
 }
 

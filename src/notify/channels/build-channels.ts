@@ -1,6 +1,6 @@
-import type { ChannelConfig, NotifyConfig } from '../config/notify-schema.js';
-import { notifySchema } from '../config/notify-schema.js';
-import { interpolateEnv, isShellArgv, shellTextWithEnv } from '../config/interpolate.js';
+import type { ChannelConfig, NotifyConfig } from '../../config/notify-schema.js';
+import { notifySchema } from '../../config/notify-schema.js';
+import { interpolateEnv, isShellArgv, shellTextWithEnv } from '../../config/interpolate.js';
 import type { Channel } from './channel.js';
 import { createDesktopChannel, type DesktopOptions } from './desktop.js';
 import { createSlackChannel } from './slack.js';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import type { WebhookChannelConfig } from '../config/notify-schema.js';
-import type { RenderedNotification } from '../daemon/notification.js';
+import type { WebhookChannelConfig } from '../../config/notify-schema.js';
+import type { RenderedNotification } from '../notification.js';
 import { notificationPayload, type Channel, type DeliveryContext, type DeliveryResult } from './channel.js';
 import { classifyHttp, postWithTimeout, safeHost, type FetchLike } from './http.js';
 

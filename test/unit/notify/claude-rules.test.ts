@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateRules, type RuleEvaluation } from '../../../src/daemon/rules.js';
+import { evaluateRules, type RuleEvaluation } from '../../../src/notify/rules.js';
 import {
   createNoiseState,
   deserializeNoise,
   observeEvent,
   recordSent,
   serializeNoise,
-} from '../../../src/daemon/noise.js';
+} from '../../../src/notify/noise.js';
 import { notifySettings } from '../../../src/config/notify-schema.js';
 import type { HookEvent } from '../../../src/events/types.js';
 import {

@@ -1,4 +1,4 @@
-import type { RenderedNotification } from '../daemon/notification.js';
+import type { RenderedNotification } from '../notification.js';
 
 /** How one delivery attempt ended. A failure is a value; `retryable` decides between retry and dead letter. */
 export type DeliveryResult =

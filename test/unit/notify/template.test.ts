@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkTemplate, renderTemplate } from '../../../src/daemon/template.js';
-import { globToRegExp, matchesProject } from '../../../src/daemon/glob.js';
-import { quietStateAt } from '../../../src/daemon/quiet-hours.js';
+import { checkTemplate, renderTemplate } from '../../../src/notify/template.js';
+import { globToRegExp, matchesProject } from '../../../src/notify/glob.js';
+import { quietStateAt } from '../../../src/notify/quiet-hours.js';
 import { interpolateEnv } from '../../../src/config/interpolate.js';
 
 describe('renderTemplate', () => {
@@ -27,6 +27,12 @@ describe('renderTemplate', () => {
       '"a + b" is not a field path (use e.g. session.title)',
       expect.stringContaining('unknown filter "shout"'),
     ]);
+  });
+  it('knows only its own filters, never a name from the object prototype', () => {
+    expect(checkTemplate('{{ x | constructor }}')).toEqual([
+      expect.stringContaining('unknown filter "constructor"'),
+    ]);
+    expect(renderTemplate('[{{ x | toString }}]', { x: 1 })).toBe('[]');
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createNoiseState, observeEvent } from '../../../src/daemon/noise.js';
-import { eventFacts } from '../../../src/daemon/rules.js';
-import { defaultNotificationText } from '../../../src/enrich/templates.js';
+import { createNoiseState, observeEvent } from '../../../src/notify/noise.js';
+import { eventFacts } from '../../../src/notify/rules.js';
+import { defaultNotificationText } from '../../../src/notify/default-text.js';
 import type { Enrichment } from '../../../src/enrich/types.js';
 import type { HookEvent } from '../../../src/events/types.js';
 

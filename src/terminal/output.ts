@@ -1,4 +1,7 @@
-/** Terminal output helpers: colour only on a TTY without NO_COLOR, tables for people, JSON for scripts. */
+/**
+ * Terminal output helpers: colour only on a TTY without NO_COLOR or TERM=dumb, tables for people, JSON for
+ * scripts. Below every feature folder (docs/architecture.md): features format with it, cli/ prints.
+ */
 
 export { formatDuration } from '../util/format-duration.js';
 
@@ -8,12 +11,20 @@ export interface Out {
   color: boolean;
 }
 
+/** Colour only on a terminal, and not when NO_COLOR is set (to anything) or TERM=dumb. */
+export function colorFor(
+  isTTY: boolean | undefined,
+  env: Record<string, string | undefined> = process.env,
+): boolean {
+  return Boolean(isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
 export function stdoutOut(env: Record<string, string | undefined> = process.env): Out {
   const isTTY = Boolean(process.stdout.isTTY);
   return {
     write: (text) => void process.stdout.write(text),
     isTTY,
-    color: isTTY && !env.NO_COLOR && env.TERM !== 'dumb',
+    color: colorFor(isTTY, env),
   };
 }
 

@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { DesktopChannelConfig } from '../config/notify-schema.js';
-import type { RenderedNotification } from '../daemon/notification.js';
+import type { DesktopChannelConfig } from '../../config/notify-schema.js';
+import type { RenderedNotification } from '../notification.js';
 import type { Channel, ChannelHealth, DeliveryResult } from './channel.js';
 
 export interface DesktopProbe {

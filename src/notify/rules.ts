@@ -13,7 +13,7 @@ import { isIdlePrompt, notifiedPermissionAsk, type NoiseState } from './noise.js
 import { quietStateAt } from './quiet-hours.js';
 import { renderTemplate } from './template.js';
 import { formatDuration } from '../util/format-duration.js';
-import { notificationDurationMs } from '../enrich/templates.js';
+import { notificationDurationMs } from './default-text.js';
 import {
   buildTemplateContext,
   builtInText,

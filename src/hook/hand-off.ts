@@ -1,0 +1,26 @@
+import type { Env } from '../paths.js';
+import type { EventHandoff } from '../events/types.js';
+
+/**
+ * The contract between the hook and the daemon client (src/daemon/client.ts, bundled as dist/client.cjs):
+ * the hook defines it, the client implements it, so the hook never imports the daemon (docs/architecture.md).
+ */
+export interface HandOffOptions {
+  env?: Env;
+  /** How long to wait for the daemon's acknowledgement (connect included). */
+  timeoutMs?: number;
+  /** Start the daemon in the background when it is down (needs daemonArgv). */
+  autoStart?: boolean;
+  /** How to start it, e.g. [process.execPath, '/abs/dist/hookd.cjs', 'daemon', 'run']. */
+  daemonArgv?: string[];
+}
+
+export interface HandOffResult {
+  outcome: 'acked' | 'spooled' | 'failed';
+  error?: string;
+  /** True when this call started a daemon in the background. */
+  started?: boolean;
+}
+
+/** The daemon client's hand-off, injected so the hook loads it only when used. */
+export type HandOff = (message: EventHandoff, options?: HandOffOptions) => Promise<HandOffResult>;

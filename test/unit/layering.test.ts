@@ -1,0 +1,74 @@
+import { ESLint } from 'eslint';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_DIR } from '../helpers/fixtures.js';
+
+// The layering of src/ (docs/architecture.md) is enforced by eslint.config.js; these tests make the test
+// suite fail on a back-edge too, and prove the rules bite.
+
+const LAYER_RULES = new Set([
+  'no-restricted-imports',
+  'no-restricted-syntax',
+  '@typescript-eslint/no-restricted-imports',
+]);
+
+async function lintAs(path: string, code: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: REPO_DIR });
+  const [result] = await eslint.lintText(code, { filePath: join(REPO_DIR, path) });
+  return result!.messages.filter((m) => m.ruleId && LAYER_RULES.has(m.ruleId)).map((m) => m.message);
+}
+
+describe('layering', () => {
+  it('rejects a lower layer importing a higher one', async () => {
+    const messages = await lintAs(
+      'src/config/back-edge.ts',
+      "import { buildCli } from '../cli/main.js';\nexport const cli = buildCli;\n",
+    );
+    expect(messages).toEqual([
+      expect.stringMatching(/'\.\.\/cli\/main\.js'.*layering: src\/config may not import/),
+    ]);
+  }, 30_000);
+
+  it('rejects a dynamic import of a higher layer, and notify/ importing its channels', async () => {
+    expect(
+      await lintAs('src/notify/back-edge.ts', "export const load = () => import('../daemon/main.js');\n"),
+    ).toEqual([expect.stringContaining('layering: src/notify')]);
+    expect(
+      await lintAs(
+        'src/notify/back-edge.ts',
+        "export { buildChannels } from './channels/build-channels.js';\n",
+      ),
+    ).toEqual([expect.stringContaining('layering: src/notify')]);
+  }, 30_000);
+
+  it('keeps packages and off-path files out of the hook path; type-only imports load nothing', async () => {
+    const messages = await lintAs(
+      'src/runner/back-edge.ts',
+      [
+        "import * as z from 'zod';",
+        "import { hooksSchema } from '../config/schema.js';",
+        "import type { HookdConfig } from '../config/schema.js';",
+        "import { loadConfig } from '../config/load.js';",
+        'export const all = [z, hooksSchema, loadConfig];',
+        'export type Config = HookdConfig;',
+        '',
+      ].join('\n'),
+    );
+    expect(messages).toEqual([
+      expect.stringMatching(/^'zod'.*hook path/),
+      expect.stringMatching(/^'\.\.\/config\/schema\.js'.*hook path/),
+    ]);
+  }, 30_000);
+
+  it('finds no layering error in the real src/', async () => {
+    const eslint = new ESLint({ cwd: REPO_DIR });
+    const results = await eslint.lintFiles(['src']);
+    const errors = results.flatMap((r) =>
+      r.messages
+        .filter((m) => m.ruleId && LAYER_RULES.has(m.ruleId))
+        .map((m) => `${r.filePath}:${m.line} ${m.message}`),
+    );
+    expect(errors).toEqual([]);
+    expect(results.length).toBeGreaterThan(100);
+  }, 120_000);
+});
