@@ -1,0 +1,307 @@
+import type { Logger } from 'pino';
+import type { EventHandoff, HookEvent } from '../events/types.js';
+import type { NotifyConfig } from '../config/notify-schema.js';
+import { ENRICH_DEFAULTS } from '../config/enrich-schema.js';
+import { Coalescer, coalescedNotification, type Burst } from '../notify/coalescer.js';
+import { createNoiseState, observeEvent, pruneNoise, recordSent, type NoiseState } from '../notify/noise.js';
+import { effectiveRules, evaluateRules } from '../notify/rules.js';
+import { quietStateAt } from '../notify/quiet-hours.js';
+import type { DefaultText, RenderedNotification, Urgency } from '../notify/notification.js';
+import type { Delivery, JournalRecord } from './store.js';
+
+/** What the pipeline counts, for `hookd status`. */
+export interface PipelineCounts {
+  processed: number;
+  fired: number;
+  suppressed: number;
+  coalesced: number;
+  held: number;
+}
+
+export interface PipelineOptions {
+  /** The notify config in force (read at each use: a reload applies to the next event). */
+  notify: () => NotifyConfig;
+  now: () => number;
+  logger: Logger;
+  /** Applies records and makes them durable (the journal). */
+  commit: (records: JournalRecord[]) => Promise<void>;
+  /** Tells the outbox that these channels have work. */
+  wake: (channels: Iterable<string>) => void;
+  /** Enrichment of an event (session title, last message...); the enricher keeps its own budget. */
+  enrich?: ((event: HookEvent) => Promise<Record<string, unknown>>) | undefined;
+  /** A safety net around `enrich` (default: enrich.budgetMs + 250 ms). */
+  enrichBudgetMs?: number | undefined;
+  /** Called once per event, in order, before rules (the session ledger). Errors are logged, not fatal. */
+  onEvent?: ((handoff: EventHandoff) => Promise<void>) | undefined;
+  defaultText?: DefaultText | undefined;
+  home?: string | undefined;
+}
+
+/** One delivery record per channel for a notification. */
+export function deliveryRecords(
+  now: () => number,
+  idBase: string,
+  index: number,
+  targets: readonly string[],
+  notification: RenderedNotification,
+  heldUntil?: number,
+): JournalRecord[] {
+  return targets.map((channel) => {
+    const at = now();
+    const d: Delivery = {
+      id: `${idBase}/${index}/${channel}`,
+      channel,
+      notification,
+      createdAt: at,
+      state: heldUntil !== undefined ? 'held' : 'pending',
+      attempts: 0,
+      nextAt: at,
+      ...(heldUntil !== undefined ? { heldUntil } : {}),
+    };
+    return { t: 'add', d };
+  });
+}
+
+/**
+ * The pipeline: event -> ledger hook -> enrichment -> rules (noise, coalescing, quiet hours) ->
+ * deliveries in the outbox. Events are processed in order, in batches of 64; an event is marked done
+ * in the journal once all its notifications are recorded (a coalesced one when its burst flushes).
+ */
+export class Pipeline {
+  readonly counts: PipelineCounts = { processed: 0, fired: 0, suppressed: 0, coalesced: 0, held: 0 };
+  readonly noise: NoiseState = createNoiseState();
+  /** Events whose coalesced notifications are still in a burst: how many. */
+  private readonly outstanding = new Map<string, number>();
+  private readonly queue: EventHandoff[] = [];
+  private processing: Promise<void> | undefined;
+  private stopping = false;
+  private readonly coalescer: Coalescer;
+
+  constructor(private readonly o: PipelineOptions) {
+    this.coalescer = new Coalescer(
+      () => ({
+        windowMs: o.notify().noise.coalesceWindowMs,
+        maxHoldMs: o.notify().noise.coalesceMaxHoldMs,
+      }),
+      (burst) => this.flushBurst(burst),
+      o.now,
+    );
+  }
+
+  /** Queues an event (already durable in the journal) for processing. */
+  enqueue(handoff: EventHandoff): void {
+    this.queue.push(handoff);
+    this.processing ??= this.processQueue();
+  }
+
+  /** Resolves when the queue is empty (or stopped). */
+  async idle(): Promise<void> {
+    await this.processing;
+  }
+
+  /** Takes no new batch from now on (the daemon is stopping). */
+  halt(): void {
+    this.stopping = true;
+  }
+
+  /** Stops after the batch in flight; returns the events held in bursts (they stay pending). */
+  async stop(): Promise<number> {
+    this.halt();
+    await this.processing;
+    return this.coalescer.discard();
+  }
+
+  /** Forgets noise state older than the longest window in force. */
+  prune(): void {
+    const noise = this.o.notify().noise;
+    pruneNoise(this.noise, this.o.now(), Math.max(noise.dedupeWindowMs, noise.cooldownMs, 60_000));
+  }
+
+  private quietHold(urgency: Urgency): number | undefined {
+    const quietHours = this.o.notify().quietHours;
+    const quiet = quietStateAt(this.o.now(), quietHours);
+    if (!quiet.quiet || (urgency === 'critical' && quietHours?.allowUrgent)) return undefined;
+    return quiet.endsAt;
+  }
+
+  private flushBurst(burst: Burst): void {
+    const notification = coalescedNotification(burst);
+    if (burst.items.length > 1) this.counts.coalesced += burst.items.length;
+    const heldUntil = this.quietHold(notification.urgency);
+    if (heldUntil !== undefined) this.counts.held++;
+    const firstId = burst.items[0]!.notification.eventIds[0]!;
+    const records = deliveryRecords(
+      this.o.now,
+      `${firstId}/burst`,
+      burst.index,
+      burst.channels,
+      notification,
+      heldUntil,
+    );
+    for (const item of burst.items) {
+      for (const id of item.notification.eventIds) {
+        const left = (this.outstanding.get(id) ?? 1) - 1;
+        if (left <= 0) {
+          this.outstanding.delete(id);
+          records.push({ t: 'done', id });
+        } else this.outstanding.set(id, left);
+      }
+    }
+    this.o
+      .commit(records)
+      .then(() => this.o.wake(burst.channels))
+      .catch((error: Error) =>
+        this.o.logger.error({ error: error.message }, 'cannot record a coalesced notification'),
+      );
+  }
+
+  private async enrichWithin(event: HookEvent): Promise<Record<string, unknown>> {
+    const { enrich } = this.o;
+    if (!enrich) return {};
+    const notify = this.o.notify();
+    const { rules } = effectiveRules(notify);
+    const wanted = rules.some((rule) => {
+      const on = Array.isArray(rule.on) ? rule.on : [rule.on];
+      return rule.enabled && (on.includes(event.name) || on.includes('*'));
+    });
+    if (!wanted || !notify.enabled) return {};
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        enrich(event),
+        new Promise<Record<string, unknown>>(
+          (resolve) =>
+            (timer = setTimeout(() => resolve({}), this.o.enrichBudgetMs ?? ENRICH_DEFAULTS.budgetMs + 250)),
+        ),
+      ]);
+    } catch (error) {
+      this.o.logger.warn(
+        { event: event.name, eventId: event.id, error: (error as Error).message },
+        'enrichment failed; sending without it',
+      );
+      return {};
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async processOne(
+    handoff: EventHandoff,
+    enrichment: Record<string, unknown>,
+  ): Promise<JournalRecord[]> {
+    const { o, counts, noise } = this;
+    const log = o.logger;
+    const event = handoff.event;
+    const at = o.now();
+    observeEvent(noise, event, at);
+    if (o.onEvent) {
+      try {
+        await o.onEvent(handoff);
+      } catch (error) {
+        log.error(
+          { event: event.name, eventId: event.id, error: (error as Error).message },
+          'event hook (ledger) failed',
+        );
+      }
+    }
+    const notify = o.notify();
+    const evaluation = evaluateRules(event, enrichment, notify, noise, at, {
+      ...(o.home ? { home: o.home } : {}),
+      ...(o.defaultText ? { defaultText: o.defaultText } : {}),
+      results: handoff.results,
+    });
+    recordSent(
+      noise,
+      evaluation.fired.map((f) => ({
+        dedupeKey: f.dedupeKey,
+        ...(f.cooldownKey ? { cooldownKey: f.cooldownKey } : {}),
+        idle: event.name === 'Notification' && event.payload.notification_type === 'idle_prompt',
+        ...(event.sessionId ? { sessionId: event.sessionId } : {}),
+        ...(f.permissionAsk ? { permissionAsk: f.permissionAsk } : {}),
+      })),
+      at,
+    );
+    counts.fired += evaluation.fired.length;
+    const suppressed = evaluation.skipped.filter(
+      (s) => !s.reason.startsWith('filter:') && !s.reason.startsWith('rule disabled'),
+    ).length;
+    counts.suppressed += suppressed;
+    // Suppressed notifications (dedupe, cooldown, a duplicate permission ask, a held Stop) are logged too.
+    if (evaluation.fired.length > 0 || suppressed > 0 || log.isLevelEnabled('debug')) {
+      log.info(
+        {
+          event: event.name,
+          eventId: event.id,
+          ...(event.sessionId ? { sessionId: event.sessionId } : {}),
+          fired: evaluation.fired.map((f) => f.rule),
+          skipped: evaluation.skipped.map((s) => `${s.rule}: ${s.reason}`),
+        },
+        'rules evaluated',
+      );
+    }
+    const records: JournalRecord[] = [];
+    let held = 0;
+    for (const fired of evaluation.fired) {
+      if (fired.coalesce && notify.noise.coalesceWindowMs > 0) {
+        this.coalescer.add(fired);
+        held++;
+        continue;
+      }
+      if (fired.deferred) counts.held++;
+      records.push(
+        ...deliveryRecords(
+          o.now,
+          event.id,
+          fired.index,
+          fired.channels,
+          fired.notification,
+          fired.deferred ? fired.quietEndsAt : undefined,
+        ),
+      );
+    }
+    // hookd's own notices (an untrusted project file, a broken config) go to the desktop as they are.
+    (handoff.notices ?? []).forEach((notice, i) => {
+      records.push(
+        ...deliveryRecords(o.now, `${event.id}/notice`, i, ['desktop'], {
+          title: notice.title,
+          body: notice.body,
+          urgency: 'normal',
+          rule: 'hookd-config',
+          event: event.name,
+          eventIds: [event.id],
+          count: 1,
+          at,
+          fields: [],
+        }),
+      );
+    });
+    if (held > 0) this.outstanding.set(event.id, held);
+    else records.push({ t: 'done', id: event.id });
+    counts.processed++;
+    return records;
+  }
+
+  private async processQueue(): Promise<void> {
+    while (this.queue.length > 0 && !this.stopping) {
+      const batch = this.queue.splice(0, 64);
+      const enrichments = await Promise.all(batch.map((h) => this.enrichWithin(h.event)));
+      const records: JournalRecord[] = [];
+      const touched = new Set<string>();
+      for (let i = 0; i < batch.length; i++) {
+        const out = await this.processOne(batch[i]!, enrichments[i]!);
+        for (const r of out) if (r.t === 'add') touched.add(r.d.channel);
+        records.push(...out);
+      }
+      try {
+        await this.o.commit(records);
+      } catch (error) {
+        this.o.logger.error(
+          { error: (error as Error).message },
+          'cannot record processed events; they stay pending',
+        );
+      }
+      this.o.wake(touched);
+    }
+    this.processing = undefined;
+  }
+}

@@ -1,0 +1,78 @@
+import type { EventHandoff } from '../events/types.js';
+import { serializeNoise, type NoiseState } from '../notify/noise.js';
+import type { DaemonRequest, OutboxRequest } from './protocol.js';
+import type { DaemonStats } from './stats.js';
+import type { DaemonStore, Delivery, JournalRecord } from './store.js';
+
+export interface RequestOptions {
+  /** True once the daemon is stopping: events are refused. */
+  stopping: () => boolean;
+  /** Why the journal cannot be written now, or undefined. */
+  journalTrouble: () => { error: string; code?: string | undefined } | undefined;
+  /** Makes an event durable and queues it (ingest). */
+  receive: (handoff: EventHandoff) => Promise<{ duplicate: boolean }>;
+  stats: () => DaemonStats;
+  /** Starts stopping the daemon (after the reply is sent). */
+  shutdown: () => void;
+  store: Pick<DaemonStore, 'deliveries' | 'recentDelivered'>;
+  commit: (records: JournalRecord[]) => Promise<void>;
+  wake: (channels: Iterable<string>) => void;
+  noise: () => NoiseState;
+  now: () => number;
+  pid?: number;
+}
+
+/** `hookd outbox`: list, retry dead deliveries, purge. */
+async function outboxRequest(o: RequestOptions, request: OutboxRequest): Promise<Record<string, unknown>> {
+  const wanted = (d: Delivery) =>
+    request.ids ? request.ids.includes(d.id) : request.state === 'all' || d.state === request.state;
+  if (request.action === 'list') {
+    const items = [...o.store.deliveries.values(), ...o.store.recentDelivered].filter(wanted);
+    return { ok: true, items };
+  }
+  const targets = [...o.store.deliveries.values()].filter(wanted);
+  const at = o.now();
+  const records: JournalRecord[] =
+    request.action === 'retry'
+      ? targets.filter((d) => d.state === 'dead').map((d) => ({ t: 'retry', id: d.id, at }))
+      : targets.map((d) => ({ t: 'purge', id: d.id }));
+  await o.commit(records);
+  if (request.action === 'retry') o.wake(new Set(targets.map((d) => d.channel)));
+  return { ok: true, affected: records.length };
+}
+
+/** The socket's request handler: event, ping, status, shutdown, outbox, noise. */
+export function requestHandler(
+  o: RequestOptions,
+): (request: DaemonRequest) => Promise<Record<string, unknown>> {
+  const pid = o.pid ?? process.pid;
+  return async (request) => {
+    switch (request.type) {
+      case 'event': {
+        if (o.stopping())
+          return { ok: false, code: 'shutting_down', error: 'the daemon is stopping', id: request.event.id };
+        const trouble = o.journalTrouble();
+        if (trouble)
+          return {
+            ok: false,
+            code: 'unavailable',
+            error: `the daemon cannot write its journal (${trouble.code ?? trouble.error}; ${trouble.error}): not accepting events until it can`,
+            id: request.event.id,
+          };
+        const result = await o.receive(request as unknown as EventHandoff);
+        return { ok: true, id: request.event.id, ...(result.duplicate ? { duplicate: true } : {}) };
+      }
+      case 'ping':
+        return { ok: true, pong: true, pid };
+      case 'status':
+        return { ok: true, status: o.stats() };
+      case 'shutdown':
+        setImmediate(o.shutdown);
+        return { ok: true, stopping: true, pid };
+      case 'outbox':
+        return outboxRequest(o, request);
+      case 'noise':
+        return { ok: true, noise: serializeNoise(o.noise()) };
+    }
+  };
+}

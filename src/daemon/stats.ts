@@ -1,0 +1,136 @@
+import type { Channel } from '../notify/channels/channel.js';
+import type { ConfigState } from './config-store.js';
+import type { ChannelStats } from './outbox.js';
+import type { DaemonStore } from './store.js';
+import type { IngestCounts } from './ingest.js';
+import type { PipelineCounts } from './pipeline.js';
+import { PROTOCOL_VERSION } from './client.js';
+
+export interface ChannelStatus extends Omit<ChannelStats, 'latencies'> {
+  name: string;
+  type: string;
+  description: string;
+  healthy: boolean;
+  problems: string[];
+  pending: number;
+  latencyP50Ms?: number;
+  latencyP99Ms?: number;
+}
+
+export interface DaemonStats {
+  v: number;
+  pid: number;
+  startedAt: number;
+  uptimeMs: number;
+  socketPath: string;
+  /** `error` while the disk refuses writes (full, I/O error): new events are refused meanwhile. */
+  journal: { file: string; bytes: number; error?: string; troubleSince?: number };
+  events: {
+    received: number;
+    duplicates: number;
+    fromSpool: number;
+    rejected: number;
+    processed: number;
+    pending: number;
+  };
+  notifications: { fired: number; suppressed: number; coalesced: number; held: number; digests: number };
+  outbox: { pending: number; held: number; dead: number };
+  channels: ChannelStatus[];
+  config: { ok: boolean; file?: string; loadedAt: number; appliedAt: number; issues: ConfigState['issues'] };
+  memory: { rssBytes: number; heapUsedBytes: number };
+}
+
+/** Where the numbers of `hookd status` come from: each part keeps its own counts. */
+export interface StatsSources {
+  startedAt: number;
+  now: () => number;
+  socketPath: string;
+  journal: {
+    readonly file: string;
+    readonly size: number;
+    readonly trouble?: { error: string; since: number } | undefined;
+  };
+  store: Pick<DaemonStore, 'counts' | 'pendingFor'>;
+  channels: () => ReadonlyMap<string, Channel>;
+  channelStats: (name: string) => ChannelStats;
+  config: () => ConfigState;
+  ingest: IngestCounts;
+  pipeline: PipelineCounts;
+  digest: { digests: number };
+  pid?: number;
+  memory?: () => { rssBytes: number; heapUsedBytes: number };
+}
+
+export function percentile(values: readonly number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function processMemory(): { rssBytes: number; heapUsedBytes: number } {
+  return { rssBytes: process.memoryUsage.rss(), heapUsedBytes: process.memoryUsage().heapUsed };
+}
+
+/** The daemon's status (`hookd status`, the `status` request), read from its parts. */
+export function collectStats(s: StatsSources): DaemonStats {
+  const counts = s.store.counts();
+  const state = s.config();
+  const journal = s.journal;
+  return {
+    v: PROTOCOL_VERSION,
+    pid: s.pid ?? process.pid,
+    startedAt: s.startedAt,
+    uptimeMs: s.now() - s.startedAt,
+    socketPath: s.socketPath,
+    journal: {
+      file: journal.file,
+      bytes: journal.size,
+      ...(journal.trouble ? { error: journal.trouble.error, troubleSince: journal.trouble.since } : {}),
+    },
+    events: {
+      received: s.ingest.received,
+      duplicates: s.ingest.duplicates,
+      fromSpool: s.ingest.fromSpool,
+      rejected: s.ingest.rejected,
+      processed: s.pipeline.processed,
+      pending: counts.pendingEvents,
+    },
+    notifications: {
+      fired: s.pipeline.fired,
+      suppressed: s.pipeline.suppressed,
+      coalesced: s.pipeline.coalesced,
+      held: s.pipeline.held,
+      digests: s.digest.digests,
+    },
+    outbox: { pending: counts.pending, held: counts.held, dead: counts.dead },
+    channels: [...s.channels().values()].map((channel) => {
+      const health = channel.health();
+      const cs = s.channelStats(channel.name);
+      const p50 = percentile(cs.latencies, 50);
+      const p99 = percentile(cs.latencies, 99);
+      return {
+        name: channel.name,
+        type: channel.type,
+        description: channel.describe(),
+        healthy: health.ok,
+        problems: health.problems,
+        pending: s.store.pendingFor(channel.name),
+        delivered: cs.delivered,
+        failedAttempts: cs.failedAttempts,
+        dead: cs.dead,
+        ...(cs.lastError ? { lastError: cs.lastError, lastErrorAt: cs.lastErrorAt } : {}),
+        ...(cs.lastDeliveredAt ? { lastDeliveredAt: cs.lastDeliveredAt } : {}),
+        ...(p50 !== undefined ? { latencyP50Ms: p50 } : {}),
+        ...(p99 !== undefined ? { latencyP99Ms: p99 } : {}),
+      };
+    }),
+    config: {
+      ok: state.ok,
+      ...(state.file ? { file: state.file } : {}),
+      loadedAt: state.loadedAt,
+      appliedAt: state.appliedAt,
+      issues: state.issues,
+    },
+    memory: (s.memory ?? processMemory)(),
+  };
+}
