@@ -9,6 +9,7 @@ import { deadLetterDir } from '../paths.js';
 import { decideReply, GUARD_NOT_RUN, notRunReason, type AgentReply } from '../runner/decision.js';
 import { planCommands, type PlannedCommand, type SkippedEntry } from '../runner/route.js';
 import { runEventCommands, type RanCommand } from '../runner/run-event.js';
+import type { SpawnLike } from '../runner/run-command.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { monotonicMs } from '../util/fast.js';
 import { claimConfigNotices, logConfigState } from './config-report.js';
@@ -30,6 +31,52 @@ export interface ProcessIO {
   now?: () => number;
   /** The agent named by the hook command (`hookd hook --agent claude`); guessed from the event when absent. */
   agent?: DeclaredAgent | undefined;
+}
+
+/**
+ * One event to run: what the agent gave the hook. Everything a command sees comes from here, never from
+ * the running process (see docs/hook.md, "Running one event").
+ */
+export interface RunEventRequest {
+  /** The raw stdin bytes, as the agent wrote them; commands get them unchanged on their stdin. */
+  bytes: Buffer;
+  /** The hook's environment: commands run with it (plus HOOKD_* and the payload fields). */
+  env: Env;
+  /** The hook's working directory: where commands run when neither they nor the event name one. */
+  cwd: string;
+  /** The hook's umask, when it differs from the caller's own (the daemon); absent: inherited. */
+  umask?: number | undefined;
+  /** The agent named by the hook command; guessed from the event and env when absent. */
+  agent?: DeclaredAgent | undefined;
+}
+
+/** What the caller plugs in: where config, time, processes, logs and the daemon come from. */
+export interface RunEventEdges {
+  logger: LineLogger;
+  /** The zod validator, loaded on demand (config load from disk, the dead-letter settings). */
+  validator: () => ConfigValidator;
+  /**
+   * The config for an event of this project dir. Default: loaded from disk with `validator` (the hook
+   * process). The daemon passes the config it holds. May throw: the event then runs no command.
+   */
+  loadConfig?: ((projectDir: string | undefined, env: Env) => LoadedConfig) | undefined;
+  /** Hands the event to the daemon; absent = no hand-off (`hookd emit --no-daemon`, the daemon itself). */
+  handOff?: HandOff | undefined;
+  /** How to start the daemon in the background when it is down. */
+  daemonArgv?: string[] | undefined;
+  now?: (() => number) | undefined;
+  /** How commands are started (default: node:child_process spawn). */
+  spawn?: SpawnLike | undefined;
+}
+
+/** The answer to the agent, and what happened on the way. */
+export interface RunEventReply {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** One per command that was planned, in config order (what the daemon and the ledger get). */
+  outcomes: CommandOutcome[];
+  report: HookReport;
 }
 
 /** Everything that happened to one event: what `hookd emit` prints and tests assert on. */
@@ -160,7 +207,11 @@ export function rejectInput(
  * An event nested deeper than hookd keeps: its commands run as usual (the whole bytes on their stdin),
  * hookd's own copy is cut at MAX_EVENT_DEPTH, and the original is kept beside the dead letters.
  */
-function keepTooDeep(io: ProcessIO, raw: Buffer, event: HookEvent): void {
+function keepTooDeep(
+  io: Pick<ProcessIO, 'env' | 'logger' | 'now'> & Partial<Pick<ProcessIO, 'validator'>>,
+  raw: Buffer,
+  event: HookEvent,
+): void {
   const detail = `nests objects or arrays more than ${MAX_EVENT_DEPTH} levels deep; commands get it whole on stdin, hookd's own copy stops at that depth`;
   const kept = keepDeadLetter(
     deadLetterDir(io.env),
@@ -175,19 +226,29 @@ function keepTooDeep(io: ProcessIO, raw: Buffer, event: HookEvent): void {
   );
 }
 
-/**
- * The hook's whole job for one event, from raw stdin bytes to the agent reply. Never throws for bad
- * input, bad config or failing commands: each becomes a log record and a silent exit 0.
- */
+/** `runEvent` with the hook process's options (ProcessIO); returns the report. */
 export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookReport> {
+  const request: RunEventRequest = { bytes: raw, env: io.env, cwd: io.cwd, agent: io.agent };
+  return (await runEvent(request, io)).report;
+}
+
+/**
+ * "Run one event": the hook's whole job for one event, from the request (raw stdin bytes, env, cwd,
+ * umask, agent) to the reply (exit code, stdout, stderr, outcomes), with its edges injected. Used by
+ * the hook process today (`processEvent`), and meant for the daemon running events itself. Never throws
+ * for bad input, bad config or failing commands: each becomes a log record and a silent exit 0.
+ */
+export async function runEvent(request: RunEventRequest, edges: RunEventEdges): Promise<RunEventReply> {
+  const raw = request.bytes;
+  const io = { ...edges, env: request.env };
   const started = monotonicMs();
   const report: HookReport = { planned: [], skipped: [], ran: [], reply: SILENT, durationMs: 0 };
-  const finish = () => {
+  const finish = (): RunEventReply => {
     report.durationMs = Math.round((monotonicMs() - started) * 10) / 10;
-    return report;
+    return { ...report.reply, outcomes: report.ran.map(toOutcome), report };
   };
 
-  const parsed = parseEvent(raw, io.env, undefined, io.agent);
+  const parsed = parseEvent(raw, io.env, undefined, request.agent);
   if (!parsed.ok) {
     report.rejected = rejectInput(io, raw, parsed.reason, parsed.detail);
     return finish();
@@ -198,7 +259,9 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
 
   let loaded: LoadedConfig;
   try {
-    loaded = loadConfig({ env: io.env, projectDir: event.projectDir, validator: io.validator });
+    loaded = edges.loadConfig
+      ? edges.loadConfig(event.projectDir, io.env)
+      : loadConfig({ env: io.env, projectDir: event.projectDir, validator: io.validator });
   } catch (error) {
     io.logger.log(
       'error',
@@ -216,7 +279,9 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
   report.ran = await runEventCommands(event, plan.commands, loaded.config, {
     env: io.env,
     rawStdin: raw,
-    fallbackCwd: io.cwd,
+    fallbackCwd: request.cwd,
+    ...(request.umask !== undefined ? { umask: request.umask } : {}),
+    ...(edges.spawn ? { spawn: edges.spawn } : {}),
   });
   logFallbacks(io.logger, event, report.ran);
   for (const r of report.ran) logCommand(io.logger, event, r);
@@ -239,7 +304,7 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
     }
   }
 
-  finish();
+  const reply = finish();
   io.logger.log(
     report.handoff?.outcome === 'failed' ? 'warn' : 'info',
     {
@@ -262,5 +327,5 @@ export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookRepo
     },
     `${event.name}: ${report.ran.length} command(s)${report.reply.decidedBy ? `, decision by ${report.reply.decidedBy}` : ''}`,
   );
-  return report;
+  return reply;
 }

@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import type { ChildProcess, spawn as spawnType } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { BoundedBuffer } from './bounded-buffer.js';
 import { monotonicMs } from '../util/fast.js';
@@ -17,6 +17,23 @@ export interface RunCommandOptions {
   /** How long to wait for the pipes after the shell exited while a background child holds them. */
   pipeGraceMs?: number;
   shell?: string;
+  /**
+   * The file mode creation mask the command starts with, when it must differ from this process's (the
+   * daemon running an agent's event): set by the shell before the command (`umask 0022` on a line of
+   * its own ahead of it). Absent: the command inherits this process's umask.
+   */
+  umask?: number | undefined;
+  /** How to start the shell (default: node:child_process spawn); injected by tests and callers. */
+  spawn?: SpawnLike | undefined;
+}
+
+/** The subset of node:child_process spawn that runCommand uses. */
+export type SpawnLike = typeof spawnType;
+
+/** The script `sh -c` runs: the command, after a umask line when one is asked for. */
+export function shellScript(command: string, umask?: number): string {
+  if (umask === undefined) return command;
+  return `umask ${(umask & 0o777).toString(8).padStart(4, '0')}\n${command}`;
 }
 
 /** How a command ended. A failure is a value: nothing here throws. */
@@ -79,11 +96,11 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     return { ...base, exitCode: null, signal: null, durationMs: 0, spawnError: cwdProblem };
   }
   // Loaded here, not at the top: an event without commands never pays for child_process.
-  const { spawn } = process.getBuiltinModule('node:child_process');
+  const spawn = options.spawn ?? process.getBuiltinModule('node:child_process').spawn;
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(options.shell ?? '/bin/sh', ['-c', options.command], {
+      child = spawn(options.shell ?? '/bin/sh', ['-c', shellScript(options.command, options.umask)], {
         cwd: options.cwd,
         env: options.env,
         detached: true,

@@ -4,7 +4,7 @@ import type { HookdConfig } from '../config/schema.js';
 import type { HookEvent } from '../events/types.js';
 import { commandEnv } from './command-env.js';
 import { eventBudgetMs, type PlannedCommand } from './route.js';
-import { runCommand, type CommandResult } from './run-command.js';
+import { runCommand, type CommandResult, type SpawnLike } from './run-command.js';
 
 export interface RanCommand {
   planned: PlannedCommand;
@@ -57,7 +57,16 @@ export async function runEventCommands(
   event: HookEvent,
   planned: readonly PlannedCommand[],
   config: HookdConfig,
-  io: { env: Record<string, string | undefined>; rawStdin: Buffer; fallbackCwd: string },
+  io: {
+    /** The agent's environment: the commands' environment is built from it, never from process.env. */
+    env: Record<string, string | undefined>;
+    rawStdin: Buffer;
+    /** Where commands run when neither the command nor the event names a directory. */
+    fallbackCwd: string;
+    /** The agent's umask, when it differs from this process's (see RunCommandOptions.umask). */
+    umask?: number | undefined;
+    spawn?: SpawnLike | undefined;
+  },
 ): Promise<RanCommand[]> {
   if (planned.length === 0) return [];
   const budget = new AbortController();
@@ -86,6 +95,8 @@ export async function runEventCommands(
         ? Math.max(settings.maxOutputBytes, DECISION_CAPTURE_BYTES)
         : settings.maxOutputBytes,
       signal: budget.signal,
+      ...(io.umask !== undefined ? { umask: io.umask } : {}),
+      ...(io.spawn ? { spawn: io.spawn } : {}),
     });
     const ran: RanCommand = { planned, result };
     if (skipped.length > 0) ran.skippedFields = skipped;
