@@ -8,7 +8,7 @@ import { importCommand, installCommand, uninstallCommand } from './install.js';
 import { daemonCommand } from './daemon.js';
 import { outboxCommand } from './outbox.js';
 import { statusCommand } from './status.js';
-import { apiCommand } from './api.js';
+import { apiCommand } from './api/index.js';
 import { simulatorCommand } from './simulator.js';
 import { sessionsCommand } from './sessions.js';
 import { doctorCommand } from './doctor.js';
