@@ -11,7 +11,7 @@ import { planCommands, type PlannedCommand, type SkippedEntry } from '../runner/
 import { runEventCommands, type RanCommand } from '../runner/run-event.js';
 import type { SpawnLike } from '../runner/run-command.js';
 import { DEFAULTS } from '../config/defaults.js';
-import { monotonicMs } from '../util/fast.js';
+import { monotonicMs, newEventId } from '../util/fast.js';
 import { claimConfigNotices, logConfigState } from './config-report.js';
 
 type Env = Record<string, string | undefined>;
@@ -248,7 +248,8 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
     return { ...report.reply, outcomes: report.ran.map(toOutcome), report };
   };
 
-  const parsed = parseEvent(raw, io.env, undefined, request.agent);
+  const clock = edges.now ? { now: edges.now, id: newEventId } : undefined;
+  const parsed = parseEvent(raw, io.env, clock, request.agent);
   if (!parsed.ok) {
     report.rejected = rejectInput(io, raw, parsed.reason, parsed.detail);
     return finish();

@@ -67,6 +67,7 @@ describe('runEvent (the seam)', () => {
         logger,
         validator: () => validator,
         loadConfig: () => (loads++, config),
+        now: () => 1_234,
         handOff: async (message, options) => {
           handed.push({ message, options });
           return { outcome: 'acked' };
@@ -79,7 +80,12 @@ describe('runEvent (the seam)', () => {
     expect(reply.report.ran[0]!.result.stdout.text()).toBe(`from the request|${agentCwd}|0027`);
     expect(reply.outcomes).toMatchObject([{ exitCode: 0, timedOut: false }]);
     expect(handed).toHaveLength(1);
-    expect(handed[0]!.message.event).toMatchObject({ name: 'Stop', sessionId: 's-seam', agent: 'droid' });
+    expect(handed[0]!.message.event).toMatchObject({
+      name: 'Stop',
+      sessionId: 's-seam',
+      agent: 'droid',
+      receivedAt: 1_234,
+    });
     expect(handed[0]!.message.results).toEqual(reply.outcomes);
     expect(handed[0]!.options?.env?.SEAM_MARK).toBe('from the request');
     expect(logged.find((l) => l.fields.kind === 'event')?.fields).toMatchObject({
