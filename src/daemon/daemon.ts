@@ -19,6 +19,8 @@ import { Outbox } from './outbox.js';
 import { listenOnSocket, type SocketServer } from './server.js';
 import { holdDaemonLock, pingOverSocket } from './lock-holder.js';
 import { Pipeline } from './pipeline.js';
+import { openNoiseStore } from './noise-store.js';
+import { noiseRetentionMs } from '../notify/noise.js';
 import { Ingest } from './ingest.js';
 import { Digest } from './digest.js';
 import { collectStats, type DaemonStats } from './stats.js';
@@ -174,7 +176,16 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     const wake = (channels: Iterable<string>) => outbox.wake(channels);
     const notify = () => config.state.notify;
 
+    // The noise memory (dedupe, cooldowns...) survives a restart: <state>/daemon/noise.json.
+    const noiseStore = openNoiseStore({
+      file: join(daemonDir, 'noise.json'),
+      logger: log,
+      now,
+      maxAgeMs: () => noiseRetentionMs(notify().noise),
+    });
     const pipeline = new Pipeline({
+      noise: noiseStore.state,
+      noiseChanged: () => noiseStore.changed(),
       notify,
       now,
       logger: log,
@@ -273,6 +284,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         rmSync(files.socket, { force: true });
         await ingestStopped;
         const discarded = await pipeline.stop();
+        noiseStore.flush();
         await outbox.stop();
         await compacting;
         await journal.close();

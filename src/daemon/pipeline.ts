@@ -3,7 +3,14 @@ import type { EventHandoff, HookEvent } from '../events/types.js';
 import type { NotifyConfig } from '../config/notify-schema.js';
 import { ENRICH_DEFAULTS } from '../config/enrich-schema.js';
 import { Coalescer, coalescedNotification, type Burst } from '../notify/coalescer.js';
-import { createNoiseState, observeEvent, pruneNoise, recordSent, type NoiseState } from '../notify/noise.js';
+import {
+  createNoiseState,
+  noiseRetentionMs,
+  observeEvent,
+  pruneNoise,
+  recordSent,
+  type NoiseState,
+} from '../notify/noise.js';
 import { effectiveRules, evaluateRules } from '../notify/rules.js';
 import { quietStateAt } from '../notify/quiet-hours.js';
 import type { DefaultText, RenderedNotification, Urgency } from '../notify/notification.js';
@@ -35,6 +42,9 @@ export interface PipelineOptions {
   onEvent?: ((handoff: EventHandoff) => Promise<void>) | undefined;
   defaultText?: DefaultText | undefined;
   home?: string | undefined;
+  /** The noise memory to use (the daemon's, loaded from disk) and a callback when it changed. */
+  noise?: NoiseState | undefined;
+  noiseChanged?: (() => void) | undefined;
 }
 
 /** One delivery record per channel for a notification. */
@@ -69,7 +79,7 @@ export function deliveryRecords(
  */
 export class Pipeline {
   readonly counts: PipelineCounts = { processed: 0, fired: 0, suppressed: 0, coalesced: 0, held: 0 };
-  readonly noise: NoiseState = createNoiseState();
+  readonly noise: NoiseState;
   /** Events whose coalesced notifications are still in a burst: how many. */
   private readonly outstanding = new Map<string, number>();
   private readonly queue: EventHandoff[] = [];
@@ -78,6 +88,7 @@ export class Pipeline {
   private readonly coalescer: Coalescer;
 
   constructor(private readonly o: PipelineOptions) {
+    this.noise = o.noise ?? createNoiseState();
     this.coalescer = new Coalescer(
       () => ({
         windowMs: o.notify().noise.coalesceWindowMs,
@@ -113,8 +124,7 @@ export class Pipeline {
 
   /** Forgets noise state older than the longest window in force. */
   prune(): void {
-    const noise = this.o.notify().noise;
-    pruneNoise(this.noise, this.o.now(), Math.max(noise.dedupeWindowMs, noise.cooldownMs, 60_000));
+    pruneNoise(this.noise, this.o.now(), noiseRetentionMs(this.o.notify().noise));
   }
 
   private quietHold(urgency: Urgency): number | undefined {
@@ -221,6 +231,7 @@ export class Pipeline {
       })),
       at,
     );
+    o.noiseChanged?.();
     counts.fired += evaluation.fired.length;
     const suppressed = evaluation.skipped.filter(
       (s) => !s.reason.startsWith('filter:') && !s.reason.startsWith('rule disabled'),

@@ -135,6 +135,11 @@ export function recordSent(
   cap(state.permissionAsks);
 }
 
+/** How long dedupe and cooldown entries are worth keeping: the longest window in force (at least 1 min). */
+export function noiseRetentionMs(noise: { dedupeWindowMs: number; cooldownMs: number }): number {
+  return Math.max(noise.dedupeWindowMs, noise.cooldownMs, 60_000);
+}
+
 /** Forgets dedupe and cooldown entries older than maxAgeMs. */
 export function pruneNoise(state: NoiseState, now: number, maxAgeMs: number): void {
   for (const map of [state.sent, state.cooldowns]) {
