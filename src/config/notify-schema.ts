@@ -19,6 +19,9 @@ export const NOTIFY_DEFAULTS = {
   quietAllowUrgent: true,
   channelTimeoutMs: 10_000,
   slackApiBaseUrl: 'https://slack.com/api',
+  ntfyServer: 'https://ntfy.sh',
+  /** ntfy priorities (1 min .. 5 max) per urgency. */
+  ntfyPriorities: { low: 2, normal: 3, critical: 5 },
   urgency: 'normal' as 'low' | 'normal' | 'critical',
 } as const;
 
@@ -121,6 +124,72 @@ export const webhookChannelSchema = z
   })
   .describe('A generic webhook: POST of the documented JSON body.');
 
+const ntfyPriority = z.number().int().min(1).max(5);
+
+export const ntfyChannelSchema = z
+  .strictObject({
+    type: z.literal('ntfy'),
+    ...channelCommon,
+    server: z
+      .string()
+      .min(1)
+      .default(NOTIFY_DEFAULTS.ntfyServer)
+      .describe(
+        `The ntfy server: public (${NOTIFY_DEFAULTS.ntfyServer}, the default) or self-hosted; may use \${VAR}.`,
+      ),
+    topic: z
+      .string()
+      .regex(
+        /^([-_A-Za-z0-9]{1,64}|.*\$\{[A-Za-z_][A-Za-z0-9_]*\}.*)$/,
+        'a topic is 1 to 64 letters, digits, "-" or "_"',
+      )
+      .describe(
+        'The topic the phone subscribes to; on a public server, a name nobody can guess (or "${NTFY_TOPIC}").',
+      ),
+    token: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Access token (Authorization: Bearer); use "${NTFY_TOKEN}".'),
+    user: z.string().min(1).optional().describe('User name for basic auth (with password).'),
+    password: z.string().min(1).optional().describe('Password for basic auth; use "${NTFY_PASSWORD}".'),
+    priorities: z
+      .strictObject({
+        low: ntfyPriority.optional(),
+        normal: ntfyPriority.optional(),
+        critical: ntfyPriority.optional(),
+      })
+      .default({})
+      .describe('ntfy priority (1 to 5) per urgency; defaults low 2, normal 3, critical 5.'),
+    tags: z
+      .array(z.string().min(1).max(64))
+      .max(10)
+      .default([])
+      .describe('ntfy tags (emoji short codes show as icons).'),
+    click: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'URL opened when the notification is tapped: {sessionId}, {project} and {appUrl} (api.appUrl / HOOKD_APP_URL) are filled in; left out when the notification has no session.',
+      ),
+  })
+  .superRefine((value, ctx) => {
+    if (value.token && (value.user || value.password))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'an ntfy channel takes a token or user + password, not both',
+        params: { hint: 'keep "token": "${NTFY_TOKEN}" and remove user/password (or the other way round)' },
+      });
+    if (!value.user !== !value.password)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'ntfy basic auth needs both user and password',
+        params: { hint: 'add the missing one, e.g. "password": "${NTFY_PASSWORD}"' },
+      });
+  })
+  .describe('Phone push through an ntfy server (public ntfy.sh or self-hosted).');
+
 export const commandChannelSchema = z
   .strictObject({
     type: z.literal('command'),
@@ -153,6 +222,7 @@ export const channelSchema = z.discriminatedUnion('type', [
   webhookChannelSchema,
   commandChannelSchema,
   consoleChannelSchema,
+  ntfyChannelSchema,
 ]);
 
 export const ruleSchema = z
@@ -289,6 +359,7 @@ export type ChannelConfig = z.infer<typeof channelSchema>;
 export type DesktopChannelConfig = z.infer<typeof desktopChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
 export type WebhookChannelConfig = z.infer<typeof webhookChannelSchema>;
+export type NtfyChannelConfig = z.infer<typeof ntfyChannelSchema>;
 export type CommandChannelConfig = z.infer<typeof commandChannelSchema>;
 export type ConsoleChannelConfig = z.infer<typeof consoleChannelSchema>;
 export type QuietHours = z.infer<typeof quietHoursSchema>;

@@ -43,6 +43,8 @@ export interface StartDaemonOptions {
   enrich?: (event: HookEvent) => Promise<Record<string, unknown>>;
   /** A safety net around `enrich` (default: enrich.budgetMs + 250 ms). */
   enrichBudgetMs?: number;
+  /** The platform's web app (api.appUrl), for click URLs of ntfy notifications. */
+  appUrl?: string;
   /** Redact absolute home paths too in what remote channels send (enrich.redactHomePaths). */
   redactHomePaths?: boolean;
   /** Wording for rules without their own title/body. */
@@ -93,6 +95,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         env,
         ...(options.fetch ? { fetch: options.fetch } : {}),
         ...(options.desktop ? { desktop: options.desktop } : {}),
+        ...(options.appUrl ? { appUrl: options.appUrl } : {}),
         ...(options.channels ? { overrides: options.channels } : {}),
       });
       for (const channel of channels.values()) {

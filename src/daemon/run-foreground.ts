@@ -1,3 +1,4 @@
+import { API_DEFAULTS } from '../config/api-schema.js';
 import type { Logger } from 'pino';
 import type { Env } from '../paths.js';
 import { dataDir } from '../paths.js';
@@ -56,7 +57,7 @@ export interface DaemonWiring {
   /** Everything above that startDaemon takes, plus the enrichment budget and home-path redaction. */
   startOptions: Pick<
     StartDaemonOptions,
-    'enrich' | 'defaultText' | 'onEvent' | 'enrichBudgetMs' | 'redactHomePaths'
+    'enrich' | 'defaultText' | 'onEvent' | 'enrichBudgetMs' | 'redactHomePaths' | 'appUrl'
   >;
 }
 
@@ -182,6 +183,8 @@ export async function createDaemonWiring(
       // The enricher keeps its own budget; the daemon's timer is only a safety net behind it.
       enrichBudgetMs: enrichSettings.budgetMs + 250,
       redactHomePaths: enrichSettings.redactHomePaths,
+      // For the click URL of ntfy notifications: HOOKD_APP_URL, then api.appUrl, then the real host.
+      appUrl: env.HOOKD_APP_URL || config.api?.appUrl || API_DEFAULTS.appUrl,
     },
     usesApi,
     tagsOnPlatform,

@@ -28,6 +28,7 @@ export interface ChannelCheckInput {
 function targetUrl(config: ChannelConfig): string | undefined {
   if (config.type === 'webhook') return config.url;
   if (config.type === 'slack') return config.webhookUrl ?? config.apiBaseUrl;
+  if (config.type === 'ntfy') return config.server;
   return undefined;
 }
 

@@ -3,7 +3,9 @@ import type { RenderedNotification } from './notification.js';
 
 /** Whether a channel's notifications leave the machine (and so go through the redactor). */
 export function isRemoteChannel(channel: { type: string; remote?: boolean | undefined }): boolean {
-  return channel.remote ?? (channel.type === 'slack' || channel.type === 'webhook');
+  return (
+    channel.remote ?? (channel.type === 'slack' || channel.type === 'webhook' || channel.type === 'ntfy')
+  );
 }
 
 /**

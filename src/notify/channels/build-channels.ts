@@ -6,6 +6,8 @@ import { createDesktopChannel, type DesktopOptions } from './desktop.js';
 import { createSlackChannel } from './slack.js';
 import { createWebhookChannel } from './webhook.js';
 import { createCommandChannel } from './command.js';
+import { createNtfyChannel } from './ntfy.js';
+import { API_DEFAULTS } from '../../config/api-schema.js';
 import { createConsoleChannel, type ConsoleOptions } from './console.js';
 import type { FetchLike } from './http.js';
 
@@ -16,6 +18,8 @@ export interface BuildChannelsOptions {
   desktop?: DesktopOptions;
   /** Where console channels write (default process.stdout). */
   console?: ConsoleOptions;
+  /** The platform's web app (api.appUrl), for ntfy click URLs; default HOOKD_APP_URL, else the real host. */
+  appUrl?: string;
   /** Replace a channel by name (tests, `hookd demo`). */
   overrides?: Record<string, Channel>;
 }
@@ -79,6 +83,11 @@ function buildOne(name: string, config: ChannelConfig, options: BuildChannelsOpt
       return createCommandChannel(name, value, { env: options.env });
     case 'console':
       return createConsoleChannel(name, value, { env: options.env, ...options.console });
+    case 'ntfy':
+      return createNtfyChannel(name, value, {
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        appUrl: options.appUrl ?? (options.env.HOOKD_APP_URL || API_DEFAULTS.appUrl),
+      });
   }
 }
 

@@ -26,12 +26,12 @@ export interface ChannelHealth {
 /** One delivery channel. Implementations never throw from send(); they return a DeliveryResult. */
 export interface Channel {
   name: string;
-  type: 'desktop' | 'slack' | 'webhook' | 'command' | 'console';
+  type: 'desktop' | 'slack' | 'webhook' | 'command' | 'console' | 'ntfy';
   /** A safe one-line description (type and host only, never a URL path or a token). */
   describe(): string;
   /**
    * True when what it sends leaves the machine: the outbox passes every notification through the
-   * redactor first. Default: true for slack and webhook, false otherwise.
+   * redactor first. Default: true for slack, webhook and ntfy, false otherwise.
    */
   remote?: boolean;
   send(notification: RenderedNotification, context: DeliveryContext): Promise<DeliveryResult>;

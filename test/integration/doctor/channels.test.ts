@@ -164,3 +164,29 @@ describe('doctor: Slack and webhook channels', () => {
     });
   });
 });
+
+describe('doctor: ntfy channels', () => {
+  it('names an unset ${NTFY_TOKEN}, and probes the server host only (never publishes without --send-test)', async () => {
+    const rx = await receiver();
+    configure({ phone: { type: 'ntfy', server: rx.url, topic: 'secret-topic', token: '${NTFY_TOKEN}' } });
+    const missing = check(await doctor(h), 'channel:phone');
+    expect(missing).toMatchObject({ status: 'fail', title: 'Channel phone (ntfy)' });
+    expect(missing.detail).toContain('NTFY_TOKEN (used in notify.channels.phone.token)');
+    h.env.NTFY_TOKEN = 'tk_1';
+    const result = check(await doctor(h), 'channel:phone');
+    expect(result.status).toBe('ok');
+    expect(result.detail).toBe(`${rx.url} reachable (HEAD / answered 200)`);
+    expect(rx.hits.map((x) => `${x.method} ${x.url}`)).toEqual(['HEAD /']);
+  });
+
+  it('--send-test publishes one message to the topic with the token', async () => {
+    const rx = await receiver();
+    h.env.NTFY_TOKEN = 'tk_2';
+    configure({ phone: { type: 'ntfy', server: rx.url, topic: 'alerts', token: '${NTFY_TOKEN}' } });
+    const result = check(await doctor(h, { sendTest: true }), 'channel:phone');
+    expect(result.status).toBe('ok');
+    const publish = rx.hits.find((x) => x.method === 'POST')!;
+    expect(publish.headers.authorization).toBe('Bearer tk_2');
+    expect(JSON.parse(publish.body)).toMatchObject({ topic: 'alerts', priority: expect.any(Number) });
+  });
+});

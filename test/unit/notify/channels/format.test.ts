@@ -3,6 +3,7 @@ import { escapeMrkdwn, slackMessage } from '../../../../src/notify/channels/slac
 import { classifyHttp, retryAfterMs, safeHost } from '../../../../src/notify/channels/http.js';
 import { signBody } from '../../../../src/notify/channels/webhook.js';
 import { probeDesktop } from '../../../../src/notify/channels/desktop.js';
+import { clipUtf8, ntfyClickUrl, ntfyPriority } from '../../../../src/notify/channels/ntfy.js';
 import type { RenderedNotification } from '../../../../src/notify/notification.js';
 
 const n: RenderedNotification = {
@@ -77,5 +78,29 @@ describe('desktop probe', () => {
     expect(probeDesktop({ platform: 'darwin', arch: 'arm64', env: {} }).problems[0]).toMatch(
       /Intel terminal-notifier/,
     );
+  });
+});
+
+describe('ntfy formatting', () => {
+  it('clips UTF-8 text to a byte budget without splitting a character', () => {
+    expect(clipUtf8('short', 10)).toBe('short');
+    const clipped = clipUtf8('é'.repeat(10), 8);
+    expect(clipped).toBe('éé…');
+    expect(Buffer.byteLength(clipped)).toBeLessThanOrEqual(8);
+  });
+
+  it('priority per urgency, with overrides', () => {
+    expect(['low', 'normal', 'critical'].map((u) => ntfyPriority(u as 'low', { priorities: {} }))).toEqual([
+      2, 3, 5,
+    ]);
+    expect(ntfyPriority('critical', { priorities: { critical: 4 } })).toBe(4);
+  });
+
+  it('click URL: placeholders filled and encoded; none when the notification lacks what it names', () => {
+    expect(ntfyClickUrl('{appUrl}/sessions/{sessionId}', { ...n, sessionId: 'a/b' }, 'https://app.x/')).toBe(
+      'https://app.x/sessions/a%2Fb',
+    );
+    expect(ntfyClickUrl('{appUrl}/sessions/{sessionId}', n, 'https://app.x')).toBeUndefined();
+    expect(ntfyClickUrl(undefined, { ...n, sessionId: 's' }, 'https://app.x')).toBeUndefined();
   });
 });
