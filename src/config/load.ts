@@ -60,6 +60,8 @@ export interface LoadedConfig {
   entryLevels: Record<string, ConfigLevel[]>;
   /** A trusted project file's settings.commandTimeoutSec: the default timeout of its own commands. */
   projectCommandTimeoutSec?: number;
+  /** A trusted project file's `notify` (raw), merged into `config.notify` (config/project-notify.ts). */
+  projectNotify?: { file: string; raw: unknown; rules: string[]; channels: string[] };
   /** True when the result came from the cache (the validator was not loaded). */
   cached?: boolean;
   warnings?: LoadWarning[];

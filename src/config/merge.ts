@@ -2,10 +2,14 @@
  * Merging of config levels. Hooks from every level run (user first, then project), as the agent runs
  * the hooks of all its settings levels. Everything else comes from the user level only: a project file
  * (trusted with `hookd trust`) may add commands but never loosen what the user set. Of its `settings`
- * only `commandTimeoutSec` applies, and only to the project's own commands; its other settings and its
- * other sections (notify, daemon, api, ledger, enrich) are ignored and reported.
+ * only `commandTimeoutSec` applies, and only to the project's own commands; of its `notify` only
+ * `channels` and `rules` (added after the user's, see project-notify.ts); its other settings and its other
+ * sections (daemon, api, ledger, enrich) are ignored and reported.
  */
 type Json = Record<string, unknown>;
+
+/** The keys of a project's `notify` that apply (project-notify.ts merges them). */
+export const PROJECT_NOTIFY_KEYS = ['channels', 'rules'] as const;
 
 export type ConfigLevel = 'user' | 'project';
 
@@ -27,6 +31,8 @@ export interface MergedRaw {
   entryLevels: Record<string, ConfigLevel[]>;
   /** The project file's default timeout for its own commands, when it sets one. */
   projectCommandTimeoutSec?: number;
+  /** The project file's raw `notify`, when it has one (merged by project-notify.ts). */
+  projectNotify?: { file: string; raw: unknown };
 }
 
 /** The keys of a project file that hookd does not apply (see the module comment). */
@@ -34,12 +40,32 @@ export function ignoredProjectKeys(raw: Json): string[] {
   const ignored: string[] = [];
   for (const key of Object.keys(raw)) {
     if (key === 'hooks' || key === '$schema') continue;
-    if (key === 'settings' && isObject(raw.settings)) {
+    if (key === 'notify' && isObject(raw.notify)) {
+      for (const part of Object.keys(raw.notify))
+        if (!(PROJECT_NOTIFY_KEYS as readonly string[]).includes(part)) ignored.push(`notify.${part}`);
+    } else if (key === 'settings' && isObject(raw.settings)) {
       for (const setting of Object.keys(raw.settings))
         if (setting !== 'commandTimeoutSec') ignored.push(`settings.${setting}`);
     } else ignored.push(key);
   }
   return ignored;
+}
+
+/**
+ * A project file without its notify channels and rules: for a file trusted by a hookd that did not apply
+ * them (its trust record has no `notify`). `dropped` says why, for `hookd config` and `hookd trust`.
+ */
+export function withoutProjectNotify(raw: Json): { raw: Json; dropped: string[] } {
+  const notify = raw.notify;
+  if (!isObject(notify)) return { raw, dropped: [] };
+  const kept: Json = { ...notify };
+  const dropped: string[] = [];
+  for (const key of PROJECT_NOTIFY_KEYS)
+    if (key in kept) {
+      delete kept[key];
+      dropped.push(`notify.${key} (trusted before project notify rules applied: run \`hookd trust\` again)`);
+    }
+  return { raw: { ...raw, notify: kept }, dropped };
 }
 
 export function mergeLevels(levels: readonly LevelInput[]): MergedRaw {
@@ -48,12 +74,16 @@ export function mergeLevels(levels: readonly LevelInput[]): MergedRaw {
   const entryOrigins: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   const entryLevels: Record<string, ConfigLevel[]> = Object.create(null) as Record<string, ConfigLevel[]>;
   let projectCommandTimeoutSec: number | undefined;
+  let projectNotify: MergedRaw['projectNotify'];
   for (const level of levels) {
     const { hooks: levelHooks, ...rest } = level.raw;
     if (level.level === 'user') raw = { ...raw, ...rest };
     else {
       const timeout = isObject(rest.settings) ? rest.settings.commandTimeoutSec : undefined;
       if (typeof timeout === 'number') projectCommandTimeoutSec = timeout;
+      const notify = rest.notify;
+      if (isObject(notify) && PROJECT_NOTIFY_KEYS.some((key) => key in notify))
+        projectNotify = { file: level.file, raw: notify };
     }
     if (isObject(levelHooks)) {
       for (const [event, entries] of Object.entries(levelHooks)) {
@@ -69,5 +99,6 @@ export function mergeLevels(levels: readonly LevelInput[]): MergedRaw {
     entryOrigins: { ...entryOrigins },
     entryLevels: { ...entryLevels },
     ...(projectCommandTimeoutSec !== undefined ? { projectCommandTimeoutSec } : {}),
+    ...(projectNotify ? { projectNotify } : {}),
   };
 }

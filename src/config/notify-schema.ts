@@ -323,7 +323,8 @@ export const noiseSchema = z
   })
   .describe('Deduplication, cooldowns, burst coalescing and idle-prompt repeats.');
 
-export const notifySchema = z
+/** The notify section without the rule -> channel cross-check (a project file's, checked after the merge). */
+export const notifyObjectSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Set false to turn every notification off.'),
     defaults: z
@@ -335,6 +336,9 @@ export const notifySchema = z
     noise: noiseSchema.default(() => noiseSchema.parse({})),
     quietHours: quietHoursSchema.optional(),
   })
+  .describe('Notification channels and rules.');
+
+export const notifySchema = notifyObjectSchema
   .superRefine((value, ctx) => {
     (value.rules ?? []).forEach((rule, index) => {
       rule.channels.forEach((name, at) => {
@@ -354,6 +358,40 @@ export const notifySchema = z
   .describe('Notification channels and rules.');
 
 export type NotifyConfig = z.infer<typeof notifySchema>;
+
+/** The channel the default rules use: the first desktop channel defined, else the implicit "desktop". */
+function defaultChannel(config: NotifyConfig): string {
+  for (const [name, channel] of Object.entries(config.channels)) if (channel.type === 'desktop') return name;
+  return 'desktop';
+}
+
+/** The rules in force: the configured ones, or the built-in defaults when none are written. */
+export function effectiveRules(config: NotifyConfig): { rules: NotifyRule[]; builtIn: boolean } {
+  if (config.rules !== undefined) return { rules: config.rules, builtIn: false };
+  if (!config.defaults) return { rules: [], builtIn: true };
+  const channel = defaultChannel(config);
+  return {
+    builtIn: true,
+    rules: [
+      {
+        name: 'default: needs you',
+        enabled: true,
+        on: ['Notification', 'PermissionRequest'],
+        session: 'any',
+        channels: [channel],
+      },
+      { name: 'default: finished', enabled: true, on: 'Stop', session: 'main', channels: [channel] },
+      {
+        name: 'default: failed',
+        enabled: true,
+        on: 'StopFailure',
+        session: 'any',
+        urgency: 'critical',
+        channels: [channel],
+      },
+    ],
+  };
+}
 export type NotifyRule = z.infer<typeof ruleSchema>;
 export type ChannelConfig = z.infer<typeof channelSchema>;
 export type DesktopChannelConfig = z.infer<typeof desktopChannelSchema>;

@@ -1,7 +1,10 @@
 import { configSchema } from './schema.js';
 import { validateConfigText } from './validate.js';
-import { ignoredProjectKeys, mergeLevels, type LevelInput } from './merge.js';
+import { ignoredProjectKeys, mergeLevels, withoutProjectNotify, type LevelInput } from './merge.js';
 import type { ConfigSource, ConfigValidator, LoadedConfig } from './load.js';
+import type { ConfigIssue } from './issues.js';
+import { notifySettings } from './notify-schema.js';
+import { mergeProjectNotify } from './project-notify.js';
 
 /**
  * Validates each level on its own, then merges what applies: a valid user file (or, when it is
@@ -34,10 +37,16 @@ export function resolveConfig(files: Parameters<ConfigValidator['resolveConfig']
       sources.push({ level, file, exists: false, ok: true, issues: [], ...extra });
       continue;
     } else {
-      const result = validateConfigText(text, file);
+      const result = validateConfigText(text, file, level);
       if (result.ok) {
-        const raw = JSON.parse(text) as Record<string, unknown>;
+        let raw = JSON.parse(text) as Record<string, unknown>;
         const ignored = level === 'project' ? ignoredProjectKeys(raw) : [];
+        // Trusted before project notify rules applied: the user was never shown them.
+        if (level === 'project' && input.trust?.notify !== true) {
+          const stale = withoutProjectNotify(raw);
+          raw = stale.raw;
+          ignored.push(...stale.dropped);
+        }
         if (input.apply !== false) levels.push({ level, file, raw });
         sources.push({
           level,
@@ -54,24 +63,39 @@ export function resolveConfig(files: Parameters<ConfigValidator['resolveConfig']
     }
     // The file is invalid or unreadable: the last version that validated stands in, if it still does.
     const lastGood = input.lastGood;
-    if (lastGood && validateConfigText(lastGood.text, file).ok) {
+    if (lastGood && validateConfigText(lastGood.text, file, level).ok) {
       levels.push({ level, file, raw: JSON.parse(lastGood.text) as Record<string, unknown> });
       sources[sources.length - 1]!.lastGood = { savedAt: lastGood.savedAt };
     }
   }
   const merged = mergeLevels(levels);
   const parsed = configSchema.safeParse(merged.raw);
-  if (!parsed.success) {
+  // A trusted project's notify rules and channels, added to the user's and checked once merged.
+  const project =
+    parsed.success && merged.projectNotify
+      ? mergeProjectNotify(
+          parsed.data.notify ?? notifySettings({}),
+          merged.projectNotify.raw,
+          merged.projectNotify.file,
+        )
+      : undefined;
+  if (!parsed.success || (project && !project.ok)) {
     // Each level was valid alone; a merge can only fail on a cross-level conflict. Keep the user level.
-    const message = parsed.error.issues.map((i) => i.message).join('; ');
+    const problems: ConfigIssue[] = parsed.success
+      ? project && !project.ok
+        ? project.issues
+        : []
+      : [
+          {
+            file: '',
+            path: '(root)',
+            message: `cannot merge with the user config: ${parsed.error.issues.map((i) => i.message).join('; ')}`,
+          },
+        ];
     for (const s of sources)
       if (s.level === 'project' && s.ok) {
         s.ok = false;
-        s.issues.push({
-          file: s.file,
-          path: '(root)',
-          message: `cannot merge with the user config: ${message}`,
-        });
+        s.issues.push(...problems.map((p) => ({ ...p, file: s.file })));
       }
     const userOnly = mergeLevels(levels.filter((l) => l.level === 'user'));
     return {
@@ -81,13 +105,17 @@ export function resolveConfig(files: Parameters<ConfigValidator['resolveConfig']
       entryLevels: userOnly.entryLevels,
     };
   }
+  const config = project?.ok ? { ...parsed.data, notify: project.notify } : parsed.data;
   return {
-    config: parsed.data,
+    config,
     sources,
     entryOrigins: merged.entryOrigins,
     entryLevels: merged.entryLevels,
     ...(merged.projectCommandTimeoutSec !== undefined
       ? { projectCommandTimeoutSec: merged.projectCommandTimeoutSec }
+      : {}),
+    ...(project?.ok && merged.projectNotify
+      ? { projectNotify: { ...merged.projectNotify, rules: project.rules, channels: project.channels } }
       : {}),
   };
 }

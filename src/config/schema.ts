@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { DEFAULTS } from './defaults.js';
-import { notifySchema } from './notify-schema.js';
+import { notifyObjectSchema, notifySchema } from './notify-schema.js';
 import { apiConfigSchema } from './api-schema.js';
 import { ledgerConfigSchema } from './ledger-schema.js';
 import { enrichConfigSchema } from './enrich-schema.js';
@@ -121,6 +121,9 @@ export const configSchema = z
     enrich: enrichConfigSchema.optional(),
   })
   .describe('hookd configuration. Reference: README.md#configuration; `hookd schema` prints this schema.');
+
+/** A project file alone: its rules may name the user's channels, checked once merged (config/project-notify.ts). */
+export const projectConfigSchema = configSchema.extend({ notify: notifyObjectSchema.optional() });
 
 export type HookdConfig = z.infer<typeof configSchema>;
 export type HookCommand = z.infer<typeof hookCommandSchema>;

@@ -18,11 +18,15 @@ export interface TrustInfo {
   sha256: string;
   /** When the user trusted it (ISO), for `trusted` and `changed`. */
   trustedAt?: string;
+  /** Trusted by a hookd that applies a project's notify rules (older records trusted hooks only). */
+  notify?: boolean;
 }
 
 export interface TrustRecord {
   sha256: string;
   trustedAt: string;
+  /** Set by `hookd trust` since project notify rules apply: the user was shown them. */
+  notify?: true;
 }
 
 /** Trusted files by absolute path; a map without a prototype (paths are data from outside). */
@@ -81,7 +85,11 @@ export function readTrust(env: Env): { records: TrustRecords; problem?: string }
         records: Object.create(null) as TrustRecords,
         problem: `${file}: the record for ${JSON.stringify(path).slice(0, 200)} is malformed`,
       };
-    records[path] = { sha256: record.sha256, trustedAt: record.trustedAt };
+    records[path] = {
+      sha256: record.sha256,
+      trustedAt: record.trustedAt,
+      ...(record.notify === true ? { notify: true as const } : {}),
+    };
   }
   return { records };
 }
@@ -107,7 +115,12 @@ function trustKey(file: string): string {
 export function trustOf(records: TrustRecords, file: string, sha256: string): TrustInfo {
   const record = records[trustKey(file)];
   if (!record) return { state: 'untrusted', sha256 };
-  return { state: record.sha256 === sha256 ? 'trusted' : 'changed', sha256, trustedAt: record.trustedAt };
+  return {
+    state: record.sha256 === sha256 ? 'trusted' : 'changed',
+    sha256,
+    trustedAt: record.trustedAt,
+    ...(record.notify ? { notify: true } : {}),
+  };
 }
 
 /**
@@ -145,7 +158,7 @@ export function trustProjectFile(env: Env, file: string, now: Date = new Date())
   const bytes = readProjectConfigBytes(abs);
   if (bytes === null) throw new Error(`${abs} does not exist`);
   const { records } = readTrust(env);
-  const record = { sha256: sha256Hex(bytes), trustedAt: now.toISOString() };
+  const record = { sha256: sha256Hex(bytes), trustedAt: now.toISOString(), notify: true as const };
   records[abs] = record;
   writeTrust(env, records);
   return { file: abs, ...record };

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { configSchema, type HookdConfig } from './schema.js';
+import { configSchema, projectConfigSchema, type HookdConfig } from './schema.js';
 import { formatPath, type ConfigIssue } from './issues.js';
 
 export type ValidationResult = { ok: true; config: HookdConfig } | { ok: false; issues: ConfigIssue[] };
@@ -114,8 +114,13 @@ function fixFor(issue: z.core.$ZodIssue, input: unknown): { message: string; fix
 }
 
 /** Validates parsed JSON against the schema; every problem is reported, each with path, value and fix. */
-export function validateConfigObject(input: unknown, file: string): ValidationResult {
-  const result = configSchema.safeParse(input);
+export function validateConfigObject(
+  input: unknown,
+  file: string,
+  level: 'user' | 'project' = 'user',
+): ValidationResult {
+  // A project file's rules may name the user's channels: their names are checked after the merge.
+  const result = (level === 'project' ? projectConfigSchema : configSchema).safeParse(input);
   if (result.success) return { ok: true, config: result.data };
   const issues: ConfigIssue[] = [];
   for (const issue of result.error.issues) {
@@ -145,7 +150,11 @@ function lineAndColumn(text: string, offset: number): string {
 }
 
 /** Parses and validates a config file's text. JSON syntax errors are issues too, with a line and column. */
-export function validateConfigText(text: string, file: string): ValidationResult {
+export function validateConfigText(
+  text: string,
+  file: string,
+  level: 'user' | 'project' = 'user',
+): ValidationResult {
   let input: unknown;
   try {
     input = JSON.parse(text);
@@ -165,7 +174,7 @@ export function validateConfigText(text: string, file: string): ValidationResult
       ],
     };
   }
-  return validateConfigObject(input, file);
+  return validateConfigObject(input, file, level);
 }
 
 /** The JSON Schema of the config file, generated from the zod schema (the one source of truth). */

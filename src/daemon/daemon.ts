@@ -19,6 +19,7 @@ import { Outbox } from './outbox.js';
 import { listenOnSocket, type SocketServer } from './server.js';
 import { holdDaemonLock, pingOverSocket } from './lock-holder.js';
 import { Pipeline } from './pipeline.js';
+import { ProjectNotifyCache } from './project-notify.js';
 import { openNoiseStore } from './noise-store.js';
 import { noiseRetentionMs } from '../notify/noise.js';
 import { Ingest } from './ingest.js';
@@ -90,14 +91,27 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
 
     // ---- config and channels ------------------------------------------------------------------------
     let channels = new Map<string, Channel>();
+    const channelOptions = {
+      env,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.desktop ? { desktop: options.desktop } : {}),
+      ...(options.appUrl ? { appUrl: options.appUrl } : {}),
+    };
+    // A trusted project file's notify rules and channels, per project dir (none with a fixed config).
+    const projects = new ProjectNotifyCache({
+      env: options.config ? { ...env, HOOKD_NO_PROJECT_CONFIG: '1' } : env,
+      logger: log,
+      userNotify: () => config.state.notify,
+      userVersion: () => config.state.appliedAt,
+      build: channelOptions,
+      channels: () => channels,
+    });
     const rebuildChannels = (state: ConfigState) => {
       channels = buildChannels(state.notify, {
-        env,
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-        ...(options.desktop ? { desktop: options.desktop } : {}),
-        ...(options.appUrl ? { appUrl: options.appUrl } : {}),
+        ...channelOptions,
         ...(options.channels ? { overrides: options.channels } : {}),
       });
+      projects.addChannelsTo(channels);
       for (const channel of channels.values()) {
         const health = channel.health();
         if (!health.ok || health.problems.length > 0)
@@ -190,6 +204,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       noise: noiseStore.state,
       noiseChanged: () => noiseStore.changed(),
       notify,
+      notifyFor: (event) => projects.notifyFor(event),
       now,
       logger: log,
       commit,

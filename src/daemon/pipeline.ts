@@ -28,6 +28,8 @@ export interface PipelineCounts {
 export interface PipelineOptions {
   /** The notify config in force (read at each use: a reload applies to the next event). */
   notify: () => NotifyConfig;
+  /** The rules for one event when its project adds some (a trusted project file), else undefined. */
+  notifyFor?: ((event: HookEvent) => NotifyConfig | undefined) | undefined;
   now: () => number;
   logger: Logger;
   /** Applies records and makes them durable (the journal). */
@@ -168,7 +170,7 @@ export class Pipeline {
   private async enrichWithin(event: HookEvent): Promise<Record<string, unknown>> {
     const { enrich } = this.o;
     if (!enrich) return {};
-    const notify = this.o.notify();
+    const notify = this.o.notifyFor?.(event) ?? this.o.notify();
     const { rules } = effectiveRules(notify);
     const wanted = rules.some((rule) => {
       const on = Array.isArray(rule.on) ? rule.on : [rule.on];
@@ -214,7 +216,7 @@ export class Pipeline {
         );
       }
     }
-    const notify = o.notify();
+    const notify = o.notifyFor?.(event) ?? o.notify();
     const evaluation = evaluateRules(event, enrichment, notify, noise, at, {
       ...(o.home ? { home: o.home } : {}),
       ...(o.defaultText ? { defaultText: o.defaultText } : {}),

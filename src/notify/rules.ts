@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CommandOutcome, HookEvent } from '../events/types.js';
-import type { NotifyConfig, NotifyRule } from '../config/notify-schema.js';
+import { effectiveRules, type NotifyConfig, type NotifyRule } from '../config/notify-schema.js';
 import {
   backgroundTasksRunning,
   isPermissionAsk,
@@ -65,39 +65,7 @@ export interface EvaluateOptions {
   results?: readonly CommandOutcome[];
 }
 
-/** The channel the default rules use: the first desktop channel defined, else the implicit "desktop". */
-function defaultChannel(config: NotifyConfig): string {
-  for (const [name, channel] of Object.entries(config.channels)) if (channel.type === 'desktop') return name;
-  return 'desktop';
-}
-
-/** The rules in force: the configured ones, or the defaults when none are written. */
-export function effectiveRules(config: NotifyConfig): { rules: NotifyRule[]; builtIn: boolean } {
-  if (config.rules !== undefined) return { rules: config.rules, builtIn: false };
-  if (!config.defaults) return { rules: [], builtIn: true };
-  const channel = defaultChannel(config);
-  return {
-    builtIn: true,
-    rules: [
-      {
-        name: 'default: needs you',
-        enabled: true,
-        on: ['Notification', 'PermissionRequest'],
-        session: 'any',
-        channels: [channel],
-      },
-      { name: 'default: finished', enabled: true, on: 'Stop', session: 'main', channels: [channel] },
-      {
-        name: 'default: failed',
-        enabled: true,
-        on: 'StopFailure',
-        session: 'any',
-        urgency: 'critical',
-        channels: [channel],
-      },
-    ],
-  };
-}
+export { effectiveRules };
 
 function list(value: string | string[] | undefined): string[] | undefined {
   return value === undefined ? undefined : Array.isArray(value) ? value : [value];

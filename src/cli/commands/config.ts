@@ -84,7 +84,7 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
         paint(
           out,
           'bold',
-          'Sources (a trusted project file adds hooks; settings come from the user file):\n',
+          'Sources (a trusted project file adds hooks, notify rules and channels; settings come from the user file):\n',
         ),
       );
       for (const s of loaded.sources) {
@@ -149,7 +149,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       .example('hookd validate ./config.json', 'Check one file before installing it'),
   handler: (args) => {
     const out = stdoutOut();
-    let files: { file: string; text: string | null }[];
+    let files: { file: string; text: string | null; level?: 'user' | 'project' }[];
     let notTrusted: ConfigSource[] = [];
     if (args.file) {
       const text = readInputFile(args.file);
@@ -164,7 +164,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       notTrusted = loaded.sources.filter(untrusted);
       files = loaded.sources
         .filter((s) => s.exists)
-        .map((s) => ({ file: s.file, text: readInputFile(s.file) }));
+        .map((s) => ({ file: s.file, text: readInputFile(s.file), level: s.level }));
       if (files.length === 0) {
         if (args.json) out.write(formatJson({ valid: true, files: [], issues: [] }));
         else
@@ -172,8 +172,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         return;
       }
     }
-    const issues = files.flatMap(({ file, text }) => {
-      const result = validateConfigText(text ?? '', file);
+    const issues = files.flatMap(({ file, text, level }) => {
+      const result = validateConfigText(text ?? '', file, level);
       return result.ok ? [] : result.issues;
     });
     if (args.json)

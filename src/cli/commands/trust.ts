@@ -88,7 +88,7 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
         EXIT.FAILURE,
         'Name the project dir that holds .hookd/config.json.',
       );
-    const checked = validateConfigText(bytes.toString('utf8'), file);
+    const checked = validateConfigText(bytes.toString('utf8'), file, 'project');
     if (!checked.ok)
       throw new CliError(
         `${file} is not a valid hookd config; it was not trusted:\n${formatIssues(checked.issues)}`,
@@ -104,7 +104,14 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
     const ignored = ignoredProjectKeys(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
     const commands = listCommands(checked.config);
     if (args.json) {
-      out.write(formatJson({ ...trusted, commands, ignoredKeys: ignored }));
+      out.write(
+        formatJson({
+          ...trusted,
+          commands,
+          notifyRules: checked.config.notify?.rules?.length ?? 0,
+          ignoredKeys: ignored,
+        }),
+      );
       return;
     }
     out.write(
@@ -115,6 +122,14 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
         ? `Commands it adds:\n${commands.map((c) => `  ${c}\n`).join('')}`
         : 'It adds no commands.\n',
     );
+    const notify = checked.config.notify;
+    const rules = (notify?.rules ?? []).map(
+      (r, i) =>
+        `project:${r.name ?? `rule-${i}`} (on ${[r.on].flat().join(', ')} → ${r.channels.join(', ')})`,
+    );
+    const channels = Object.entries(notify?.channels ?? {}).map(([name, c]) => `${name} (${c.type})`);
+    if (rules.length > 0) out.write(`Notification rules it adds:\n${rules.map((r) => `  ${r}\n`).join('')}`);
+    if (channels.length > 0) out.write(`Channels it adds: ${channels.join(', ')}\n`);
     if (ignored.length > 0)
       out.write(
         `Not applied from a project file: ${ignored.join(', ')} (see README "Project configs and trust").\n`,

@@ -53,7 +53,7 @@ describe('config loading', () => {
     expect(loaded.projectCommandTimeoutSec).toBe(5);
     const project_ = loaded.sources.find((s) => s.level === 'project');
     expect(project_).toMatchObject({ ok: true, trust: { state: 'trusted' } });
-    expect(project_?.ignoredKeys).toEqual(['settings.killGraceMs', 'notify']);
+    expect(project_?.ignoredKeys).toEqual(['settings.killGraceMs', 'notify.enabled']);
   });
 
   it('does not apply an untrusted project level, but still validates it', () => {
