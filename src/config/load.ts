@@ -15,6 +15,7 @@ import { fnv1a } from '../util/fast.js';
 import { describeReadError } from '../util/read-error.js';
 import { readPrivateFile, writePrivateFile } from '../util/private-file.js';
 import { projectConfigPath, stateDir, userConfigPath, type Env } from '../paths.js';
+import { isObject } from '../util/json-values.js';
 
 /**
  * Finding and loading the config. This module is on the hook's start-up path, so it imports no zod:
@@ -135,10 +136,6 @@ export function configFiles(
     if (project !== files[0]!.file) files.push({ level: 'project', file: project });
   }
   return files;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**

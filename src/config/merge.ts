@@ -6,16 +6,12 @@
  * `channels` and `rules` (added after the user's, see project-notify.ts); its other settings and its other
  * sections (daemon, api, ledger, enrich) are ignored and reported.
  */
-type Json = Record<string, unknown>;
+import { isObject, type Json } from '../util/json-values.js';
 
 /** The keys of a project's `notify` that apply (project-notify.ts merges them). */
 export const PROJECT_NOTIFY_KEYS = ['channels', 'rules'] as const;
 
 export type ConfigLevel = 'user' | 'project';
-
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 export interface LevelInput {
   level: ConfigLevel;

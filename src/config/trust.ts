@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, realpathSync } from 'node:fs
 import { join, resolve } from 'node:path';
 import { projectConfigPath, stateDir, type Env } from '../paths.js';
 import { readOpenFile, readPrivateFile, writePrivateFile } from '../util/private-file.js';
+import { isObject } from '../util/json-values.js';
 
 /**
  * Trust of project config files, the way `direnv allow` and `mise trust` do it: `hookd trust <dir>`
@@ -49,10 +50,6 @@ export function sha256Hex(bytes: Buffer): string {
   // Loaded here, not at the top: a hook with no project file never pays for node:crypto.
   const { createHash } = process.getBuiltinModule('node:crypto');
   return createHash('sha256').update(bytes).digest('hex');
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**

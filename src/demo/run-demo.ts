@@ -30,6 +30,7 @@ import {
   type DemoCommand,
   type DemoEventResult,
 } from './format-demo.js';
+import { str } from '../util/json-values.js';
 
 export interface RunDemoOptions {
   /** Where the demo prints as it goes; absent: silent (the caller prints the returned summary). */
@@ -98,8 +99,6 @@ function locatePackage(options: RunDemoOptions): string {
   return root;
 }
 
-const str = (value: unknown): string | undefined =>
-  typeof value === 'string' && value !== '' ? value : undefined;
 
 /** The sessions of the recording: the main one, and the sub-agents (SessionStart with a calling session). */
 function sessionsOf(events: DemoEvent[]): { mainId: string; subagents: Set<string>; withEvents: Set<string> } {

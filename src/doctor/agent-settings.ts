@@ -4,6 +4,7 @@ import { isHookdCommand } from '../install/hookd-command.js';
 import { readSettingsFile } from '../install/settings-file.js';
 import { CliError } from '../errors.js';
 import type { Env } from '../paths.js';
+import { isObject } from '../util/json-values.js';
 
 /** An agent settings file as the doctor sees it: read once, shared by the file and wiring checks. */
 export interface SettingsFileState {
@@ -55,10 +56,6 @@ export async function inspectSettingsFile(
       readError: { message: (error as Error).message, ...(hint ? { hint } : {}) },
     };
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** hookd's own hooks in a settings file the agent accepts (a rejected file runs none of its hooks). */

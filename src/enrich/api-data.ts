@@ -1,7 +1,7 @@
 import { textOfContent } from './transcript.js';
 import { creditsFrom, tokenCountsFrom } from './tokens.js';
 import type { ApiSessionData, EnrichedSession } from './types.js';
-import { finite } from './json-values.js';
+import { finite } from '../util/json-values.js';
 
 /**
  * The text of a platform API Message (`GET /api/v0/sessions/{id}/messages/{messageId}`): its content

@@ -7,7 +7,7 @@ import { excerpt } from './excerpt.js';
 import { addTokenCounts } from './tokens.js';
 import type { LocalSessionInfo, TokenCounts } from './types.js';
 import type { TranscriptSummary } from './transcript.js';
-import { isObject, str } from './json-values.js';
+import { isObject, str } from '../util/json-values.js';
 
 /** Sub-agent transcripts read at most per event (each bounded like the main one). */
 const MAX_SUBAGENT_FILES = 64;

@@ -7,7 +7,7 @@ import { readGitInfo, type GitInfo } from './git-branch.js';
 import { readLocalSession } from './session-store.js';
 import type { ApiSessionData, EnrichedSession, Enrichment, LocalSessionInfo } from './types.js';
 import { causeOf, createWarnOnce, hintFor } from './warn-once.js';
-import { positive, str } from './json-values.js';
+import { positive, str } from '../util/json-values.js';
 
 /** Default time budget of one enrichment. */
 export const DEFAULT_BUDGET_MS = 1500;

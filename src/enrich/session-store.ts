@@ -5,7 +5,7 @@ import { readJsonFileBounded } from './read-bounded.js';
 import { applyTranscriptRead, readTranscript } from './read-transcript.js';
 import { creditsFrom, tokenCountsFrom } from './tokens.js';
 import type { LocalSessionInfo, SessionTag } from './types.js';
-import { finite, isObject, str, type Json } from './json-values.js';
+import { finite, isObject, str, type Json } from '../util/json-values.js';
 
 /** Default bytes read from a transcript (head and tail together). */
 export const DEFAULT_MAX_READ_BYTES = 4 * 1024 * 1024;

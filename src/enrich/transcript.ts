@@ -1,6 +1,6 @@
 import { isTaskNotification } from '../events/claude-facts.js';
 import type { TokenCounts, TranscriptMessage } from './types.js';
-import { isObject, str, type Json } from './json-values.js';
+import { isObject, str, type Json } from '../util/json-values.js';
 import { addCount } from '../util/own.js';
 
 /** The transcript's first line (`type: session_start`), as far as hookd reads it. */

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { newEventId } from '../util/fast.js';
 import type { AgentKind, HookEvent, HookPayload } from './types.js';
+import { str } from '../util/json-values.js';
 
 export type ParseFailure = 'empty' | 'binary' | 'not-json' | 'not-object' | 'too-deep';
 export type ParseResult =
@@ -13,10 +14,6 @@ export type ParseResult =
   | { ok: false; reason: ParseFailure; detail: string };
 
 type Env = Record<string, string | undefined>;
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
 
 /**
  * Which agent sent the event, guessed for a command that does not say (`hookd hook` without --agent,

@@ -1,4 +1,5 @@
 import { isHookdCommand } from './hookd-command.js';
+import { isObject } from '../util/json-values.js';
 
 /** An agent's hooks object as read from its settings file; shapes are checked by validateAgentHooks. */
 export type AgentHooks = Record<string, unknown>;
@@ -8,10 +9,6 @@ export type EventAction = 'added' | 'updated' | 'unchanged';
 export interface MergeResult {
   hooks: AgentHooks;
   actions: { event: string; action: EventAction }[];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function isHookdHook(hook: unknown): boolean {

@@ -9,6 +9,7 @@ import type { Ledger } from './ledger.js';
 import { classifyOutcome, newTrackedSession, type TrackedSession } from './tracked-session.js';
 import type { SessionRecord } from './types.js';
 import { addCount } from '../util/own.js';
+import { str } from '../util/json-values.js';
 
 /** The tracker's open sessions, as saved to disk and restored after a daemon restart. */
 export interface TrackerSnapshot {
@@ -48,8 +49,6 @@ export interface SessionTracker {
   /** Number of open sessions. */
   readonly size: number;
 }
-
-const str = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
 
 /** Where the daemon saves open sessions: `<dataDir>/ledger/open-sessions.json`. */
 export function trackerStatePath(dataDir: string): string {

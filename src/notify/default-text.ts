@@ -3,7 +3,7 @@ import { failureOf, permissionTool } from '../events/claude-facts.js';
 import type { HookEvent } from '../events/types.js';
 import { excerpt } from '../enrich/excerpt.js';
 import type { Enrichment, TokenCounts } from '../enrich/types.js';
-import { positive, str } from '../enrich/json-values.js';
+import { positive, str } from '../util/json-values.js';
 
 /** A notification's text before any channel formats it. */
 export interface NotificationText {

@@ -9,6 +9,7 @@ import type { CommandOutcome, HookEvent } from '../events/types.js';
 import { type TemplateContext } from './template.js';
 import { formatDuration } from '../util/format-duration.js';
 import { ownValue } from '../util/own.js';
+import { str } from '../util/json-values.js';
 
 export type Urgency = 'low' | 'normal' | 'critical';
 
@@ -46,10 +47,6 @@ export interface EventFacts {
   durationMs?: number;
   sessionKind: 'main' | 'subagent';
   commandsFailed: number;
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function basename(dir: string): string {

@@ -1,6 +1,7 @@
 import type { AgentKind } from '../events/types.js';
 import type { ConfigLevel } from '../config/merge.js';
 import type { RanCommand } from './run-event.js';
+import { isObject, type Json } from '../util/json-values.js';
 
 /** What `hookd hook` answers the agent: its stdout, stderr and exit code. */
 export interface AgentReply {
@@ -41,12 +42,6 @@ interface Verdict {
   strength: Strength;
   origin: ConfigLevel;
   reply: AgentReply;
-}
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** How strongly a JSON answer decides: a deny (or block, or stop) beats ask, which beats allow. */
