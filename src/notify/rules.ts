@@ -12,7 +12,7 @@ import { matchesProject } from './glob.js';
 import { isIdlePrompt, notifiedPermissionAsk, type NoiseState } from './noise.js';
 import { quietStateAt } from './quiet-hours.js';
 import { renderTemplate } from './template.js';
-import { formatDuration } from '../util/format-duration.js';
+import { formatAgo, formatDuration } from '../util/format-duration.js';
 import { notificationDurationMs } from './default-text.js';
 import {
   buildTemplateContext,
@@ -189,10 +189,6 @@ function safeDefaultText(
   }
 }
 
-function ago(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)}ms` : `${Math.round(ms / 1000)}s`;
-}
-
 /**
  * Decides, without side effects, which rules fire for an event and why the others do not.
  * The caller records what it sends in the noise state (recordSent) and handles coalescing and quiet hours.
@@ -230,19 +226,19 @@ export function evaluateRules(
     const lastSent = noise.sent.get(dedupeKey);
     if (dedupeWindowMs > 0 && lastSent !== undefined && now - lastSent < dedupeWindowMs)
       return skip(
-        `dedupe: identical notification sent ${ago(now - lastSent)} ago (window ${dedupeWindowMs}ms)`,
+        `dedupe: identical notification sent ${formatAgo(now - lastSent)} (window ${dedupeWindowMs}ms)`,
       );
     const cooldownMs = rule.cooldownMs ?? config.noise.cooldownMs;
     const cooldownKey = event.sessionId ? `${name}\u0000${event.sessionId}` : undefined;
     const lastFired = cooldownKey ? noise.cooldowns.get(cooldownKey) : undefined;
     if (cooldownMs > 0 && lastFired !== undefined && now - lastFired < cooldownMs)
       return skip(
-        `cooldown: this rule fired for the session ${ago(now - lastFired)} ago (cooldown ${cooldownMs}ms)`,
+        `cooldown: this rule fired for the session ${formatAgo(now - lastFired)} (cooldown ${cooldownMs}ms)`,
       );
     const repeated = notifiedPermissionAsk(noise, event, name, now);
     if (repeated)
       return skip(
-        `duplicate: this rule notified the PermissionRequest${repeated.tool ? ` for ${repeated.tool}` : ''} of this session ${ago(now - repeated.at)} ago; this permission_prompt is the same request`,
+        `duplicate: this rule notified the PermissionRequest${repeated.tool ? ` for ${repeated.tool}` : ''} of this session ${formatAgo(now - repeated.at)}; this permission_prompt is the same request`,
       );
     if (
       isIdlePrompt(event) &&

@@ -3,7 +3,7 @@
  * scripts. Below every feature folder (docs/architecture.md): features format with it, cli/ prints.
  */
 
-export { formatDuration } from '../util/format-duration.js';
+export { formatAgo, formatDuration } from '../util/format-duration.js';
 
 export interface Out {
   write(text: string): void;

@@ -12,3 +12,9 @@ export function formatDuration(ms: number | null | undefined): string {
   if (minutes < 60) return `${minutes}m${String(total % 60).padStart(2, '0')}s`;
   return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
 }
+
+/** How long ago, for people: `4m05s ago`; `-` when unknown. */
+export function formatAgo(ms: number | null | undefined): string {
+  const duration = formatDuration(ms);
+  return duration === '-' ? duration : `${duration} ago`;
+}

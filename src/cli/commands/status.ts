@@ -6,6 +6,7 @@ import { validator } from '../../config/resolve.js';
 import { notifySettings } from '../../config/notify-schema.js';
 import type { ConfigIssue } from '../../config/issues.js';
 import {
+  formatAgo,
   formatDuration,
   formatJson,
   formatTable,
@@ -52,10 +53,6 @@ export async function statusReport(env: Record<string, string | undefined>): Pro
   return { daemon, configOnDisk, desktop: { ok: desktop.ok, problems: desktop.problems } };
 }
 
-function ago(at: number | undefined, now: number): string {
-  return at ? `${formatDuration(now - at)} ago` : '-';
-}
-
 /** The report for people: daemon, config, counts, one row per channel, then every problem. */
 export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now = Date.now()): string {
   const lines: string[] = [];
@@ -67,10 +64,12 @@ export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now 
       `${paint(out, 'green', 'daemon: running')} (pid ${s.pid}, up ${formatDuration(s.uptimeMs)}) ${s.socketPath}`,
     );
     if (s.config.ok)
-      lines.push(`config: ok (${s.config.file ?? 'built-in'}, loaded ${ago(s.config.appliedAt, now)})`);
+      lines.push(
+        `config: ok (${s.config.file ?? 'built-in'}, loaded ${formatAgo(s.config.appliedAt ? now - s.config.appliedAt : undefined)})`,
+      );
     else {
       lines.push(
-        `${paint(out, 'red', 'config: invalid edit rejected')} (${s.config.file ?? '?'}); running the last good config from ${ago(s.config.appliedAt, now)}`,
+        `${paint(out, 'red', 'config: invalid edit rejected')} (${s.config.file ?? '?'}); running the last good config from ${formatAgo(s.config.appliedAt ? now - s.config.appliedAt : undefined)}`,
       );
       for (const issue of s.config.issues)
         problems.push(`config ${issue.path}: ${issue.message}${issue.fix ? ` (fix: ${issue.fix})` : ''}`);
@@ -94,7 +93,10 @@ export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now 
         { header: 'PENDING', value: (c) => String(c.pending), align: 'right' },
         { header: 'SENT', value: (c) => String(c.delivered), align: 'right' },
         { header: 'DEAD', value: (c) => String(c.dead), align: 'right' },
-        { header: 'LAST SENT', value: (c) => ago(c.lastDeliveredAt, now) },
+        {
+          header: 'LAST SENT',
+          value: (c) => formatAgo(c.lastDeliveredAt ? now - c.lastDeliveredAt : undefined),
+        },
         { header: 'LAST ERROR', value: (c) => c.lastError ?? '-', max: 60 },
       ]).trimEnd(),
     );

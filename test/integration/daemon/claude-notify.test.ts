@@ -119,7 +119,7 @@ describe('Claude Code sessions through the real daemon (recorded 2.1.330 events,
       rule: 'default: needs you',
       index: 0,
       reason: expect.stringMatching(
-        /^duplicate: this rule notified the PermissionRequest for Write of this session \d+m?s ago/,
+        /^duplicate: this rule notified the PermissionRequest for Write of this session [\d.]+m?s ago/,
       ) as string,
     });
     await t.send(t.events.slice(upTo('08-')));

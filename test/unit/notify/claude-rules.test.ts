@@ -66,7 +66,7 @@ describe('the default rules over every recorded Claude Code 2.1.330 scenario', (
       rule: 'default: needs you',
       index: 0,
       reason:
-        'duplicate: this rule notified the PermissionRequest for Write of this session 1s ago; this permission_prompt is the same request',
+        'duplicate: this rule notified the PermissionRequest for Write of this session 1.0s ago; this permission_prompt is the same request',
     });
     const paused = played.find((p) => p.file === '17-Stop.json')!.result;
     expect(paused.skipped).toContainEqual({

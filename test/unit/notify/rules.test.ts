@@ -127,10 +127,10 @@ describe('evaluateRules', () => {
     );
     expect(
       evaluateRules(event('07-Notification.json'), {}, config, noise, NOW + 5000).skipped[0]!.reason,
-    ).toMatch(/^dedupe: identical notification sent 5s ago/);
+    ).toMatch(/^dedupe: identical notification sent 5.0s ago/);
     const other = event('07-Notification.json', { message: 'a different question' });
     expect(evaluateRules(other, {}, config, noise, NOW + 5000).skipped[0]!.reason).toMatch(
-      /^cooldown: this rule fired for the session 5s ago/,
+      /^cooldown: this rule fired for the session 5.0s ago/,
     );
     expect(evaluateRules(other, {}, config, noise, NOW + 61_000).fired).toHaveLength(1);
   });
