@@ -1,4 +1,5 @@
-import { safeHost, type FetchLike } from '../notify/channels/http.js';
+import { safeHost } from '../notify/channels/http.js';
+import { fetchWithTimeout, type FetchLike } from '../util/fetch-with-timeout.js';
 
 export type HttpProbe = { ok: true; status: number } | { ok: false; error: string };
 
@@ -13,25 +14,17 @@ export async function probeHttp(url: string, fetchImpl: FetchLike, timeoutMs: nu
   } catch {
     return { ok: false, error: 'not a valid URL' };
   }
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    const response = await fetchImpl(`${origin}/`, {
-      method: 'HEAD',
-      redirect: 'manual',
-      signal: controller.signal,
-    });
-    await response.body?.cancel().catch(() => undefined);
-    return { ok: true, status: response.status };
-  } catch (error) {
-    if (controller.signal.aborted)
-      return { ok: false, error: `no answer from ${safeHost(url)} within ${timeoutMs}ms` };
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return {
-      ok: false,
-      error: `cannot reach ${safeHost(url)}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  const answer = await fetchWithTimeout(
+    fetchImpl,
+    `${origin}/`,
+    { method: 'HEAD', redirect: 'manual' },
+    { timeoutMs, maxBodyBytes: 0 },
+  );
+  if (answer.ok) return { ok: true, status: answer.status };
+  return {
+    ok: false,
+    error: answer.timedOut
+      ? `no answer from ${safeHost(url)} within ${timeoutMs}ms`
+      : `cannot reach ${safeHost(url)}: ${answer.reason}`,
+  };
 }

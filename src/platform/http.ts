@@ -10,7 +10,8 @@ import {
 import { errorBodySchema } from './schemas/error-body.js';
 import { fieldIssuesFromZod } from './zod-issues.js';
 import { redactText } from '../logging/redact.js';
-import { readBodyCapped } from '../util/read-body.js';
+import { fetchWithTimeout, type FetchLike } from '../util/fetch-with-timeout.js';
+import { retryAfterMs } from '../util/retry-after.js';
 
 /** The most of an API answer hookd reads: far above any real page, far below what hurts the daemon. */
 export const PLATFORM_BODY_MAX_BYTES = 16 * 1024 * 1024;
@@ -21,7 +22,7 @@ export const PLATFORM_BODY_MAX_BYTES = 16 * 1024 * 1024;
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT';
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+export type { FetchLike };
 
 const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'PUT']);
 const SNIPPET_CHARS = 200;
@@ -57,14 +58,6 @@ function snippet(text: string, apiKey: string): string {
   return clean.length > SNIPPET_CHARS ? `${clean.slice(0, SNIPPET_CHARS)}…` : clean;
 }
 
-function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isFinite(date) ? Math.max(0, date - nowMs) : undefined;
-}
-
 /** Turns a non-2xx answer into a typed error; copes with bodies that are not the documented shape. */
 export function decodeErrorBody(
   method: string,
@@ -95,7 +88,7 @@ export function decodeErrorBody(
     detail,
     requestId,
     bodySnippet,
-    retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), Date.now()),
+    retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
   });
 }
 
@@ -132,36 +125,23 @@ async function exchange(
   body: unknown,
 ): Promise<RawAnswer> {
   const path = `${url.pathname}${url.search}`;
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, options.timeoutMs);
   const headers: Record<string, string> = {
     Authorization: `Bearer ${options.apiKey}`,
     Accept: 'application/json',
     'User-Agent': options.userAgent,
   };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  try {
-    const response = await options.fetch(url.toString(), {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: controller.signal,
-      redirect: 'error',
-    });
-    const { text, truncated } = await readBodyCapped(response, PLATFORM_BODY_MAX_BYTES);
-    return { status: response.status, headers: response.headers, text, truncated };
-  } catch (error) {
-    if (timedOut) throw new TimeoutError(method, path, options.timeoutMs);
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
-    throw new NetworkError(method, path, scrubSecret(String(reason), options.apiKey));
-  } finally {
-    clearTimeout(timer);
+  const answer = await fetchWithTimeout(
+    options.fetch,
+    url.toString(),
+    { method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'error' },
+    { timeoutMs: options.timeoutMs, maxBodyBytes: PLATFORM_BODY_MAX_BYTES },
+  );
+  if (!answer.ok) {
+    if (answer.timedOut) throw new TimeoutError(method, path, options.timeoutMs);
+    throw new NetworkError(method, path, scrubSecret(answer.reason, options.apiKey));
   }
+  return { status: answer.status, headers: answer.headers, text: answer.text, truncated: answer.truncated };
 }
 
 function decodeSuccess<S extends z.ZodType>(

@@ -1,7 +1,9 @@
 import type { DeliveryResult } from './channel.js';
-import { CHANNEL_BODY_MAX_BYTES, readBodyCapped } from '../../util/read-body.js';
+import { CHANNEL_BODY_MAX_BYTES } from '../../util/read-body.js';
+import { fetchWithTimeout, type FetchLike } from '../../util/fetch-with-timeout.js';
+import { retryAfterMs } from '../../util/retry-after.js';
 
-export type FetchLike = typeof fetch;
+export type { FetchLike };
 
 export interface HttpAnswer {
   status: number;
@@ -33,15 +35,6 @@ export function headerProblem(headers: Record<string, string>): string | undefin
   return undefined;
 }
 
-/** Parses Retry-After (seconds or an HTTP date) into milliseconds from now. */
-export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header.trim());
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
-}
-
 /** Only the scheme and host of a URL, for logs and errors (paths of webhook URLs are secrets). */
 export function safeHost(url: string): string {
   try {
@@ -63,24 +56,20 @@ export async function postWithTimeout(
   const problem = headerProblem(headers);
   if (problem)
     return { error: `cannot send to ${safeHost(url)}: ${problem}`, timedOut: false, permanent: true };
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    const response = await fetchImpl(url, { method: 'POST', body, headers, signal: controller.signal });
-    const { text, truncated } = await readBodyCapped(response, CHANNEL_BODY_MAX_BYTES);
-    return { status: response.status, headers: response.headers, text, truncated };
-  } catch (error) {
-    const timedOut = controller.signal.aborted;
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return {
-      error: timedOut
-        ? `no answer from ${safeHost(url)} within ${timeoutMs}ms`
-        : `cannot reach ${safeHost(url)}: ${cause ?? (error as Error).message}`,
-      timedOut,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  const answer = await fetchWithTimeout(
+    fetchImpl,
+    url,
+    { method: 'POST', body, headers },
+    { timeoutMs, maxBodyBytes: CHANNEL_BODY_MAX_BYTES },
+  );
+  if (answer.ok)
+    return { status: answer.status, headers: answer.headers, text: answer.text, truncated: answer.truncated };
+  return {
+    error: answer.timedOut
+      ? `no answer from ${safeHost(url)} within ${timeoutMs}ms`
+      : `cannot reach ${safeHost(url)}: ${answer.reason}`,
+    timedOut: answer.timedOut,
+  };
 }
 
 /** The outbox's view of an HTTP answer: 2xx delivered; 429, 408 and 5xx retried; other 4xx dead-lettered. */

@@ -1,7 +1,8 @@
 import type { SlackChannelConfig } from '../../config/notify-schema.js';
 import type { RenderedNotification } from '../notification.js';
 import type { Channel, DeliveryContext, DeliveryResult } from './channel.js';
-import { classifyHttp, postWithTimeout, retryAfterMs, safeHost, type FetchLike } from './http.js';
+import { classifyHttp, postWithTimeout, safeHost, type FetchLike } from './http.js';
+import { retryAfterMs } from '../../util/retry-after.js';
 import { CHANNEL_BODY_MAX_BYTES } from '../../util/read-body.js';
 
 /** Slack mrkdwn needs only these three escaped (https://api.slack.com/reference/surfaces/formatting). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeMrkdwn, slackMessage } from '../../../../src/notify/channels/slack.js';
-import { classifyHttp, retryAfterMs, safeHost } from '../../../../src/notify/channels/http.js';
+import { classifyHttp, safeHost } from '../../../../src/notify/channels/http.js';
+import { retryAfterMs } from '../../../../src/util/retry-after.js';
 import { signBody } from '../../../../src/notify/channels/webhook.js';
 import { probeDesktop } from '../../../../src/notify/channels/desktop.js';
 import { clipUtf8, ntfyClickUrl, ntfyPriority } from '../../../../src/notify/channels/ntfy.js';
