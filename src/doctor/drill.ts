@@ -8,6 +8,7 @@ import { GUARD_NOT_RUN } from '../runner/decision.js';
 import { matchesPattern } from '../runner/matcher.js';
 import { agentName, hookdHooksOf, type SettingsFileState } from './agent-settings.js';
 import { result, type CheckResult } from './types.js';
+import { killProcessGroup } from '../util/process-group.js';
 
 /** The drill's shell call: harmless whatever a guard lets through. */
 const DRILL_COMMAND = 'true # hookd doctor --drill';
@@ -28,11 +29,7 @@ function runLikeAgent(command: string, payload: string, cwd: string, env: Env): 
     const child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {}
-    }, DRILL_TIMEOUT_MS);
+    const timer = setTimeout(() => killProcessGroup(child, 'SIGKILL'), DRILL_TIMEOUT_MS);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdin.on('error', () => {});

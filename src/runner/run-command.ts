@@ -2,6 +2,7 @@ import type { ChildProcess, spawn as spawnType } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { BoundedBuffer } from './bounded-buffer.js';
 import { monotonicMs } from '../util/fast.js';
+import { killProcessGroup, processGroupAlive } from '../util/process-group.js';
 
 export interface RunCommandOptions {
   command: string;
@@ -48,27 +49,6 @@ export interface CommandResult {
   stderr: BoundedBuffer;
   spawnError?: string;
   pid?: number;
-}
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    try {
-      child.kill(signal);
-    } catch {}
-  }
-}
-
-function groupAlive(child: ChildProcess): boolean {
-  if (child.pid === undefined) return false;
-  try {
-    process.kill(-child.pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function checkCwd(cwd: string): string | undefined {
@@ -143,10 +123,10 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     const stop = (why: 'timeout' | 'budget') => {
       if (killedBy || done) return;
       killedBy = why;
-      killGroup(child, 'SIGTERM');
+      killProcessGroup(child, 'SIGTERM');
       timers.push(
         setTimeout(() => {
-          killGroup(child, 'SIGKILL');
+          killProcessGroup(child, 'SIGKILL');
           // The group is gone unless a member escaped with setsid; stop waiting for its pipes.
           timers.push(setTimeout(finish, 1000));
         }, options.killGraceMs),
@@ -168,7 +148,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       exitSignal = signal;
       // Killed by hookd: if other members of the group are still alive, the grace timer's SIGKILL
       // ends them and then finishes; otherwise there is nothing left to wait for.
-      if (killedBy && groupAlive(child)) return;
+      if (killedBy && processGroupAlive(child)) return;
       timers.push(setTimeout(finish, killedBy ? 20 : (options.pipeGraceMs ?? 500)));
     });
     child.on('close', () => {

@@ -2,19 +2,13 @@ import { spawn } from 'node:child_process';
 import type { CommandChannelConfig } from '../../config/notify-schema.js';
 import type { RenderedNotification } from '../notification.js';
 import { redactText } from '../../logging/redact.js';
+import { killProcessGroup } from '../../util/process-group.js';
 import { notificationPayload, type Channel, type DeliveryContext, type DeliveryResult } from './channel.js';
 
 /** Exit code a command uses to ask for a retry later (sysexits EX_TEMPFAIL). */
 export const RETRY_EXIT_CODE = 75;
 const KILL_GRACE_MS = 500;
 const MAX_STDERR = 2000;
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {}
-}
 
 /**
  * Pipes the notification JSON to a command (argv directly, or a string with `sh -c`; the data only ever
@@ -54,8 +48,8 @@ export function createCommandChannel(
         });
         const timer = setTimeout(() => {
           timedOut = true;
-          killGroup(child.pid, 'SIGTERM');
-          escalation = setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
+          killProcessGroup(child, 'SIGTERM');
+          escalation = setTimeout(() => killProcessGroup(child, 'SIGKILL'), KILL_GRACE_MS);
         }, config.timeoutMs);
         child.stderr!.on('data', (chunk: Buffer) => {
           if (stderr.length < MAX_STDERR) stderr += chunk.toString('utf8');
@@ -70,7 +64,7 @@ export function createCommandChannel(
         );
         child.on('close', (code, signal) => {
           // The command is done; take down anything it left in its group.
-          killGroup(child.pid, 'SIGKILL');
+          killProcessGroup(child, 'SIGKILL');
           const tail = redactText(stderr.trim().slice(-300));
           if (timedOut)
             return finish({
