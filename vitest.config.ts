@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+
+const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
 // Three groups: unit (pure modules), integration (real processes, sockets, files),
 // e2e (the built CLI, and the real Droid CLI through the harness).
 export default defineConfig({
+  // hookd's version, as scripts/build.mjs defines it for the bundles (src/util/version.ts).
+  define: { __HOOKD_VERSION__: JSON.stringify(version) },
   test: {
     setupFiles: ['test/setup.ts'],
     projects: [

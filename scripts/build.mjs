@@ -15,6 +15,9 @@ const configDir = 'src/config';
 const schemaHash = createHash('sha256');
 for (const name of readdirSync(configDir).sort())
   schemaHash.update(name).update(readFileSync(`${configDir}/${name}`));
+// hookd's version has one source, package.json: every bundle gets it as __HOOKD_VERSION__.
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
+const versionDefine = { __HOOKD_VERSION__: JSON.stringify(version) };
 const schemaDefine = { __HOOKD_CONFIG_SCHEMA_ID__: JSON.stringify(schemaHash.digest('hex').slice(0, 12)) };
 
 const common = {
@@ -27,7 +30,7 @@ const common = {
   logLevel: 'warning',
   // ESM packages (yargs) read import.meta.url, which a CJS bundle lacks: give them this file's URL.
   banner: { js: "const __hookd_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
-  define: { 'import.meta.url': '__hookd_import_meta_url', ...schemaDefine },
+  define: { 'import.meta.url': '__hookd_import_meta_url', ...schemaDefine, ...versionDefine },
   external: ['node-notifier', './validate.cjs', './client.cjs', './hook.cjs', './cli.cjs', './daemon.cjs'],
 };
 
@@ -37,7 +40,7 @@ const entries = [
   ['src/bin/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: {} }],
   // The hook starts once per agent event: a smaller file parses faster. It needs no import.meta shim.
   ['src/bin/hook.ts', 'dist/hook.cjs', { minify: true, banner: {}, define: schemaDefine }],
-  ['src/bin/validate.ts', 'dist/validate.cjs', { banner: {}, define: {} }],
+  ['src/bin/validate.ts', 'dist/validate.cjs', { banner: {}, define: versionDefine }],
   ['src/bin/cli.ts', 'dist/cli.cjs', {}],
   ['src/bin/daemon.ts', 'dist/daemon.cjs', {}],
 ];

@@ -3,8 +3,7 @@ import { commands } from './commands/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { redactText } from '../logging/redact.js';
 import { colorFor } from '../terminal/output.js';
-
-export const VERSION = '0.1.0';
+import { HOOKD_VERSION } from '../util/version.js';
 
 function reportError(error: unknown): number {
   const color = colorFor(process.stderr.isTTY, process.env);
@@ -26,7 +25,7 @@ export function buildCli(argv: string[]): Argv {
   let cli = yargs(argv)
     .scriptName('hookd')
     .usage('hookd <command> [options]\n\nHook runner and notification daemon for Droid and Claude Code.')
-    .version(VERSION)
+    .version(HOOKD_VERSION)
     .help()
     .alias('h', 'help')
     .strict()

@@ -66,6 +66,7 @@ import {
   type OrganizationUser,
   type OrganizationUsersResponse,
 } from './schemas/organization.js';
+import { USER_AGENT } from '../util/version.js';
 
 export interface PlatformClientOptions {
   /** API host: analytics (/api/v1/analytics) and management (/api/v0). E.g. https://api.factory.ai */
@@ -149,7 +150,7 @@ export class PlatformClient {
       retries: options.retries ?? DEFAULT_RETRIES,
       retryBaseMs: options.retryBaseMs ?? 250,
       sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-      userAgent: 'hookd/0.1.0',
+      userAgent: USER_AGENT,
     };
   }
 

@@ -3,8 +3,7 @@ import type { WebhookChannelConfig } from '../../config/notify-schema.js';
 import type { RenderedNotification } from '../notification.js';
 import { notificationPayload, type Channel, type DeliveryContext, type DeliveryResult } from './channel.js';
 import { classifyHttp, postWithTimeout, safeHost, type FetchLike } from './http.js';
-
-export const USER_AGENT = 'hookd/0.1.0';
+import { USER_AGENT } from '../../util/version.js';
 
 /** sha256=<hex> of HMAC-SHA256(secret, "<timestamp>.<body>"): what X-Hookd-Signature carries. */
 export function signBody(secret: string, timestamp: string, body: string): string {
