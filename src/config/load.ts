@@ -13,7 +13,7 @@ import {
 } from './trust.js';
 import { fnv1a } from '../util/fast.js';
 import { describeReadError } from '../util/read-error.js';
-import { readPrivateFile, writePrivateFile } from '../util/private-file.js';
+import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import { projectConfigPath, stateDir, userConfigPath, type Env } from '../paths.js';
 import { isObject } from '../util/json-values.js';
 
@@ -272,7 +272,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   if (record && userSource?.ok && userInput.text !== null && userInput.text !== lastGood?.text) {
     try {
       const savedAt = new Date().toISOString();
-      writePrivateFile(
+      writePrivateFileAtomic(
         lastGoodFile,
         JSON.stringify({ v: 1, file: user.file, savedAt, text: userInput.text }),
       );
@@ -283,7 +283,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   // Only cache when no file changed while we read them.
   if (useCache && key === currentKey()) {
     try {
-      writePrivateFile(cacheFile, JSON.stringify({ key, value }));
+      writePrivateFileAtomic(cacheFile, JSON.stringify({ key, value }));
     } catch {}
   }
   const all = [...trustWarnings, ...warnings];

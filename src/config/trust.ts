@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { projectConfigPath, stateDir, type Env } from '../paths.js';
-import { readOpenFile, readPrivateFile, writePrivateFile } from '../util/private-file.js';
+import { readOpenFile, readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import { isObject } from '../util/json-values.js';
 
 /**
@@ -97,7 +97,7 @@ function writeTrust(env: Env, records: TrustRecords): void {
       .sort()
       .map((k) => [k, records[k]!]),
   );
-  writePrivateFile(trustFilePath(env), `${JSON.stringify({ v: 1, files }, null, 2)}\n`);
+  writePrivateFileAtomic(trustFilePath(env), `${JSON.stringify({ v: 1, files }, null, 2)}\n`);
 }
 
 /** Records are keyed by the file's real path, so a symlinked project dir finds the same record. */

@@ -6,7 +6,7 @@ import type { HookdNotice } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { stateDir, type Env } from '../paths.js';
 import { fnv1a } from '../util/fast.js';
-import { ensurePrivateDir } from '../util/private-file.js';
+import { ensurePrivateDir } from '../util/private-fs.js';
 
 /**
  * Saying loudly, on every event, what of the config is not in force: an invalid file (and whether the

@@ -7,6 +7,7 @@ import {
   statSync,
   mkdirSync,
   openSync,
+  readSync,
   renameSync,
   rmSync,
   writeSync,
@@ -180,3 +181,63 @@ export function openPrivateAppend(file: string, options: { ensureDir?: boolean }
 export const PRIVATE_APPEND_FLAGS = APPEND;
 /** The same, readable too (the ledger reads its last byte before appending). */
 export const PRIVATE_APPEND_READ_FLAGS = (APPEND & ~constants.O_WRONLY) | constants.O_RDWR;
+
+/** Reads up to `size` bytes of an open file from its start (fewer if it shrank meanwhile). */
+export function readOpenFile(fd: number, size: number): Buffer {
+  const buf = Buffer.alloc(size);
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
+
+export type PrivateRead =
+  { ok: true; text: string } | { ok: false; missing: true } | { ok: false; missing: false; problem: string };
+
+/**
+ * Reads a private file written by writePrivateFileAtomic: not through a symlink (O_NOFOLLOW), a regular
+ * file owned by this user that group and others cannot write, at most `maxBytes`. Anything else is a
+ * problem to report, never a throw.
+ */
+export function readPrivateFile(file: string, maxBytes: number): PrivateRead {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { ok: false, missing: true };
+    if (code === 'ELOOP') return { ok: false, missing: false, problem: `${file} is a symlink; not followed` };
+    return { ok: false, missing: false, problem: `cannot open ${file}: ${(error as Error).message}` };
+  }
+  try {
+    const st = fstatSync(fd);
+    const uid = myUid();
+    if (!st.isFile()) return { ok: false, missing: false, problem: `${file} is not a regular file` };
+    if (uid !== undefined && st.uid !== uid)
+      return {
+        ok: false,
+        missing: false,
+        problem: `file ${file} is owned by uid ${st.uid}, not by you (${uid})`,
+      };
+    if ((st.mode & 0o022) !== 0)
+      return {
+        ok: false,
+        missing: false,
+        problem: `file ${file} has mode ${(st.mode & 0o777).toString(8)}: others can change it`,
+      };
+    if (st.size > maxBytes)
+      return {
+        ok: false,
+        missing: false,
+        problem: `${file} is ${st.size} bytes, over the ${maxBytes} limit`,
+      };
+    return { ok: true, text: readOpenFile(fd, st.size).toString('utf8') };
+  } catch (error) {
+    return { ok: false, missing: false, problem: `cannot read ${file}: ${(error as Error).message}` };
+  } finally {
+    closeSync(fd);
+  }
+}
