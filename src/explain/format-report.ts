@@ -1,5 +1,6 @@
 import type { HookReport } from '../hook/process-event.js';
 import { formatDuration, paint, type Out } from '../terminal/output.js';
+import { failed } from '../events/failed.js';
 
 function status(r: HookReport['ran'][number]): string {
   const res = r.result;
@@ -38,7 +39,7 @@ export function formatReport(report: HookReport, out: Pick<Out, 'color'>): strin
   }
   if (report.ran.length === 0) lines.push(paint(out, 'gray', '  no command matched'));
   for (const r of report.ran) {
-    const ok = r.result.exitCode === 0 && !r.result.timedOut && !r.result.spawnError;
+    const ok = !failed(r.result, r.planned.spec.blocking);
     const mark = ok ? paint(out, 'green', '✓') : paint(out, 'red', '✗');
     lines.push(
       `  ${mark} ${r.planned.name}  ${status(r)}  ${formatDuration(r.result.durationMs)}${r.planned.spec.blocking ? '  [blocking]' : ''}`,

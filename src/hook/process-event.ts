@@ -13,6 +13,7 @@ import type { SpawnLike } from '../runner/run-command.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { monotonicMs, newEventId } from '../util/fast.js';
 import { claimConfigNotices, logConfigState } from './config-report.js';
+import { failed } from '../events/failed.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -111,11 +112,11 @@ export function toOutcome(r: RanCommand): CommandOutcome {
 
 function logCommand(logger: LineLogger, event: HookEvent, r: RanCommand): void {
   const { result, planned } = r;
-  const failed = result.timedOut || result.spawnError !== undefined || result.exitCode !== 0;
+  const commandFailed = failed(result, planned.spec.blocking);
   const notRun = notRunReason(r) !== undefined;
   const tail = DEFAULTS.logTailBytes;
   logger.log(
-    notRun && planned.spec.blocking ? 'error' : failed ? 'warn' : 'info',
+    notRun && planned.spec.blocking ? 'error' : commandFailed ? 'warn' : 'info',
     {
       kind: 'command',
       event: event.name,
@@ -318,7 +319,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
       tool: typeof event.payload.tool_name === 'string' ? event.payload.tool_name : undefined,
       bytes: raw.length,
       commands: report.ran.length,
-      failed: report.ran.filter((r) => r.result.exitCode !== 0 || r.result.timedOut).length,
+      failed: report.ran.filter((r) => failed(r.result, r.planned.spec.blocking)).length,
       notRun: report.ran.filter((r) => r.planned.spec.blocking && notRunReason(r) !== undefined).length,
       decidedBy: report.reply.decidedBy,
       exitCode: report.reply.exitCode,

@@ -1,4 +1,5 @@
 import type { CommandOutcome } from '../events/types.js';
+import { failed } from '../events/failed.js';
 
 /** What the tracker knows about one open session; plain JSON so it can be saved and restored. */
 export interface TrackedSession {
@@ -49,9 +50,5 @@ export function newTrackedSession(sessionId: string, agent: string, atMs: number
 /** How a command outcome counts: a timeout, a failure, or fine (a blocking command's exit 2 is a decision). */
 export function classifyOutcome(outcome: CommandOutcome): 'timeout' | 'failure' | 'ok' {
   if (outcome.timedOut) return 'timeout';
-  if (outcome.spawnError || outcome.signal) return 'failure';
-  if (outcome.exitCode === null || outcome.exitCode === 0)
-    return outcome.exitCode === null ? 'failure' : 'ok';
-  if (outcome.blocking && outcome.exitCode === 2) return 'ok';
-  return 'failure';
+  return failed(outcome, outcome.blocking) ? 'failure' : 'ok';
 }

@@ -10,6 +10,7 @@ import { type TemplateContext } from './template.js';
 import { formatDuration } from '../util/format-duration.js';
 import { ownValue } from '../util/own.js';
 import { str } from '../util/json-values.js';
+import { failed } from '../events/failed.js';
 
 export type Urgency = 'low' | 'normal' | 'critical';
 
@@ -66,7 +67,7 @@ export function buildTemplateContext(
   results: readonly CommandOutcome[] = [],
 ): TemplateContext {
   const p = event.payload;
-  const failed = results.filter((r) => r.exitCode !== 0 || r.timedOut || r.spawnError);
+  const failures = results.filter((r) => failed(r, r.blocking));
   const core: TemplateContext = {
     event: {
       name: event.name,
@@ -99,8 +100,8 @@ export function buildTemplateContext(
     duration: facts.durationMs === undefined ? undefined : formatDuration(facts.durationMs),
     commands: {
       total: results.length,
-      failed: failed.length,
-      failedNames: failed.map((r) => r.name).join(', '),
+      failed: failures.length,
+      failedNames: failures.map((r) => r.name).join(', '),
     },
     count: 1,
   };

@@ -14,6 +14,7 @@ import { quietStateAt } from './quiet-hours.js';
 import { renderTemplate } from './template.js';
 import { formatAgo, formatDuration } from '../util/format-duration.js';
 import { notificationDurationMs } from './default-text.js';
+import { failed } from '../events/failed.js';
 import {
   buildTemplateContext,
   builtInText,
@@ -114,7 +115,7 @@ export function eventFacts(
     ...(projectDir ? { projectDir } : {}),
     ...(durationMs !== undefined ? { durationMs } : {}),
     sessionKind: subagent ? 'subagent' : 'main',
-    commandsFailed: results.filter((r) => r.exitCode !== 0 || r.timedOut || r.spawnError).length,
+    commandsFailed: results.filter((r) => failed(r, r.blocking)).length,
   };
 }
 

@@ -5,6 +5,7 @@ import { CliError, EXIT } from '../../errors.js';
 import { cliProcessIO } from '../hook-io.js';
 import { paint, stdoutOut } from '../../terminal/output.js';
 import { formatReport, reportJson } from '../../explain/format-report.js';
+import { failed } from '../../events/failed.js';
 
 interface ReplayArgs {
   file: string;
@@ -81,9 +82,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
         if (args.event && !args.event.includes(String(name))) continue;
         const report = await processEvent(Buffer.from(JSON.stringify(record.payload)), io);
         events++;
-        failures += report.ran.filter(
-          (r) => r.result.exitCode !== 0 || r.result.timedOut || r.result.spawnError,
-        ).length;
+        failures += report.ran.filter((r) => failed(r.result, r.planned.spec.blocking)).length;
         out.write(
           args.json
             ? `${JSON.stringify({ line: record.line, ...(reportJson(report) as object) })}\n`
