@@ -92,7 +92,7 @@ export class Ingest {
           continue;
         }
         read.push(name);
-        const handoff = parsed.data as unknown as EventHandoff;
+        const handoff: EventHandoff = parsed.data;
         if (o.store.seen.has(handoff.event.id) || ids.has(handoff.event.id)) {
           counts.duplicates++;
           continue;

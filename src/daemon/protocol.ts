@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { PROTOCOL_VERSION } from './client.js';
+import { AGENT_KINDS, type EventHandoff } from '../events/types.js';
 
 /**
  * The daemon's socket protocol, version 1: newline-delimited JSON, one request line, one reply line,
@@ -9,7 +10,8 @@ import { PROTOCOL_VERSION } from './client.js';
 const hookEventSchema = z.looseObject({
   id: z.string().min(1).max(200),
   receivedAt: z.number().finite().nonnegative(),
-  agent: z.string().default('unknown'),
+  /** An agent this daemon does not know (a newer hook) reads as 'unknown', as the hook itself does. */
+  agent: z.enum(AGENT_KINDS).catch('unknown'),
   name: z.string().min(1),
   sessionId: z.string().optional(),
   cwd: z.string().optional(),
@@ -27,6 +29,7 @@ const commandOutcomeSchema = z.looseObject({
   durationMs: z.number().default(0),
   spawnError: z.string().optional(),
   blocking: z.boolean().default(false),
+  origin: z.enum(['user', 'project']).optional(),
 });
 
 /** A message about hookd itself (an untrusted project file, a broken config) for the desktop. */
@@ -42,7 +45,9 @@ export const eventRequestSchema = z.object({
   event: hookEventSchema,
   results: z.array(commandOutcomeSchema).default([]),
   notices: z.array(noticeSchema).max(10).optional(),
-});
+  // The hand-off types live with the hook (events/types.ts: the hook path loads no zod); this check makes
+  // the schema and them one contract: a parsed request is an EventHandoff without a cast.
+}) satisfies z.ZodType<EventHandoff>;
 
 const outboxRequestSchema = z.object({
   v: z.literal(1),

@@ -59,7 +59,7 @@ export function requestHandler(
             error: `the daemon cannot write its journal (${trouble.code ?? trouble.error}; ${trouble.error}): not accepting events until it can`,
             id: request.event.id,
           };
-        const result = await o.receive(request as unknown as EventHandoff);
+        const result = await o.receive(request);
         return { ok: true, id: request.event.id, ...(result.duplicate ? { duplicate: true } : {}) };
       }
       case 'ping':

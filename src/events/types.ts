@@ -1,7 +1,9 @@
 /** The agent's payload, parsed leniently: any JSON object; known fields are read where needed. */
 export type HookPayload = Record<string, unknown>;
 
-export type AgentKind = 'droid' | 'claude' | 'unknown';
+/** The agents hookd knows; the one list the type and the daemon protocol's schema are built from. */
+export const AGENT_KINDS = ['droid', 'claude', 'unknown'] as const;
+export type AgentKind = (typeof AGENT_KINDS)[number];
 
 /** One event as hookd sees it: the raw payload plus what hookd adds. */
 export interface HookEvent {

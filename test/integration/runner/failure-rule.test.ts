@@ -78,7 +78,10 @@ describe('one failure rule for real command ends', () => {
       payload: { session_id: 's1', hook_event_name: 'PreToolUse' },
     };
 
-    const tracker = createSessionTracker({ ledger: { record: async () => {} }, idleCloseMs: 3_600_000 });
+    const tracker = createSessionTracker({
+      ledger: { record: async () => 'written' as const },
+      idleCloseMs: 3_600_000,
+    });
     const handoff: EventHandoff = { v: 1, type: 'event', event, results };
     await tracker.onEvent(handoff);
     const session = tracker.snapshot().sessions[0]!;

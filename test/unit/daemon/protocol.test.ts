@@ -38,6 +38,16 @@ describe('protocol v1', () => {
       payload: { new_field: true },
     });
   });
+  it('reads the agent as the hook types it: a known kind, else "unknown" (no cast in the daemon)', () => {
+    const agentOf = (agent: unknown) => {
+      const parsed = parseRequest(JSON.stringify({ v: 1, type: 'event', event: { ...event, agent } }));
+      return parsed.ok && parsed.request.type === 'event' ? parsed.request.event.agent : 'rejected';
+    };
+    expect(agentOf('claude')).toBe('claude');
+    expect(agentOf('droid')).toBe('droid');
+    expect(agentOf('codex')).toBe('unknown');
+    expect(agentOf(undefined)).toBe('unknown');
+  });
   it('nacks a wrong version, bad JSON, an unknown type and an invalid event clearly', () => {
     expect(parseRequest(JSON.stringify({ v: 2, type: 'event', event }))).toMatchObject({
       ok: false,
