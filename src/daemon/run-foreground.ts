@@ -28,6 +28,7 @@ import type { FetchLike } from '../notify/channels/http.js';
 import type { DefaultText } from '../notify/notification.js';
 import { createDaemonLogger } from './logger.js';
 import { startDaemon, type DaemonHandle, type StartDaemonOptions } from './daemon.js';
+import { NotFoundError } from '../platform/errors.js';
 
 /** The parts of the config the daemon's wiring reads (the user file, validated). */
 export type WiringConfig = Partial<Pick<HookdConfig, 'daemon' | 'ledger' | 'enrich' | 'api'>>;
@@ -97,7 +98,7 @@ function messageFetcher(client: PlatformClient): NonNullable<CreateEnricherOptio
       const text = apiMessageText(await client.getMessage(sessionId, messageId));
       return text ? { text } : null;
     } catch (error) {
-      if ((error as { status?: unknown }).status === 404) return null;
+      if (error instanceof NotFoundError) return null;
       throw error;
     }
   };

@@ -1,3 +1,4 @@
+import type { ChannelConfig } from '../../config/notify-schema.js';
 import type { RenderedNotification } from '../notification.js';
 
 /** How one delivery attempt ended. A failure is a value; `retryable` decides between retry and dead letter. */
@@ -26,7 +27,8 @@ export interface ChannelHealth {
 /** One delivery channel. Implementations never throw from send(); they return a DeliveryResult. */
 export interface Channel {
   name: string;
-  type: 'desktop' | 'slack' | 'webhook' | 'command' | 'console' | 'ntfy';
+  /** The config's channel types, derived from its schema: a new channel type is added there only. */
+  type: ChannelConfig['type'];
   /** A safe one-line description (type and host only, never a URL path or a token). */
   describe(): string;
   /**
