@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execa } from 'execa';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -55,24 +55,32 @@ export interface ServiceResult {
 
 const RUN_TIMEOUT_MS = 30_000;
 
-/** Runs a service-manager command with a deadline; never throws. */
-export const runServiceCommand: ServiceRunner = (file, args, env) =>
-  new Promise((done) => {
-    execFile(
-      file,
-      [...args],
-      { env: { ...process.env, ...env }, timeout: RUN_TIMEOUT_MS, killSignal: 'SIGKILL', encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        const code = (error as NodeJS.ErrnoException | null)?.code;
-        if (error && typeof code === 'string') {
-          done({ exitCode: null, stdout, stderr, spawnError: `${code}: ${error.message}` });
-          return;
-        }
-        const exitCode = error ? (typeof code === 'number' ? code : null) : 0;
-        done({ exitCode, stdout, stderr });
-      },
-    );
+/**
+ * Runs a service-manager command with a deadline (SIGKILL when it passes); never throws. execa here:
+ * systemctl and launchctl leave no grandchildren holding the pipes, and it reports a spawn error
+ * (`code`), a timeout and the exit code as values.
+ */
+export const runServiceCommand: ServiceRunner = async (file, args, env) => {
+  const result = await execa(file, [...args], {
+    env,
+    extendEnv: true,
+    stdin: 'ignore',
+    timeout: RUN_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+    reject: false,
+    stripFinalNewline: false,
   });
+  const stdout = String(result.stdout ?? '');
+  const stderr = String(result.stderr ?? '');
+  if (result.exitCode === undefined && typeof result.code === 'string' && !result.timedOut)
+    return {
+      exitCode: null,
+      stdout,
+      stderr,
+      spawnError: `${result.code}: ${result.originalMessage ?? result.shortMessage}`,
+    };
+  return { exitCode: result.exitCode ?? null, stdout, stderr };
+};
 
 export function servicePlatform(platform: string | undefined = process.platform): ServicePlatform {
   if (platform === 'linux' || platform === 'darwin') return platform;
@@ -152,7 +160,7 @@ function managerCommands(platform: ServicePlatform, file: string, uid: number) {
   };
 }
 
-function failed(result: RunResult): boolean {
+function stepFailed(result: RunResult): boolean {
   return result.spawnError !== undefined || result.exitCode !== 0;
 }
 
@@ -189,7 +197,7 @@ export async function installService(options: ServiceOptions): Promise<ServiceRe
       return { platform, file, changed, steps, managed: false, notes };
     }
     const mayFail = platform === 'darwin' && index === 0;
-    if (failed(result) && !mayFail) {
+    if (stepFailed(result) && !mayFail) {
       throw new CliError(
         `the service file ${file} was written, but \`${steps.at(-1)!.command}\` failed` +
           `${result.stderr.trim() ? `: ${result.stderr.trim()}` : ` (exit ${result.exitCode})`}`,
