@@ -2,6 +2,7 @@ import { CliError, EXIT } from '../errors.js';
 import { formatAgentHooksProblems, validateAgentHooks, type AgentHooksProblem } from './agent-hooks.js';
 import { AGENT_PROFILES, type Agent } from './agents.js';
 import { patchJsonText } from './json-patch.js';
+import { patchJsoncText } from './jsonc-patch.js';
 import { newJsonObjectText } from './json-text.js';
 import { unifiedDiff } from './line-diff.js';
 import type { AgentHooks } from './merge-hooks.js';
@@ -31,7 +32,9 @@ export function editedJsonText(snapshot: SettingsFileSnapshot, key: string, valu
   // A key already there keeps its place; a new one goes last.
   const data: Record<string, unknown> = { ...snapshot.data, [key]: value };
   if (value === undefined) delete data[key];
-  return patchJsonText(snapshot.text, data, snapshot.style);
+  return snapshot.comments
+    ? patchJsoncText(snapshot.text, data, snapshot.style)
+    : patchJsonText(snapshot.text, data, snapshot.style);
 }
 
 /** Plans the change of one top-level key: new text and diff, nothing written. */

@@ -17,6 +17,7 @@ import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CliError, EXIT } from '../errors.js';
 import { detectJsonStyle, parseJsonText, type JsonTextStyle } from './json-text.js';
+import { parseJsoncText } from './jsonc-patch.js';
 
 /** An agent settings file as read before an edit: its text, its parsed object, and how to write it back. */
 export interface SettingsFileSnapshot {
@@ -30,6 +31,8 @@ export interface SettingsFileSnapshot {
   /** The parsed root object ({} when missing or empty). */
   data: Record<string, unknown>;
   style: JsonTextStyle;
+  /** The file carries comments (JSONC): edited with jsonc-parser, which keeps them. */
+  comments?: boolean;
   mode?: number;
   uid?: number;
   gid?: number;
@@ -78,6 +81,15 @@ export async function readSettingsFile(file: string): Promise<SettingsFileSnapsh
   };
   if (text.trim() === '' || text.trim() === '\uFEFF') return { ...base, data: {} };
   const parsed = parseJsonText(text);
+  const jsonc = parsed.ok ? undefined : parseJsoncText(text);
+  if (
+    !parsed.ok &&
+    jsonc !== undefined &&
+    jsonc !== null &&
+    typeof jsonc === 'object' &&
+    !Array.isArray(jsonc)
+  )
+    return { ...base, data: jsonc as Record<string, unknown>, comments: true };
   if (!parsed.ok) {
     const where = parsed.error.line ? ` at line ${parsed.error.line}, column ${parsed.error.column}` : '';
     throw new CliError(

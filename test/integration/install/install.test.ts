@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateAgentHooks } from '../../../src/install/agent-hooks.js';
 import { installHookd, uninstallHookd } from '../../../src/install/install.js';
+import { parseJsoncText } from '../../../src/install/jsonc-patch.js';
 import { DROID_EVENTS } from '../../../src/events/names.js';
 
 let HOOKD: string;
@@ -208,6 +209,62 @@ describe('installHookd on a real settings file', () => {
       /--timeout 601 is out of range/,
     );
     await expect(stat(settingsPath())).rejects.toThrow(/ENOENT/);
+  });
+});
+
+// Settings files some users keep notes in: JSON with // and /* */ comments (JSONC).
+const COMMENTED = `{
+  // my model; do not change
+  "model": "custom:fake",
+  /* hooks of the team */
+  "hooks": {
+    "Stop": [{ "hooks": [{ "type": "command", "command": "say done" }] }] // a voice
+  },
+  "theme": "dark" // dark is better
+}
+`;
+
+describe('installHookd on a settings file with comments', () => {
+  it('adds the hooks and keeps every comment; changes nothing the second time; uninstall gives the value back', async () => {
+    await writeSettings(COMMENTED);
+    const dry = await install({ dryRun: true, events: ['Stop', 'SessionEnd'] });
+    expect(dry.diff).toContain('+');
+    expect(await readFile(settingsPath(), 'utf8')).toBe(COMMENTED);
+
+    const first = await install({ events: ['Stop', 'SessionEnd'] });
+    expect(first.changed).toBe(true);
+    const text = await readFile(settingsPath(), 'utf8');
+    for (const comment of [
+      '// my model; do not change',
+      '/* hooks of the team */',
+      '// a voice',
+      '// dark is better',
+    ])
+      expect(text).toContain(comment);
+    expect(text).toContain('"command": "say done"');
+    expect(text).toContain(`${NODE} ${HOOKD} hook --agent droid`);
+    expect(text).toContain('"SessionEnd": [');
+
+    const second = await install({
+      events: ['Stop', 'SessionEnd'],
+      now: () => new Date('2026-02-02T00:00:00Z'),
+    });
+    expect(second).toMatchObject({ changed: false, diff: '' });
+    expect(await readFile(settingsPath(), 'utf8')).toBe(text);
+
+    const removed = await uninstallHookd({ agent: 'droid', scope: 'user', env, now: fixedNow });
+    expect(removed.changed).toBe(true);
+    // jsonc-parser re-lays-out an array it edits (the Stop entries), so the text differs; the value and
+    // every comment are back.
+    const back = await readFile(settingsPath(), 'utf8');
+    expect(parseJsoncText(back)).toEqual(parseJsoncText(COMMENTED));
+    for (const comment of [
+      '// my model; do not change',
+      '/* hooks of the team */',
+      '// a voice',
+      '// dark is better',
+    ])
+      expect(back).toContain(comment);
   });
 });
 
