@@ -224,6 +224,8 @@ const COMMENTED = `{
 }
 `;
 
+const COMMENTS = ['// my model; do not change', '/* hooks of the team */', '// a voice', '// dark is better'];
+
 describe('installHookd on a settings file with comments', () => {
   it('adds the hooks and keeps every comment; changes nothing the second time; uninstall gives the value back', async () => {
     await writeSettings(COMMENTED);
@@ -234,13 +236,7 @@ describe('installHookd on a settings file with comments', () => {
     const first = await install({ events: ['Stop', 'SessionEnd'] });
     expect(first.changed).toBe(true);
     const text = await readFile(settingsPath(), 'utf8');
-    for (const comment of [
-      '// my model; do not change',
-      '/* hooks of the team */',
-      '// a voice',
-      '// dark is better',
-    ])
-      expect(text).toContain(comment);
+    for (const comment of COMMENTS) expect(text).toContain(comment);
     expect(text).toContain('"command": "say done"');
     expect(text).toContain(`${NODE} ${HOOKD} hook --agent droid`);
     expect(text).toContain('"SessionEnd": [');
@@ -258,13 +254,7 @@ describe('installHookd on a settings file with comments', () => {
     // every comment are back.
     const back = await readFile(settingsPath(), 'utf8');
     expect(parseJsoncText(back)).toEqual(parseJsoncText(COMMENTED));
-    for (const comment of [
-      '// my model; do not change',
-      '/* hooks of the team */',
-      '// a voice',
-      '// dark is better',
-    ])
-      expect(back).toContain(comment);
+    for (const comment of COMMENTS) expect(back).toContain(comment);
   });
 });
 
