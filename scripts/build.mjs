@@ -31,6 +31,8 @@ const common = {
   // ESM packages (yargs) read import.meta.url, which a CJS bundle lacks: give them this file's URL.
   banner: { js: "const __hookd_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
   define: { 'import.meta.url': '__hookd_import_meta_url', ...schemaDefine, ...versionDefine },
+  // jsonc-parser's "main" is a UMD build whose require()s esbuild cannot follow: bundle its ESM build.
+  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
   external: ['node-notifier', './validate.cjs', './client.cjs', './hook.cjs', './cli.cjs', './daemon.cjs'],
 };
 
