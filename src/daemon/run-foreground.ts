@@ -92,7 +92,7 @@ async function platformClientFor(
 }
 
 /** A message by id from the platform; one the platform does not have is `null`, not a failure. */
-function messageFetcher(client: PlatformClient): NonNullable<CreateEnricherOptions['fetchMessage']> {
+export function messageFetcher(client: PlatformClient): NonNullable<CreateEnricherOptions['fetchMessage']> {
   return async (sessionId, messageId) => {
     try {
       const text = apiMessageText(await client.getMessage(sessionId, messageId));
