@@ -155,7 +155,12 @@ describe('the demo output', () => {
       },
       { color: false },
     );
-    expect(blocked).toContain('✗ guard exit 2 48ms [blocking] → agent blocked by guard (daemon: spooled)');
+    // A guard's block is its decision, not a failure (events/failed.ts): ✓, as replay and explain show it.
+    expect(blocked).toContain('✓ guard exit 2 48ms [blocking] → agent blocked by guard (daemon: spooled)');
+    const crashed = formatDemoEvent({ ...base, commands: [{ ...command, blocking: false, exitCode: 2 }] }, {
+      color: false,
+    });
+    expect(crashed).toContain('✗ guard exit 2 48ms');
   });
 });
 
