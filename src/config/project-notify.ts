@@ -8,6 +8,7 @@ import {
   type NotifyRule,
 } from './notify-schema.js';
 import { formatPath, type ConfigIssue } from './issues.js';
+import { isObject } from '../util/json-values.js';
 
 /**
  * A trusted project file's `notify`, merged into the user's (README "Project configs and trust"). A
@@ -32,10 +33,6 @@ export interface ProjectNotifyOptions {
 export type ProjectNotifyResult =
   | { ok: true; notify: NotifyConfig; rules: string[]; channels: string[] }
   | { ok: false; issues: ConfigIssue[] };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Merges a project's raw `notify` (already valid on its own) into the user's validated one. */
 export function mergeProjectNotify(

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, renameSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import {
   deserializeNoise,
   pruneNoise,
@@ -6,7 +6,7 @@ import {
   type NoiseState,
   type SerializedNoise,
 } from '../notify/noise.js';
-import { writePrivateFileAtomic } from '../util/private-fs.js';
+import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 
 /** The noise file's format version; another version is quarantined like a damaged file. */
 const NOISE_FILE_VERSION = 1;
@@ -44,28 +44,10 @@ export interface NoiseStore {
 }
 
 function readBounded(file: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new Error('not a regular file');
-    if (st.size > NOISE_FILE_MAX_BYTES) throw new Error(`larger than ${NOISE_FILE_MAX_BYTES} bytes`);
-    const buf = Buffer.alloc(st.size);
-    let offset = 0;
-    while (offset < buf.length) {
-      const n = readSync(fd, buf, offset, buf.length - offset, offset);
-      if (n === 0) break;
-      offset += n;
-    }
-    return buf.subarray(0, offset).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
+  const read = readPrivateFile(file, NOISE_FILE_MAX_BYTES);
+  if (read.ok) return read.text;
+  if (read.missing) return undefined;
+  throw new Error(read.problem);
 }
 
 /** Why a parsed noise file is not usable, or undefined when it is. */

@@ -2,7 +2,7 @@ import { NOTIFY_DEFAULTS, type NtfyChannelConfig } from '../../config/notify-sch
 import type { RenderedNotification, Urgency } from '../notification.js';
 import type { Channel, DeliveryContext, DeliveryResult } from './channel.js';
 import { classifyHttp, postWithTimeout, safeHost, type FetchLike } from './http.js';
-import { USER_AGENT } from './webhook.js';
+import { USER_AGENT } from '../../util/version.js';
 
 /** ntfy keeps a message up to 4096 bytes as text (longer ones become an attachment). */
 export const NTFY_MESSAGE_MAX_BYTES = 4096;
