@@ -1,7 +1,6 @@
 import { formatDuration, paint, type Out } from '../terminal/output.js';
 import type { HookReport } from '../hook/process-event.js';
-import { reportJson } from '../explain/format-report.js';
-import { failed } from '../events/failed.js';
+import { commandMark, reportJson } from '../explain/format-report.js';
 
 /** One hook command of a played event, as `hookd emit --json` reports it, with the event's name. */
 export interface DemoCommand {
@@ -80,9 +79,8 @@ export function demoEventResult(index: number, report: HookReport, subagent: boo
 }
 
 function commandText(c: DemoCommand, out: Pick<Out, 'color'>): string {
-  const ok = !failed({ ...c, spawnError: c.spawnError ?? undefined }, c.blocking);
   const status = c.timedOut ? 'timed out' : c.exitCode === null ? `signal ${c.signal}` : `exit ${c.exitCode}`;
-  const mark = ok ? paint(out, 'green', '✓') : paint(out, 'red', '✗');
+  const mark = commandMark(out, { ...c, spawnError: c.spawnError ?? undefined }, c.blocking);
   const said = c.stdout.trim() ? paint(out, 'gray', ` "${c.stdout.trim().split('\n')[0]!.slice(0, 60)}"`) : '';
   return `${mark} ${c.name} ${status} ${formatDuration(c.durationMs)}${c.blocking ? ' [blocking]' : ''}${said}`;
 }

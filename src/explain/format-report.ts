@@ -1,6 +1,6 @@
 import type { HookReport } from '../hook/process-event.js';
 import { formatDuration, paint, type Out } from '../terminal/output.js';
-import { failed } from '../events/failed.js';
+import { failed, type CommandEnd } from '../events/failed.js';
 
 function status(r: HookReport['ran'][number]): string {
   const res = r.result;
@@ -20,6 +20,16 @@ function indent(text: string, prefix: string): string {
 }
 
 /** A person-readable account of one event through the hook path. */
+/**
+ * How a command ended, at a glance: ✓ ran and succeeded, ⊘ a guard decided to block (exit 2 of a
+ * blocking command: no failure, see events/failed.ts), ✗ failed.
+ */
+export function commandMark(out: Pick<Out, 'color'>, end: CommandEnd, blocking: boolean): string {
+  if (failed(end, blocking)) return paint(out, 'red', '✗');
+  if (end.exitCode === 2) return paint(out, 'yellow', '⊘');
+  return paint(out, 'green', '✓');
+}
+
 export function formatReport(report: HookReport, out: Pick<Out, 'color'>): string {
   const lines: string[] = [];
   if (report.rejected) {
@@ -39,8 +49,7 @@ export function formatReport(report: HookReport, out: Pick<Out, 'color'>): strin
   }
   if (report.ran.length === 0) lines.push(paint(out, 'gray', '  no command matched'));
   for (const r of report.ran) {
-    const ok = !failed(r.result, r.planned.spec.blocking);
-    const mark = ok ? paint(out, 'green', '✓') : paint(out, 'red', '✗');
+    const mark = commandMark(out, r.result, r.planned.spec.blocking);
     lines.push(
       `  ${mark} ${r.planned.name}  ${status(r)}  ${formatDuration(r.result.durationMs)}${r.planned.spec.blocking ? '  [blocking]' : ''}`,
     );

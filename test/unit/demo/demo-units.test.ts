@@ -156,7 +156,7 @@ describe('the demo output', () => {
       { color: false },
     );
     // A guard's block is its decision, not a failure (events/failed.ts): ✓, as replay and explain show it.
-    expect(blocked).toContain('✓ guard exit 2 48ms [blocking] → agent blocked by guard (daemon: spooled)');
+    expect(blocked).toContain('⊘ guard exit 2 48ms [blocking] → agent blocked by guard (daemon: spooled)');
     const crashed = formatDemoEvent({ ...base, commands: [{ ...command, blocking: false, exitCode: 2 }] }, {
       color: false,
     });
