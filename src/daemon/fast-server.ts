@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { validator } from '../config/resolve.js';
@@ -179,7 +179,10 @@ class RequestReader {
     const all = this.chunks[0]!;
     const h = this.header!;
     const section = all.subarray(this.headerBytes, this.envEnd - 1);
-    const { cwd, env } = parseEnvSection(section);
+    const { cwd, env: forwarded } = parseEnvSection(section);
+    // As `hookd hook` does (src/bin/hook.ts): a default the forwarded environment may override.
+    const bin = process.argv[1];
+    const env: Env = bin ? { HOOKD_HOOKS_DIR: join(dirname(bin), '..', 'hooks'), ...forwarded } : forwarded;
     const agent = h[1] === 'droid' || h[1] === 'claude' ? h[1] : undefined;
     const umask = /^[0-7]{1,4}$/.test(h[2] ?? '') ? parseInt(h[2]!, 8) : undefined;
     const ppid = /^\d{1,10}$/.test(h[3] ?? '') ? Number(h[3]) : undefined;
@@ -238,6 +241,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       if (phase === 'running') {
         log.warn({ kind: 'fast', remote }, 'fast client went away before the answer; killing the event');
         abort.abort();
+      } else if (phase === 'acked') {
+        log.info({ kind: 'fast', remote }, 'fast client closed before GO; the event was not run here');
       }
     });
     const refuse = (reason: string) => {
