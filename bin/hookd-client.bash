@@ -43,55 +43,57 @@ if [ -z "$__hk_dsec" ] || [ -z "$__hk_tok" ]; then __hk_node_path "$@"; fi
 __hk_agent=-
 if [ "$1" = --agent ] && [ -n "$2" ]; then __hk_agent=$2; fi
 case $__hk_agent in droid | claude) ;; *) __hk_agent=- ;; esac
-__hk_umask=$(umask)
 
-# The stdin bytes, whole, into a private file (0600, created exclusively) in the private runtime dir.
+# The stdin bytes, whole, into a private file (created exclusively, umask 077) in the private runtime
+# dir; then the request head (token, agent, umask, parent pid, stdin length, cwd, environment) into
+# another. No command substitution: each costs a fork of bash.
 __hk_in=$__hk_rt/c.$$.$RANDOM$RANDOM
-umask 077
-set -C
-if ! cat > "$__hk_in"; then
-  set +C
-  umask "$__hk_umask"
-  rm -f "$__hk_in"
-  __hk_node_path "$@"
-fi
-set +C
-umask "$__hk_umask"
-trap 'rm -f "$__hk_in"; exit 129' HUP
-trap 'rm -f "$__hk_in"; exit 130' INT
-trap 'rm -f "$__hk_in"; exit 143' TERM
-
-# From here on the saved copy is the stdin of whatever runs (opened, then unlinked, then exec).
+__hk_names=$__hk_in.n
+__hk_req=$__hk_in.r
 __hk_fallback() {
-  exec 3>&- 0< "$__hk_in"
-  rm -f "$__hk_in"
+  exec 3>&-
+  if [ -f "$__hk_in" ]; then exec 0< "$__hk_in"; fi
+  rm -f "$__hk_in" "$__hk_names" "$__hk_req"
   trap - HUP INT TERM
   __hk_node_path "$@"
 }
+trap 'rm -f "$__hk_in" "$__hk_names" "$__hk_req"; exit 129' HUP
+trap 'rm -f "$__hk_in" "$__hk_names" "$__hk_req"; exit 130' INT
+trap 'rm -f "$__hk_in" "$__hk_names" "$__hk_req"; exit 143' TERM
+set -C
+{ umask > "$__hk_names"; } 2> /dev/null || __hk_fallback "$@"
+read -r __hk_umask < "$__hk_names"
+umask 077
+if ! cat > "$__hk_in"; then
+  umask "$__hk_umask"
+  __hk_fallback "$@"
+fi
+compgen -e >| "$__hk_names"
+{
+  printf '%s\n%s\n%s\n%s\n' "$__hk_tok" "$__hk_agent" "$__hk_umask" "$PPID"
+  wc -c < "$__hk_in"
+  printf '%s\0' "$PWD"
+  while IFS= read -r __hk_name; do
+    printf '%s=%s\0' "$__hk_name" "${!__hk_name}"
+  done < "$__hk_names"
+  printf '\0'
+} > "$__hk_req" || __hk_fallback "$@"
+set +C
+umask "$__hk_umask"
 
 trap "" PIPE
 { exec 3<> "/dev/tcp/127.0.0.1/$__hk_port"; } 2> /dev/null || __hk_fallback "$@"
 # The daemon speaks first; nothing is sent to a listener that does not know its secret.
 IFS=' ' read -r -t "$__hk_wait" __hk_proto __hk_got <&3 || __hk_fallback "$@"
 if [ "$__hk_proto" != HOOKD-FAST1 ] || [ "$__hk_got" != "$__hk_dsec" ]; then __hk_fallback "$@"; fi
-
-__hk_len=$(wc -c < "$__hk_in")
-__hk_len=$((__hk_len + 0))
-{
-  printf '%s %s %s %s %s\n' "$__hk_tok" "$__hk_agent" "$__hk_umask" "$PPID" "$__hk_len"
-  printf '%s\0' "$PWD"
-  for __hk_name in $(compgen -e); do
-    printf '%s=%s\0' "$__hk_name" "${!__hk_name}"
-  done
-  printf '\0'
-} >&3 2> /dev/null || __hk_fallback "$@"
-cat "$__hk_in" >&3 2> /dev/null
+cat "$__hk_req" "$__hk_in" >&3 2> /dev/null
 IFS=' ' read -r -t "$__hk_wait" __hk_ack __hk_id <&3 || __hk_fallback "$@"
 [ "$__hk_ack" = ACK ] || __hk_fallback "$@"
-rm -f "$__hk_in"
 
 # Acknowledged: from here on the event is the daemon's, never run again by the Node path.
 printf 'GO\n' >&3
+rm -f "$__hk_in" "$__hk_names" "$__hk_req"
+trap - HUP INT TERM
 if ! IFS=' ' read -r __hk_r __hk_code __hk_olen __hk_elen <&3 || [ "$__hk_r" != RESULT ]; then
   printf 'hookd: the daemon went away while running the event (%s)\n' "$__hk_id" >&2
   exit 1

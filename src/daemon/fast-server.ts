@@ -17,7 +17,8 @@ import { writePrivateFileAtomic } from '../util/private-fs.js';
  * event, the daemon runs it with `runEvent` and answers. Protocol, one event per connection:
  *
  *   daemon: `HOOKD-FAST1 <daemon secret>\n`               (the client sends nothing until this matches)
- *   client: `<token> <agent> <umask> <ppid> <stdin bytes>\n` <cwd>\0 <NAME=value\0>... \0 <stdin bytes>
+ *   client: five lines `<token>\n<agent>\n<umask>\n<ppid>\n<stdin bytes>\n` (what `umask` and `wc -c`
+ *           print), then <cwd>\0 <NAME=value\0>... \0 (an empty entry ends it), then the stdin bytes
  *   daemon: `ACK <request id>\n`  or  `DENY <reason>\n` and close
  *   client: `GO\n`                                        (the client's point of no return)
  *   daemon: `RESULT <exit code> <stdout bytes> <stderr bytes>\n` <stdout> <stderr>, close
@@ -109,7 +110,11 @@ class RequestReader {
   private envEnd = -1;
   private lastByte = -1;
   private payloadBytes = 0;
-  constructor(private readonly limits: FastLimits) {}
+  constructor(
+    private readonly limits: FastLimits,
+    /** The token check, done on the first line before anything else is read. */
+    private readonly tokenOk: (presented: string) => boolean,
+  ) {}
 
   /** Feeds a chunk: 'more', 'done' (with what follows the request), or a refusal reason. */
   push(
@@ -121,17 +126,30 @@ class RequestReader {
     if (!this.header) {
       const all = Buffer.concat(this.chunks);
       this.chunks = [all];
-      const nl = all.indexOf(10);
+      const first = all.indexOf(10);
+      if (
+        first >= 0 &&
+        (first > MAX_HEADER_BYTES || !this.tokenOk(all.subarray(0, first).toString('latin1')))
+      )
+        return { state: 'bad', reason: 'bad token' };
+      let nl = -1;
+      for (let line = 0; line < 5; line++) {
+        nl = all.indexOf(10, nl + 1);
+        if (nl < 0 || nl > MAX_HEADER_BYTES) break;
+      }
       if (nl < 0)
         return all.length > MAX_HEADER_BYTES
           ? { state: 'bad', reason: 'header too long' }
           : { state: 'more' };
       if (nl > MAX_HEADER_BYTES) return { state: 'bad', reason: 'header too long' };
-      this.header = all.subarray(0, nl).toString('latin1').split(' ');
+      this.header = all
+        .subarray(0, nl)
+        .toString('latin1')
+        .split('\n')
+        .map((field) => field.trim());
       this.headerBytes = nl + 1;
       const len = this.header[4];
-      if (this.header.length !== 5 || !len || !/^\d{1,9}$/.test(len))
-        return { state: 'bad', reason: 'bad header' };
+      if (!len || !/^\d{1,9}$/.test(len)) return { state: 'bad', reason: 'bad header' };
       this.payloadBytes = Number(len);
       if (this.payloadBytes > this.limits.maxPayloadBytes)
         return { state: 'bad', reason: 'payload too large' };
@@ -226,7 +244,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     const remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
     const abort = new AbortController();
     let phase: 'request' | 'acked' | 'running' | 'done' = 'request';
-    const reader = new RequestReader(limits);
+    const reader = new RequestReader(limits, (presented) => tokenMatches(presented, token));
     let request: FastRequest | undefined;
     let after = Buffer.alloc(0);
     const timer = setTimeout(() => {
@@ -307,13 +325,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       if (phase === 'acked') return onGo(chunk);
       if (phase !== 'request') return;
       const r = reader.push(chunk);
-      if (r.state === 'more') {
-        // The token is checked as soon as the header is in, before anything else is kept.
-        if (reader.header && !tokenMatches(reader.header[0] ?? '', token)) refuse('bad token');
-        return;
-      }
+      if (r.state === 'more') return;
       if (r.state === 'bad') return refuse(r.reason);
-      if (!tokenMatches(reader.header?.[0] ?? '', token)) return refuse('bad token');
       if (options.stopping()) return refuse('stopping');
       request = reader.request();
       const id = `f${process.pid}-${++requests}`;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -142,6 +142,12 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     // Through the client the command is the daemon's child; through the Node path, the hook's.
     expect(readPid(join(tmp.dir, 'fast.ppid'))).toBe(daemon.pid);
     expect(readPid(join(tmp.dir, 'node.ppid'))).not.toBe(daemon.pid);
+    // The client's private copies are gone from the runtime dir.
+    expect(readdirSync(join(env.XDG_RUNTIME_DIR!, 'hookd')).sort()).toEqual([
+      'hookd.fast',
+      'hookd.pid',
+      'hookd.sock',
+    ]);
     expect(readFileSync(join(tmp.dir, 'fast.umask'), 'utf8').trim()).toBe('0027');
     const vars = (which: string) =>
       readFileSync(join(tmp.dir, `${which}.env`), 'utf8')
@@ -206,7 +212,7 @@ describe('the fast client and the daemon listener (issue 12)', () => {
       s.once('data', () => {
         // The daemon stops right after its greeting; the client sends, waits in vain, gives up.
         process.kill(daemon!.pid!, 'SIGSTOP');
-        s.write(`${token} droid 0022 1 ${body.length}\n${tmp.dir}\0OUT=${out}\0\0`);
+        s.write(`${token}\ndroid\n0022\n1\n${body.length}\n${tmp.dir}\0OUT=${out}\0\0`);
         s.end(body, () => {
           s.destroy();
           done();
@@ -288,7 +294,7 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
     const [port] = readFileSync(listenerFile(), 'utf8').trim().split(' ');
-    for (const header of [`${'0'.repeat(48)} droid 0022 1 2\n`, `droid 0022 1 2\n`, '\n']) {
+    for (const header of [`${'0'.repeat(48)}\ndroid\n0022\n1\n2\n`, `droid\n0022\n1\n2\n`, '\n']) {
       const reply = await new Promise<string>((done) => {
         const s = connect(Number(port), '127.0.0.1');
         let text = '';
