@@ -248,10 +248,9 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     let request: FastRequest | undefined;
     let after = Buffer.alloc(0);
     const timer = setTimeout(() => {
-      if (phase === 'request' || phase === 'acked') {
+      if (phase === 'request' || phase === 'acked')
         log.warn({ kind: 'fast', remote, phase }, 'fast client request timed out; closed');
-        socket.destroy();
-      }
+      if (phase !== 'running') socket.destroy(); // also a refused peer that does not hang up
     }, limits.requestTimeoutMs);
     timer.unref();
     socket.once('close', () => {
@@ -267,7 +266,6 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       phase = 'done';
       log.warn({ kind: 'fast', remote, reason }, 'fast client request refused');
       socket.end(`DENY ${reason.replace(/\s+/g, '-')}\n`);
-      socket.destroySoon?.();
     };
     const onGo = (rest: Buffer) => {
       after = Buffer.concat([after, rest]);
@@ -338,6 +336,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
   };
 
   const server: Server = createServer({ allowHalfOpen: false }, serve);
+  // Bounded whatever local peers do: at most this many connections, each capped in size and time.
+  server.maxConnections = 1024;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());

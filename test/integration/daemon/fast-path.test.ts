@@ -323,6 +323,31 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     expect(existsSync(`${tmp.dir}/x`)).toBe(false);
   });
 
+  it('caps what a peer may send: a long first line, an endless environment, a payload over 8 MiB', async () => {
+    configure('true');
+    daemon = await spawnDaemon(env);
+    await waitFor(() => existsSync(listenerFile()));
+    const [port, , token] = readFileSync(listenerFile(), 'utf8').trim().split(' ');
+    const ask = (data: Buffer) =>
+      new Promise<string>((done) => {
+        const s = connect(Number(port), '127.0.0.1');
+        let text = '';
+        s.once('data', (c: Buffer) => {
+          text += c.toString('latin1');
+          s.on('data', (more: Buffer) => (text += more.toString('latin1')));
+          s.write(data);
+        });
+        s.on('error', () => {});
+        s.on('close', () => done(text.split('\n')[1] ?? ''));
+      });
+    expect(await ask(Buffer.alloc(4096, 'a'))).toBe('DENY header-too-long');
+    const head = (len: number) => `${token}\ndroid\n0022\n1\n${len}\n`;
+    expect(await ask(Buffer.from(`${head(2)}/\0${'A=x\0'.repeat(300_000)}`))).toBe(
+      'DENY environment-too-large',
+    );
+    expect(await ask(Buffer.from(head(8 * 1024 * 1024 + 1)))).toBe('DENY payload-too-large');
+  });
+
   it('hostile bytes in env and payload reach the command unchanged and are never evaluated', async () => {
     configure('cat > "$OUT.stdin"; printf %s "$HOSTILE" > "$OUT.env"; echo $PPID > "$OUT.ppid"');
     daemon = await spawnDaemon(env);
