@@ -25,6 +25,11 @@ export const DAEMON_DEFAULTS = {
   seenIdsMax: 100_000,
   /** The journal is compacted when it grows past this many bytes. */
   compactBytes: 8 * 1024 * 1024,
+  /**
+   * Experimental: listen on 127.0.0.1 for the fast client (bin/hookd-client.bash), which runs events in
+   * the daemon instead of starting Node per event. Read at start.
+   */
+  fastListener: false,
   logLevel: 'info' as 'trace' | 'debug' | 'info' | 'warn' | 'error',
 } as const;
 
@@ -38,6 +43,12 @@ export const daemonConfigSchema = z
       .boolean()
       .default(DAEMON_DEFAULTS.autoStart)
       .describe('Start the daemon in the background when `hookd hook` finds it down.'),
+    fastListener: z
+      .boolean()
+      .default(DAEMON_DEFAULTS.fastListener)
+      .describe(
+        'Experimental: listen on 127.0.0.1 for the fast client (bin/hookd-client.bash), which runs events in the daemon. Read at start.',
+      ),
     handoffTimeoutMs: z
       .number()
       .int()

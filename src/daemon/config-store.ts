@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { loadConfig } from '../config/load.js';
+import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { validator } from '../config/resolve.js';
 import type { ConfigIssue } from '../config/issues.js';
 import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
@@ -18,6 +18,11 @@ export interface ConfigState {
   loadedAt: number;
   /** When the config in force was loaded (differs from loadedAt while a bad edit is rejected). */
   appliedAt: number;
+  /**
+   * The whole user config (hooks, settings, notify, daemon) as the hook loads it (loadConfig, the same
+   * validation), when the file in force validated; what the fast listener runs events with.
+   */
+  full?: LoadedConfig | undefined;
 }
 
 export interface ConfigStoreOptions {
@@ -123,6 +128,7 @@ export class ConfigStore {
       file,
       loadedAt: at,
       appliedAt: at,
+      full: loaded,
     };
     logger.info({ file, exists: loaded.sources[0]?.exists ?? false }, 'config loaded');
     this.options.onChange?.(this.current);

@@ -26,6 +26,7 @@ import { Ingest } from './ingest.js';
 import { Digest } from './digest.js';
 import { collectStats, type DaemonStats } from './stats.js';
 import { requestHandler } from './requests.js';
+import { startFastServer, type FastServer } from './fast-server.js';
 
 export { DaemonRunningError } from './lock-holder.js';
 export type { ChannelStatus, DaemonStats } from './stats.js';
@@ -272,6 +273,27 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
 
     if (existsSync(files.socket)) rmSync(files.socket, { force: true });
     const server: SocketServer = await listenOnSocket(files.socket, handle);
+    // Experimental (issue 12): the fast client's listener; events it forwards run here, then go to ingest.
+    let fast: FastServer | undefined;
+    if (config.state.daemon.fastListener) {
+      fast = await startFastServer({
+        env,
+        runtimeDir: files.dir,
+        logger: log,
+        heldConfig: () => (config.state.ok ? config.state.full : undefined),
+        stopping: () => stopping,
+        handOff: async (message) => {
+          try {
+            await ingest.receive(message);
+            return { outcome: 'acked' };
+          } catch (error) {
+            log.error({ error: (error as Error).message }, 'cannot take an event run by the fast listener');
+            return { outcome: 'failed', error: (error as Error).message };
+          }
+        },
+      });
+      cleanups.push(() => void fast?.close());
+    }
     writePrivateFileAtomic(files.pid, `${process.pid}\n`, { ensureDir: false });
     rmSync(files.starting, { force: true });
 
@@ -298,6 +320,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         pipeline.halt();
         const ingestStopped = ingest.stop();
         for (const timer of timers) clearInterval(timer);
+        await fast?.close();
         await server.close();
         rmSync(files.socket, { force: true });
         await ingestStopped;

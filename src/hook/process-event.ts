@@ -68,6 +68,8 @@ export interface RunEventEdges {
   now?: (() => number) | undefined;
   /** How commands are started (default: node:child_process spawn). */
   spawn?: SpawnLike | undefined;
+  /** Aborted when the caller gives up on the event (its client went away): running commands are killed. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The answer to the agent, and what happened on the way. */
@@ -284,6 +286,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
     fallbackCwd: request.cwd,
     ...(request.umask !== undefined ? { umask: request.umask } : {}),
     ...(edges.spawn ? { spawn: edges.spawn } : {}),
+    ...(edges.signal ? { signal: edges.signal } : {}),
   });
   logFallbacks(io.logger, event, report.ran);
   for (const r of report.ran) logCommand(io.logger, event, r);

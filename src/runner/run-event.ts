@@ -66,11 +66,16 @@ export async function runEventCommands(
     /** The agent's umask, when it differs from this process's (see RunCommandOptions.umask). */
     umask?: number | undefined;
     spawn?: SpawnLike | undefined;
+    /** Aborted when the caller gives up on the event (the fast client went away): commands are killed. */
+    signal?: AbortSignal | undefined;
   },
 ): Promise<RanCommand[]> {
   if (planned.length === 0) return [];
   const budget = new AbortController();
   const budgetTimer = setTimeout(() => budget.abort(), eventBudgetMs(event, config));
+  const onCallerAbort = () => budget.abort();
+  if (io.signal?.aborted) budget.abort();
+  else io.signal?.addEventListener('abort', onCallerAbort, { once: true });
   const settings = config.settings;
   const runOne = async (planned: PlannedCommand): Promise<RanCommand> => {
     const spec = planned.spec;
@@ -112,5 +117,6 @@ export async function runEventCommands(
     return await Promise.all(planned.map(runOne));
   } finally {
     clearTimeout(budgetTimer);
+    io.signal?.removeEventListener('abort', onCallerAbort);
   }
 }
