@@ -7,6 +7,7 @@ import { openDaemonJournal } from './journal-schema.js';
 import { DaemonStore, type Delivery, type JournalRecord } from './store.js';
 import type { DaemonStats } from './daemon.js';
 import { DAEMON_DEFAULTS } from '../config/daemon-schema.js';
+import type { SessionState } from '../notify/session-state.js';
 
 /** Administration of the daemon for the CLI: ask the running daemon, or read its files when it is down. */
 
@@ -50,6 +51,13 @@ export async function daemonState(env: Env, timeoutMs = 2000): Promise<DaemonSta
     outbox: { pending: counts.pending, held: counts.held, dead: counts.dead },
     reason: reply.ok ? String(reply.reply.error) : reply.error,
   };
+}
+
+/** The sessions' states the running daemon holds (docs/sessions.md), or undefined when it does not answer. */
+export async function liveSessions(env: Env, timeoutMs = 2000): Promise<SessionState[] | undefined> {
+  const reply = await requestDaemon({ v: PROTOCOL_VERSION, type: 'sessions' }, { env, timeoutMs });
+  if (!reply.ok || !reply.reply.ok || !Array.isArray(reply.reply.sessions)) return undefined;
+  return reply.reply.sessions as SessionState[];
 }
 
 export type OutboxAction =

@@ -203,6 +203,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     });
     const pipeline = new Pipeline({
       noise: noiseStore.state,
+      sessions: noiseStore.sessions,
       noiseChanged: () => noiseStore.changed(),
       notify,
       notifyFor: (event) => projects.notifyFor(event),
@@ -262,6 +263,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       commit,
       wake,
       noise: () => pipeline.noise,
+      sessions: () => pipeline.sessions,
       now,
     });
 

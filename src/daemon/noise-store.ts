@@ -6,6 +6,13 @@ import {
   type NoiseState,
   type SerializedNoise,
 } from '../notify/noise.js';
+import {
+  parseSessionState,
+  pruneSessions,
+  SESSION_ENDED_TTL_MS,
+  SESSION_MAX_AGE_MS,
+  type SessionTable,
+} from '../notify/session-state.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 
 /** The noise file's format version; another version is quarantined like a damaged file. */
@@ -37,6 +44,8 @@ export interface NoiseStoreOptions {
 export interface NoiseStore {
   /** The live state: the daemon's rules read and update it in place. */
   readonly state: NoiseState;
+  /** The sessions' states (docs/sessions.md), saved in the same file; the pipeline updates them in place. */
+  readonly sessions: SessionTable;
   /** Marks the state changed: it is written after the debounce delay. */
   changed(): void;
   /** Writes now when anything changed (at shutdown). Never throws. */
@@ -74,6 +83,7 @@ export function openNoiseStore(options: NoiseStoreOptions): NoiseStore {
   const clearTimer = options.clearTimer ?? ((t) => clearTimeout(t as NodeJS.Timeout));
 
   let state: NoiseState | undefined;
+  const sessions: SessionTable = new Map();
   try {
     const text = readBounded(file);
     if (text !== undefined) {
@@ -85,14 +95,22 @@ export function openNoiseStore(options: NoiseStoreOptions): NoiseStore {
       } catch (error) {
         problem = `not JSON: ${(error as Error).message}`;
       }
-      if (problem === undefined) state = deserializeNoise((parsed as { noise: unknown }).noise);
-      else quarantine(problem);
+      if (problem === undefined) {
+        state = deserializeNoise((parsed as { noise: unknown }).noise);
+        // Session states: each validated on its own; one that is not a state is left out.
+        const saved = (parsed as { sessionStates?: unknown }).sessionStates;
+        for (const entry of Array.isArray(saved) ? saved : []) {
+          const s = parseSessionState(entry);
+          if (s) sessions.set(s.id, s);
+        }
+      } else quarantine(problem);
     }
   } catch (error) {
     quarantine((error as Error).message);
   }
   state ??= deserializeNoise(undefined);
   pruneNoise(state, now(), options.maxAgeMs());
+  pruneSessions(sessions, now(), SESSION_ENDED_TTL_MS, SESSION_MAX_AGE_MS);
 
   function quarantine(problem: string): void {
     const aside = `${file}.bad-${now()}`;
@@ -119,9 +137,15 @@ export function openNoiseStore(options: NoiseStoreOptions): NoiseStore {
     dirty = false;
     try {
       pruneNoise(live, now(), options.maxAgeMs());
+      pruneSessions(sessions, now(), SESSION_ENDED_TTL_MS, SESSION_MAX_AGE_MS);
       writePrivateFileAtomic(
         file,
-        JSON.stringify({ v: NOISE_FILE_VERSION, savedAt: now(), noise: serializeNoise(live) }),
+        JSON.stringify({
+          v: NOISE_FILE_VERSION,
+          savedAt: now(),
+          noise: serializeNoise(live),
+          sessionStates: [...sessions.values()],
+        }),
       );
     } catch (error) {
       logger.warn(
@@ -132,6 +156,7 @@ export function openNoiseStore(options: NoiseStoreOptions): NoiseStore {
   };
   return {
     state: live,
+    sessions,
     changed() {
       dirty = true;
       if (timer !== undefined) return;

@@ -12,6 +12,13 @@ import {
   type NoiseState,
 } from '../notify/noise.js';
 import { effectiveRules, evaluateRules } from '../notify/rules.js';
+import {
+  observeSession,
+  pruneSessions,
+  SESSION_ENDED_TTL_MS,
+  SESSION_MAX_AGE_MS,
+  type SessionTable,
+} from '../notify/session-state.js';
 import { quietStateAt } from '../notify/quiet-hours.js';
 import type { DefaultText, RenderedNotification, Urgency } from '../notify/notification.js';
 import type { Delivery, JournalRecord } from './store.js';
@@ -47,6 +54,8 @@ export interface PipelineOptions {
   /** The noise memory to use (the daemon's, loaded from disk) and a callback when it changed. */
   noise?: NoiseState | undefined;
   noiseChanged?: (() => void) | undefined;
+  /** The sessions' states (saved with the noise memory; docs/sessions.md). */
+  sessions?: SessionTable | undefined;
 }
 
 /** One delivery record per channel for a notification. */
@@ -82,6 +91,7 @@ export function deliveryRecords(
 export class Pipeline {
   readonly counts: PipelineCounts = { processed: 0, fired: 0, suppressed: 0, coalesced: 0, held: 0 };
   readonly noise: NoiseState;
+  readonly sessions: SessionTable;
   /** Events whose coalesced notifications are still in a burst: how many. */
   private readonly outstanding = new Map<string, number>();
   private readonly queue: EventHandoff[] = [];
@@ -91,6 +101,7 @@ export class Pipeline {
 
   constructor(private readonly o: PipelineOptions) {
     this.noise = o.noise ?? createNoiseState();
+    this.sessions = o.sessions ?? new Map();
     this.coalescer = new Coalescer(
       () => ({
         windowMs: o.notify().noise.coalesceWindowMs,
@@ -127,6 +138,7 @@ export class Pipeline {
   /** Forgets noise state older than the longest window in force. */
   prune(): void {
     pruneNoise(this.noise, this.o.now(), noiseRetentionMs(this.o.notify().noise));
+    pruneSessions(this.sessions, this.o.now(), SESSION_ENDED_TTL_MS, SESSION_MAX_AGE_MS);
   }
 
   private quietHold(urgency: Urgency): number | undefined {
@@ -206,6 +218,7 @@ export class Pipeline {
     const event = handoff.event;
     const at = o.now();
     observeEvent(noise, event, at);
+    observeSession(this.sessions, event, at);
     if (o.onEvent) {
       try {
         await o.onEvent(handoff);

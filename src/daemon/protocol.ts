@@ -65,6 +65,8 @@ export const requestSchema = z.discriminatedUnion('type', [
   z.object({ v: z.literal(1), type: z.literal('shutdown') }),
   /** The live noise-control memory (dedupe, cooldowns, idle prompts, sessions), for `hookd explain`. */
   z.object({ v: z.literal(1), type: z.literal('noise') }),
+  /** The sessions' states (docs/sessions.md), for `hookd status` and `hookd sessions --live`. */
+  z.object({ v: z.literal(1), type: z.literal('sessions') }),
   outboxRequestSchema,
 ]);
 

@@ -1,5 +1,6 @@
 import type { EventHandoff } from '../events/types.js';
 import { serializeNoise, type NoiseState } from '../notify/noise.js';
+import type { SessionTable } from '../notify/session-state.js';
 import type { DaemonRequest, OutboxRequest } from './protocol.js';
 import type { DaemonStats } from './stats.js';
 import type { DaemonStore, Delivery, JournalRecord } from './store.js';
@@ -18,6 +19,7 @@ export interface RequestOptions {
   commit: (records: JournalRecord[]) => Promise<void>;
   wake: (channels: Iterable<string>) => void;
   noise: () => NoiseState;
+  sessions?: () => SessionTable;
   now: () => number;
   pid?: number;
 }
@@ -41,7 +43,7 @@ async function outboxRequest(o: RequestOptions, request: OutboxRequest): Promise
   return { ok: true, affected: records.length };
 }
 
-/** The socket's request handler: event, ping, status, shutdown, outbox, noise. */
+/** The socket's request handler: event, ping, status, shutdown, outbox, noise, sessions. */
 export function requestHandler(
   o: RequestOptions,
 ): (request: DaemonRequest) => Promise<Record<string, unknown>> {
@@ -73,6 +75,8 @@ export function requestHandler(
         return outboxRequest(o, request);
       case 'noise':
         return { ok: true, noise: serializeNoise(o.noise()) };
+      case 'sessions':
+        return { ok: true, sessions: [...(o.sessions?.() ?? new Map()).values()] };
     }
   };
 }

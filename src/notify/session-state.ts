@@ -252,6 +252,10 @@ export function isLive(state: SessionState): boolean {
 export type SessionTable = Map<string, SessionState>;
 
 export const SESSION_TABLE_MAX = 2000;
+/** An ended session is kept this long (for `hookd sessions`), then dropped. */
+export const SESSION_ENDED_TTL_MS = 10 * 60_000;
+/** A session silent this long is dropped whatever its state (an agent killed without a SessionEnd). */
+export const SESSION_MAX_AGE_MS = 24 * 60 * 60_000;
 
 /** Applies an event to the table (no-op for an event without a session). Returns the moved state. */
 export function observeSession(

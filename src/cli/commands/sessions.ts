@@ -10,6 +10,8 @@ import { parseSince } from '../../ledger/since.js';
 import type { LedgerFilters, StatsBy } from '../../ledger/types.js';
 import { dataDir, type Env } from '../../paths.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
+import { liveSessions } from '../../daemon/admin.js';
+import { formatSessionStates, liveOnly } from './status.js';
 import { formatJson, stdoutOut, type Out } from '../../terminal/output.js';
 
 /** The edges of `hookd sessions`, injectable for tests. */
@@ -26,6 +28,7 @@ interface FilterArgs {
 }
 interface ListArgs extends FilterArgs {
   limit: number;
+  live?: boolean;
   json?: boolean;
   csv?: boolean;
 }
@@ -88,7 +91,12 @@ export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<ob
         })
         .option('json', { type: 'boolean', describe: 'Print the records as JSON' })
         .option('csv', { type: 'boolean', describe: 'Print CSV (for spreadsheets)' })
+        .option('live', {
+          type: 'boolean',
+          describe: 'The sessions running now and their state (working, waiting...), from the daemon',
+        })
         .conflicts('json', 'csv')
+        .conflicts('live', 'csv')
         .example('hookd sessions --since 7d', 'Sessions of the last week')
         .example('hookd sessions --project hookd --reason idle-timeout --json', 'As JSON, filtered')
         .example(
@@ -96,6 +104,19 @@ export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<ob
           'Everything since a date, as CSV',
         ),
     handler: async (args) => {
+      if (args.live) {
+        const sessions = await liveSessions(deps.env ?? process.env);
+        if (!sessions)
+          throw new CliError(
+            'the daemon is not running: it is what knows the live sessions',
+            EXIT.FAILURE,
+            'Start it with `hookd daemon start`.',
+          );
+        const o = out();
+        const live = liveOnly(sessions);
+        o.write(args.json ? formatJson(live) : formatSessionStates(live, o, now()));
+        return;
+      }
       if (!Number.isInteger(args.limit) || args.limit < 0) {
         throw new UsageError(
           `--limit ${args.limit} is not a whole number >= 0`,

@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
-import { daemonState, type DaemonState } from '../../daemon/admin.js';
+import { daemonState, liveSessions, type DaemonState } from '../../daemon/admin.js';
+import { isLive, type SessionState } from '../../notify/session-state.js';
 import { probeDesktop } from '../../notify/channels/desktop.js';
 import { loadConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
@@ -26,6 +27,43 @@ export interface StatusReport {
   configOnDisk: { ok: boolean; file?: string; issues: ConfigIssue[] };
   /** Desktop prerequisites as seen from this shell (the daemon reports its own under channels). */
   desktop: { ok: boolean; problems: string[] };
+  /** The sessions' states the daemon holds (docs/sessions.md); absent when it does not run. */
+  sessions?: SessionState[];
+}
+
+/** One row per session: its state (and why it waits), since when, its last event. */
+export function formatSessionStates(
+  sessions: readonly SessionState[],
+  out: Pick<Out, 'color'>,
+  now: number,
+): string {
+  if (sessions.length === 0) return 'no sessions\n';
+  const colour = (s: SessionState) =>
+    s.phase === 'waiting' ? 'yellow' : s.phase === 'failed' || s.phase === 'interrupted' ? 'red' : 'green';
+  return formatTable(
+    [...sessions].sort((a, b) => b.lastEventAt - a.lastEventAt),
+    [
+      { header: 'SESSION', value: (s) => s.id, max: 48 },
+      { header: 'AGENT', value: (s) => (s.parent ? `${s.agent} (sub-agent)` : s.agent) },
+      {
+        header: 'STATE',
+        value: (s) =>
+          paint(
+            out,
+            colour(s),
+            `${s.phase}${s.waitingFor ? ` (${s.waitingFor})` : ''}${s.failure ? `: ${s.failure}` : ''}`,
+          ),
+      },
+      { header: 'SINCE', value: (s) => ago(s.since, now) },
+      { header: 'LAST EVENT', value: (s) => `${s.lastEvent} (${s.transition})` },
+      { header: 'CWD', value: (s) => s.cwd ?? '-', max: 40 },
+    ],
+  );
+}
+
+/** The live sessions of those the daemon holds. */
+export function liveOnly(sessions: readonly SessionState[]): SessionState[] {
+  return sessions.filter(isLive);
 }
 
 /** Everything `hookd status` shows, as data. */
@@ -50,7 +88,13 @@ export async function statusReport(env: Record<string, string | undefined>): Pro
   const desktop = desktopWanted
     ? probeDesktop({ platform: process.platform, arch: process.arch, env })
     : { ok: true, problems: [] };
-  return { daemon, configOnDisk, desktop: { ok: desktop.ok, problems: desktop.problems } };
+  const sessions = daemon.running ? await liveSessions(env) : undefined;
+  return {
+    daemon,
+    configOnDisk,
+    desktop: { ok: desktop.ok, problems: desktop.problems },
+    ...(sessions ? { sessions: liveOnly(sessions) } : {}),
+  };
 }
 
 /** The report for people: daemon, config, counts, one row per channel, then every problem. */
@@ -101,6 +145,11 @@ export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now 
       ]).trimEnd(),
     );
     for (const c of s.channels) for (const p of c.problems) problems.push(`${c.name}: ${p}`);
+    if (report.sessions) {
+      lines.push('');
+      lines.push(`live sessions: ${report.sessions.length}`);
+      if (report.sessions.length > 0) lines.push(formatSessionStates(report.sessions, out, now).trimEnd());
+    }
     if (s.journal.error) problems.push(journalTrouble(s.journal.file, s.journal.error));
   } else {
     lines.push(

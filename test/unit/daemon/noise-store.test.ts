@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { openNoiseStore } from '../../../src/daemon/noise-store.js';
 import { recordSent } from '../../../src/notify/noise.js';
+import { observeSession, SESSION_ENDED_TTL_MS } from '../../../src/notify/session-state.js';
+import { recordedClaudeEvents } from '../../helpers/claude-recorded.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
 const cleanups: (() => void)[] = [];
@@ -106,5 +108,29 @@ describe('openNoiseStore', () => {
     expect(() => store.flush()).not.toThrow();
     expect(h.logs).toMatchObject([{ level: 'warn', msg: expect.stringContaining('cannot save') }]);
     expect(readFileSync(join(h.dir, 'blocker'), 'utf8')).toContain('a file');
+  });
+
+  it('session states are saved beside the noise state; a bad entry is left out, ended ones pruned', () => {
+    const h = harness();
+    const store = h.open();
+    const events = recordedClaudeEvents('print');
+    for (const r of events.slice(0, 3)) observeSession(store.sessions, r.event, h.now());
+    const done = recordedClaudeEvents('auto');
+    for (const r of done) observeSession(store.sessions, r.event, h.now());
+    store.changed();
+    store.flush();
+    const saved = JSON.parse(readFileSync(h.file, 'utf8')) as { sessionStates: unknown[] };
+    expect(saved.sessionStates).toHaveLength(2);
+    saved.sessionStates.push({ id: 'x', phase: 'dancing' }, 'not a state');
+    writeFileSync(h.file, JSON.stringify(saved));
+    const again = h.open();
+    expect([...again.sessions.values()].map((s) => [s.phase, s.transition])).toEqual([
+      ['working', 'tool'],
+      ['ended', 'session-end'],
+    ]);
+    expect(h.logs).toEqual([]);
+    // Ten minutes and a bit later the ended session is gone, the working one stays (a day at most).
+    h.advance(SESSION_ENDED_TTL_MS + 1);
+    expect([...h.open().sessions.values()].map((s) => s.phase)).toEqual(['working']);
   });
 });
