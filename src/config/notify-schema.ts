@@ -15,6 +15,8 @@ export const NOTIFY_DEFAULTS = {
   coalesceMaxHoldMs: 15_000,
   /** Repeated idle prompts of one session are sent once until the session shows activity again. */
   repeatIdlePrompts: false,
+  /** A "waiting" notification (Notification, PermissionRequest) is held this long, cancelled if the session moves on (0 = off). */
+  waitingDelayMs: 5000,
   /** Quiet hours let `critical` notifications through. */
   quietAllowUrgent: true,
   channelTimeoutMs: 10_000,
@@ -335,6 +337,14 @@ export const notifyObjectSchema = z
     rules: z.array(ruleSchema).optional().describe('Evaluated for every event; each matching rule fires.'),
     noise: noiseSchema.default(() => noiseSchema.parse({})),
     quietHours: quietHoursSchema.optional(),
+    waitingDelayMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(NOTIFY_DEFAULTS.waitingDelayMs)
+      .describe(
+        'A "waiting" notification (Notification, PermissionRequest) is held this long and cancelled if the session moves on first (the user answered in the terminal); 0 sends at once. docs/sessions.md.',
+      ),
   })
   .describe('Notification channels and rules.');
 

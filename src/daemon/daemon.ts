@@ -204,6 +204,9 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     const pipeline = new Pipeline({
       noise: noiseStore.state,
       sessions: noiseStore.sessions,
+      // Delay-then-cancel (docs/sessions.md): held "waiting" notifications, released when their time comes.
+      heldWaiting: (session) => store.heldWaiting(session),
+      onHeld: (until) => releaseAt(until),
       noiseChanged: () => noiseStore.changed(),
       notify,
       notifyFor: (event) => projects.notifyFor(event),
@@ -227,6 +230,18 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       logger: log,
     });
     const digest = new Digest({ store, notify, commit, wake, now });
+    const releaseTimers = new Set<NodeJS.Timeout>();
+    const releaseHeld = () =>
+      digest
+        .releaseHeld()
+        .catch((error: Error) => log.error({ error: error.message }, 'held release failed'));
+    function releaseAt(until: number): void {
+      const timer = setTimeout(
+        () => void (releaseTimers.delete(timer), releaseHeld()),
+        Math.max(0, until - now()),
+      );
+      releaseTimers.add(timer);
+    }
 
     onJournalRecovered = () => {
       outbox.wake();
@@ -323,6 +338,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         const ingestStopped = ingest.stop();
         for (const timer of timers) clearInterval(timer);
         await fast?.close();
+        for (const timer of releaseTimers) clearTimeout(timer);
         await server.close();
         rmSync(files.socket, { force: true });
         await ingestStopped;

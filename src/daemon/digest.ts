@@ -50,12 +50,18 @@ export class Digest {
     const at = o.now();
     const quietHours = o.notify().quietHours;
     if (quietStateAt(at, quietHours).quiet) return;
-    const due = o.store.heldDue(at);
-    if (due.length === 0) return;
+    const dueNow = o.store.heldDue(at);
+    if (dueNow.length === 0) return;
+    // "Waiting" notifications nobody answered in time go out on their own, never in a digest.
+    const waiting = dueNow.filter((d) => d.waiting);
+    const due = dueNow.filter((d) => !d.waiting);
     const byChannel = new Map<string, Delivery[]>();
     for (const d of due) byChannel.set(d.channel, [...(byChannel.get(d.channel) ?? []), d]);
-    const records: JournalRecord[] = [];
+    const records: JournalRecord[] =
+      waiting.length > 0 ? [{ t: 'unhold', ids: waiting.map((d) => d.id), at }] : [];
+    for (const d of waiting) byChannel.set(d.channel, byChannel.get(d.channel) ?? []);
     for (const [channel, held] of byChannel) {
+      if (held.length === 0) continue;
       if (held.length === 1 || quietHours?.digest === false) {
         records.push({ t: 'unhold', ids: held.map((d) => d.id), at });
         continue;

@@ -39,6 +39,7 @@ const deliverySchema = z.looseObject({
   deliveredAt: finite.optional(),
   deadAt: finite.optional(),
   heldUntil: finite.optional(),
+  waiting: z.object({ session: z.string(), until: finite }).optional(),
 });
 
 const ids = z.array(z.string());
@@ -60,6 +61,7 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('purge'), id: z.string() }),
   z.object({ t: z.literal('release'), ids, at: finite }),
   z.object({ t: z.literal('unhold'), ids, at: finite }),
+  z.object({ t: z.literal('cancel'), ids, at: finite, by: z.string() }),
   z.object({ t: z.literal('thread'), k: z.string(), ts: z.string() }),
   z.object({ t: z.literal('seen'), ids }),
   z.object({ t: z.literal('delivered'), ids }),

@@ -13,7 +13,9 @@ import {
 } from '../notify/noise.js';
 import { effectiveRules, evaluateRules } from '../notify/rules.js';
 import {
+  isWaitingAsk,
   observeSession,
+  userMovedOn,
   pruneSessions,
   SESSION_ENDED_TTL_MS,
   SESSION_MAX_AGE_MS,
@@ -56,6 +58,9 @@ export interface PipelineOptions {
   noiseChanged?: (() => void) | undefined;
   /** The sessions' states (saved with the noise memory; docs/sessions.md). */
   sessions?: SessionTable | undefined;
+  /** Held "waiting" deliveries of a session (delay-then-cancel), and a call when one is held until a time. */
+  heldWaiting?: ((session: string) => readonly Delivery[]) | undefined;
+  onHeld?: ((until: number) => void) | undefined;
 }
 
 /** One delivery record per channel for a notification. */
@@ -66,6 +71,7 @@ export function deliveryRecords(
   targets: readonly string[],
   notification: RenderedNotification,
   heldUntil?: number,
+  waiting?: { session: string; until: number },
 ): JournalRecord[] {
   return targets.map((channel) => {
     const at = now();
@@ -78,6 +84,7 @@ export function deliveryRecords(
       attempts: 0,
       nextAt: at,
       ...(heldUntil !== undefined ? { heldUntil } : {}),
+      ...(waiting ? { waiting } : {}),
     };
     return { t: 'add', d };
   });
@@ -98,6 +105,8 @@ export class Pipeline {
   private processing: Promise<void> | undefined;
   private stopping = false;
   private readonly coalescer: Coalescer;
+  /** "Waiting" deliveries held in the batch being processed (not in the store until it is committed). */
+  private readonly batchWaiting = new Map<string, string[]>();
 
   constructor(private readonly o: PipelineOptions) {
     this.noise = o.noise ?? createNoiseState();
@@ -219,6 +228,20 @@ export class Pipeline {
     const at = o.now();
     observeEvent(noise, event, at);
     observeSession(this.sessions, event, at);
+    const records: JournalRecord[] = [];
+    const sid = event.sessionId;
+    // Delay-then-cancel: the user answered in the terminal, so the held "waiting" notifications go.
+    if (sid && userMovedOn(event)) {
+      const ids = [...(o.heldWaiting?.(sid) ?? []).map((d) => d.id), ...(this.batchWaiting.get(sid) ?? [])];
+      this.batchWaiting.delete(sid);
+      if (ids.length > 0) {
+        records.push({ t: 'cancel', ids, at, by: `${event.name} ${event.id}` });
+        log.info(
+          { event: event.name, eventId: event.id, sessionId: sid, cancelled: ids },
+          'the session moved on: held notifications cancelled',
+        );
+      }
+    }
     if (o.onEvent) {
       try {
         await o.onEvent(handoff);
@@ -265,9 +288,29 @@ export class Pipeline {
         'rules evaluated',
       );
     }
-    const records: JournalRecord[] = [];
     let held = 0;
+    const waitUntil =
+      sid && notify.waitingDelayMs > 0 && isWaitingAsk(event) ? at + notify.waitingDelayMs : undefined;
     for (const fired of evaluation.fired) {
+      if (waitUntil !== undefined && sid) {
+        const quietEnd = fired.deferred ? (fired.quietEndsAt ?? 0) : 0;
+        const adds = deliveryRecords(
+          o.now,
+          event.id,
+          fired.index,
+          fired.channels,
+          fired.notification,
+          Math.max(waitUntil, quietEnd),
+          { session: sid, until: waitUntil },
+        );
+        this.batchWaiting.set(sid, [
+          ...(this.batchWaiting.get(sid) ?? []),
+          ...adds.map((r) => (r as { d: Delivery }).d.id),
+        ]);
+        records.push(...adds);
+        o.onHeld?.(waitUntil);
+        continue;
+      }
       if (fired.coalesce && notify.noise.coalesceWindowMs > 0) {
         this.coalescer.add(fired);
         held++;
@@ -318,6 +361,7 @@ export class Pipeline {
         for (const r of out) if (r.t === 'add') touched.add(r.d.channel);
         records.push(...out);
       }
+      this.batchWaiting.clear();
       try {
         await this.o.commit(records);
       } catch (error) {

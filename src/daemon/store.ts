@@ -17,8 +17,13 @@ export interface Delivery {
   lastError?: string;
   deliveredAt?: number;
   deadAt?: number;
-  /** Held for quiet hours until this moment. */
+  /** Held for quiet hours (or while the session waits) until this moment. */
   heldUntil?: number;
+  /** A "waiting" notification held by delay-then-cancel: cancelled if this session moves on first. */
+  waiting?: { session: string; until: number };
+  /** Set on a cancelled one: when, and the event that showed the user answered. */
+  cancelledAt?: number;
+  cancelledBy?: string;
 }
 
 /** The journal's records. Applying one twice has the same effect as once. */
@@ -33,6 +38,7 @@ export type JournalRecord =
   | { t: 'purge'; id: string }
   | { t: 'release'; ids: string[]; at: number }
   | { t: 'unhold'; ids: string[]; at: number }
+  | { t: 'cancel'; ids: string[]; at: number; by: string }
   | { t: 'thread'; k: string; ts: string }
   | { t: 'seen'; ids: string[] }
   | { t: 'delivered'; ids: string[] };
@@ -59,6 +65,8 @@ export class DaemonStore {
   readonly deliveries = new Map<string, Delivery>();
   readonly deliveredIds = new Set<string>();
   readonly recentDelivered: Delivery[] = [];
+  /** The last few held "waiting" notifications cancelled because the session moved on. */
+  readonly recentCancelled: Delivery[] = [];
   readonly threads = new Map<string, string>();
   /** Per channel, the ids of its pending deliveries in order. */
   private readonly queues = new Map<string, Set<string>>();
@@ -162,6 +170,18 @@ export class DaemonStore {
           this.enqueue(d);
         }
         return;
+      case 'cancel':
+        for (const id of record.ids) {
+          const d = this.deliveries.get(id);
+          if (!d || d.state !== 'held' || !d.waiting) continue;
+          // Never sent: gone from the outbox, and its id kept so a replayed "add" does not bring it back.
+          this.deliveries.delete(id);
+          this.deliveredIds.add(id);
+          capSet(this.deliveredIds, DELIVERED_IDS_MAX);
+          this.recentCancelled.push({ ...d, cancelledAt: record.at, cancelledBy: record.by });
+          if (this.recentCancelled.length > RECENT_MAX) this.recentCancelled.shift();
+        }
+        return;
       case 'thread':
         this.threads.delete(record.k);
         this.threads.set(record.k, record.ts);
@@ -213,6 +233,11 @@ export class DaemonStore {
 
   channelsWithWork(): string[] {
     return [...this.queues.entries()].filter(([, q]) => q.size > 0).map(([name]) => name);
+  }
+
+  /** Held "waiting" deliveries of a session (delay-then-cancel). */
+  heldWaiting(session: string): Delivery[] {
+    return [...this.deliveries.values()].filter((d) => d.state === 'held' && d.waiting?.session === session);
   }
 
   /** Held deliveries whose quiet window has ended by `now`. */

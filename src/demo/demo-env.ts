@@ -152,6 +152,8 @@ export function demoConfig(): Record<string, unknown> {
       ],
       // Sub-agent bursts are still coalesced, with a short window so the demo need not wait 3 s.
       noise: { coalesceWindowMs: 300 },
+      // The demo's permission ask is answered at once: shown anyway (no delay-then-cancel, docs/sessions.md).
+      waitingDelayMs: 0,
     },
     daemon: { autoStart: false, fsync: false, handoffTimeoutMs: 2000 },
     enrich: { api: true, budgetMs: 3000 },

@@ -6,6 +6,7 @@ import type { HookdConfig } from '../config/schema.js';
 import { PROTOCOL_VERSION, requestDaemon } from '../daemon/client.js';
 import { createNoiseState, deserializeNoise, observeEvent, type NoiseState } from '../notify/noise.js';
 import { effectiveRules, evaluateRules } from '../notify/rules.js';
+import { isWaitingAsk } from '../notify/session-state.js';
 import { missingVariables } from '../doctor/missing-variables.js';
 import { matcherTarget } from '../events/names.js';
 import { parseEvent } from '../events/parse.js';
@@ -49,6 +50,11 @@ export interface RuleToFire {
   urgency: string;
   /** Held back by quiet hours until this time (ISO), then sent in a digest. */
   heldUntil?: string;
+  /**
+   * A "waiting" notification held this long (notify.waitingDelayMs) and cancelled if the session moves
+   * on first: the next prompt of a person, tool or permission answer (docs/sessions.md).
+   */
+  waitingHoldMs?: number;
   /** Coalesced with other events of the same kind arriving in a burst. */
   coalesced: boolean;
   /** Why some of its channels would not deliver (disabled, unset variables). */
@@ -180,6 +186,7 @@ export async function explainEvent(
     results: [],
   });
   const coalesceOn = notify.noise.coalesceWindowMs > 0;
+  const waitingHold = notify.waitingDelayMs > 0 && event.sessionId !== undefined && isWaitingAsk(event);
   const notes = ['texts are shown without enrichment (session title, last message, tokens)'];
   if (effectiveRules(notify).rules.some((r) => r.commandsFailed !== undefined))
     notes.push(
@@ -215,7 +222,8 @@ export async function explainEvent(
         ...(f.deferred && f.quietEndsAt !== undefined
           ? { heldUntil: new Date(f.quietEndsAt).toISOString() }
           : {}),
-        coalesced: f.coalesce && coalesceOn,
+        ...(waitingHold ? { waitingHoldMs: notify.waitingDelayMs } : {}),
+        coalesced: f.coalesce && coalesceOn && !waitingHold,
         channelProblems: channelProblems(notify, f.channels, env),
       })),
       notFire: evaluation.skipped.map((s) => ({ rule: s.rule, index: s.index, reason: s.reason })),

@@ -73,8 +73,11 @@ export function formatExplanation(x: Explanation, out: Pick<Out, 'color'>): stri
   for (const f of n.fire) {
     const when = f.heldUntil ? `  held by quiet hours until ${f.heldUntil}, then sent in a digest` : '';
     const burst = f.coalesced ? '  (coalesced with other events of a burst)' : '';
+    const wait = f.waitingHoldMs
+      ? `  held ${f.waitingHoldMs} ms: cancelled if the session moves on first (a prompt, a tool, a permission answer)`
+      : '';
     lines.push(
-      `  ${paint(out, 'green', '▸')} ${f.rule} → ${f.channels.join(', ')}  ${quote(f.title, 60)}${when}${burst}`,
+      `  ${paint(out, 'green', '▸')} ${f.rule} → ${f.channels.join(', ')}  ${quote(f.title, 60)}${when}${wait}${burst}`,
     );
     if (f.body) lines.push(gray(`      ${quote(f.body, 100)}`));
     for (const p of f.channelProblems) lines.push(paint(out, 'yellow', `      ! ${p}`));

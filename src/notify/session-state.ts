@@ -108,6 +108,14 @@ export function userMovedOn(event: EventLike): boolean {
   ].includes(event.name);
 }
 
+/**
+ * True for an event whose notification says the session waits for the user (a permission ask, an idle
+ * prompt, a question): what delay-then-cancel holds back (`notify.waitingDelayMs`).
+ */
+export function isWaitingAsk(event: EventLike): boolean {
+  return event.name === 'PermissionRequest' || event.name === 'Notification';
+}
+
 const ACTIVITY = new Set(['PostToolBatch']);
 
 function move(

@@ -42,7 +42,12 @@ async function startClaudeDaemon(scenario: ClaudeScenario, notify: Record<string
   const claudeHome = join(temp.root, '.claude');
   cpSync(claudeHomeOf(scenario), claudeHome, { recursive: true });
   writeConfig(temp.env, {
-    notify: { channels: { desktop: { type: 'webhook', url: `${server.url}/hook` } }, ...notify },
+    // Delay-then-cancel off (waiting-delay.test.ts tests it): the replayed asks are sent at once.
+    notify: {
+      channels: { desktop: { type: 'webhook', url: `${server.url}/hook` } },
+      waitingDelayMs: 0,
+      ...notify,
+    },
     enrich: { gitBranch: false },
   });
   const daemon: ChildProcess = await spawnDaemon(temp.env);

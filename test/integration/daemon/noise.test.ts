@@ -15,7 +15,14 @@ async function setup(notify: Record<string, unknown>, now?: () => number) {
   cleanups.push(server.close);
   const daemon = await startDaemon({
     env: temp.env,
-    config: { notify: { channels: { ops: { type: 'webhook', url: `${server.url}/in` } }, ...notify } },
+    config: {
+      // Delay-then-cancel is tested in waiting-delay.test.ts: off here, so asks are sent at once.
+      notify: {
+        channels: { ops: { type: 'webhook', url: `${server.url}/in` } },
+        waitingDelayMs: 0,
+        ...notify,
+      },
+    },
     housekeepingIntervalMs: 50,
     ...(now ? { now } : {}),
   });

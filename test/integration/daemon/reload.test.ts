@@ -16,6 +16,7 @@ function configWithTitle(url: string, title: string) {
       channels: { ops: { type: 'webhook', url } },
       rules: [{ on: 'Notification', channels: ['ops'], title }],
       noise: { dedupeWindowMs: 0 },
+      waitingDelayMs: 0,
     },
   };
 }

@@ -60,7 +60,7 @@ describe('daemon/pipeline', () => {
     const woken: string[] = [];
     const ledger: string[] = [];
     const pipeline = new Pipeline({
-      notify: () => notifySettings({}),
+      notify: () => notifySettings({ waitingDelayMs: 0 }),
       now: () => 5000,
       logger: silent,
       commit,

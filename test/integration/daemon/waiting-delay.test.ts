@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDaemon } from '../../../src/daemon/daemon.js';
+import { handOff } from '../../../src/daemon/client.js';
+import { outboxAction } from '../../../src/daemon/admin.js';
+import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const DELAY = 5000;
+
+/** The real pipeline, outbox and journal in this process, with a clock the test moves. */
+async function setup() {
+  const temp = tempEnv();
+  cleanups.push(temp.cleanup);
+  const server = await loopbackServer();
+  cleanups.push(server.close);
+  let clock = 1_800_000_000_000;
+  const config = {
+    notify: {
+      channels: { ops: { type: 'webhook', url: `${server.url}/in` } },
+      rules: [
+        {
+          name: 'needs you',
+          on: ['Notification', 'PermissionRequest'],
+          channels: ['ops'],
+          title: '{{message}}',
+        },
+        { name: 'marker', on: ['SessionEnd'], channels: ['ops'], title: 'marker' },
+      ],
+      noise: { dedupeWindowMs: 0 },
+      waitingDelayMs: DELAY,
+    },
+  };
+  const open = () =>
+    startDaemon({ env: temp.env, config, housekeepingIntervalMs: 20, now: () => clock, watchConfig: false });
+  let daemon = await open();
+  cleanups.push(() => daemon.close());
+  const send = async (file: string, payload: Record<string, unknown>) => {
+    const h = handoffOf({ ...fixture(file), ...payload });
+    expect((await handOff(h, { env: temp.env, timeoutMs: 5000 })).outcome).toBe('acked');
+    await waitFor(() => daemon.stats().events.pending === 0, 10_000, `${file} processed`);
+    return h.event.id;
+  };
+  const ask = (session: string) =>
+    send('04-Notification.json', { session_id: session, message: `${session} needs you` });
+  /** Sends a notification that is never held and waits for it: everything queued before it went first. */
+  const marker = async (session: string) => {
+    const before = server.received.length;
+    await send('13-SessionEnd.json', { session_id: session });
+    await waitFor(() => server.received.length > before, 10_000, `marker ${session}`);
+  };
+  const titles = () =>
+    server.received.map((r) => (r.json as { notification: { title: string } }).notification.title);
+  const held = () => daemon.stats().outbox.held;
+  return {
+    env: temp.env,
+    ask,
+    send,
+    marker,
+    titles,
+    held,
+    advance: (ms: number) => (clock += ms),
+    restart: async () => {
+      await daemon.close();
+      daemon = await open();
+    },
+  };
+}
+
+describe('delay-then-cancel of "waiting" notifications (issue 13)', () => {
+  it('answered within the delay: nothing sent; not answered: sent once', async () => {
+    const t = await setup();
+    await t.ask('answered');
+    expect(t.held()).toBe(1);
+    t.advance(2000);
+    // The user answers in the terminal: the tool runs.
+    await t.send('05-PostToolUse-Execute.json', { session_id: 'answered' });
+    expect(t.held()).toBe(0);
+    const list = await outboxAction(t.env, { action: 'list', state: 'all' });
+    expect(list.items).toEqual([]);
+
+    await t.ask('late');
+    t.advance(DELAY);
+    await waitFor(() => t.titles().length === 1, 10_000, 'the unanswered notification');
+    expect(t.titles()).toEqual(['late needs you']);
+    // The late answer changes nothing; the next never-held notification comes right after: sent once.
+    await t.send('05-PostToolUse-Execute.json', { session_id: 'late' });
+    t.advance(DELAY * 10);
+    await t.marker('late');
+    expect(t.titles()).toEqual(['late needs you', 'marker']);
+  });
+
+  it('a <task-notification> prompt, a sub-agent event or a Stop-hook continuation is not an answer', async () => {
+    const t = await setup();
+    await t.ask('s');
+    await t.send('11-UserPromptSubmit.json', {
+      session_id: 's',
+      prompt: '<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n</task-notification>',
+    });
+    await t.send('03-PreToolUse-Execute.json', { session_id: 's', agent_id: 'a705158c88d3ccfa8' });
+    await t.send('03-PreToolUse-Execute.json', { session_id: 's', stop_hook_active: true });
+    expect(t.held()).toBe(1);
+    t.advance(DELAY);
+    await waitFor(() => t.titles().length === 1, 10_000, 'the notification');
+    expect(t.titles()).toEqual(['s needs you']);
+  });
+
+  it('a held notification survives a daemon restart: cancelled after it if answered, else sent once', async () => {
+    const t = await setup();
+    await t.ask('kept');
+    await t.ask('answered-later');
+    await t.restart();
+    expect(t.held()).toBe(2);
+    await t.send('02-UserPromptSubmit.json', { session_id: 'answered-later', prompt: 'yes, go on' });
+    expect(t.held()).toBe(1);
+    t.advance(DELAY);
+    await waitFor(() => t.titles().length === 1, 10_000, 'the kept notification');
+    await t.marker('kept');
+    expect(t.titles()).toEqual(['kept needs you', 'marker']);
+  });
+});
