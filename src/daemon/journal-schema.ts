@@ -39,7 +39,14 @@ const deliverySchema = z.looseObject({
   deliveredAt: finite.optional(),
   deadAt: finite.optional(),
   heldUntil: finite.optional(),
-  waiting: z.object({ session: z.string(), until: finite }).optional(),
+  waiting: z
+    .object({
+      session: z.string(),
+      until: finite,
+      dedupeKey: z.string().optional(),
+      cooldownKey: z.string().optional(),
+    })
+    .optional(),
 });
 
 const ids = z.array(z.string());

@@ -23,7 +23,7 @@ import {
 } from '../notify/session-state.js';
 import { quietStateAt } from '../notify/quiet-hours.js';
 import type { DefaultText, RenderedNotification, Urgency } from '../notify/notification.js';
-import type { Delivery, JournalRecord } from './store.js';
+import type { Delivery, JournalRecord, WaitingHold } from './store.js';
 
 /** What the pipeline counts, for `hookd status`. */
 export interface PipelineCounts {
@@ -71,7 +71,7 @@ export function deliveryRecords(
   targets: readonly string[],
   notification: RenderedNotification,
   heldUntil?: number,
-  waiting?: { session: string; until: number },
+  waiting?: WaitingHold,
 ): JournalRecord[] {
   return targets.map((channel) => {
     const at = now();
@@ -106,7 +106,7 @@ export class Pipeline {
   private stopping = false;
   private readonly coalescer: Coalescer;
   /** "Waiting" deliveries held in the batch being processed (not in the store until it is committed). */
-  private readonly batchWaiting = new Map<string, string[]>();
+  private readonly batchWaiting = new Map<string, Delivery[]>();
 
   constructor(private readonly o: PipelineOptions) {
     this.noise = o.noise ?? createNoiseState();
@@ -232,8 +232,14 @@ export class Pipeline {
     const sid = event.sessionId;
     // Delay-then-cancel: the user answered in the terminal, so the held "waiting" notifications go.
     if (sid && userMovedOn(event)) {
-      const ids = [...(o.heldWaiting?.(sid) ?? []).map((d) => d.id), ...(this.batchWaiting.get(sid) ?? [])];
+      const cancelled = [...(o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])];
       this.batchWaiting.delete(sid);
+      const ids = cancelled.map((d) => d.id);
+      // Nothing was sent: the same ask later is no duplicate, and no cooldown runs.
+      for (const d of cancelled) {
+        if (d.waiting?.dedupeKey) noise.sent.delete(d.waiting.dedupeKey);
+        if (d.waiting?.cooldownKey) noise.cooldowns.delete(d.waiting.cooldownKey);
+      }
       if (ids.length > 0) {
         records.push({ t: 'cancel', ids, at, by: `${event.name} ${event.id}` });
         log.info(
@@ -301,11 +307,16 @@ export class Pipeline {
           fired.channels,
           fired.notification,
           Math.max(waitUntil, quietEnd),
-          { session: sid, until: waitUntil },
+          {
+            session: sid,
+            until: waitUntil,
+            dedupeKey: fired.dedupeKey,
+            ...(fired.cooldownKey ? { cooldownKey: fired.cooldownKey } : {}),
+          },
         );
         this.batchWaiting.set(sid, [
           ...(this.batchWaiting.get(sid) ?? []),
-          ...adds.map((r) => (r as { d: Delivery }).d.id),
+          ...adds.map((r) => (r as { d: Delivery }).d),
         ]);
         records.push(...adds);
         o.onHeld?.(waitUntil);

@@ -3,6 +3,17 @@ import type { RenderedNotification } from '../notify/notification.js';
 
 export type DeliveryState = 'pending' | 'held' | 'delivered' | 'dead';
 
+/**
+ * A "waiting" notification held by delay-then-cancel: cancelled if `session` moves on before `until`. Its
+ * rule's dedupe and cooldown keys are forgotten then, since nothing was sent.
+ */
+export interface WaitingHold {
+  session: string;
+  until: number;
+  dedupeKey?: string;
+  cooldownKey?: string;
+}
+
 /** One notification on its way to one channel. */
 export interface Delivery {
   /** Stable: `<event id>/<rule index>/<channel>` (plus a suffix for bursts and digests). */
@@ -20,7 +31,7 @@ export interface Delivery {
   /** Held for quiet hours (or while the session waits) until this moment. */
   heldUntil?: number;
   /** A "waiting" notification held by delay-then-cancel: cancelled if this session moves on first. */
-  waiting?: { session: string; until: number };
+  waiting?: WaitingHold;
   /** Set on a cancelled one: when, and the event that showed the user answered. */
   cancelledAt?: number;
   cancelledBy?: string;

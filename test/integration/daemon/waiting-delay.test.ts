@@ -12,7 +12,7 @@ afterEach(async () => {
 const DELAY = 5000;
 
 /** The real pipeline, outbox and journal in this process, with a clock the test moves. */
-async function setup() {
+async function setup(noise: Record<string, unknown> = { dedupeWindowMs: 0 }) {
   const temp = tempEnv();
   cleanups.push(temp.cleanup);
   const server = await loopbackServer();
@@ -30,7 +30,7 @@ async function setup() {
         },
         { name: 'marker', on: ['SessionEnd'], channels: ['ops'], title: 'marker' },
       ],
-      noise: { dedupeWindowMs: 0 },
+      noise,
       waitingDelayMs: DELAY,
     },
   };
@@ -116,9 +116,29 @@ describe('delay-then-cancel of "waiting" notifications (issue 13)', () => {
     expect(t.held()).toBe(2);
     await t.send('02-UserPromptSubmit.json', { session_id: 'answered-later', prompt: 'yes, go on' });
     expect(t.held()).toBe(1);
+    // The cancel is in the journal too: it does not come back after another restart.
+    await t.restart();
+    expect(t.held()).toBe(1);
     t.advance(DELAY);
     await waitFor(() => t.titles().length === 1, 10_000, 'the kept notification');
     await t.marker('kept');
     expect(t.titles()).toEqual(['kept needs you', 'marker']);
+  });
+
+  it('a cancelled ask leaves no dedupe or cooldown behind: the same ask again, unanswered, is sent', async () => {
+    const t = await setup({ dedupeWindowMs: 600_000, cooldownMs: 600_000 });
+    await t.ask('same');
+    await t.send('05-PostToolUse-Execute.json', { session_id: 'same' });
+    expect(t.held()).toBe(0);
+    t.advance(1000);
+    await t.ask('same');
+    expect(t.held()).toBe(1);
+    t.advance(DELAY);
+    await waitFor(() => t.titles().length === 1, 10_000, 'the second ask');
+    // Once sent, dedupe applies as before: the same ask again is not sent (nor held).
+    await t.ask('same');
+    expect(t.held()).toBe(0);
+    await t.marker('same');
+    expect(t.titles()).toEqual(['same needs you', 'marker']);
   });
 });
