@@ -61,8 +61,12 @@ export async function liveSessions(env: Env, timeoutMs = 2000): Promise<SessionS
 }
 
 export type OutboxAction =
-  | { action: 'list'; state: 'pending' | 'held' | 'dead' | 'delivered' | 'all'; ids?: string[] }
-  | { action: 'retry' | 'purge'; state: 'pending' | 'held' | 'dead' | 'delivered' | 'all'; ids?: string[] };
+  | { action: 'list'; state: 'pending' | 'held' | 'dead' | 'delivered' | 'cancelled' | 'all'; ids?: string[] }
+  | {
+      action: 'retry' | 'purge';
+      state: 'pending' | 'held' | 'dead' | 'delivered' | 'cancelled' | 'all';
+      ids?: string[];
+    };
 
 /** Lists, retries or purges deliveries: through the daemon when it runs, else in its journal under its lock. */
 export async function outboxAction(
@@ -81,7 +85,12 @@ export async function outboxAction(
     request.ids ? request.ids.includes(d.id) : request.state === 'all' || d.state === request.state;
   if (request.action === 'list') {
     const store = await readStore(env);
-    return { items: [...store.deliveries.values(), ...store.recentDelivered].filter(wanted), via: 'journal' };
+    return {
+      items: [...store.deliveries.values(), ...store.recentDelivered, ...store.recentCancelled].filter(
+        wanted,
+      ),
+      via: 'journal',
+    };
   }
   const files = daemonFiles(env);
   const lock = acquireLock(files.lock);

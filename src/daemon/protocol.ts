@@ -55,7 +55,7 @@ const outboxRequestSchema = z.object({
   action: z.enum(['list', 'retry', 'purge']),
   /** Delivery ids; absent = every delivery in `state`. */
   ids: z.array(z.string()).optional(),
-  state: z.enum(['pending', 'held', 'dead', 'delivered', 'all']).default('all'),
+  state: z.enum(['pending', 'held', 'dead', 'delivered', 'cancelled', 'all']).default('all'),
 });
 
 export const requestSchema = z.discriminatedUnion('type', [

@@ -15,7 +15,7 @@ export interface RequestOptions {
   stats: () => DaemonStats;
   /** Starts stopping the daemon (after the reply is sent). */
   shutdown: () => void;
-  store: Pick<DaemonStore, 'deliveries' | 'recentDelivered'>;
+  store: Pick<DaemonStore, 'deliveries' | 'recentDelivered' | 'recentCancelled'>;
   commit: (records: JournalRecord[]) => Promise<void>;
   wake: (channels: Iterable<string>) => void;
   noise: () => NoiseState;
@@ -29,7 +29,11 @@ async function outboxRequest(o: RequestOptions, request: OutboxRequest): Promise
   const wanted = (d: Delivery) =>
     request.ids ? request.ids.includes(d.id) : request.state === 'all' || d.state === request.state;
   if (request.action === 'list') {
-    const items = [...o.store.deliveries.values(), ...o.store.recentDelivered].filter(wanted);
+    const items = [
+      ...o.store.deliveries.values(),
+      ...o.store.recentDelivered,
+      ...o.store.recentCancelled,
+    ].filter(wanted);
     return { ok: true, items };
   }
   const targets = [...o.store.deliveries.values()].filter(wanted);

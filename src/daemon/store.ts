@@ -1,7 +1,8 @@
 import type { EventHandoff } from '../events/types.js';
 import type { RenderedNotification } from '../notify/notification.js';
 
-export type DeliveryState = 'pending' | 'held' | 'delivered' | 'dead';
+/** `cancelled`: a held "waiting" notification the session moved on from (only in `recentCancelled`). */
+export type DeliveryState = 'pending' | 'held' | 'delivered' | 'dead' | 'cancelled';
 
 /**
  * A "waiting" notification held by delay-then-cancel: cancelled if `session` moves on before `until`. Its
@@ -189,7 +190,12 @@ export class DaemonStore {
           this.deliveries.delete(id);
           this.deliveredIds.add(id);
           capSet(this.deliveredIds, DELIVERED_IDS_MAX);
-          this.recentCancelled.push({ ...d, cancelledAt: record.at, cancelledBy: record.by });
+          this.recentCancelled.push({
+            ...d,
+            state: 'cancelled',
+            cancelledAt: record.at,
+            cancelledBy: record.by,
+          });
           if (this.recentCancelled.length > RECENT_MAX) this.recentCancelled.shift();
         }
         return;

@@ -4,8 +4,8 @@ import type { Delivery } from '../../daemon/store.js';
 import { CliError, UsageError } from '../../errors.js';
 import { formatJson, formatTable, stdoutOut } from '../../terminal/output.js';
 
-type State = 'pending' | 'held' | 'dead' | 'delivered' | 'all';
-const STATES: State[] = ['pending', 'held', 'dead', 'delivered', 'all'];
+type State = 'pending' | 'held' | 'dead' | 'delivered' | 'cancelled' | 'all';
+const STATES: State[] = ['pending', 'held', 'dead', 'delivered', 'cancelled', 'all'];
 
 function when(at: number | undefined): string {
   return at ? new Date(at).toISOString().replace('T', ' ').slice(0, 19) : '-';
@@ -24,7 +24,12 @@ export function formatDeliveries(items: readonly Delivery[]): string {
       value: (d) => (d.state === 'pending' ? when(d.nextAt) : d.state === 'held' ? when(d.heldUntil) : '-'),
     },
     { header: 'TITLE', value: (d) => d.notification.title, max: 40 },
-    { header: 'LAST ERROR', value: (d) => d.lastError ?? '-', max: 60 },
+    {
+      header: 'LAST ERROR',
+      value: (d) =>
+        d.cancelledBy ? `not sent: the session moved on (${d.cancelledBy})` : (d.lastError ?? '-'),
+      max: 60,
+    },
   ]);
 }
 

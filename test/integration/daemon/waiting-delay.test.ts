@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../../src/daemon/daemon.js';
 import { handOff } from '../../../src/daemon/client.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
+import { runHookd } from '../../helpers/run-hookd.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -79,8 +80,18 @@ describe('delay-then-cancel of "waiting" notifications (issue 13)', () => {
     // The user answers in the terminal: the tool runs.
     await t.send('05-PostToolUse-Execute.json', { session_id: 'answered' });
     expect(t.held()).toBe(0);
-    const list = await outboxAction(t.env, { action: 'list', state: 'all' });
-    expect(list.items).toEqual([]);
+    // Nothing in the outbox but the cancelled one, which says why: `hookd outbox list --state cancelled`.
+    const all = await outboxAction(t.env, { action: 'list', state: 'all' });
+    expect(all.items?.map((d) => d.state)).toEqual(['cancelled']);
+    expect(all.items?.[0]).toMatchObject({
+      notification: { title: 'answered needs you' },
+      waiting: { session: 'answered' },
+      cancelledBy: expect.stringMatching(/^PostToolUse /),
+    });
+    const cli = await runHookd(['outbox', 'list', '--state', 'cancelled'], {
+      env: t.env as Record<string, string>,
+    });
+    expect(cli.stdout).toContain('not sent: the session moved on (PostToolUse');
 
     await t.ask('late');
     t.advance(DELAY);
