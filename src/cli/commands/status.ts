@@ -54,7 +54,7 @@ export function formatSessionStates(
             `${s.phase}${s.waitingFor ? ` (${s.waitingFor})` : ''}${s.failure ? `: ${s.failure}` : ''}`,
           ),
       },
-      { header: 'SINCE', value: (s) => ago(s.since, now) },
+      { header: 'SINCE', value: (s) => formatAgo(now - s.since) },
       { header: 'LAST EVENT', value: (s) => `${s.lastEvent} (${s.transition})` },
       { header: 'CWD', value: (s) => s.cwd ?? '-', max: 40 },
     ],
