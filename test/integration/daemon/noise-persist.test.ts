@@ -36,6 +36,8 @@ async function setup() {
       channels: { ops: { type: 'webhook', url: `${hook.url}/hook` } },
       rules: [{ name: 'asks', on: ['Notification'], channels: ['ops'], title: '{{message}}' }],
       noise: { dedupeWindowMs: 600_000 },
+      // Sent at once: delay-then-cancel is tested in waiting-delay.test.ts.
+      waitingDelayMs: 0,
     },
   });
   const start = async () => {
