@@ -30,6 +30,8 @@ async function daemonWithSlack(
     env,
     config: {
       notify: {
+        // Sent at once: delay-then-cancel is tested in waiting-delay.test.ts.
+        waitingDelayMs: 0,
         channels: { team: { type: 'slack', ...slack } },
         rules: [
           {
@@ -131,6 +133,7 @@ describe('slack threads', () => {
         },
         rules: [{ on: ['Notification'], channels: ['team'], title: '{{message}}' }],
         noise: { dedupeWindowMs: 0 },
+        waitingDelayMs: 0,
       },
     };
     let daemon = await startDaemon({ env, config });
