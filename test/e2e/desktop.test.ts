@@ -108,7 +108,11 @@ describe.skipIf(missing.length > 0 && !inCI)(
         30_000,
         'two notifications shown by dunst',
       );
-      const [permission, finished] = lines.map((line) => line.split('|'));
+      // The permission prompt waits out notify.waitingDelayMs (nothing answers it here), so it may come
+      // second: find each by its summary.
+      const shown = lines.map((line) => line.split('|'));
+      const permission = shown.find((fields) => /permission/i.test(fields[1] ?? ''));
+      const finished = shown.find((fields) => /finished/i.test(fields[1] ?? ''));
       // appname | summary | body | urgency, as dunst passed them to its script.
       expect(permission![0]).toBe('hookd');
       expect(permission![1]).toMatch(/permission/i);

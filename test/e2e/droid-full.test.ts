@@ -78,6 +78,9 @@ function hookdConfig(webhookUrl: string): unknown {
       ],
     },
     notify: {
+      // The harness answers permission prompts at once, which the default waiting delay would (rightly)
+      // cancel; this file tests that the rules fire, test/integration/daemon/waiting-delay.test.ts the delay.
+      waitingDelayMs: 0,
       channels: { ops: { type: 'webhook', url: `${webhookUrl}/hookd` } },
       rules: [
         { name: 'finished', on: 'Stop', session: 'main', channels: ['ops'] },
