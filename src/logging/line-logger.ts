@@ -7,7 +7,8 @@ import { openPrivateAppend } from '../util/private-fs.js';
  * A synchronous JSON-lines logger writing pino's record format (level numbers, time in epoch ms, pid,
  * hostname, proc: "hook", msg; the daemon's pino logger writes the same with proc: "daemon"), for the short-lived hook process. pino itself costs about a third of Node's start-up time
  * when bundled, so the hook path writes the same records without loading it; long-running processes
- * use pino. Every string value is passed through the redactor. The file rotates once at `maxBytes`.
+ * use pino. Every string value is cut to MAX_LOGGED_STRING and passed through the redactor. The file
+ * rotates once at `maxBytes`.
  */
 export const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;
 export type LevelName = keyof typeof LEVELS;
@@ -17,10 +18,26 @@ export interface LineLogger {
   close(): void;
 }
 
+/**
+ * The longest string a record keeps: values come from events (a cwd, a session id, a tool name) that a
+ * hostile payload can make megabytes long, and each record is written, and redacted, whole.
+ */
+export const MAX_LOGGED_STRING = 8192;
+
+/**
+ * A string redacted and cut to MAX_LOGGED_STRING, saying how long it was. The redactor sees a little
+ * more than is kept, so a secret across the cut is redacted whole, never left half visible.
+ */
+function loggedText(value: string): string {
+  if (value.length <= MAX_LOGGED_STRING) return redactText(value);
+  const kept = redactText(value.slice(0, MAX_LOGGED_STRING + 512)).slice(0, MAX_LOGGED_STRING);
+  return `${kept}… (${value.length} characters, cut)`;
+}
+
 function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
-    if (typeof value === 'string') out[key] = redactText(value);
+    if (typeof value === 'string') out[key] = loggedText(value);
     else if (value && typeof value === 'object' && !Array.isArray(value)) {
       out[key] = redactFields(value as Record<string, unknown>);
     } else out[key] = value;
@@ -60,7 +77,7 @@ export function createLineLogger(
         hostname: host,
         proc: 'hook',
         ...redactFields(fields),
-        msg: redactText(msg),
+        msg: loggedText(msg),
       };
       const line = `${JSON.stringify(record)}\n`;
       options.debugTo?.(line);

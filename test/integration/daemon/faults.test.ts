@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,16 +7,9 @@ import { handOff, requestDaemon } from '../../../src/daemon/client.js';
 import { daemonFiles, readPidFile } from '../../../src/daemon/runtime-files.js';
 import { spoolDir } from '../../../src/paths.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor, type Received } from './helpers.js';
-import { BIN, ensureBuilt, exited, killQuietly, spawnDaemon, writeConfig } from './process-helpers.js';
+import { BIN, exited, killQuietly, spawnDaemon, writeConfig, useProcessCleanup } from './process-helpers.js';
 
-const pids: number[] = [];
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const pid of pids.splice(0)) killQuietly(pid);
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-beforeAll(() => ensureBuilt(), 120_000);
+const { pids, cleanups } = useProcessCleanup();
 
 function eventIdOf(r: Received): string {
   return (r.json as { notification: { eventIds: string[] } }).notification.eventIds[0]!;

@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handOff } from '../../../src/daemon/client.js';
@@ -7,16 +7,16 @@ import { daemonFiles, readPidFile } from '../../../src/daemon/runtime-files.js';
 import { stateDir } from '../../../src/paths.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
-import { ensureBuilt, exited, killQuietly, spawnDaemon, stopDaemon, writeConfig } from './process-helpers.js';
+import {
+  exited,
+  killQuietly,
+  spawnDaemon,
+  stopDaemon,
+  writeConfig,
+  useProcessCleanup,
+} from './process-helpers.js';
 
-const pids: number[] = [];
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const pid of pids.splice(0)) killQuietly(pid);
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-beforeAll(() => ensureBuilt(), 120_000);
+const { pids, cleanups } = useProcessCleanup();
 
 interface RulesRecord {
   msg: string;

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { afterEach, beforeAll } from 'vitest';
 import { requestDaemon } from '../../../src/daemon/client.js';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
@@ -77,4 +78,19 @@ export async function bundleFixture(entry: string, outfile: string): Promise<voi
     outfile,
     logLevel: 'silent',
   });
+}
+
+/**
+ * For a test file that starts daemons and other processes: builds once, and after each test kills every
+ * pid pushed to `pids` and runs `cleanups` (last first).
+ */
+export function useProcessCleanup(): { pids: number[]; cleanups: (() => Promise<void> | void)[] } {
+  const pids: number[] = [];
+  const cleanups: (() => Promise<void> | void)[] = [];
+  beforeAll(() => ensureBuilt(), 120_000);
+  afterEach(async () => {
+    for (const pid of pids.splice(0)) killQuietly(pid);
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return { pids, cleanups };
 }

@@ -1,20 +1,13 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handOff } from '../../../src/daemon/client.js';
 import { liveSessions } from '../../../src/daemon/admin.js';
 import { daemonFiles, readPidFile } from '../../../src/daemon/runtime-files.js';
 import type { SessionState } from '../../../src/notify/session-state.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { fixture, handoffOf, tempEnv, waitFor } from './helpers.js';
-import { ensureBuilt, killQuietly, spawnDaemon, stopDaemon, writeConfig } from './process-helpers.js';
+import { killQuietly, spawnDaemon, stopDaemon, writeConfig, useProcessCleanup } from './process-helpers.js';
 
-const pids: number[] = [];
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const pid of pids.splice(0)) killQuietly(pid);
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-beforeAll(() => ensureBuilt(), 120_000);
+const { pids, cleanups } = useProcessCleanup();
 
 const MAIN = '48e23316-6280-4a11-966d-13493854823f';
 const SUB = '9414a522-3430-47b5-9f03-3dfadc677129';

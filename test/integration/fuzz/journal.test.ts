@@ -6,6 +6,7 @@ import { openDaemonJournal } from '../../../src/daemon/journal-schema.js';
 import { listSpool, readSpoolFile } from '../../../src/daemon/spool.js';
 import { DaemonStore } from '../../../src/daemon/store.js';
 import { makeTempDir } from '../../helpers/temp.js';
+import { plainNotification } from '../daemon/helpers.js';
 import { fuzzOptions } from './arbitraries.js';
 
 // What the daemon reads back from disk at start-up (the journal, the spool), fed hostile content with a
@@ -18,17 +19,7 @@ beforeAll(() => {
 });
 afterAll(() => tmp.cleanup());
 
-const notification = {
-  title: 't',
-  body: 'b',
-  urgency: 'normal',
-  rule: 'r',
-  event: 'Stop',
-  eventIds: ['e1'],
-  count: 1,
-  at: 1,
-  fields: [],
-};
+const notification = { ...plainNotification, at: 1 };
 const delivery = {
   id: 'd1',
   channel: 'desk',

@@ -55,6 +55,9 @@ describe('a huge field never stops a spawn (issue 9 item 2)', () => {
     expect(ran.stderr).toBe('guarded\n');
     const skipped = hookdLogRecords(box.env).find((r) => r.kind === 'env-skipped');
     expect(skipped?.fields).toEqual(['session_id', 'HOOKD_SESSION_ID']);
+    // The log keeps the records short whatever the event holds.
+    const event = hookdLogRecords(box.env).find((r) => r.kind === 'event');
+    expect(event?.sessionId).toMatch(/^s{8192}… \(300000 characters, cut\)$/);
   });
 
   it('keeps the whole environment under the kernel limit when many large fields add up', async () => {
