@@ -64,6 +64,7 @@ describe('a daemon started while the user file is broken', () => {
     cleanups.push(server.close);
     const good = {
       notify: {
+        waitingDelayMs: 0, // this file is not about the waiting delay (waiting-delay.test.ts is)
         channels: { ops: { type: 'webhook', url: `${server.url}/in` } },
         rules: [{ on: 'Notification', channels: ['ops'], title: 'from the last good config' }],
       },

@@ -24,6 +24,7 @@ async function setup(answer?: Parameters<typeof loopbackServer>[0], daemon: Reco
   cleanups.push(hook.close);
   writeConfig(temp.env, {
     notify: {
+      waitingDelayMs: 0, // this file is not about the waiting delay (waiting-delay.test.ts is)
       channels: { ops: { type: 'webhook', url: `${hook.url}/hook` } },
       rules: [{ on: ['Notification'], channels: ['ops'], title: '{{message}}' }],
       noise: { dedupeWindowMs: 0 },

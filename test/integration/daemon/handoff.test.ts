@@ -19,6 +19,7 @@ async function setup(answer?: Parameters<typeof loopbackServer>[0]) {
   cleanups.push(hook.close);
   const config = {
     notify: {
+      waitingDelayMs: 0, // this file is not about the waiting delay (waiting-delay.test.ts is)
       channels: { ops: { type: 'webhook', url: `${hook.url}/hook`, secret: 's3cret' } },
       rules: [{ on: ['Stop', 'Notification'], channels: ['ops'] }],
       noise: { dedupeWindowMs: 0 },

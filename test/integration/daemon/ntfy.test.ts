@@ -157,6 +157,7 @@ describe('ntfy channel', () => {
       env: temp.env,
       config: {
         notify: {
+          waitingDelayMs: 0, // this file is not about the waiting delay (waiting-delay.test.ts is)
           channels: { phone: { type: 'ntfy', server: server.url, topic: 'alerts' } },
           rules: [{ on: 'Notification', channels: ['phone'], title: '{{message}}', urgency: 'critical' }],
         },

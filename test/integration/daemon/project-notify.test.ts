@@ -26,6 +26,7 @@ async function setup() {
   cleanups.push(project.close);
   writeConfig(temp.env, {
     notify: {
+      waitingDelayMs: 0, // this file is not about the waiting delay (waiting-delay.test.ts is)
       channels: { ops: { type: 'webhook', url: `${user.url}/user` } },
       rules: [{ name: 'mine', on: 'Notification', channels: ['ops'], title: 'user: {{message}}' }],
       noise: { dedupeWindowMs: 0 },

@@ -29,6 +29,7 @@ describe('redaction before notifications leave the machine', () => {
       redactHomePaths: true,
       config: {
         notify: {
+          waitingDelayMs: 0, // this file is not about the waiting delay (waiting-delay.test.ts is)
           channels: {
             ops: { type: 'webhook', url: `${server.url}/in` },
             local: { type: 'command', command: ['sh', '-c', `cat > ${localFile}`] },

@@ -56,6 +56,7 @@ describe('odd records read back (issue 9, item 13)', () => {
     cleanups.push(hook.close);
     writeConfig(t.env, {
       notify: {
+        waitingDelayMs: 0, // this file is not about the waiting delay (waiting-delay.test.ts is)
         channels: { ops: { type: 'webhook', url: `${hook.url}/hook` } },
         rules: [{ on: ['Notification'], channels: ['ops'], title: '{{message}}' }],
         noise: { dedupeWindowMs: 0 },
@@ -145,6 +146,7 @@ describe('a full disk (issue 9, item 14)', () => {
       const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
       writeConfig(t.env, {
         notify: {
+          waitingDelayMs: 0, // this file is not about the waiting delay (waiting-delay.test.ts is)
           channels: { ops: { type: 'webhook', url, timeoutMs: 60_000 } },
           rules: [{ on: ['Notification'], channels: ['ops'], title: '{{message}}' }],
           noise: { dedupeWindowMs: 0 },
