@@ -92,6 +92,12 @@ export const slackChannelSchema = z
       .boolean()
       .default(true)
       .describe('With botToken: one thread per session (first message starts it, later ones reply in it).'),
+    mode: z
+      .enum(['thread', 'session-message'])
+      .default('thread')
+      .describe(
+        'With botToken: "thread" (a message per notification, threaded per session) or "session-message" (one message per session, updated in place as its state changes, the summary in its thread). docs/sessions.md.',
+      ),
     apiBaseUrl: z
       .string()
       .min(1)

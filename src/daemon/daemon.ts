@@ -207,6 +207,10 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       // Delay-then-cancel (docs/sessions.md): held "waiting" notifications, released when their time comes.
       heldWaiting: (session) => store.heldWaiting(session),
       onHeld: (until) => releaseAt(until),
+      // Notifications that know the session (docs/sessions.md): resolved when answered, one Slack message.
+      shownWaiting: (session) => store.shownWaiting(session),
+      sessionMessageChannels: () =>
+        [...channels.values()].filter((c) => c.sessionMessages).map((c) => c.name),
       noiseChanged: () => noiseStore.changed(),
       notify,
       notifyFor: (event) => projects.notifyFor(event),

@@ -9,6 +9,8 @@ import { Journal, type JournalOptions } from './journal.js';
  */
 
 const finite = z.number().finite();
+/** A channel's reference to what it showed (a desktop id, a Slack channel and ts) is short. */
+const REF_MAX = 200;
 
 const notificationSchema = z.looseObject({
   title: z.string(),
@@ -25,6 +27,17 @@ const notificationSchema = z.looseObject({
   durationMs: finite.optional(),
   at: finite,
   fields: z.array(z.object({ label: z.string(), value: z.string() })),
+  kind: z.enum(['update', 'summary', 'resolved']).optional(),
+  session: z
+    .looseObject({
+      phase: z.enum(['starting', 'working', 'waiting', 'done', 'failed', 'interrupted', 'ended']),
+      waitingFor: z.enum(['permission', 'question', 'idle']).optional(),
+      failure: z.string().optional(),
+      startedAt: finite,
+      since: finite,
+    })
+    .optional(),
+  resolves: z.object({ deliveryId: z.string(), ref: z.string().max(REF_MAX), by: z.string() }).optional(),
 });
 
 const deliverySchema = z.looseObject({
@@ -38,6 +51,7 @@ const deliverySchema = z.looseObject({
   lastError: z.string().optional(),
   deliveredAt: finite.optional(),
   deadAt: finite.optional(),
+  ref: z.string().max(REF_MAX).optional(),
   heldUntil: finite.optional(),
   waiting: z
     .object({
@@ -62,7 +76,7 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     nextAt: finite,
     error: z.string(),
   }),
-  z.object({ t: z.literal('ok'), id: z.string(), at: finite }),
+  z.object({ t: z.literal('ok'), id: z.string(), at: finite, ref: z.string().max(REF_MAX).optional() }),
   z.object({ t: z.literal('dead'), id: z.string(), at: finite, error: z.string() }),
   z.object({ t: z.literal('retry'), id: z.string(), at: finite }),
   z.object({ t: z.literal('purge'), id: z.string() }),

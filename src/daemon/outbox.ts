@@ -168,7 +168,7 @@ export class Outbox {
       stats.lastDeliveredAt = at;
       stats.latencies.push(at - delivery.notification.at);
       if (stats.latencies.length > 1000) stats.latencies.shift();
-      await commit([{ t: 'ok', id: delivery.id, at }]);
+      await commit([{ t: 'ok', id: delivery.id, at, ...(result.ref ? { ref: result.ref } : {}) }]);
       logger.debug({ delivery: delivery.id, channel: delivery.channel, attempts }, 'delivered');
       return;
     }

@@ -22,8 +22,23 @@ import {
   type SessionTable,
 } from '../notify/session-state.js';
 import { quietStateAt } from '../notify/quiet-hours.js';
-import type { DefaultText, RenderedNotification, Urgency } from '../notify/notification.js';
-import type { Delivery, JournalRecord, WaitingHold } from './store.js';
+import {
+  folderName,
+  projectDirOf,
+  type DefaultText,
+  type RenderedNotification,
+  type Urgency,
+} from '../notify/notification.js';
+import {
+  messageStateChanged,
+  sessionFinished,
+  sessionSnapshot,
+  sessionSummaryNotification,
+  sessionUpdateNotification,
+} from '../notify/session-message.js';
+import type { FiredRule } from '../notify/rules.js';
+import type { SessionState } from '../notify/session-state.js';
+import { resolvedId, type Delivery, type JournalRecord, type WaitingHold } from './store.js';
 
 /** What the pipeline counts, for `hookd status`. */
 export interface PipelineCounts {
@@ -61,6 +76,10 @@ export interface PipelineOptions {
   /** Held "waiting" deliveries of a session (delay-then-cancel), and a call when one is held until a time. */
   heldWaiting?: ((session: string) => readonly Delivery[]) | undefined;
   onHeld?: ((until: number) => void) | undefined;
+  /** "Waiting" notifications of a session already shown, that their channel can mark resolved. */
+  shownWaiting?: ((session: string) => readonly Delivery[]) | undefined;
+  /** The channels that keep one message per session (Slack `session-message`). */
+  sessionMessageChannels?: (() => readonly string[]) | undefined;
 }
 
 /** One delivery record per channel for a notification. */
@@ -107,6 +126,8 @@ export class Pipeline {
   private readonly coalescer: Coalescer;
   /** "Waiting" deliveries held in the batch being processed (not in the store until it is committed). */
   private readonly batchWaiting = new Map<string, Delivery[]>();
+  /** Deliveries marked resolved in the batch being processed. */
+  private readonly batchResolved = new Set<string>();
 
   constructor(private readonly o: PipelineOptions) {
     this.noise = o.noise ?? createNoiseState();
@@ -227,9 +248,11 @@ export class Pipeline {
     const event = handoff.event;
     const at = o.now();
     observeEvent(noise, event, at);
+    const sid = event.sessionId;
+    // The main session's state before the event (a Claude sub-agent's event leaves it as it was).
+    const before = sid ? this.sessions.get(sid) : undefined;
     observeSession(this.sessions, event, at);
     const records: JournalRecord[] = [];
-    const sid = event.sessionId;
     // Delay-then-cancel: the user answered in the terminal, so the held "waiting" notifications go.
     if (sid && userMovedOn(event)) {
       const cancelled = [...(o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])];
@@ -247,6 +270,7 @@ export class Pipeline {
           'the session moved on: held notifications cancelled',
         );
       }
+      records.push(...this.resolveShown(sid, `${event.name} ${event.id}`));
     }
     if (o.onEvent) {
       try {
@@ -297,7 +321,12 @@ export class Pipeline {
     let held = 0;
     const waitUntil =
       sid && notify.waitingDelayMs > 0 && isWaitingAsk(event) ? at + notify.waitingDelayMs : undefined;
+    // Sent at once, a "waiting" notification is still one that can be marked resolved when answered.
+    const shownWaiting: WaitingHold | undefined =
+      sid && waitUntil === undefined && isWaitingAsk(event) ? { session: sid, until: at } : undefined;
+    const main = sid ? this.sessions.get(sid) : undefined;
     for (const fired of evaluation.fired) {
+      if (main) fired.notification.session = sessionSnapshot(main);
       if (waitUntil !== undefined && sid) {
         const quietEnd = fired.deferred ? (fired.quietEndsAt ?? 0) : 0;
         const adds = deliveryRecords(
@@ -336,9 +365,12 @@ export class Pipeline {
           fired.channels,
           fired.notification,
           fired.deferred ? fired.quietEndsAt : undefined,
+          fired.deferred ? undefined : shownWaiting,
         ),
       );
     }
+    if (sid && main)
+      records.push(...this.sessionMessageRecords(event, before, main, evaluation.fired, enrichment));
     // hookd's own notices (an untrusted project file, a broken config) go to the desktop as they are.
     (handoff.notices ?? []).forEach((notice, i) => {
       records.push(
@@ -361,6 +393,87 @@ export class Pipeline {
     return records;
   }
 
+  /**
+   * The session was answered (it moved on, or someone acknowledged it): its "waiting" notifications
+   * already shown get a `resolved` delivery on their channel, which marks them resolved where it can
+   * (docs/sessions.md, "Resolved notifications"). Returns the records to commit; best-effort.
+   */
+  resolveShown(session: string, by: string): JournalRecord[] {
+    const at = this.o.now();
+    const shown = (this.o.shownWaiting?.(session) ?? []).filter((d) => !this.batchResolved.has(d.id));
+    const records: JournalRecord[] = [];
+    for (const d of shown) {
+      this.batchResolved.add(d.id);
+      const resolved: Delivery = {
+        id: resolvedId(d.id),
+        channel: d.channel,
+        notification: {
+          ...d.notification,
+          kind: 'resolved',
+          resolves: { deliveryId: d.id, ref: d.ref!, by },
+          at,
+        },
+        createdAt: at,
+        state: 'pending',
+        attempts: 0,
+        nextAt: at,
+      };
+      records.push({ t: 'add', d: resolved });
+    }
+    if (records.length > 0)
+      this.o.logger.info(
+        { sessionId: session, by, resolved: shown.map((d) => d.id) },
+        'the session was answered: shown notifications marked resolved',
+      );
+    return records;
+  }
+
+  /**
+   * One message per session: the channels that keep one learn of each change of the session's state (an
+   * update), and of the end of its work (a summary in the message's thread). A channel keeps a message
+   * for a session from the first rule notification of that session it is sent.
+   */
+  private sessionMessageRecords(
+    event: HookEvent,
+    before: SessionState | undefined,
+    state: SessionState,
+    fired: readonly FiredRule[],
+    enrichment: Record<string, unknown>,
+  ): JournalRecord[] {
+    const names = this.o.sessionMessageChannels?.() ?? [];
+    if (names.length === 0 || !event.sessionId) return [];
+    const firedTo = new Set(fired.flatMap((f) => f.channels));
+    const had = new Set(state.messageChannels ?? []);
+    const newly = names.filter((n) => firedTo.has(n) && !had.has(n));
+    if (newly.length > 0) {
+      this.sessions.set(state.id, { ...state, messageChannels: [...had, ...newly].slice(-32) });
+      this.o.noiseChanged?.();
+    }
+    const known = names.filter((n) => had.has(n));
+    const at = this.o.now();
+    const projectDir = projectDirOf(event);
+    const about = {
+      name: event.name,
+      id: event.id,
+      sessionId: event.sessionId,
+      project: projectDir ? folderName(projectDir) : undefined,
+      cwd: event.cwd,
+    };
+    const records: JournalRecord[] = [];
+    const updateTo = known.filter((n) => !firedTo.has(n));
+    if (updateTo.length > 0 && messageStateChanged(before, state)) {
+      const answered = before?.phase === 'waiting' && userMovedOn(event);
+      const update = sessionUpdateNotification(about, state, at, answered ? event.name : undefined);
+      records.push(...deliveryRecords(this.o.now, `${event.id}/session`, 0, updateTo, update));
+    }
+    const summaryTo = [...known, ...newly];
+    if (summaryTo.length > 0 && sessionFinished(before, state)) {
+      const summary = sessionSummaryNotification(about, state, enrichment, at);
+      records.push(...deliveryRecords(this.o.now, `${event.id}/summary`, 0, summaryTo, summary));
+    }
+    return records;
+  }
+
   private async processQueue(): Promise<void> {
     while (this.queue.length > 0 && !this.stopping) {
       const batch = this.queue.splice(0, 64);
@@ -373,6 +486,7 @@ export class Pipeline {
         records.push(...out);
       }
       this.batchWaiting.clear();
+      this.batchResolved.clear();
       try {
         await this.o.commit(records);
       } catch (error) {

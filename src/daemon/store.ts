@@ -36,6 +36,8 @@ export interface Delivery {
   /** Set on a cancelled one: when, and the event that showed the user answered. */
   cancelledAt?: number;
   cancelledBy?: string;
+  /** What the channel answered to find what it showed again (a desktop id, a Slack ts): for `resolved`. */
+  ref?: string;
 }
 
 /** The journal's records. Applying one twice has the same effect as once. */
@@ -44,7 +46,7 @@ export type JournalRecord =
   | { t: 'done'; id: string }
   | { t: 'add'; d: Delivery }
   | { t: 'fail'; id: string; attempts: number; nextAt: number; error: string }
-  | { t: 'ok'; id: string; at: number }
+  | { t: 'ok'; id: string; at: number; ref?: string }
   | { t: 'dead'; id: string; at: number; error: string }
   | { t: 'retry'; id: string; at: number }
   | { t: 'purge'; id: string }
@@ -56,6 +58,11 @@ export type JournalRecord =
   | { t: 'delivered'; ids: string[] };
 
 const RECENT_MAX = 200;
+
+/** The id of the delivery that marks delivery `id` resolved. */
+export function resolvedId(id: string): string {
+  return `${id}/resolved`;
+}
 /**
  * Dead letters kept (for `hookd outbox list --state dead` and `retry`): the oldest beyond this are
  * dropped, so a channel that can never deliver (no notify-send) does not grow the daemon without bound.
@@ -135,7 +142,12 @@ export class DaemonStore {
         if (!d) return;
         this.deliveries.delete(d.id);
         this.dequeue(d);
-        this.markDelivered({ ...d, state: 'delivered', deliveredAt: record.at });
+        this.markDelivered({
+          ...d,
+          state: 'delivered',
+          deliveredAt: record.at,
+          ...(record.ref ? { ref: record.ref } : {}),
+        });
         return;
       }
       case 'dead': {
@@ -255,6 +267,21 @@ export class DaemonStore {
   /** Held "waiting" deliveries of a session (delay-then-cancel). */
   heldWaiting(session: string): Delivery[] {
     return [...this.deliveries.values()].filter((d) => d.state === 'held' && d.waiting?.session === session);
+  }
+
+  /**
+   * "Waiting" notifications of a session already shown (among the last delivered) that the channel can
+   * mark resolved (it gave a `ref`) and that have no `resolved` delivery yet (docs/sessions.md).
+   */
+  shownWaiting(session: string): Delivery[] {
+    return this.recentDelivered.filter(
+      (d) =>
+        d.waiting?.session === session &&
+        d.ref !== undefined &&
+        d.notification.kind === undefined &&
+        !this.deliveries.has(resolvedId(d.id)) &&
+        !this.deliveredIds.has(resolvedId(d.id)),
+    );
   }
 
   /** Held deliveries whose quiet window has ended by `now`. */

@@ -34,6 +34,24 @@ export interface RenderedNotification {
   at: number;
   /** Short labelled facts for channels that show fields (Slack, webhook). */
   fields: { label: string; value: string }[];
+  /** The session's state after the event (channels that keep one message per session show it). */
+  session?: SessionSnapshot;
+  /**
+   * Not a rule's notification (absent): `update`, the session's state changed (one message per session);
+   * `summary`, its final summary; `resolved`, a "waiting" notification already shown was answered.
+   */
+  kind?: 'update' | 'summary' | 'resolved';
+  /** For `resolved`: the delivery shown, and what its channel said to find it again (its `ref`). */
+  resolves?: { deliveryId: string; ref: string; by: string };
+}
+
+/** A session's state as notifications carry it (docs/sessions.md). */
+export interface SessionSnapshot {
+  phase: 'starting' | 'working' | 'waiting' | 'done' | 'failed' | 'interrupted' | 'ended';
+  waitingFor?: 'permission' | 'question' | 'idle';
+  failure?: string;
+  startedAt: number;
+  since: number;
 }
 
 /** Text for a rule without its own title/body; the enrichment module may provide a richer one. */

@@ -66,6 +66,8 @@ export interface SessionState {
   cwd?: string;
   /** The phase before a compaction (restored by PostCompact). */
   beforeCompact?: { phase: SessionPhase; waitingFor?: WaitingReason };
+  /** Channels that keep one message for this session (Slack `session-message`), updated as it moves. */
+  messageChannels?: string[];
 }
 
 /** The event as the machine reads it (a HookEvent fits). */
@@ -309,5 +311,9 @@ export function parseSessionState(value: unknown): SessionState | undefined {
     return undefined;
   if (v.waitingFor !== undefined && !['permission', 'question', 'idle'].includes(v.waitingFor as string))
     return undefined;
-  return { ...(v as unknown as SessionState), inTurn: v.inTurn === true };
+  const state: SessionState = { ...(v as unknown as SessionState), inTurn: v.inTurn === true };
+  const channels = v.messageChannels;
+  if (!Array.isArray(channels) || !channels.every((c) => typeof c === 'string')) delete state.messageChannels;
+  else state.messageChannels = channels.slice(0, 32);
+  return state;
 }

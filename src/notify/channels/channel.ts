@@ -3,7 +3,13 @@ import type { RenderedNotification } from '../notification.js';
 
 /** How one delivery attempt ended. A failure is a value; `retryable` decides between retry and dead letter. */
 export type DeliveryResult =
-  { ok: true; detail?: string } | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
+  | {
+      ok: true;
+      detail?: string;
+      /** What finds the shown notification again (a desktop id, a Slack ts): kept to mark it resolved. */
+      ref?: string;
+    }
+  | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
 
 /** Slack thread ids per session, kept durable by the daemon so a restart continues the same thread. */
 export interface ThreadStore {
@@ -38,6 +44,8 @@ export interface Channel {
   remote?: boolean;
   send(notification: RenderedNotification, context: DeliveryContext): Promise<DeliveryResult>;
   health(): ChannelHealth;
+  /** Keeps one message per session, updated as the session's state changes (Slack `session-message`). */
+  sessionMessages?: boolean;
 }
 
 /** The JSON body the webhook and command channels send (documented in docs/daemon.md). */
