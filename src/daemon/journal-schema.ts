@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { eventRequestSchema } from './protocol.js';
-import type { JournalRecord } from './store.js';
+import { REF_MAX, type JournalRecord } from './store.js';
 import { Journal, type JournalOptions } from './journal.js';
 
 /**
@@ -9,8 +9,6 @@ import { Journal, type JournalOptions } from './journal.js';
  */
 
 const finite = z.number().finite();
-/** A channel's reference to what it showed (a desktop id, a Slack channel and ts) is short. */
-const REF_MAX = 200;
 
 const notificationSchema = z.looseObject({
   title: z.string(),

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Channel, DeliveryResult, ThreadStore } from '../notify/channels/channel.js';
 import { redactText } from '../logging/redact.js';
-import type { DaemonStore, Delivery, JournalRecord } from './store.js';
+import { REF_MAX, type DaemonStore, type Delivery, type JournalRecord } from './store.js';
 import { isRemoteChannel, redactNotification } from '../notify/redact-notification.js';
 
 export interface OutboxOptions {
@@ -168,7 +168,8 @@ export class Outbox {
       stats.lastDeliveredAt = at;
       stats.latencies.push(at - delivery.notification.at);
       if (stats.latencies.length > 1000) stats.latencies.shift();
-      await commit([{ t: 'ok', id: delivery.id, at, ...(result.ref ? { ref: result.ref } : {}) }]);
+      const ref = result.ref && result.ref.length <= REF_MAX ? { ref: result.ref } : {};
+      await commit([{ t: 'ok', id: delivery.id, at, ...ref }]);
       logger.debug({ delivery: delivery.id, channel: delivery.channel, attempts }, 'delivered');
       return;
     }

@@ -58,6 +58,8 @@ export type JournalRecord =
   | { t: 'delivered'; ids: string[] };
 
 const RECENT_MAX = 200;
+/** A channel's reference to what it showed (a desktop id, a Slack channel and ts) is short; longer is not kept. */
+export const REF_MAX = 200;
 
 /** The id of the delivery that marks delivery `id` resolved. */
 export function resolvedId(id: string): string {

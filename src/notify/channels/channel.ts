@@ -76,3 +76,25 @@ export function notificationPayload(
     },
   };
 }
+
+/**
+ * The JSON body of a `resolved` event (docs/sessions.md): the notification delivered as `resolves` was a
+ * "waiting" one, and the session was answered (`by`: the event that showed it, or an acknowledgement).
+ */
+export function resolvedPayload(
+  notification: RenderedNotification,
+  context: DeliveryContext,
+  channel: string,
+) {
+  return {
+    version: 1 as const,
+    type: 'resolved' as const,
+    id: context.deliveryId,
+    channel,
+    attempt: context.attempt,
+    resolves: notification.resolves?.deliveryId ?? null,
+    by: notification.resolves?.by ?? null,
+    sessionId: notification.sessionId ?? null,
+    at: new Date(notification.at).toISOString(),
+  };
+}

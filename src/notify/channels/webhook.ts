@@ -1,7 +1,13 @@
 import { createHmac } from 'node:crypto';
 import type { WebhookChannelConfig } from '../../config/notify-schema.js';
 import type { RenderedNotification } from '../notification.js';
-import { notificationPayload, type Channel, type DeliveryContext, type DeliveryResult } from './channel.js';
+import {
+  notificationPayload,
+  resolvedPayload,
+  type Channel,
+  type DeliveryContext,
+  type DeliveryResult,
+} from './channel.js';
 import { classifyHttp, postWithTimeout, safeHost, type FetchLike } from './http.js';
 import { USER_AGENT } from '../../util/version.js';
 
@@ -24,7 +30,14 @@ export function createWebhookChannel(
     describe: () => `webhook ${safeHost(config.url)}`,
     health: () => ({ ok: true, problems: [] }),
     async send(notification: RenderedNotification, context: DeliveryContext): Promise<DeliveryResult> {
-      const body = JSON.stringify(notificationPayload(notification, context, name));
+      // Only a rule's notification or a resolution: updates and summaries are for session messages.
+      if (notification.kind && notification.kind !== 'resolved')
+        return { ok: true, detail: `not sent: a webhook has no ${notification.kind}` };
+      const body = JSON.stringify(
+        notification.kind === 'resolved'
+          ? resolvedPayload(notification, context, name)
+          : notificationPayload(notification, context, name),
+      );
       const timestamp = String(Math.floor(now() / 1000));
       const headers: Record<string, string> = {
         ...config.headers,
@@ -36,7 +49,9 @@ export function createWebhookChannel(
       };
       if (config.secret) headers['x-hookd-signature'] = signBody(config.secret, timestamp, body);
       const answer = await postWithTimeout(fetchImpl, config.url, body, headers, config.timeoutMs);
-      return classifyHttp(answer, `webhook ${safeHost(config.url)}`);
+      const result = classifyHttp(answer, `webhook ${safeHost(config.url)}`);
+      // The receiver knows a notification by its delivery id: that is what a `resolved` event names.
+      return result.ok && !notification.kind ? { ...result, ref: context.deliveryId } : result;
     },
   };
 }
