@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findOnPath } from '../../src/notify/channels/desktop.js';
@@ -38,7 +38,8 @@ describe.skipIf(missing.length > 0 && !inCI)(
       chmodSync(join(root, 'record.sh'), 0o755);
       writeFileSync(
         join(root, 'dunstrc'),
-        `[global]\n    font = Monospace 8\n[record]\n    appname = "*"\n    script = ${root}/record.sh\n`,
+        // Nothing expires on its own: a notification leaves the screen only when closed.
+        `[global]\n    font = Monospace 8\n[urgency_low]\n    timeout = 0\n[urgency_normal]\n    timeout = 0\n[record]\n    appname = "*"\n    script = ${root}/record.sh\n`,
       );
       writeFileSync(
         join(root, 'session.sh'),
@@ -47,6 +48,8 @@ describe.skipIf(missing.length > 0 && !inCI)(
           `for i in $(seq 100); do [ -s ${root}/display ] && break; sleep 0.1; done`,
           `export DISPLAY=:$(cat ${root}/display)`,
           `dunst -conf ${root}/dunstrc >${root}/dunst.log 2>&1 &`,
+          // The session bus, for dunstctl in the tests.
+          `printf '%s' "$DBUS_SESSION_BUS_ADDRESS" > ${root}/bus-address`,
           `exec "${process.execPath}" "${BIN}" daemon run`,
         ].join('\n'),
       );
@@ -122,6 +125,31 @@ describe.skipIf(missing.length > 0 && !inCI)(
       expect(finished![0]).toBe('hookd');
       expect(finished![1]).toMatch(/finished/i);
       expect(finished![1]).toContain('demo');
+    });
+
+    it('a "waiting" notification shown is closed when the session moves on (dunst moves it to its history)', async () => {
+      const env = {
+        ...process.env,
+        DBUS_SESSION_BUS_ADDRESS: readFileSync(join(temp.root, 'bus-address'), 'utf8'),
+      };
+      const history = () => execFileSync('dunstctl', ['history'], { env, encoding: 'utf8' });
+      const session = 'resolve-on-answer';
+      const ask = handoffOf({
+        ...fixture('04-Notification.json'),
+        session_id: session,
+        message: 'Answer me soon',
+      });
+      await handOff(ask, { env: temp.env, timeoutMs: 5000 });
+      await waitFor(
+        () => existsSync(received) && readFileSync(received, 'utf8').includes('Answer me soon'),
+        30_000,
+        'the waiting notification shown by dunst',
+      );
+      // Shown and never expiring: not in the history of closed notifications.
+      expect(history()).not.toContain('Answer me soon');
+      const answer = handoffOf({ ...fixture('05-PostToolUse-Execute.json'), session_id: session });
+      await handOff(answer, { env: temp.env, timeoutMs: 5000 });
+      await waitFor(() => history().includes('Answer me soon'), 30_000, 'the notification closed');
     });
   },
 );

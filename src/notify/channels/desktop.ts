@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { DesktopChannelConfig } from '../../config/notify-schema.js';
@@ -72,6 +73,88 @@ async function loadNotifier(platform: NodeJS.Platform): Promise<Notifier> {
   return root;
 }
 
+/** Runs a program (never a shell) with a deadline: its stdout, or why it failed. */
+function run(
+  file: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs: number,
+): Promise<{ ok: true; stdout: string } | { ok: false; error: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { env, timeout: timeoutMs, maxBuffer: 64 * 1024 }, (error, stdout, stderr) => {
+      if (error) {
+        const why = String(stderr).trim().split('\n')[0] || error.message.split('\n')[0];
+        resolve({ ok: false, error: error.killed ? `no answer within ${timeoutMs}ms` : why! });
+      } else resolve({ ok: true, stdout: String(stdout) });
+    });
+  });
+}
+
+/** A notification id the server gave (`notify-send --print-id`): a positive 32-bit integer. */
+const NOTIFICATION_ID = /^[1-9]\d{0,9}$/;
+
+/**
+ * notify-send's arguments for a notification (libnotify >= 0.7.9): `--print-id` to learn its id, the
+ * options, then `--` so a title starting with "-" is never read as an option.
+ */
+export function notifySendArgs(notification: RenderedNotification, config: DesktopChannelConfig): string[] {
+  const sound = notification.sound ?? config.sound;
+  const args = ['--print-id', '--urgency', notification.urgency, '--app-name', config.appName];
+  if (config.expireMs !== undefined) args.push('--expire-time', String(config.expireMs));
+  if (sound) args.push('--hint', `string:sound-name:${sound === true ? 'message-new-instant' : sound}`);
+  if (config.icon) args.push('--icon', config.icon);
+  return [...args, '--', notification.title || 'hookd', escapeMarkup(notification.body) || ' '];
+}
+
+/**
+ * Closes a shown notification through D-Bus (org.freedesktop.Notifications.CloseNotification), with gdbus
+ * or dbus-send, whichever is on PATH. Best-effort: one already closed is no error.
+ */
+async function closeNotification(
+  id: string,
+  env: Record<string, string | undefined>,
+  timeoutMs: number,
+): Promise<DeliveryResult> {
+  const gdbus = findOnPath('gdbus', env.PATH);
+  const dbusSend = gdbus ? undefined : findOnPath('dbus-send', env.PATH);
+  if (!gdbus && !dbusSend) return { ok: true, detail: 'not closed: neither gdbus nor dbus-send on PATH' };
+  const path = '/org/freedesktop/Notifications';
+  const method = 'org.freedesktop.Notifications.CloseNotification';
+  const closed = gdbus
+    ? await run(
+        gdbus,
+        [
+          'call',
+          '--session',
+          '--dest',
+          'org.freedesktop.Notifications',
+          '--object-path',
+          path,
+          '--method',
+          method,
+          id,
+        ],
+        env,
+        timeoutMs,
+      )
+    : await run(
+        dbusSend!,
+        [
+          '--session',
+          '--dest=org.freedesktop.Notifications',
+          '--type=method_call',
+          path,
+          method,
+          `uint32:${id}`,
+        ],
+        env,
+        timeoutMs,
+      );
+  return closed.ok
+    ? { ok: true, detail: `closed notification ${id}` }
+    : { ok: true, detail: `not closed: ${closed.error}` };
+}
+
 export interface DesktopOptions {
   platform?: NodeJS.Platform;
   arch?: string;
@@ -89,7 +172,20 @@ export function createDesktopChannel(
   const arch = options.arch ?? process.arch;
   const env = options.env ?? process.env;
   let notifier: Promise<Notifier> | undefined;
+  /** Whether this notify-send prints ids (libnotify >= 0.7.9), asked once per channel. */
+  let printsIds: Promise<boolean> | undefined;
   const health = () => probeDesktop({ platform, arch, env });
+
+  /** Linux with an id-printing notify-send: run it directly, and keep the id to close it later. */
+  async function viaNotifySend(
+    notifySend: string,
+    notification: RenderedNotification,
+  ): Promise<DeliveryResult> {
+    const shown = await run(notifySend, notifySendArgs(notification, config), env, config.timeoutMs);
+    if (!shown.ok) return { ok: false, retryable: true, error: `notify-send failed: ${shown.error}` };
+    const id = shown.stdout.trim().split('\n')[0] ?? '';
+    return { ok: true, detail: 'shown', ...(NOTIFICATION_ID.test(id) ? { ref: id } : {}) };
+  }
   return {
     name,
     type: 'desktop',
@@ -104,6 +200,20 @@ export function createDesktopChannel(
           error: `desktop notification impossible: ${state.problems.join('; ')}`,
         };
       const linux = platform === 'linux' || platform.endsWith('bsd');
+      if (notification.kind === 'resolved') {
+        const id = notification.resolves?.ref ?? '';
+        if (!linux || !NOTIFICATION_ID.test(id))
+          return { ok: true, detail: 'not resolved: nothing to close' };
+        return closeNotification(id, env, config.timeoutMs);
+      }
+      if (notification.kind) return { ok: true, detail: `not shown: ${notification.kind}` };
+      if (linux && state.notifySend) {
+        const notifySend = state.notifySend;
+        printsIds ??= run(notifySend, ['--help'], env, config.timeoutMs).then(
+          (help) => help.ok && help.stdout.includes('--print-id'),
+        );
+        if (await printsIds) return viaNotifySend(notifySend, notification);
+      }
       const sound = notification.sound ?? config.sound;
       const options: Record<string, unknown> = {
         title: notification.title,

@@ -164,45 +164,59 @@ describe('command channel', () => {
 });
 
 describe('desktop channel', () => {
-  function stubNotifySend(root: string): { dir: string; log: string } {
+  /** A notify-send on PATH that records its arguments; `printId`: it knows --print-id and prints 42. */
+  function stubNotifySend(root: string, printId: boolean): { dir: string; log: string } {
     const dir = join(root, 'bin');
     mkdirSync(dir);
     const log = join(root, 'notify-send.log');
+    const help = printId ? `echo '  -p, --print-id   Print the notification ID.'` : 'echo usage';
     writeFileSync(
       join(dir, 'notify-send'),
-      `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done >> ${log}\necho --- >> ${log}\n`,
+      `#!/bin/sh\nif [ "$1" = --help ]; then ${help}; exit 0; fi\nfor a in "$@"; do printf '%s\\n' "$a"; done >> ${log}\necho --- >> ${log}\n${printId ? 'echo 42\n' : ''}`,
     );
     chmodSync(join(dir, 'notify-send'), 0o755);
     return { dir, log };
   }
 
-  it('runs notify-send with title, body, urgency and sound hint (stub on PATH records its arguments)', async () => {
-    const { root, cleanup } = tempEnv();
-    cleanups.push(cleanup);
-    const { dir, log } = stubNotifySend(root);
-    const savedPath = process.env.PATH;
-    const savedBus = process.env.DBUS_SESSION_BUS_ADDRESS;
-    // node-notifier runs notify-send with this process's environment.
-    process.env.PATH = `${dir}:${savedPath}`;
-    process.env.DBUS_SESSION_BUS_ADDRESS = 'unix:path=/nonexistent';
-    cleanups.push(() => {
-      process.env.PATH = savedPath;
-      if (savedBus === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
-      else process.env.DBUS_SESSION_BUS_ADDRESS = savedBus;
-    });
-    const config = channelConfig({ type: 'desktop', sound: true });
-    if (config.type !== 'desktop') throw new Error('unexpected');
-    const channel = createDesktopChannel('desk', config, { platform: 'linux' });
-    expect(channel.health()).toMatchObject({ ok: true, problems: [] });
-    expect(await channel.send(notification, context)).toMatchObject({ ok: true });
-    const args = readFileSync(log, 'utf8').split('\n');
-    expect(args[0]).toBe('demo: finished');
-    expect(args[1]).toBe('All tests pass &lt;3 &amp; done');
-    expect(args).toContain('--urgency');
-    expect(args[args.indexOf('--urgency') + 1]).toBe('critical');
-    expect(args[args.indexOf('--hint') + 1]).toBe('string:sound-name:message-new-instant');
-    expect(args[args.indexOf('--app-name') + 1]).toBe('hookd');
-  });
+  it.each([
+    ['node-notifier (an older notify-send)', false],
+    ['notify-send run directly with --print-id', true],
+  ])(
+    'runs notify-send with title, body, urgency and sound hint: %s (stub on PATH records its arguments)',
+    async (_how, printId) => {
+      const { root, cleanup } = tempEnv();
+      cleanups.push(cleanup);
+      const { dir, log } = stubNotifySend(root, printId);
+      const savedPath = process.env.PATH;
+      const savedBus = process.env.DBUS_SESSION_BUS_ADDRESS;
+      // node-notifier runs notify-send with this process's environment.
+      process.env.PATH = `${dir}:${savedPath}`;
+      process.env.DBUS_SESSION_BUS_ADDRESS = 'unix:path=/nonexistent';
+      cleanups.push(() => {
+        process.env.PATH = savedPath;
+        if (savedBus === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
+        else process.env.DBUS_SESSION_BUS_ADDRESS = savedBus;
+      });
+      const config = channelConfig({ type: 'desktop', sound: true });
+      if (config.type !== 'desktop') throw new Error('unexpected');
+      const channel = createDesktopChannel('desk', config, { platform: 'linux' });
+      expect(channel.health()).toMatchObject({ ok: true, problems: [] });
+      const result = await channel.send(notification, context);
+      // The id notify-send printed is kept, to close the notification when it is answered.
+      expect(result).toEqual(
+        printId ? { ok: true, detail: 'shown', ref: '42' } : { ok: true, detail: 'shown' },
+      );
+      const args = readFileSync(log, 'utf8').split('\n');
+      const [title, body] = printId ? args.slice(args.indexOf('--') + 1) : args;
+      expect(title).toBe('demo: finished');
+      expect(body).toBe('All tests pass &lt;3 &amp; done');
+      expect(args.includes('--print-id')).toBe(printId);
+      expect(args).toContain('--urgency');
+      expect(args[args.indexOf('--urgency') + 1]).toBe('critical');
+      expect(args[args.indexOf('--hint') + 1]).toBe('string:sound-name:message-new-instant');
+      expect(args[args.indexOf('--app-name') + 1]).toBe('hookd');
+    },
+  );
 
   it('reports a missing notify-send and a missing D-Bus session instead of failing silently', async () => {
     const { root, cleanup } = tempEnv();
