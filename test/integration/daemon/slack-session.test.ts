@@ -67,6 +67,7 @@ async function slackStandIn(script: (r: Received, i: number) => Answer | undefin
 }
 
 const SESSION = 'sess-one-message';
+const GITHUB_TOKEN = `ghp_${'a1B2c3D4e5'.repeat(4).slice(0, 36)}`;
 
 async function setup(slack: Record<string, unknown>, server: { url: string }) {
   const temp = tempEnv();
@@ -99,7 +100,7 @@ async function setup(slack: Record<string, unknown>, server: { url: string }) {
       // The enrichment's facts, as the enricher gives them for a Droid session.
       enrich: async () => ({
         session: { tokens: { total: 12_345 }, credits: 3.25, durationMs: 95_000 },
-        lastMessage: 'Created hook-demo.txt.',
+        lastMessage: `Created hook-demo.txt. Used ${GITHUB_TOKEN}.`,
       }),
     });
   const state = { daemon: await open() };
@@ -175,6 +176,8 @@ describe('slack, one message per session', () => {
     // The summary: duration, tokens, credits and the last message from the enrichment.
     const summary = server.received[3]!.json as { blocks: { fields?: { text: string }[] }[] };
     expect(calls[3]!.text).toContain('Created hook-demo.txt.');
+    // Redacted like everything a remote channel sends.
+    expect(server.received.some((r) => r.body.includes(GITHUB_TOKEN.slice(0, 12)))).toBe(false);
     expect(summary.blocks.at(-1)!.fields!.map((f) => f.text)).toEqual([
       '*State*\ndone',
       '*Duration*\n1m35s',
