@@ -60,7 +60,11 @@ const captured = () => jsonLines<Captured>(capture());
 const payloadOf = (c: Captured) => JSON.parse(c.stdin) as Record<string, unknown>;
 const hookLog = () => jsonLines<Record<string, unknown>>(join(env.HOOKD_STATE_DIR!, 'logs', 'hookd.log'));
 const ledgerFile = () => join(env.HOOKD_DATA_DIR!, 'ledger', 'sessions.jsonl');
-const delivered = () => receiver.received.filter((r) => r.method === 'POST').map((r) => r.json as Delivered);
+// Notifications only: a shown "waiting" one answered later also gets a `resolved` event (docs/sessions.md).
+const delivered = () =>
+  receiver.received
+    .filter((r) => r.method === 'POST' && (r.json as { type?: string }).type !== 'resolved')
+    .map((r) => r.json as Delivered);
 
 function hookdConfig(webhookUrl: string): unknown {
   // One JSON line per command run: the raw stdin, the event as hookd named it, and hookd's event id.

@@ -90,7 +90,11 @@ async function startClaudeDaemon(scenario: ClaudeScenario, notify: Record<string
       `${sent} events processed and delivered`,
     );
   };
-  const posted = () => server.received.map((r) => (r.json as { notification: Posted }).notification);
+  // The notifications posted (not the `resolved` events of answered ones, docs/sessions.md).
+  const posted = () =>
+    server.received
+      .map((r) => (r.json as { notification?: Posted }).notification)
+      .filter((n): n is Posted => n !== undefined);
   const logRecords = () =>
     readFileSync(join(temp.env.HOOKD_STATE_DIR!, 'logs', 'daemon.log'), 'utf8')
       .split('\n')

@@ -53,8 +53,12 @@ async function setup(noise: Record<string, unknown> = { dedupeWindowMs: 0 }) {
     await send('13-SessionEnd.json', { session_id: session });
     await waitFor(() => server.received.length > before, 10_000, `marker ${session}`);
   };
+  /** What the webhook received: each notification's title, or `resolved` for a resolved event. */
   const titles = () =>
-    server.received.map((r) => (r.json as { notification: { title: string } }).notification.title);
+    server.received.map((r) => {
+      const body = r.json as { type?: string; notification?: { title: string } };
+      return body.type === 'resolved' ? 'resolved' : body.notification!.title;
+    });
   const held = () => daemon.stats().outbox.held;
   return {
     env: temp.env,
@@ -97,11 +101,12 @@ describe('delay-then-cancel of "waiting" notifications (issue 13)', () => {
     t.advance(DELAY);
     await waitFor(() => t.titles().length === 1, 10_000, 'the unanswered notification');
     expect(t.titles()).toEqual(['late needs you']);
-    // The late answer changes nothing; the next never-held notification comes right after: sent once.
+    // The late answer marks the shown one resolved (docs/sessions.md); it was sent once.
     await t.send('05-PostToolUse-Execute.json', { session_id: 'late' });
+    await waitFor(() => t.titles().length === 2, 10_000, 'the resolved event');
     t.advance(DELAY * 10);
     await t.marker('late');
-    expect(t.titles()).toEqual(['late needs you', 'marker']);
+    expect(t.titles()).toEqual(['late needs you', 'resolved', 'marker']);
   });
 
   it('a <task-notification> prompt, a sub-agent event or a Stop-hook continuation is not an answer', async () => {
