@@ -138,3 +138,23 @@ export const plainContext: DeliveryContext = {
   attempt: 1,
   threads: { get: () => undefined, set: async () => {} },
 };
+
+/**
+ * Waits until a daemon's outbox has nothing pending or held, moving an injected clock as it waits (retries
+ * and held notifications wait on that clock). `state.daemon` may be replaced by a restart meanwhile.
+ */
+export function outboxSettled(
+  state: { daemon: { stats(): { outbox: { pending: number; held: number } } } },
+  clock: { now: number },
+  stepMs: number,
+): Promise<true> {
+  return waitFor(
+    () => {
+      clock.now += stepMs;
+      const { outbox } = state.daemon.stats();
+      return outbox.pending === 0 && outbox.held === 0;
+    },
+    10_000,
+    'outbox empty',
+  );
+}

@@ -1,7 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../../src/daemon/daemon.js';
 import { handOff } from '../../../src/daemon/client.js';
-import { fixture, handoffOf, loopbackServer, tempEnv, waitFor, type Received } from './helpers.js';
+import {
+  fixture,
+  handoffOf,
+  loopbackServer,
+  outboxSettled,
+  tempEnv,
+  waitFor,
+  type Received,
+} from './helpers.js';
 
 /**
  * Resolved notifications (docs/sessions.md): a "waiting" notification already shown is marked resolved
@@ -51,16 +59,8 @@ async function setup(channel: Record<string, unknown>, waitingDelayMs = 0) {
     await waitFor(() => state.daemon.stats().events.pending === 0, 10_000, `${file} processed`);
     return h.event.id;
   };
-  const settled = () =>
-    waitFor(
-      () => {
-        clock.now += 1000;
-        const s = state.daemon.stats();
-        return s.outbox.pending === 0 && s.outbox.held === 0;
-      },
-      10_000,
-      'outbox empty',
-    );
+  // Retries and held notifications wait on the injected clock: it moves while the test waits.
+  const settled = () => outboxSettled(state, clock, 1000);
   const restart = async () => {
     await state.daemon.close();
     state.daemon = await open();

@@ -5,6 +5,7 @@ import {
   fixture,
   handoffOf,
   loopbackServer,
+  outboxSettled,
   tempEnv,
   waitFor,
   type Answer,
@@ -111,17 +112,8 @@ async function setup(slack: Record<string, unknown>, server: { url: string }) {
     await waitFor(() => state.daemon.stats().events.pending === 0, 10_000, `${file} processed`);
     clock.now += 10_000;
   };
-  const settled = () =>
-    waitFor(
-      () => {
-        // Retries wait on the injected clock: it moves while the test waits.
-        clock.now += 100;
-        const s = state.daemon.stats();
-        return s.outbox.pending === 0 && s.events.pending === 0;
-      },
-      10_000,
-      'outbox empty',
-    );
+  // Retries and held notifications wait on the injected clock: it moves while the test waits.
+  const settled = () => outboxSettled(state, clock, 100);
   const restart = async () => {
     await state.daemon.close();
     state.daemon = await open();
