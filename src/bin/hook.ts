@@ -6,6 +6,9 @@ import { isDeclaredAgent } from '../events/parse.js';
 import { recoverWorkingDir } from '../hook/working-dir.js';
 import type { ConfigValidator } from '../config/load.js';
 import type { HandOff } from '../hook/process-event.js';
+import { createLineLogger } from '../logging/line-logger.js';
+import { logFilePath, runtimeDir } from '../paths.js';
+import { releaseStdinCopy } from '../util/stdin-copy.js';
 
 /**
  * Entry of the hook bundle (dist/hook.cjs). Loads only Node built-ins and the hook path; the zod
@@ -29,8 +32,29 @@ function writeAll(fd: number, text: string): void {
   }
 }
 
+/**
+ * The fast client fell back to this path with its private copy of the agent's stdin as our stdin and its
+ * path in HOOKD_CLIENT_STDIN_COPY: unlink it (our stdin stays open), once the path is checked to be one
+ * (by name in the runtime dir, a regular file of ours, never through a symlink). Commands never see it.
+ */
+function releaseClientCopy(): void {
+  const copy = process.env.HOOKD_CLIENT_STDIN_COPY;
+  if (copy === undefined) return;
+  delete process.env.HOOKD_CLIENT_STDIN_COPY;
+  const problem = releaseStdinCopy(copy, runtimeDir(process.env));
+  if (!problem) return;
+  const logger = createLineLogger(logFilePath(process.env));
+  logger.log(
+    'warn',
+    { kind: 'fast', stdinCopy: copy, problem },
+    `HOOKD_CLIENT_STDIN_COPY is not a stdin copy of the fast client (${problem}); left in place`,
+  );
+  logger.close();
+}
+
 /** `agent`: from `hookd hook --agent droid|claude` (the dispatcher passes only those two). */
 export async function hookMain(binPath: string, agent?: string): Promise<void> {
+  releaseClientCopy();
   const validator = () => (require('./validate.cjs') as { validator: ConfigValidator }).validator;
   const handOff: HandOff = (message, options) =>
     (require('./client.cjs') as { handOff: HandOff }).handOff(message, options);

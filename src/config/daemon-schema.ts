@@ -26,10 +26,10 @@ export const DAEMON_DEFAULTS = {
   /** The journal is compacted when it grows past this many bytes. */
   compactBytes: 8 * 1024 * 1024,
   /**
-   * Experimental: listen on 127.0.0.1 for the fast client (bin/hookd-client.bash), which runs events in
-   * the daemon instead of starting Node per event. Read at start.
+   * Listen on 127.0.0.1 for the fast client (bin/hookd-client.bash), which runs events in the daemon
+   * instead of starting Node per event. Read at start.
    */
-  fastListener: false,
+  fastListener: true,
   logLevel: 'info' as 'trace' | 'debug' | 'info' | 'warn' | 'error',
 } as const;
 
@@ -47,7 +47,7 @@ export const daemonConfigSchema = z
       .boolean()
       .default(DAEMON_DEFAULTS.fastListener)
       .describe(
-        'Experimental: listen on 127.0.0.1 for the fast client (bin/hookd-client.bash), which runs events in the daemon. Read at start.',
+        'Listen on 127.0.0.1 for the fast client (bin/hookd-client.bash), which runs events in the daemon; false: the client always takes the Node path. Read at start.',
       ),
     handoffTimeoutMs: z
       .number()

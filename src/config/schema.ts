@@ -57,6 +57,12 @@ export const hookCommandSchema = z
       .boolean()
       .default(true)
       .describe('Set false to keep a command in the file without running it.'),
+    local: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: an event that runs this command is run by the hook process (the Node path), never by the daemon for the fast client: for commands that must live in the agent's own process tree.",
+      ),
   })
   .describe('One command, in the agent format plus hookd options.');
 

@@ -126,6 +126,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         'channels ready',
       );
     };
+    let fast: FastServer | undefined;
     const config = new ConfigStore({
       env,
       logger: log,
@@ -133,6 +134,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       ...(options.config ? { fixed: options.config } : {}),
       onChange: (state) => {
         if (state.ok) rebuildChannels(state);
+        fast?.configChanged();
       },
     });
     if (channels.size === 0) rebuildChannels(config.state);
@@ -294,14 +296,14 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
 
     if (existsSync(files.socket)) rmSync(files.socket, { force: true });
     const server: SocketServer = await listenOnSocket(files.socket, handle);
-    // Experimental (issue 12): the fast client's listener; events it forwards run here, then go to ingest.
-    let fast: FastServer | undefined;
+    // The fast client's listener (issue 12); events it forwards run here, then go to ingest.
     if (config.state.daemon.fastListener) {
       fast = await startFastServer({
         env,
         runtimeDir: files.dir,
         logger: log,
         heldConfig: () => (config.state.ok ? config.state.full : undefined),
+        generation: () => config.state.appliedAt,
         stopping: () => stopping,
         handOff: async (message) => {
           try {

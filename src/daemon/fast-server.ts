@@ -1,35 +1,51 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
+import * as z from 'zod';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { validator } from '../config/resolve.js';
-import type { DeclaredAgent } from '../events/parse.js';
+import { parseEvent, type DeclaredAgent, type ParseResult } from '../events/parse.js';
 import type { EventHandoff } from '../events/types.js';
 import { runEvent, type HandOff } from '../hook/process-event.js';
 import { createLineLogger } from '../logging/line-logger.js';
+import { planCommands } from '../runner/route.js';
 import { logFilePath, userConfigPath, type Env } from '../paths.js';
-import { writePrivateFileAtomic } from '../util/private-fs.js';
+import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
+import { readStdinCopy, releaseStdinCopy, sweepStdinCopies } from '../util/stdin-copy.js';
 
 /**
- * The fast listener (issue 12, experimental): the bash client (bin/hookd-client.bash) forwards one
- * event, the daemon runs it with `runEvent` and answers. Protocol, one event per connection:
+ * The fast listener (issue 12): the bash client (bin/hookd-client.bash) forwards one event, the daemon
+ * runs it with `runEvent` and answers. Protocol 2, one event per connection:
  *
- *   daemon: `HOOKD-FAST1 <daemon secret>\n`               (the client sends nothing until this matches)
- *   client: five lines `<token>\n<agent>\n<umask>\n<ppid>\n<stdin bytes>\n` (what `umask` and `wc -c`
- *           print), then <cwd>\0 <NAME=value\0>... \0 (an empty entry ends it), then the stdin bytes
- *   daemon: `ACK <request id>\n`  or  `DENY <reason>\n` and close
- *   client: `GO\n`                                        (the client's point of no return)
+ *   daemon: `HOOKD-FAST <daemon secret>\n`      (the client sends nothing until this matches)
+ *   client: `<token>\n<protocol> <client version> <config generation>\n<agent>\n<pid> <ppid> <env mode>\n
+ *           <umask>\n` (what `umask` prints), then `<cwd>\0<stdin copy path>\0`, then in env mode
+ *           `list` `NAME=value\0`... and an empty entry `\0`; in mode `proc` only the empty entry (the
+ *           daemon reads /proc/<pid>/environ: the environment the agent gave the client, exactly)
+ *   daemon: `DENY <reason>\n` (bad token, versions, caps, a stdin copy that is not one), or
+ *           `LOCAL\n` (a command of this event is marked "local": the client runs the Node path), or
+ *           `ACK <event id>\n`, followed at once by `RESULT 0 0 0\n` when the event runs no command
+ *   client: `GO\n`                                (the client's point of no return)
  *   daemon: `RESULT <exit code> <stdout bytes> <stderr bytes>\n` <stdout> <stderr>, close
  *
- * A request is run only after GO: a client that gave up before the ACK (a stopped daemon) has closed
- * the connection and fallen back to the Node path, and never sends it, so no command runs twice.
+ * The event is run, and its stdin copy unlinked, only after GO: a client that gave up before the ACK (a
+ * stopped daemon) has closed the connection and run the Node path, and never sends it, so no command
+ * runs twice. After DENY or LOCAL the client runs the Node path with the copy as its stdin.
  */
 
-export const FAST_PROTOCOL = 'HOOKD-FAST1';
-/** The listener file in the private runtime dir: `<port> <daemon secret> <client token>\n`, 0600. */
+export const FAST_HELLO = 'HOOKD-FAST';
+/** The protocol this daemon speaks; a client speaking another one is denied (and falls back). */
+export const FAST_PROTOCOL = 2;
+/** The client script versions (`__hk_cv` in bin/hookd-client.bash) this daemon serves. */
+export const FAST_CLIENT_VERSIONS = { min: 2, max: 2 } as const;
+/** The listener file in the private runtime dir: `<port> <daemon secret> <client token> <protocol> <generation>\n`. */
 export const FAST_FILE = 'hookd.fast';
+/** The version mismatches the listener saw (written at the first one), for doctor; private runtime dir. */
+export const FAST_STATUS_FILE = 'fast-status.json';
+/** A stdin copy older than this is what a killed client left behind. */
+const STALE_COPY_MS = 60_000;
 
 export interface FastLimits {
   /** The stdin bytes of one event (the hook's own default limit). */
@@ -45,6 +61,7 @@ export const FAST_LIMITS: FastLimits = {
   maxEnvBytes: 1024 * 1024,
   requestTimeoutMs: 10_000,
 };
+const HEADER_LINES = 5;
 const MAX_HEADER_BYTES = 512;
 
 export interface FastServerOptions {
@@ -53,10 +70,13 @@ export interface FastServerOptions {
   logger: Logger;
   /** The config the daemon holds (the whole file, validated as the hook does), when it is in force. */
   heldConfig: () => LoadedConfig | undefined;
+  /** The generation of the config in force (changes at each applied reload). */
+  generation: () => number;
   /** Hands the event to rules and the ledger (ingest -> journal -> pipeline). */
   handOff: HandOff;
   stopping: () => boolean;
   limits?: Partial<FastLimits>;
+  now?: () => number;
 }
 
 export interface FastServer {
@@ -65,16 +85,48 @@ export interface FastServer {
   close(): Promise<void>;
   /** Events whose commands are running now. */
   running(): number;
+  /** Rewrites the listener file with the current config generation. */
+  configChanged(): void;
+}
+
+/** The fast status file: what doctor shows about the listener besides the listener file. */
+export const fastStatusSchema = z.object({
+  v: z.literal(1),
+  protocol: z.number().int(),
+  clientVersions: z.object({ min: z.number().int(), max: z.number().int() }),
+  mismatches: z.number().int().min(0),
+  lastMismatch: z
+    .object({ at: z.number(), protocol: z.string().max(64), client: z.string().max(64) })
+    .optional(),
+});
+export type FastStatus = z.infer<typeof fastStatusSchema>;
+
+/** Reads the fast status file, validated; undefined when missing or bad (doctor says so). */
+export function readFastStatus(runtimeDir: string): FastStatus | undefined {
+  const read = readPrivateFile(join(runtimeDir, FAST_STATUS_FILE), 64 * 1024);
+  if (!read.ok) return undefined;
+  try {
+    const parsed = fastStatusSchema.safeParse(JSON.parse(read.text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface FastRequest {
   token: string;
+  protocol: string;
+  clientVersion: string;
+  generation: string;
   agent: DeclaredAgent | undefined;
-  umask: number | undefined;
+  pid: number | undefined;
   ppid: number | undefined;
+  envMode: 'list' | 'proc';
+  umask: number | undefined;
   cwd: string;
+  stdinPath: string;
+  /** The `list` entries (empty in `proc` mode). */
   env: Env;
-  bytes: Buffer;
 }
 
 const digest = (s: string | Buffer) => createHash('sha256').update(s).digest();
@@ -84,136 +136,134 @@ export function tokenMatches(presented: string, expected: string): boolean {
   return timingSafeEqual(digest(presented), digest(expected));
 }
 
-/** Parses `cwd\0 NAME=value\0 ... \0` (the section ends with an empty entry). */
-export function parseEnvSection(section: Buffer): { cwd: string; env: Env } {
-  const parts = section.toString('utf8').split('\0');
-  const cwd = parts[0] ?? '';
+/** `NAME=value` entries (NUL-separated) into an environment; entries without a name are skipped. */
+export function parseEnvEntries(entries: readonly string[]): Env {
   const env: Env = Object.create(null) as Env;
-  for (const entry of parts.slice(1)) {
+  for (const entry of entries) {
     const eq = entry.indexOf('=');
     if (eq <= 0) continue;
     env[entry.slice(0, eq)] = entry.slice(eq + 1);
   }
-  return { cwd, env: { ...env } };
+  return { ...env };
 }
 
+/** Why a client's versions are not served here; undefined when they are. */
+export function versionProblem(protocol: string, client: string): string | undefined {
+  if (protocol !== String(FAST_PROTOCOL)) return `client protocol ${protocol}, daemon ${FAST_PROTOCOL}`;
+  const v = /^\d{1,6}$/.test(client) ? Number(client) : NaN;
+  if (!(v >= FAST_CLIENT_VERSIONS.min && v <= FAST_CLIENT_VERSIONS.max))
+    return `client version ${client}, daemon serves ${FAST_CLIENT_VERSIONS.min}-${FAST_CLIENT_VERSIONS.max}`;
+  return undefined;
+}
+
+type Pushed =
+  | { state: 'more' }
+  | { state: 'done'; rest: Buffer }
+  | { state: 'bad'; reason: string; version?: { protocol: string; client: string } };
+
 /**
- * Reads one request from a socket with bounded memory: the header line (at most 512 bytes, checked
- * before anything else is kept), then the env section (at most maxEnvBytes), then exactly the announced
- * stdin bytes (at most maxPayloadBytes).
+ * Reads one request from a socket with bounded memory: the header lines (at most 512 bytes; the token
+ * is checked on the first line and the versions on the second before anything else is kept), then the
+ * NUL-separated section (at most maxEnvBytes) up to its empty entry.
  */
 class RequestReader {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  header: string[] | undefined;
+  private buf: Buffer = Buffer.alloc(0);
+  private header: string[] | undefined;
   private headerBytes = 0;
-  private envEnd = -1;
-  private lastByte = -1;
-  private payloadBytes = 0;
+  private fieldStart = 0;
+  private fields: string[] = [];
+  private end = -1;
+  private tokenChecked = false;
   constructor(
     private readonly limits: FastLimits,
     /** The token check, done on the first line before anything else is read. */
     private readonly tokenOk: (presented: string) => boolean,
   ) {}
 
-  /** Feeds a chunk: 'more', 'done' (with what follows the request), or a refusal reason. */
-  push(
-    chunk: Buffer,
-  ): { state: 'more' } | { state: 'done'; rest: Buffer } | { state: 'bad'; reason: string } {
-    this.chunks.push(chunk);
-    const before = this.size;
-    this.size += chunk.length;
+  push(chunk: Buffer): Pushed {
+    const from = this.buf.length;
+    this.buf = from === 0 ? chunk : Buffer.concat([this.buf, chunk]);
     if (!this.header) {
-      const all = Buffer.concat(this.chunks);
-      this.chunks = [all];
-      const first = all.indexOf(10);
-      if (
-        first >= 0 &&
-        (first > MAX_HEADER_BYTES || !this.tokenOk(all.subarray(0, first).toString('latin1')))
-      )
-        return { state: 'bad', reason: 'bad token' };
+      const first = this.buf.indexOf(10);
+      if (!this.tokenChecked && first >= 0) {
+        if (first > MAX_HEADER_BYTES || !this.tokenOk(this.buf.subarray(0, first).toString('latin1')))
+          return { state: 'bad', reason: 'bad token' };
+        this.tokenChecked = true;
+      }
+      const second = first >= 0 ? this.buf.indexOf(10, first + 1) : -1;
+      if (second >= 0 && second <= MAX_HEADER_BYTES) {
+        const [protocol = '', client = ''] = this.buf
+          .subarray(first + 1, second)
+          .toString('latin1')
+          .split(' ');
+        const problem = versionProblem(protocol, client);
+        if (problem) return { state: 'bad', reason: `version: ${problem}`, version: { protocol, client } };
+      }
       let nl = -1;
-      for (let line = 0; line < 5; line++) {
-        nl = all.indexOf(10, nl + 1);
+      for (let line = 0; line < HEADER_LINES; line++) {
+        nl = this.buf.indexOf(10, nl + 1);
         if (nl < 0 || nl > MAX_HEADER_BYTES) break;
       }
-      if (nl < 0)
-        return all.length > MAX_HEADER_BYTES
-          ? { state: 'bad', reason: 'header too long' }
-          : { state: 'more' };
-      if (nl > MAX_HEADER_BYTES) return { state: 'bad', reason: 'header too long' };
-      this.header = all
-        .subarray(0, nl)
-        .toString('latin1')
-        .split('\n')
-        .map((field) => field.trim());
+      if (nl < 0 && this.buf.length <= MAX_HEADER_BYTES) return { state: 'more' };
+      if (nl < 0 || nl > MAX_HEADER_BYTES) return { state: 'bad', reason: 'header too long' };
+      this.header = this.buf.subarray(0, nl).toString('latin1').split('\n');
       this.headerBytes = nl + 1;
-      const len = this.header[4];
-      if (!len || !/^\d{1,9}$/.test(len)) return { state: 'bad', reason: 'bad header' };
-      this.payloadBytes = Number(len);
-      if (this.payloadBytes > this.limits.maxPayloadBytes)
-        return { state: 'bad', reason: 'payload too large' };
+      this.fieldStart = this.headerBytes;
       return this.scan(this.headerBytes);
     }
-    return this.scan(before);
+    return this.scan(from);
   }
 
-  /** Looks for the end of the env section (`\0\0`) from `from`, then waits for the payload bytes. */
-  private scan(from: number): ReturnType<RequestReader['push']> {
-    if (this.envEnd < 0) {
-      let offset = 0;
-      for (const chunk of this.chunks) {
-        const end = offset + chunk.length;
-        if (end > from) {
-          for (let i = Math.max(from - offset, 0); i < chunk.length; i++) {
-            const b = chunk[i]!;
-            const at = offset + i;
-            if (b === 0 && this.lastByte === 0 && at > this.headerBytes + 1) {
-              this.envEnd = at + 1;
-              break;
-            }
-            this.lastByte = b;
-          }
-        }
-        if (this.envEnd >= 0) break;
-        offset = end;
+  /** Collects NUL-terminated fields from `from`; the section ends with an empty field after the first two. */
+  private scan(from: number): Pushed {
+    for (let i = Math.max(from, this.fieldStart); i < this.buf.length; i++) {
+      if (this.buf[i] !== 0) continue;
+      const field = this.buf.subarray(this.fieldStart, i).toString('utf8');
+      this.fieldStart = i + 1;
+      if (field === '' && this.fields.length >= 2) {
+        this.end = i + 1;
+        return { state: 'done', rest: this.buf.subarray(this.end) };
       }
-      if (this.envEnd < 0) {
-        return this.size - this.headerBytes > this.limits.maxEnvBytes
-          ? { state: 'bad', reason: 'environment too large' }
-          : { state: 'more' };
-      }
-      if (this.envEnd - this.headerBytes > this.limits.maxEnvBytes)
-        return { state: 'bad', reason: 'environment too large' };
+      this.fields.push(field);
     }
-    const total = this.envEnd + this.payloadBytes;
-    if (this.size < total) return { state: 'more' };
-    const all = Buffer.concat(this.chunks);
-    this.chunks = [all];
-    return { state: 'done', rest: all.subarray(total) };
+    return this.buf.length - this.headerBytes > this.limits.maxEnvBytes
+      ? { state: 'bad', reason: 'environment too large' }
+      : { state: 'more' };
   }
 
   request(): FastRequest {
-    const all = this.chunks[0]!;
     const h = this.header!;
-    const section = all.subarray(this.headerBytes, this.envEnd - 1);
-    const { cwd, env: forwarded } = parseEnvSection(section);
-    // As `hookd hook` does (src/bin/hook.ts): a default the forwarded environment may override.
-    const bin = process.argv[1];
-    const env: Env = bin ? { HOOKD_HOOKS_DIR: join(dirname(bin), '..', 'hooks'), ...forwarded } : forwarded;
-    const agent = h[1] === 'droid' || h[1] === 'claude' ? h[1] : undefined;
-    const umask = /^[0-7]{1,4}$/.test(h[2] ?? '') ? parseInt(h[2]!, 8) : undefined;
-    const ppid = /^\d{1,10}$/.test(h[3] ?? '') ? Number(h[3]) : undefined;
+    const [protocol = '', clientVersion = '', generation = ''] = (h[1] ?? '').split(' ');
+    const [pid, ppid, mode] = (h[3] ?? '').split(' ');
+    const num = (s: string | undefined) => (/^\d{1,10}$/.test(s ?? '') ? Number(s) : undefined);
     return {
       token: h[0]!,
-      agent,
-      umask,
-      ppid,
-      cwd,
-      env,
-      bytes: Buffer.from(all.subarray(this.envEnd, this.envEnd + this.payloadBytes)),
+      protocol,
+      clientVersion,
+      generation,
+      agent: h[2] === 'droid' || h[2] === 'claude' ? h[2] : undefined,
+      pid: num(pid),
+      ppid: num(ppid),
+      envMode: mode === 'proc' ? 'proc' : 'list',
+      umask: /^[0-7]{1,4}$/.test(h[4] ?? '') ? parseInt(h[4]!, 8) : undefined,
+      cwd: this.fields[0] ?? '',
+      stdinPath: this.fields[1] ?? '',
+      env: parseEnvEntries(this.fields.slice(2)),
     };
   }
+}
+
+/** The client's environment as the agent gave it (Linux): /proc/<pid>/environ, at most maxBytes. */
+function procEnviron(pid: number | undefined, maxBytes: number): Env | string {
+  if (pid === undefined || pid <= 1) return 'no client pid';
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(`/proc/${pid}/environ`);
+  } catch (error) {
+    return `cannot read the client's environment: ${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+  }
+  if (bytes.length > maxBytes) return 'environment too large';
+  return parseEnvEntries(bytes.toString('utf8').split('\0'));
 }
 
 /**
@@ -223,12 +273,25 @@ class RequestReader {
 export async function startFastServer(options: FastServerOptions): Promise<FastServer> {
   const limits: FastLimits = { ...FAST_LIMITS, ...options.limits };
   const log = options.logger;
+  const now = options.now ?? Date.now;
   const daemonSecret = randomBytes(24).toString('hex');
   const token = randomBytes(24).toString('hex');
-  const greeting = Buffer.from(`${FAST_PROTOCOL} ${daemonSecret}\n`);
+  const greeting = Buffer.from(`${FAST_HELLO} ${daemonSecret}\n`);
   const sockets = new Set<Socket>();
+  const status: FastStatus = {
+    v: 1,
+    protocol: FAST_PROTOCOL,
+    clientVersions: { ...FAST_CLIENT_VERSIONS },
+    mismatches: 0,
+  };
+  const statusFile = join(options.runtimeDir, FAST_STATUS_FILE);
+  const writeStatus = () =>
+    writePrivateFileAtomic(statusFile, `${JSON.stringify(status)}\n`, { ensureDir: false });
   let running = 0;
   let requests = 0;
+  // As `hookd hook` does (src/bin/hook.ts): a default the forwarded environment may override.
+  const bin = process.argv[1];
+  const hooksDir = bin ? join(dirname(bin), '..', 'hooks') : undefined;
 
   const configFor = (projectDir: string | undefined, env: Env): LoadedConfig => {
     const held = options.heldConfig();
@@ -245,8 +308,10 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     const abort = new AbortController();
     let phase: 'request' | 'acked' | 'running' | 'done' = 'request';
     const reader = new RequestReader(limits, (presented) => tokenMatches(presented, token));
-    let request: FastRequest | undefined;
-    let after = Buffer.alloc(0);
+    let prepared: Prepared | undefined;
+    /** The client has its answer (the RESULT went out): its going away is no longer a reason to kill. */
+    let replied = false;
+    let after: Buffer = Buffer.alloc(0);
     const timer = setTimeout(() => {
       if (phase === 'request' || phase === 'acked')
         log.warn({ kind: 'fast', remote, phase }, 'fast client request timed out; closed');
@@ -255,20 +320,20 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     timer.unref();
     socket.once('close', () => {
       clearTimeout(timer);
-      if (phase === 'running') {
+      if (phase === 'running' && !replied) {
         log.warn({ kind: 'fast', remote }, 'fast client went away before the answer; killing the event');
         abort.abort();
       } else if (phase === 'acked') {
         log.info({ kind: 'fast', remote }, 'fast client closed before GO; the event was not run here');
       }
     });
-    const refuse = (reason: string) => {
+    const refuse = (reason: string, fields: Record<string, unknown> = {}) => {
       phase = 'done';
-      log.warn({ kind: 'fast', remote, reason }, 'fast client request refused');
+      log.warn({ kind: 'fast', remote, reason, ...fields }, 'fast client request refused');
       socket.end(`DENY ${reason.replace(/\s+/g, '-')}\n`);
     };
     const onGo = (rest: Buffer) => {
-      after = Buffer.concat([after, rest]);
+      after = after.length === 0 ? rest : Buffer.concat([after, rest]);
       if (after.length < 3) return;
       if (after.subarray(0, 3).toString('latin1') !== 'GO\n') {
         socket.destroy();
@@ -277,62 +342,141 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       }
       phase = 'running';
       clearTimeout(timer);
-      void run(request!);
+      releaseStdinCopy(prepared!.req.stdinPath, options.runtimeDir);
+      if (prepared!.answered) socket.end();
+      void run(prepared!);
     };
-    const run = async (req: FastRequest) => {
+    const run = async (p: Prepared) => {
       running++;
-      const lineLogger = createLineLogger(logFilePath(req.env));
-      try {
-        let reply: { exitCode: number; stdout: string; stderr: string };
-        if (req.env.HOOKD === '0') reply = { exitCode: 0, stdout: '', stderr: '' };
-        else if (Number(req.env.HOOKD_DEPTH ?? 0) >= 4) {
-          lineLogger.log(
-            'warn',
-            { kind: 'recursion', depth: req.env.HOOKD_DEPTH },
-            'hookd called from its own commands 4 levels deep; ignoring the event',
-          );
-          reply = { exitCode: 0, stdout: '', stderr: '' };
-        } else {
-          reply = await runEvent(
-            { bytes: req.bytes, env: req.env, cwd: req.cwd, umask: req.umask, agent: req.agent },
-            {
-              logger: lineLogger,
-              validator: () => validator,
-              loadConfig: configFor,
-              handOff: options.handOff,
-              signal: abort.signal,
-            },
-          );
-        }
-        if (socket.destroyed) return;
+      const lineLogger = createLineLogger(logFilePath(p.env));
+      const answer = (reply: { exitCode: number; stdout: string; stderr: string }) => {
+        if (replied || socket.destroyed) return;
+        replied = true;
         const out = Buffer.from(reply.stdout);
         const err = Buffer.from(reply.stderr);
         socket.end(
           Buffer.concat([Buffer.from(`RESULT ${reply.exitCode} ${out.length} ${err.length}\n`), out, err]),
         );
+      };
+      try {
+        if (p.skip) {
+          if (p.skip === 'depth')
+            lineLogger.log(
+              'warn',
+              { kind: 'recursion', depth: p.env.HOOKD_DEPTH },
+              'hookd called from its own commands 4 levels deep; ignoring the event',
+            );
+          answer({ exitCode: 0, stdout: '', stderr: '' });
+          return;
+        }
+        const reply = await runEvent(
+          {
+            bytes: p.bytes,
+            env: p.env,
+            cwd: p.req.cwd,
+            umask: p.req.umask,
+            agent: p.req.agent,
+            parsed: p.parsed.ok ? p.parsed : undefined,
+          },
+          {
+            logger: lineLogger,
+            validator: () => validator,
+            loadConfig: p.config,
+            handOff: options.handOff,
+            signal: abort.signal,
+            onReply: answer,
+          },
+        );
+        answer(reply);
       } catch (error) {
         log.error({ kind: 'fast', error: (error as Error).message }, 'fast event failed');
-        socket.destroy();
+        if (!replied) socket.destroy();
       } finally {
         phase = 'done';
         running--;
         lineLogger.close();
       }
     };
+    const onRequest = (req: FastRequest, rest: Buffer) => {
+      if (options.stopping()) return refuse('stopping');
+      if (req.generation !== String(options.generation()))
+        log.debug({ kind: 'fast', generation: req.generation }, 'fast client read an older listener file');
+      const copy = readStdinCopy(req.stdinPath, options.runtimeDir, limits.maxPayloadBytes);
+      if (!copy.ok) return refuse(`stdin copy: ${copy.problem}`);
+      let forwarded = req.env;
+      if (req.envMode === 'proc') {
+        const read = procEnviron(req.pid, limits.maxEnvBytes);
+        if (typeof read === 'string') return refuse(read);
+        forwarded = read;
+      }
+      const env: Env = hooksDir ? { HOOKD_HOOKS_DIR: hooksDir, ...forwarded } : forwarded;
+      const p = prepare(req, env, copy.bytes);
+      if (p === 'local') {
+        phase = 'done';
+        log.info({ kind: 'fast', remote }, 'a command of this event is marked "local"; the client runs it');
+        socket.end('LOCAL\n');
+        return;
+      }
+      prepared = p;
+      phase = 'acked';
+      replied = p.answered;
+      const id = p.parsed.ok ? p.parsed.event.id : `f${process.pid}-${++requests}`;
+      socket.write(p.answered ? `ACK ${id}\nRESULT 0 0 0\n` : `ACK ${id}\n`);
+      if (rest.length > 0) onGo(rest);
+    };
     socket.on('data', (chunk: Buffer) => {
       if (phase === 'acked') return onGo(chunk);
       if (phase !== 'request') return;
       const r = reader.push(chunk);
       if (r.state === 'more') return;
-      if (r.state === 'bad') return refuse(r.reason);
-      if (options.stopping()) return refuse('stopping');
-      request = reader.request();
-      const id = `f${process.pid}-${++requests}`;
-      phase = 'acked';
-      socket.write(`ACK ${id}\n`);
-      if (r.rest.length > 0) onGo(r.rest);
+      if (r.state === 'bad') {
+        if (r.version) {
+          status.mismatches++;
+          status.lastMismatch = {
+            at: now(),
+            protocol: r.version.protocol.slice(0, 64),
+            client: r.version.client.slice(0, 64),
+          };
+          writeStatus();
+        }
+        return refuse(r.reason, r.version ? { client: r.version } : {});
+      }
+      onRequest(reader.request(), r.rest);
     });
     socket.write(greeting);
+  };
+
+  interface Prepared {
+    req: FastRequest;
+    env: Env;
+    bytes: Buffer;
+    parsed: ParseResult;
+    config: (projectDir: string | undefined, env: Env) => LoadedConfig;
+    /** Answered with the ACK: the event runs no command (observe-only), or is not run at all. */
+    answered: boolean;
+    skip?: 'off' | 'depth';
+  }
+
+  /** Parses and plans the event before the ACK: its id, whether it runs commands, whether one is local. */
+  const prepare = (req: FastRequest, env: Env, bytes: Buffer): Prepared | 'local' => {
+    const parsed = parseEvent(bytes, env, undefined, req.agent);
+    const base = { req, env, bytes, parsed };
+    if (env.HOOKD === '0') return { ...base, config: configFor, answered: true, skip: 'off' };
+    if (Number(env.HOOKD_DEPTH ?? 0) >= 4)
+      return { ...base, config: configFor, answered: true, skip: 'depth' };
+    if (!parsed.ok) return { ...base, config: configFor, answered: true };
+    let loaded: LoadedConfig;
+    try {
+      loaded = configFor(parsed.event.projectDir, env);
+    } catch (error) {
+      const fail = () => {
+        throw error;
+      };
+      return { ...base, config: fail, answered: true };
+    }
+    const planned = planCommands(parsed.event, loaded.config, loaded).commands;
+    if (planned.some((c) => c.spec.local === true)) return 'local';
+    return { ...base, config: () => loaded, answered: planned.length === 0 };
   };
 
   const server: Server = createServer({ allowHalfOpen: false }, serve);
@@ -345,14 +489,36 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const file = join(options.runtimeDir, FAST_FILE);
-  writePrivateFileAtomic(file, `${port} ${daemonSecret} ${token}\n`, { ensureDir: false });
-  log.info({ kind: 'fast', port }, 'fast listener ready on 127.0.0.1');
+  const writeListenerFile = () =>
+    writePrivateFileAtomic(
+      file,
+      `${port} ${daemonSecret} ${token} ${FAST_PROTOCOL} ${options.generation()}\n`,
+      { ensureDir: false },
+    );
+  rmSync(statusFile, { force: true }); // a previous daemon's; written again at the first mismatch
+  writeListenerFile();
+  const swept = sweepStdinCopies(options.runtimeDir, now(), STALE_COPY_MS);
+  if (swept > 0) log.info({ kind: 'fast', swept }, 'removed stdin copies left by killed fast clients');
+  const sweeper = setInterval(
+    () => sweepStdinCopies(options.runtimeDir, now(), STALE_COPY_MS),
+    STALE_COPY_MS,
+  );
+  sweeper.unref();
+  log.info({ kind: 'fast', port, protocol: FAST_PROTOCOL }, 'fast listener ready on 127.0.0.1');
 
   return {
     port,
     file,
     running: () => running,
+    configChanged: () => {
+      try {
+        writeListenerFile();
+      } catch (error) {
+        log.warn({ kind: 'fast', error: (error as Error).message }, 'cannot rewrite the listener file');
+      }
+    },
     close: async () => {
+      clearInterval(sweeper);
       rmSync(file, { force: true });
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -2,7 +2,13 @@ import type { ConfigValidator, LoadedConfig } from '../config/load.js';
 import type { HandOff } from './hand-off.js';
 import { loadConfig } from '../config/load.js';
 import { DEAD_LETTER_MAX_BYTES, keepDeadLetter, type DeadLetterLimits } from '../events/dead-letter.js';
-import { MAX_EVENT_DEPTH, parseEvent, type DeclaredAgent, type ParseFailure } from '../events/parse.js';
+import {
+  MAX_EVENT_DEPTH,
+  parseEvent,
+  type DeclaredAgent,
+  type ParseFailure,
+  type ParseResult,
+} from '../events/parse.js';
 import type { CommandOutcome, EventHandoff, HookEvent } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { deadLetterDir } from '../paths.js';
@@ -49,6 +55,8 @@ export interface RunEventRequest {
   umask?: number | undefined;
   /** The agent named by the hook command; guessed from the event and env when absent. */
   agent?: DeclaredAgent | undefined;
+  /** The event already parsed from `bytes` (the daemon parses before it acknowledges, by event id). */
+  parsed?: Extract<ParseResult, { ok: true }> | undefined;
 }
 
 /** What the caller plugs in: where config, time, processes, logs and the daemon come from. */
@@ -70,6 +78,8 @@ export interface RunEventEdges {
   spawn?: SpawnLike | undefined;
   /** Aborted when the caller gives up on the event (its client went away): running commands are killed. */
   signal?: AbortSignal | undefined;
+  /** Told the agent's answer as soon as it is decided, before the hand-off (the daemon answers at once). */
+  onReply?: ((reply: AgentReply) => void) | undefined;
 }
 
 /** The answer to the agent, and what happened on the way. */
@@ -252,7 +262,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   };
 
   const clock = edges.now ? { now: edges.now, id: newEventId } : undefined;
-  const parsed = parseEvent(raw, io.env, clock, request.agent);
+  const parsed = request.parsed ?? parseEvent(raw, io.env, clock, request.agent);
   if (!parsed.ok) {
     report.rejected = rejectInput(io, raw, parsed.reason, parsed.detail);
     return finish();
@@ -291,6 +301,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   logFallbacks(io.logger, event, report.ran);
   for (const r of report.ran) logCommand(io.logger, event, r);
   report.reply = decideReply(event, report.ran);
+  edges.onReply?.(report.reply);
 
   const daemon = loaded.config.daemon;
   if (io.handOff && daemon.enabled && io.env.HOOKD_DAEMON !== '0') {

@@ -1,5 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -32,9 +41,9 @@ function collect(child: ChildProcess, stdin: Buffer): Promise<Ran> {
 }
 
 /** `/bin/bash /abs/bin/hookd-client.bash --agent droid`, as an agent runs it. */
-function startClient(env: Record<string, string>, cwd: string, umask = '027'): ChildProcess {
+function startClient(env: Record<string, string>, cwd: string, umask = '027', client = CLIENT): ChildProcess {
   // The umask is set by a parent shell, as the agent's own umask would be.
-  return spawn('/bin/sh', ['-c', `umask ${umask}; exec /bin/bash "$0" --agent droid`, CLIENT], {
+  return spawn('/bin/sh', ['-c', `umask ${umask}; exec /bin/bash "$0" --agent droid`, client], {
     env,
     cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -78,13 +87,67 @@ let daemon: ChildProcess | undefined;
 const extraPids: number[] = [];
 const servers: Server[] = [];
 
-function configure(command: string): void {
+function configure(command: string, extra: Record<string, unknown> = {}): void {
   writeConfig(env, {
-    daemon: { fastListener: true },
-    hooks: { PreToolUse: [{ hooks: [{ type: 'command', command, timeout: 30 }] }] },
+    hooks: { PreToolUse: [{ hooks: [{ type: 'command', command, timeout: 30, ...extra }] }] },
   });
 }
-const listenerFile = () => join(env.XDG_RUNTIME_DIR!, 'hookd', 'hookd.fast');
+const runtime = () => join(env.XDG_RUNTIME_DIR!, 'hookd');
+const listenerFile = () => join(runtime(), 'hookd.fast');
+const daemonLog = () => join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'daemon.log');
+const hookLog = () => join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'hookd.log');
+const listener = () => {
+  const [port, secret, token, protocol, generation] = readFileSync(listenerFile(), 'utf8').trim().split(' ');
+  return { port: Number(port), secret: secret!, token: token!, protocol, generation };
+};
+
+/** A stdin copy as the client writes it (`c.<pid>.<n>` in the runtime dir, 0600). */
+function stdinCopy(bytes: Buffer, name = `c.${process.pid}.${Math.floor(Math.random() * 1e9)}`): string {
+  mkdirSync(runtime(), { recursive: true, mode: 0o700 });
+  const file = join(runtime(), name);
+  writeFileSync(file, bytes, { mode: 0o600 });
+  return file;
+}
+
+/** A protocol-2 request head as the client sends it (list mode), then cwd, the copy's path and entries. */
+function request(
+  token: string,
+  copy: string,
+  entries: string[],
+  versions = `2 2 ${listener().generation}`,
+): Buffer {
+  const head = `${token}\n${versions}\ndroid\n${process.pid} 1 list\n0022\n`;
+  return Buffer.from(`${head}${tmp.dir}\0${copy}\0${entries.map((e) => `${e}\0`).join('')}\0`);
+}
+
+/** Connects, waits for the greeting, sends `data`; resolves with everything the daemon said after it. */
+function exchange(data: Buffer, opts: { go?: boolean; until?: (text: string) => boolean } = {}) {
+  return new Promise<string>((done) => {
+    const s = connect(listener().port, '127.0.0.1');
+    let text = '';
+    let greeted = false;
+    s.on('data', (c: Buffer) => {
+      text += c.toString('latin1');
+      if (!greeted && text.includes('\n')) {
+        greeted = true;
+        text = text.slice(text.indexOf('\n') + 1);
+        s.write(data);
+      } else if (
+        greeted &&
+        opts.go &&
+        text.startsWith('ACK ') &&
+        text.includes('\n') &&
+        !text.includes('GO')
+      ) {
+        s.write('GO\n');
+        opts.go = false;
+      }
+      if (greeted && opts.until?.(text)) s.destroy();
+    });
+    s.on('error', () => {});
+    s.on('close', () => done(text));
+  });
+}
 
 beforeAll(() => ensureBuilt());
 beforeEach(() => {
@@ -109,20 +172,20 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     configure('true');
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
-    const { statSync } = await import('node:fs');
     expect(statSync(listenerFile()).mode & 0o777).toBe(0o600);
     expect(statSync(join(env.XDG_RUNTIME_DIR!, 'hookd')).mode & 0o777).toBe(0o700);
-    const [port, secret, token] = readFileSync(listenerFile(), 'utf8').trim().split(' ');
-    expect(Number(port)).toBeGreaterThan(0);
+    const { port, secret, token, protocol } = listener();
+    expect(port).toBeGreaterThan(0);
+    expect(protocol).toBe('2');
     expect(secret).toMatch(/^[0-9a-f]{48}$/);
     expect(token).toMatch(/^[0-9a-f]{48}$/);
     expect(token).not.toBe(secret);
-    const log = readFileSync(join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'daemon.log'), 'utf8');
+    const log = readFileSync(daemonLog(), 'utf8');
     expect(log).not.toContain(secret);
     expect(log).not.toContain(token);
   });
 
-  it('the same env, umask, cwd and stdin bytes reach a command through the client and the Node path', async () => {
+  it('the same env, umask, cwd and stdin bytes reach a command through the client (both env modes) and the Node path', async () => {
     configure(
       'cat > "$OUT.stdin"; env > "$OUT.env"; umask > "$OUT.umask"; pwd -P > "$OUT.pwd"; echo $PPID > "$OUT.ppid"; echo said >&2; exit 2',
     );
@@ -130,31 +193,33 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     await waitFor(() => existsSync(listenerFile()));
     const cwd = join(tmp.dir, 'home');
     const bytes = event('same');
-    const fast = await collect(startClient({ ...env, OUT: join(tmp.dir, 'fast') }, cwd), bytes);
     const node = await collect(startNodePath({ ...env, OUT: join(tmp.dir, 'node') }, cwd), bytes);
-    expect([fast.code, fast.stderr]).toEqual([2, 'said\n']);
     expect([node.code, node.stderr]).toEqual([2, 'said\n']);
-    for (const part of ['stdin', 'umask', 'pwd'])
-      expect(readFileSync(join(tmp.dir, `fast.${part}`)), part).toEqual(
-        readFileSync(join(tmp.dir, `node.${part}`)),
-      );
-    expect(readFileSync(join(tmp.dir, 'fast.stdin'))).toEqual(bytes);
-    // Through the client the command is the daemon's child; through the Node path, the hook's.
-    expect(readPid(join(tmp.dir, 'fast.ppid'))).toBe(daemon.pid);
     expect(readPid(join(tmp.dir, 'node.ppid'))).not.toBe(daemon.pid);
-    // The client's private copies are gone from the runtime dir.
-    expect(readdirSync(join(env.XDG_RUNTIME_DIR!, 'hookd')).sort()).toEqual([
-      'hookd.fast',
-      'hookd.pid',
-      'hookd.sock',
-    ]);
-    expect(readFileSync(join(tmp.dir, 'fast.umask'), 'utf8').trim()).toBe('0027');
     const vars = (which: string) =>
       readFileSync(join(tmp.dir, `${which}.env`), 'utf8')
         .split('\n')
-        .filter((l) => !/^(_|SHLVL|OUT|HOOKD_EVENT_ID)=/.test(l))
+        .filter((l) => !/^(_|SHLVL|OUT|HOOKD_EVENT_ID|HOOKD_CLIENT_PROC)=/.test(l))
         .sort();
-    expect(vars('fast')).toEqual(vars('node'));
+    // proc: the daemon reads /proc/<client pid>/environ; list: the client's builtin loop sends it.
+    for (const [mode, extra] of [
+      ['proc', {}],
+      ['list', { HOOKD_CLIENT_PROC: '0' }],
+    ] as const) {
+      const fast = await collect(startClient({ ...env, ...extra, OUT: join(tmp.dir, mode) }, cwd), bytes);
+      expect([fast.code, fast.stderr], mode).toEqual([2, 'said\n']);
+      for (const part of ['stdin', 'umask', 'pwd'])
+        expect(readFileSync(join(tmp.dir, `${mode}.${part}`)), `${mode} ${part}`).toEqual(
+          readFileSync(join(tmp.dir, `node.${part}`)),
+        );
+      expect(readFileSync(join(tmp.dir, `${mode}.stdin`))).toEqual(bytes);
+      // Through the client the command is the daemon's child; through the Node path, the hook's.
+      expect(readPid(join(tmp.dir, `${mode}.ppid`)), mode).toBe(daemon.pid);
+      expect(readFileSync(join(tmp.dir, `${mode}.umask`), 'utf8').trim()).toBe('0027');
+      expect(vars(mode), mode).toEqual(vars('node'));
+      // The client's private copies are gone from the runtime dir.
+      expect(readdirSync(runtime()).sort(), mode).toEqual(['hookd.fast', 'hookd.pid', 'hookd.sock']);
+    }
   });
 
   it('falls back to the Node path when no listener file exists; the command runs once', async () => {
@@ -203,27 +268,27 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     configure('cat >> "$OUT"; echo >> "$OUT"');
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
-    const [port, , token] = readFileSync(listenerFile(), 'utf8').trim().split(' ');
+    const { port, token } = listener();
     const out = join(tmp.dir, 'runs');
-    const body = event('late');
+    const copy = stdinCopy(event('late'));
     await new Promise<void>((done) => {
-      const s = connect(Number(port), '127.0.0.1');
+      const s = connect(port, '127.0.0.1');
       s.on('error', () => {});
       s.once('data', () => {
         // The daemon stops right after its greeting; the client sends, waits in vain, gives up.
         process.kill(daemon!.pid!, 'SIGSTOP');
-        s.write(`${token}\ndroid\n0022\n1\n${body.length}\n${tmp.dir}\0OUT=${out}\0\0`);
-        s.end(body, () => {
+        s.end(request(token, copy, [`OUT=${out}`]), () => {
           s.destroy();
           done();
         });
       });
     });
     process.kill(daemon.pid!, 'SIGCONT');
-    const log = join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'daemon.log');
-    expect(await waitFor(() => readFileSync(log, 'utf8').includes('the event was not run here'), 800)).toBe(
-      true,
-    );
+    expect(
+      await waitFor(() => readFileSync(daemonLog(), 'utf8').includes('the event was not run here'), 800),
+    ).toBe(true);
+    // Not run, so not unlinked: the client's fallback (the Node path) owns the copy.
+    expect(existsSync(copy)).toBe(true);
     const next = await collect(startClient({ ...env, OUT: out }, tmp.dir), event('next'));
     expect(next.code).toBe(0);
     expect(count(out, 'next')).toBe(1);
@@ -293,31 +358,13 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     configure('cat >> "$OUT"');
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
-    const [port] = readFileSync(listenerFile(), 'utf8').trim().split(' ');
-    for (const header of [`${'0'.repeat(48)}\ndroid\n0022\n1\n2\n`, `droid\n0022\n1\n2\n`, '\n']) {
-      const reply = await new Promise<string>((done) => {
-        const s = connect(Number(port), '127.0.0.1');
-        let text = '';
-        let sent = false;
-        s.on('data', (c: Buffer) => {
-          text += c.toString('latin1');
-          if (!sent && text.includes('\n')) {
-            sent = true;
-            s.write(header);
-            s.write(Buffer.from(`${tmp.dir}\0OUT=x\0\0{}`));
-          }
-        });
-        s.on('error', () => {});
-        s.on('close', () => done(text));
-      });
-      expect(reply.split('\n')[1]).toMatch(/^DENY /);
+    const copy = stdinCopy(event('token'));
+    for (const token of ['0'.repeat(48), 'droid', '']) {
+      const reply = await exchange(request(token, copy, [`OUT=${tmp.dir}/x`]));
+      expect(reply).toBe('DENY bad-token\n');
     }
-    await waitFor(() =>
-      readFileSync(join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'daemon.log'), 'utf8').includes(
-        'request refused',
-      ),
-    );
-    const log = readFileSync(join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'daemon.log'), 'utf8');
+    await waitFor(() => readFileSync(daemonLog(), 'utf8').includes('request refused'));
+    const log = readFileSync(daemonLog(), 'utf8');
     expect(log).toContain('bad token');
     expect(log).not.toContain('0'.repeat(48));
     expect(existsSync(`${tmp.dir}/x`)).toBe(false);
@@ -327,25 +374,16 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     configure('true');
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
-    const [port, , token] = readFileSync(listenerFile(), 'utf8').trim().split(' ');
-    const ask = (data: Buffer) =>
-      new Promise<string>((done) => {
-        const s = connect(Number(port), '127.0.0.1');
-        let text = '';
-        s.once('data', (c: Buffer) => {
-          text += c.toString('latin1');
-          s.on('data', (more: Buffer) => (text += more.toString('latin1')));
-          s.write(data);
-        });
-        s.on('error', () => {});
-        s.on('close', () => done(text.split('\n')[1] ?? ''));
-      });
+    const { token } = listener();
+    const ask = async (data: Buffer) => (await exchange(data)).split('\n')[0];
     expect(await ask(Buffer.alloc(4096, 'a'))).toBe('DENY header-too-long');
-    const head = (len: number) => `${token}\ndroid\n0022\n1\n${len}\n`;
-    expect(await ask(Buffer.from(`${head(2)}/\0${'A=x\0'.repeat(300_000)}`))).toBe(
+    expect(await ask(Buffer.from(`${token}\n${'2 '.repeat(400)}`))).toBe('DENY header-too-long');
+    const endless = request(token, '/x', ['A=x'.repeat(1)]).subarray(0, -1);
+    expect(await ask(Buffer.concat([endless, Buffer.from('A=x\0'.repeat(300_000))]))).toBe(
       'DENY environment-too-large',
     );
-    expect(await ask(Buffer.from(head(8 * 1024 * 1024 + 1)))).toBe('DENY payload-too-large');
+    const big = stdinCopy(Buffer.alloc(8 * 1024 * 1024 + 1, 'x'));
+    expect(await ask(request(token, big, []))).toMatch(/^DENY stdin-copy:-8388609-bytes,-over-8388608$/);
   });
 
   it('hostile bytes in env and payload reach the command unchanged and are never evaluated', async () => {
@@ -355,13 +393,18 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     const pwned = join(tmp.dir, 'pwned');
     const hostile = `$(touch ${pwned}) \`touch ${pwned}\` '"; touch ${pwned}; \n\\0 %s %n \t${'\u00e9\u{1F600}'}`;
     const bytes = event(hostile, { tool_input: { command: `$(touch ${pwned})\n'\`"` } });
-    const out = join(tmp.dir, 'h');
-    const ran = await collect(startClient({ ...env, OUT: out, HOSTILE: hostile }, tmp.dir), bytes);
-    expect(ran.code).toBe(0);
-    expect(readFileSync(`${out}.stdin`)).toEqual(bytes);
-    expect(readFileSync(`${out}.env`, 'utf8')).toBe(hostile);
-    expect(existsSync(pwned)).toBe(false);
-    expect(readPid(`${out}.ppid`)).toBe(daemon.pid);
+    for (const proc of ['1', '0']) {
+      const out = join(tmp.dir, `h${proc}`);
+      const ran = await collect(
+        startClient({ ...env, OUT: out, HOSTILE: hostile, HOOKD_CLIENT_PROC: proc }, tmp.dir),
+        bytes,
+      );
+      expect(ran.code).toBe(0);
+      expect(readFileSync(`${out}.stdin`)).toEqual(bytes);
+      expect(readFileSync(`${out}.env`, 'utf8')).toBe(hostile);
+      expect(existsSync(pwned)).toBe(false);
+      expect(readPid(`${out}.ppid`)).toBe(daemon.pid);
+    }
   });
 
   it('an 8 MiB payload passes', async () => {
@@ -377,5 +420,167 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     expect(ran.code).toBe(0);
     expect(Number(readFileSync(out, 'utf8').trim())).toBe(bytes.length);
     expect(readPid(`${out}.ppid`)).toBe(daemon.pid); // run by the daemon, not through the fallback
+  });
+
+  it('an observe-only event is answered with the ACK (by event id), before GO; after GO it is handed off', async () => {
+    writeConfig(env, {});
+    daemon = await spawnDaemon(env);
+    await waitFor(() => existsSync(listenerFile()));
+    const post = (tag: string) => event(tag, { hook_event_name: 'PostToolUse' });
+    const ask = async (tag: string, go: boolean) => {
+      const copy = stdinCopy(post(tag));
+      const reply = await exchange(request(listener().token, copy, [`HOME=${env.HOME}`]), {
+        go,
+        until: (text) => text.includes('RESULT'),
+      });
+      return { copy, lines: reply.split('\n') };
+    };
+    // Both lines come without a GO: nothing to wait for. Without a GO the event is not taken.
+    const first = await ask('no-go', false);
+    expect(first.lines[0]).toMatch(/^ACK [0-9a-f-]{36}$/);
+    expect(first.lines[1]).toBe('RESULT 0 0 0');
+    expect(existsSync(first.copy)).toBe(true);
+    const second = await ask('go', true);
+    const id = second.lines[0]!.slice(4);
+    const handed = () =>
+      existsSync(hookLog()) &&
+      readFileSync(hookLog(), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { kind?: string; eventId?: string; handoff?: string })
+        .filter((r) => r.kind === 'event');
+    expect(await waitFor(() => (handed() || []).length > 0)).toBe(true);
+    // Handed off under the id it was acknowledged with; the first one never.
+    expect(handed()).toMatchObject([{ eventId: id, handoff: 'acked' }]);
+    expect(existsSync(second.copy)).toBe(false);
+    // And through the client.
+    const ran = await collect(startClient(env, tmp.dir), post('client'));
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(await waitFor(() => (handed() || []).length === 2)).toBe(true);
+  });
+
+  it('versions: a client older or newer than the daemon is denied before the ACK, falls back once, and it is logged for doctor', async () => {
+    configure('cat >> "$OUT"; echo >> "$OUT"; echo $PPID >> "$OUT.ppid"');
+    daemon = await spawnDaemon(env);
+    await waitFor(() => existsSync(listenerFile()));
+    // A copy of the client that says it is version 1, beside the real dist/ (its Node path).
+    const pkg = join(tmp.dir, 'pkg');
+    mkdirSync(join(pkg, 'bin'), { recursive: true });
+    symlinkSync(join(ROOT, 'dist'), join(pkg, 'dist'));
+    const old = join(pkg, 'bin', 'hookd-client.bash');
+    const script = readFileSync(CLIENT, 'utf8');
+    expect(script).toContain('\n__hk_cv=2 ');
+    writeFileSync(old, script.replace('\n__hk_cv=2 ', '\n__hk_cv=1 '));
+    const out = join(tmp.dir, 'runs');
+    const ran = await collect(startClient({ ...env, OUT: out }, tmp.dir, '022', old), event('old-client'));
+    expect(ran.code).toBe(0);
+    expect(count(out, 'old-client')).toBe(1);
+    expect(readPid(`${out}.ppid`)).not.toBe(daemon.pid); // the Node path ran it
+    expect(readdirSync(runtime()).filter((n) => n.startsWith('c.'))).toEqual([]); // it unlinked the copy
+    // A newer protocol, raw: denied before anything is read or run.
+    const copy = stdinCopy(event('new-protocol'));
+    expect(await exchange(request(listener().token, copy, [`OUT=${out}`], '3 9 0'))).toBe(
+      'DENY version:-client-protocol-3,-daemon-2\n',
+    );
+    expect(count(out, 'new-protocol')).toBe(0);
+    const log = readFileSync(daemonLog(), 'utf8');
+    expect(log).toContain('client version 1, daemon serves 2-2');
+    expect(log).toContain('client protocol 3, daemon 2');
+    const status = JSON.parse(readFileSync(join(runtime(), 'fast-status.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(status).toMatchObject({
+      protocol: 2,
+      mismatches: 2,
+      lastMismatch: { protocol: '3', client: '9' },
+    });
+    expect(statSync(join(runtime(), 'fast-status.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('a command marked "local": the daemon answers LOCAL and the client runs the Node path, once', async () => {
+    configure('cat >> "$OUT"; echo >> "$OUT"; echo $PPID > "$OUT.ppid"', { local: true });
+    daemon = await spawnDaemon(env);
+    await waitFor(() => existsSync(listenerFile()));
+    const out = join(tmp.dir, 'runs');
+    const bytes = event('local');
+    const ran = await collect(startClient({ ...env, OUT: out }, tmp.dir), bytes);
+    expect(ran.code).toBe(0);
+    expect(count(out, 'local')).toBe(1);
+    expect(readFileSync(out, 'utf8')).toBe(`${bytes.toString()}\n`);
+    // Its parent is the hook (the Node path in the agent's process tree), not the daemon.
+    expect(readPid(`${out}.ppid`)).not.toBe(daemon.pid);
+    expect(readdirSync(runtime()).filter((n) => n.startsWith('c.'))).toEqual([]);
+    expect(readFileSync(daemonLog(), 'utf8')).toContain('marked \\"local\\"');
+  });
+
+  it('the stdin copy a request names is checked: a path outside the runtime dir or a symlink is refused, not read', async () => {
+    configure('cat >> "$OUT"; echo >> "$OUT"');
+    daemon = await spawnDaemon(env);
+    await waitFor(() => existsSync(listenerFile()));
+    const out = join(tmp.dir, 'runs');
+    const { token } = listener();
+    const foreign = join(tmp.dir, 'c.1.1');
+    writeFileSync(foreign, event('foreign'), { mode: 0o600 });
+    const target = join(tmp.dir, 'secret.json');
+    writeFileSync(target, event('through-symlink'), { mode: 0o600 });
+    const link = join(runtime(), 'c.1.2');
+    symlinkSync(target, link);
+    const renamed = stdinCopy(event('renamed'), 'stdin.json');
+    const ask = async (path: string) =>
+      (await exchange(request(token, path, [`OUT=${out}`]), { go: true })).split('\n')[0];
+    expect(await ask(foreign)).toBe('DENY stdin-copy:-not-in-the-private-runtime-dir');
+    expect(await ask(`${runtime()}/../../c.1.1`)).toBe('DENY stdin-copy:-not-in-the-private-runtime-dir');
+    expect(await ask(link)).toBe('DENY stdin-copy:-a-symlink');
+    expect(await ask(renamed)).toBe('DENY stdin-copy:-not-a-stdin-copy-name-(c.<pid>.<n>)');
+    expect(existsSync(out)).toBe(false);
+    expect([existsSync(foreign), existsSync(target), existsSync(link), existsSync(renamed)]).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it('the daemon sweeps stdin copies older than a minute that killed clients left, and keeps fresh ones', async () => {
+    writeConfig(env, {});
+    const stale = stdinCopy(Buffer.from('{}'), 'c.11.22');
+    const staleNames = stdinCopy(Buffer.from('PATH\n'), 'c.11.22.n');
+    const fresh = stdinCopy(Buffer.from('{}'), 'c.33.44');
+    const other = stdinCopy(Buffer.from('{}'), 'c.keep');
+    const old = new Date(Date.now() - 5 * 60_000);
+    for (const f of [stale, staleNames, other]) utimesSync(f, old, old);
+    daemon = await spawnDaemon(env);
+    await waitFor(() => existsSync(listenerFile()));
+    expect([existsSync(stale), existsSync(staleNames), existsSync(fresh), existsSync(other)]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
+  });
+
+  it('HOOKD_CLIENT_STDIN_COPY: the Node path unlinks a real copy, and leaves a foreign path or a symlink alone', async () => {
+    configure('cat >> "$OUT"; echo >> "$OUT"; env > "$OUT.env"');
+    const out = join(tmp.dir, 'runs');
+    const run = (path: string, bytes: Buffer) =>
+      collect(startNodePath({ ...env, OUT: out, HOOKD_CLIENT_STDIN_COPY: path }, tmp.dir), bytes);
+    const copy = stdinCopy(event('copy'));
+    expect((await run(copy, readFileSync(copy))).code).toBe(0);
+    expect(existsSync(copy)).toBe(false);
+    expect(count(out, 'copy')).toBe(1);
+    expect(readFileSync(`${out}.env`, 'utf8')).not.toContain('HOOKD_CLIENT_STDIN_COPY');
+    const foreign = join(tmp.dir, 'c.1.1');
+    writeFileSync(foreign, 'keep');
+    const target = join(tmp.dir, 'target');
+    writeFileSync(target, 'keep');
+    const link = join(runtime(), 'c.1.2');
+    symlinkSync(target, link);
+    for (const path of [foreign, link]) expect((await run(path, event('other'))).code).toBe(0);
+    expect([existsSync(foreign), existsSync(target), existsSync(link)]).toEqual([true, true, true]);
+    expect(count(out, 'other')).toBe(2); // the events themselves ran from stdin
+    const log = readFileSync(hookLog(), 'utf8');
+    expect(log).toContain('not in the private runtime dir');
+    expect(log).toContain('not a regular file of this user');
   });
 });
