@@ -11,6 +11,7 @@ import { checkBacklog } from './check-backlog.js';
 import { checkChannel } from './check-channels.js';
 import { checkConfig } from './check-config.js';
 import { checkDaemon } from './check-daemon.js';
+import { checkFast } from './check-fast.js';
 import { checkDesktop } from './check-desktop.js';
 import { checkClaudeLog } from './check-claude-log.js';
 import { checkDroidLog } from './check-droid-log.js';
@@ -84,6 +85,10 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     {
       title: 'daemon',
       run: async () => checkDaemon(env, await view, daemonSettings(hookd?.daemon)),
+    },
+    {
+      title: 'fast listener',
+      run: async () => checkFast(env, await view, daemonSettings(hookd?.daemon), Math.min(timeoutMs, 2000)),
     },
     { title: 'spool and outbox', run: async () => checkBacklog(env, await view) },
     {
