@@ -7,9 +7,9 @@
 # back to the Node path (`node dist/hookd.cjs hook "$@"`, same stdin bytes) ONLY when the daemon did
 # not acknowledge the event, so no command ever runs twice.
 #
-# Cheap on purpose: one fork on the common path (the subshell that copies stdin with cat); everything
-# else is a bash builtin. No daemon (no listener file, a refused connection, no greeting in time): the
-# Node path with the agent's stdin untouched.
+# Cheap on purpose: on Linux no fork at all for a stdin under 4 KiB (the common case), else one (cat);
+# elsewhere one more, $(compgen -e). No daemon (no listener file, a refused connection, no greeting in
+# time): the Node path with the agent's stdin untouched.
 # bash 3.2 (macOS) compatible, checked by test/unit/fast-client-script.test.ts: no `read -t` fractions,
 # no mapfile, no ${var@Q}, no associative arrays, no `;&`, no ${var,,}.
 # Event data never becomes shell text here: it is copied by cat and sent with printf '%s'.
@@ -25,9 +25,13 @@ __hk_node_path() {
   exec 3>&-
   exec "$__hk_node" "$__hk_dir/../dist/hookd.cjs" hook "$@"
 }
-# The Node path with the private copy as its stdin; it unlinks the copy once it has checked the path.
+# The Node path with the private copy as its stdin (written now when stdin went inline); it unlinks the
+# copy once it has checked the path.
 __hk_fallback() {
   exec 3>&-
+  if [ "$__hk_path" = - ]; then
+    (umask 077 && set -C && exec > "$__hk_in" && printf '%s' "$__hk_body") 2> /dev/null
+  fi
   HOOKD_CLIENT_STDIN_COPY=$__hk_in exec "$__hk_node" "$__hk_dir/../dist/hookd.cjs" hook "$@" < "$__hk_in"
 }
 
@@ -63,27 +67,45 @@ IFS=' ' read -r -t "$__hk_wait" __hk_hello __hk_got <&3 || __hk_node_path "$@"
 if [ "$__hk_hello" != HOOKD-FAST ] || [ "$__hk_got" != "$__hk_dsec" ]; then __hk_node_path "$@"; fi
 
 # The environment: on Linux the daemon reads it from /proc/<pid>/environ (exactly what the agent gave
-# this process); elsewhere the names go to a private file and a builtin loop sends NAME=value entries.
+# this process); elsewhere a builtin loop sends NAME=value entries for the names `compgen -e` lists.
 __hk_env=list
 if [ "$HOOKD_CLIENT_PROC" != 0 ] && [ -r "/proc/$$/environ" ]; then __hk_env=proc; fi
 printf '%s\n%s %s %s\n%s\n%s %s %s\n' "$__hk_tok" 2 "$__hk_cv" "${__hk_gen:--}" "$__hk_agent" \
   "$$" "$PPID" "$__hk_env" >&3 2> /dev/null || __hk_node_path "$@"
 umask >&3 2> /dev/null || __hk_node_path "$@"
 
-# The one fork: stdin, whole, into a private file (umask 077, created exclusively) in the runtime dir.
+# stdin: up to 4 KiB is read by the builtin (a byte per system call, cheaper than a fork at that size;
+# LC_ALL=C so that -n and ${#} count bytes) and sent inline. All of stdin read, and no NUL byte in it:
+# no fork, no file. Else what was read, and the rest by cat (the one fork), go to a private file (umask
+# 077, created exclusively) in the runtime dir, which the daemon reads.
 __hk_in=$__hk_rt/c.$$.$RANDOM$RANDOM
-if [ $__hk_env = proc ]; then
-  (umask 077 && set -C && exec cat > "$__hk_in") 2> /dev/null || __hk_fallback "$@"
-  printf '%s\0%s\0\0' "$PWD" "$__hk_in" >&3 2> /dev/null || __hk_fallback "$@"
-else
-  (umask 077 && set -C && compgen -e > "$__hk_in.n" && exec cat > "$__hk_in") 2> /dev/null ||
+__hk_lc=${LC_ALL-__hk_unset}
+LC_ALL=C
+__hk_body=
+IFS= read -r -d '' -n 4096 __hk_body
+__hk_more=$? # 0: a NUL byte or 4 KiB stopped the read; else the end of stdin
+if [ $__hk_more = 0 ]; then
+  if [ ${#__hk_body} -lt 4096 ]; then __hk_nul='\0'; else __hk_nul=; fi
+  if [ "$__hk_lc" = __hk_unset ]; then unset LC_ALL; else LC_ALL=$__hk_lc; fi
+  (umask 077 && set -C && exec > "$__hk_in" && printf "%s$__hk_nul" "$__hk_body" && exec cat) 2> /dev/null ||
     __hk_fallback "$@"
-  __hk_kv=("$PWD" "$__hk_in")
-  while IFS= read -r __hk_name; do
+  __hk_body=
+  __hk_path=$__hk_in
+else
+  if [ "$__hk_lc" = __hk_unset ]; then unset LC_ALL; else LC_ALL=$__hk_lc; fi
+  __hk_path=-
+fi
+if [ $__hk_env = proc ]; then
+  printf '%s\0%s\0\0' "$PWD" "$__hk_path" >&3 2> /dev/null || __hk_fallback "$@"
+else
+  # Names are identifiers (no blanks, no glob characters): split as words. One fork (no exec).
+  __hk_kv=("$PWD" "$__hk_path")
+  for __hk_name in $(compgen -e); do
     __hk_kv[${#__hk_kv[@]}]="$__hk_name=${!__hk_name}"
-  done < "$__hk_in.n"
+  done
   printf '%s\0' "${__hk_kv[@]}" '' >&3 2> /dev/null || __hk_fallback "$@"
 fi
+if [ $__hk_path = - ]; then printf '%s\0' "$__hk_body" >&3 2> /dev/null || __hk_fallback "$@"; fi
 
 # ACK (the daemon took the event), DENY (versions, caps) or LOCAL (a command must run in this process
 # tree); no answer in time (a stopped daemon): the Node path. A daemon that reads this request later

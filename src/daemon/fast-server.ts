@@ -23,7 +23,9 @@ import { readStdinCopy, releaseStdinCopy, sweepStdinCopies } from '../util/stdin
  *   client: `<token>\n<protocol> <client version> <config generation>\n<agent>\n<pid> <ppid> <env mode>\n
  *           <umask>\n` (what `umask` prints), then `<cwd>\0<stdin copy path>\0`, then in env mode
  *           `list` `NAME=value\0`... and an empty entry `\0`; in mode `proc` only the empty entry (the
- *           daemon reads /proc/<pid>/environ: the environment the agent gave the client, exactly)
+ *           daemon reads /proc/<pid>/environ: the environment the agent gave the client, exactly);
+ *           with `-` for the copy's path, the stdin bytes follow inline, ended by a NUL (the client
+ *           sends inline a stdin under 4 KiB without a NUL byte)
  *   daemon: `DENY <reason>\n` (bad token, versions, caps, a stdin copy that is not one), or
  *           `LOCAL\n` (a command of this event is marked "local": the client runs the Node path), or
  *           `ACK <event id>\n`, followed at once by `RESULT 0 0 0\n` when the event runs no command
@@ -124,7 +126,10 @@ export interface FastRequest {
   envMode: 'list' | 'proc';
   umask: number | undefined;
   cwd: string;
+  /** The stdin copy's path; `-` when the bytes came inline. */
   stdinPath: string;
+  /** The stdin bytes sent inline (a small stdin without a NUL byte: no copy, no fork in the client). */
+  inline: Buffer | undefined;
   /** The `list` entries (empty in `proc` mode). */
   env: Env;
 }
@@ -172,7 +177,9 @@ class RequestReader {
   private headerBytes = 0;
   private fieldStart = 0;
   private fields: string[] = [];
-  private end = -1;
+  /** Where the inline stdin bytes start, when the request carries them (`-` for the copy's path). */
+  private sectionEnd = -1;
+  private inline: Buffer | undefined;
   private tokenChecked = false;
   constructor(
     private readonly limits: FastLimits,
@@ -216,16 +223,30 @@ class RequestReader {
 
   /** Collects NUL-terminated fields from `from`; the section ends with an empty field after the first two. */
   private scan(from: number): Pushed {
-    for (let i = Math.max(from, this.fieldStart); i < this.buf.length; i++) {
-      if (this.buf[i] !== 0) continue;
+    for (
+      let i = this.buf.indexOf(0, Math.max(from, this.fieldStart));
+      i >= 0;
+      i = this.buf.indexOf(0, i + 1)
+    ) {
+      if (this.sectionEnd >= 0) {
+        // The inline stdin bytes (`-` for the copy's path): raw, up to their NUL (the client sends inline
+        // only stdin without a NUL byte).
+        this.inline = Buffer.from(this.buf.subarray(this.sectionEnd, i));
+        return { state: 'done', rest: this.buf.subarray(i + 1) };
+      }
       const field = this.buf.subarray(this.fieldStart, i).toString('utf8');
       this.fieldStart = i + 1;
       if (field === '' && this.fields.length >= 2) {
-        this.end = i + 1;
-        return { state: 'done', rest: this.buf.subarray(this.end) };
+        if (this.fields[1] !== '-') return { state: 'done', rest: this.buf.subarray(i + 1) };
+        this.sectionEnd = i + 1;
+        continue;
       }
       this.fields.push(field);
     }
+    if (this.sectionEnd >= 0)
+      return this.buf.length - this.sectionEnd > this.limits.maxPayloadBytes
+        ? { state: 'bad', reason: 'payload too large' }
+        : { state: 'more' };
     return this.buf.length - this.headerBytes > this.limits.maxEnvBytes
       ? { state: 'bad', reason: 'environment too large' }
       : { state: 'more' };
@@ -248,6 +269,7 @@ class RequestReader {
       umask: /^[0-7]{1,4}$/.test(h[4] ?? '') ? parseInt(h[4]!, 8) : undefined,
       cwd: this.fields[0] ?? '',
       stdinPath: this.fields[1] ?? '',
+      inline: this.inline,
       env: parseEnvEntries(this.fields.slice(2)),
     };
   }
@@ -342,7 +364,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       }
       phase = 'running';
       clearTimeout(timer);
-      releaseStdinCopy(prepared!.req.stdinPath, options.runtimeDir);
+      if (!prepared!.req.inline) releaseStdinCopy(prepared!.req.stdinPath, options.runtimeDir);
       if (prepared!.answered) socket.end();
       void run(prepared!);
     };
@@ -401,7 +423,9 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       if (options.stopping()) return refuse('stopping');
       if (req.generation !== String(options.generation()))
         log.debug({ kind: 'fast', generation: req.generation }, 'fast client read an older listener file');
-      const copy = readStdinCopy(req.stdinPath, options.runtimeDir, limits.maxPayloadBytes);
+      const copy = req.inline
+        ? { ok: true as const, bytes: req.inline }
+        : readStdinCopy(req.stdinPath, options.runtimeDir, limits.maxPayloadBytes);
       if (!copy.ok) return refuse(`stdin copy: ${copy.problem}`);
       let forwarded = req.env;
       if (req.envMode === 'proc') {

@@ -3,14 +3,13 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { readOpenFile } from './private-fs.js';
 
 /**
- * The fast client's copy of the agent's stdin (bin/hookd-client.bash): `c.<pid>.<random>` in the private
- * runtime dir, and in its portable mode `c.<pid>.<random>.n`, the names of the exported variables. The
- * daemon reads the copy named in a request and unlinks both at GO; the Node path the client falls back
- * to gets the copy as stdin and its path in HOOKD_CLIENT_STDIN_COPY, and unlinks both; the daemon sweeps
- * what a killed client left behind. Every path is checked before it is read or removed.
+ * The fast client's copy of the agent's stdin (bin/hookd-client.bash), when stdin is over 4 KiB or has a
+ * NUL byte, or when the client falls back: `c.<pid>.<random>` in the private runtime dir. The daemon
+ * reads the copy named in a request and unlinks it at GO; the Node path the client falls back to gets
+ * the copy as stdin and its path in HOOKD_CLIENT_STDIN_COPY, and unlinks it; the daemon sweeps what a
+ * killed client left behind. Every path is checked before it is read or removed.
  */
 export const STDIN_COPY_NAME = /^c\.\d{1,10}\.\d{1,12}$/;
-const SWEPT_NAME = /^c\.\d{1,10}\.\d{1,12}(\.n)?$/;
 
 const uid = (): number | undefined => process.getuid?.();
 
@@ -67,17 +66,16 @@ function removeOwn(path: string): boolean {
 }
 
 /**
- * Unlinks a stdin copy and its names file once read. Returns why nothing was removed, when the path is
- * not a stdin copy of this runtime dir (by name, then by lstat: a regular file of ours).
+ * Unlinks a stdin copy once read. Returns why nothing was removed, when the path is not a stdin copy of
+ * this runtime dir (by name, then by lstat: a regular file of ours).
  */
 export function releaseStdinCopy(path: string, runtimeDir: string): string | undefined {
   const nameProblem = stdinCopyNameProblem(path, runtimeDir);
   if (nameProblem) return nameProblem;
-  removeOwn(`${path}.n`);
   return removeOwn(path) ? undefined : 'not a regular file of this user';
 }
 
-/** Removes the copies (and names files) older than `maxAgeMs` that killed clients left; returns how many. */
+/** Removes the copies older than `maxAgeMs` that killed clients left; returns how many. */
 export function sweepStdinCopies(runtimeDir: string, now: number, maxAgeMs: number): number {
   let names: string[];
   try {
@@ -87,7 +85,7 @@ export function sweepStdinCopies(runtimeDir: string, now: number, maxAgeMs: numb
   }
   let removed = 0;
   for (const name of names) {
-    if (!SWEPT_NAME.test(name)) continue;
+    if (!STDIN_COPY_NAME.test(name)) continue;
     const path = join(runtimeDir, name);
     try {
       if (now - lstatSync(path).mtimeMs < maxAgeMs) continue;
