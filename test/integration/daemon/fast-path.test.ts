@@ -185,6 +185,21 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     expect(log).not.toContain(token);
   });
 
+  it('the listener file carries the config generation, rewritten when the daemon applies an edit', async () => {
+    configure('cat >> "$OUT"; echo >> "$OUT"');
+    daemon = await spawnDaemon(env);
+    await waitFor(() => existsSync(listenerFile()));
+    const first = listener();
+    expect(first.generation).toMatch(/^\d+$/);
+    configure('cat >> "$OUT.edited"; echo >> "$OUT.edited"');
+    expect(await waitFor(() => listener().generation !== first.generation, 800)).toBe(true);
+    const after = listener();
+    expect([after.port, after.secret, after.token]).toEqual([first.port, first.secret, first.token]);
+    const out = join(tmp.dir, 'runs');
+    expect((await collect(startClient({ ...env, OUT: out }, tmp.dir), event('edited'))).code).toBe(0);
+    expect([count(out, 'edited'), count(`${out}.edited`, 'edited')]).toEqual([0, 1]);
+  });
+
   it('the same env, umask, cwd and stdin bytes reach a command through the client (both env modes) and the Node path', async () => {
     configure(
       'cat > "$OUT.stdin"; env > "$OUT.env"; umask > "$OUT.umask"; pwd -P > "$OUT.pwd"; echo $PPID > "$OUT.ppid"; echo said >&2; exit 2',
