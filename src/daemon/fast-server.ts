@@ -64,6 +64,8 @@ export const FAST_LIMITS: FastLimits = {
   requestTimeoutMs: 10_000,
 };
 const HEADER_LINES = 5;
+/** Stdin sent inline (the client sends at most 4 KiB so; more comes as a stdin copy). */
+const MAX_INLINE_BYTES = 64 * 1024;
 const MAX_HEADER_BYTES = 512;
 
 export interface FastServerOptions {
@@ -244,7 +246,7 @@ class RequestReader {
       this.fields.push(field);
     }
     if (this.sectionEnd >= 0)
-      return this.buf.length - this.sectionEnd > this.limits.maxPayloadBytes
+      return this.buf.length - this.sectionEnd > MAX_INLINE_BYTES
         ? { state: 'bad', reason: 'payload too large' }
         : { state: 'more' };
     return this.buf.length - this.headerBytes > this.limits.maxEnvBytes

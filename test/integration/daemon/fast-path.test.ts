@@ -385,7 +385,7 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     expect(existsSync(`${tmp.dir}/x`)).toBe(false);
   });
 
-  it('caps what a peer may send: a long first line, an endless environment, a payload over 8 MiB', async () => {
+  it('caps what a peer may send: a long first line, an endless environment, inline stdin over 64 KiB, a copy over 8 MiB', async () => {
     configure('true');
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
@@ -397,6 +397,8 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     expect(await ask(Buffer.concat([endless, Buffer.from('A=x\0'.repeat(300_000))]))).toBe(
       'DENY environment-too-large',
     );
+    const inline = Buffer.concat([request(token, '-', []), Buffer.alloc(64 * 1024 + 1, 'x')]);
+    expect(await ask(inline)).toBe('DENY payload-too-large');
     const big = stdinCopy(Buffer.alloc(8 * 1024 * 1024 + 1, 'x'));
     expect(await ask(request(token, big, []))).toMatch(/^DENY stdin-copy:-8388609-bytes,-over-8388608$/);
   });
