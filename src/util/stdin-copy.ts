@@ -10,6 +10,8 @@ import { readOpenFile } from './private-fs.js';
  * killed client left behind. Every path is checked before it is read or removed.
  */
 export const STDIN_COPY_NAME = /^c\.\d{1,10}\.\d{1,12}$/;
+/** Also swept: `o.<pid>.<random>`, where the client splits an answer with both stdout and stderr. */
+const SWEPT_NAME = /^[co]\.\d{1,10}\.\d{1,12}$/;
 
 const uid = (): number | undefined => process.getuid?.();
 
@@ -75,7 +77,7 @@ export function releaseStdinCopy(path: string, runtimeDir: string): string | und
   return removeOwn(path) ? undefined : 'not a regular file of this user';
 }
 
-/** Removes the copies older than `maxAgeMs` that killed clients left; returns how many. */
+/** Removes the client files older than `maxAgeMs` that killed clients left; returns how many. */
 export function sweepStdinCopies(runtimeDir: string, now: number, maxAgeMs: number): number {
   let names: string[];
   try {
@@ -85,7 +87,7 @@ export function sweepStdinCopies(runtimeDir: string, now: number, maxAgeMs: numb
   }
   let removed = 0;
   for (const name of names) {
-    if (!STDIN_COPY_NAME.test(name)) continue;
+    if (!SWEPT_NAME.test(name)) continue;
     const path = join(runtimeDir, name);
     try {
       if (now - lstatSync(path).mtimeMs < maxAgeMs) continue;

@@ -259,6 +259,19 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     expect(count(out, 'killed')).toBe(1);
   });
 
+  it("a command's JSON decision reaches the agent's stdout through the client, as through the Node path", async () => {
+    const decision =
+      '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no é 😀"}}';
+    configure(`printf '%s' '${decision}'`);
+    daemon = await spawnDaemon(env);
+    await waitFor(() => existsSync(listenerFile()));
+    const fast = await collect(startClient(env, tmp.dir), event('decide'));
+    const node = await collect(startNodePath(env, tmp.dir), event('decide'));
+    expect({ ...fast, stdout: fast.stdout.toString() }).toEqual({ ...node, stdout: node.stdout.toString() });
+    expect(fast.stdout.toString()).toBe(`${decision}\n`);
+    expect(fast.code).toBe(0);
+  });
+
   it('a stopped daemon (SIGSTOP): the client falls back after its bounded wait; resumed, the daemon does not run it again', async () => {
     configure('cat >> "$OUT"; echo >> "$OUT"');
     daemon = await spawnDaemon(env);
@@ -616,12 +629,18 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     writeConfig(env, {});
     const stale = stdinCopy(Buffer.from('{}'), 'c.11.22');
     const fresh = stdinCopy(Buffer.from('{}'), 'c.33.44');
+    const output = stdinCopy(Buffer.from('out'), 'o.11.33');
     const other = stdinCopy(Buffer.from('{}'), 'c.keep');
     const old = new Date(Date.now() - 5 * 60_000);
-    for (const f of [stale, other]) utimesSync(f, old, old);
+    for (const f of [stale, output, other]) utimesSync(f, old, old);
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
-    expect([existsSync(stale), existsSync(fresh), existsSync(other)]).toEqual([false, true, true]);
+    expect([existsSync(stale), existsSync(output), existsSync(fresh), existsSync(other)]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
   });
 
   it('HOOKD_CLIENT_STDIN_COPY: the Node path unlinks a real copy, and leaves a foreign path or a symlink alone', async () => {
