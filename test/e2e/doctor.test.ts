@@ -68,6 +68,7 @@ describe('hookd doctor (built CLI)', () => {
       'claude-hooks',
       'claude-log',
       'daemon',
+      'fast',
       'backlog',
       'desktop',
       'api',
