@@ -277,11 +277,19 @@ class RequestReader {
   }
 }
 
-/** The client's environment as the agent gave it (Linux): /proc/<pid>/environ, at most maxBytes. */
-function procEnviron(pid: number | undefined, maxBytes: number): Env | string {
+/**
+ * The client's environment as the agent gave it (Linux): /proc/<pid>/environ, at most maxBytes. The
+ * process must be the client: its parent is the one the client named (a client in another pid
+ * namespace names a pid that is someone else here).
+ */
+function procEnviron(pid: number | undefined, ppid: number | undefined, maxBytes: number): Env | string {
   if (pid === undefined || pid <= 1) return 'no client pid';
   let bytes: Buffer;
   try {
+    // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so read after the last `)`.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (parent !== ppid) return 'client pid not seen here (another pid namespace?)';
     bytes = readFileSync(`/proc/${pid}/environ`);
   } catch (error) {
     return `cannot read the client's environment: ${(error as NodeJS.ErrnoException).code ?? 'error'}`;
@@ -431,7 +439,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       if (!copy.ok) return refuse(`stdin copy: ${copy.problem}`);
       let forwarded = req.env;
       if (req.envMode === 'proc') {
-        const read = procEnviron(req.pid, limits.maxEnvBytes);
+        const read = procEnviron(req.pid, req.ppid, limits.maxEnvBytes);
         if (typeof read === 'string') return refuse(read);
         forwarded = read;
       }

@@ -616,6 +616,15 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     expect(await ask(`${runtime()}/../../c.1.1`)).toBe('DENY stdin-copy:-not-in-the-private-runtime-dir');
     expect(await ask(link)).toBe('DENY stdin-copy:-a-symlink');
     expect(await ask(renamed)).toBe('DENY stdin-copy:-not-a-stdin-copy-name-(c.<pid>.<n>)');
+    // proc mode: the named pid must be the client (its parent as the client said), else nothing is read.
+    const copy = stdinCopy(event('proc'));
+    const proc = (ppid: number) =>
+      Buffer.from(
+        `${token}\n2 2 ${listener().generation}\ndroid\n${process.pid} ${ppid} proc\n0022\n${tmp.dir}\0${copy}\0\0`,
+      );
+    expect((await exchange(proc(process.ppid === 1 ? 2 : 1))).split('\n')[0]).toBe(
+      'DENY client-pid-not-seen-here-(another-pid-namespace?)',
+    );
     expect(existsSync(out)).toBe(false);
     expect([existsSync(foreign), existsSync(target), existsSync(link), existsSync(renamed)]).toEqual([
       true,
