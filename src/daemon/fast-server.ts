@@ -416,7 +416,6 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
             loadConfig: p.config,
             handOff: options.handOff,
             signal: abort.signal,
-            onReply: answer,
           },
         );
         answer(reply);
@@ -486,7 +485,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     bytes: Buffer;
     parsed: ParseResult;
     config: (projectDir: string | undefined, env: Env) => LoadedConfig;
-    /** Answered with the ACK: the event runs no command (observe-only), or is not run at all. */
+    /** Answered with the ACK: the event is not run at all (HOOKD=0, too deep). */
     answered: boolean;
     skip?: 'off' | 'depth';
   }
@@ -498,7 +497,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     if (env.HOOKD === '0') return { ...base, config: configFor, answered: true, skip: 'off' };
     if (Number(env.HOOKD_DEPTH ?? 0) >= 4)
       return { ...base, config: configFor, answered: true, skip: 'depth' };
-    if (!parsed.ok) return { ...base, config: configFor, answered: true };
+    if (!parsed.ok) return { ...base, config: configFor, answered: false };
     let loaded: LoadedConfig;
     try {
       loaded = configFor(parsed.event.projectDir, env);
@@ -510,7 +509,9 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     }
     const planned = planCommands(parsed.event, loaded.config, loaded).commands;
     if (planned.some((c) => c.spec.local === true)) return 'local';
-    return { ...base, config: () => loaded, answered: planned.length === 0 };
+    // Observe-only events are answered after their hand-off too: a daemon killed between an early
+    // answer and its journal write would lose the event (the client has exited 0 by then).
+    return { ...base, config: () => loaded, answered: false };
   };
 
   const server: Server = createServer({ allowHalfOpen: false }, serve);
