@@ -2,6 +2,7 @@ import type { NotifyConfig } from '../config/notify-schema.js';
 import {
   createPresenceProbe,
   describeReading,
+  NO_DISPLAY,
   presenceStatusSchema,
   skippedReasons,
   type PresenceDetection,
@@ -58,13 +59,19 @@ export async function checkPresence(input: PresenceCheckInput): Promise<CheckRes
     });
     detection = await probe.detect();
     reading = describeReading(await probe.read());
-    where = 'this shell (the daemon is not running)';
+    where = input.view.running
+      ? 'this shell (the running daemon does not report presence yet)'
+      : 'this shell (the daemon is not running)';
   }
+  // No X11 session and not a Mac: a server or an SSH login, where nobody sits; nothing to fix.
+  const headless =
+    input.platform !== 'darwin' &&
+    detection.skipped.some((s) => s.source === 'xprintidle' && s.reason === NO_DISPLAY);
   if (detection.source === 'none')
     return result(
       ID,
       TITLE,
-      'warn',
+      headless ? 'skip' : 'warn',
       `${where}: no idle source works, presence reads "unknown": ${skippedReasons(detection)}`,
       fixFor(detection),
     );

@@ -140,6 +140,9 @@ function sessionBus(env: Env): boolean {
   return Boolean(env.XDG_RUNTIME_DIR && existsSync(join(env.XDG_RUNTIME_DIR, 'bus')));
 }
 
+/** Why xprintidle is not used on a machine with no X11 session (a server, an SSH login, CI). */
+export const NO_DISPLAY = 'no DISPLAY (the daemon does not run in an X11 session)';
+
 type Prepare = (ctx: SourceContext) => Promise<PreparedSource | { reason: string }>;
 
 /** Each source: what it needs here (checked before anything runs), then its probe. */
@@ -152,7 +155,7 @@ export const SOURCES: Record<PresenceSourceName, Prepare> = {
     return sampler(ctx, 'ioreg', ioreg, ['-c', 'IOHIDSystem', '-d', '4'], parseIoreg);
   },
   xprintidle: async (ctx) => {
-    if (!ctx.env.DISPLAY) return { reason: 'no DISPLAY (the daemon does not run in an X11 session)' };
+    if (!ctx.env.DISPLAY) return { reason: NO_DISPLAY };
     // Under Wayland, X11's idle time is XWayland's: it misses every key and move of Wayland windows.
     if (ctx.env.WAYLAND_DISPLAY)
       return { reason: 'a Wayland session: the X11 idle time would miss the input of Wayland windows' };

@@ -12,7 +12,7 @@ import {
   type Sampled,
 } from './presence-sources.js';
 
-export { PRESENCE_SOURCES, type PresenceSourceName } from './presence-sources.js';
+export { NO_DISPLAY, PRESENCE_SOURCES, type PresenceSourceName } from './presence-sources.js';
 
 /**
  * Presence: is the user at this machine? Read from the OS idle time (docs/sessions.md#presence). The
