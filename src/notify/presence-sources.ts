@@ -119,6 +119,28 @@ function runFailure(what: string, out: ProbeOutput, timeoutMs: number): string |
   return undefined;
 }
 
+/**
+ * What a probe sees of the daemon's environment: where to find the display, the session bus and the
+ * logind session, nothing else (no token or key of the daemon's reaches a probe). C locale, so its
+ * output is the one parsed here.
+ */
+const PROBE_ENV = [
+  'PATH',
+  'HOME',
+  'USER',
+  'DISPLAY',
+  'XAUTHORITY',
+  'WAYLAND_DISPLAY',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'XDG_RUNTIME_DIR',
+  'XDG_SESSION_ID',
+];
+export function probeEnv(env: Env): Env {
+  const kept: Env = { LC_ALL: 'C' };
+  for (const name of PROBE_ENV) if (env[name] !== undefined) kept[name] = env[name];
+  return kept;
+}
+
 function sampler(
   ctx: SourceContext,
   what: string,
@@ -128,7 +150,11 @@ function sampler(
 ): PreparedSource {
   return {
     sample: async () => {
-      const out = await ctx.run(file, args, { env: ctx.env, timeoutMs: ctx.timeoutMs, maxBytes: MAX_OUTPUT });
+      const out = await ctx.run(file, args, {
+        env: probeEnv(ctx.env),
+        timeoutMs: ctx.timeoutMs,
+        maxBytes: MAX_OUTPUT,
+      });
       const failure = runFailure(what, out, ctx.timeoutMs);
       return failure ? { ok: false, reason: failure } : parse(out.stdout);
     },
@@ -189,7 +215,7 @@ export const SOURCES: Record<PresenceSourceName, Prepare> = {
       // A daemon started by a service manager has no XDG_SESSION_ID: use the user's graphical session.
       if (ctx.uid === undefined) return { reason: 'XDG_SESSION_ID is unset' };
       const out = await ctx.run(file, ['show-user', String(ctx.uid), '-p', 'Display'], {
-        env: ctx.env,
+        env: probeEnv(ctx.env),
         timeoutMs: ctx.timeoutMs,
         maxBytes: 4096,
       });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { findOnPath } from '../../../src/util/find-on-path.js';
@@ -8,7 +8,10 @@ import { createPresenceProbe, type PresenceReading } from '../../../src/notify/p
 import { checkPresence } from '../../../src/doctor/check-presence.js';
 import { readDaemonView } from '../../../src/doctor/daemon-view.js';
 import { notifySettings } from '../../../src/config/notify-schema.js';
+import { isProcessAlive } from '../../../src/util/pid-lock.js';
+import { writeExecutable } from '../doctor/doctor-env.js';
 import { runHookd } from '../../helpers/run-hookd.js';
+import { runProbe } from '../../../src/util/run-probe.js';
 import { tempEnv, waitFor } from './helpers.js';
 import { exited, spawnDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
 
@@ -47,20 +50,6 @@ async function startXvfb(): Promise<{ child: ChildProcess; display: string }> {
     child.once('exit', (code) => reject(new Error(`Xvfb exited with ${code}: ${stderr}`)));
   });
   return { child, display };
-}
-
-function writeExecutable(file: string, text: string): void {
-  writeFileSync(file, text);
-  chmodSync(file, 0o755);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const describeXvfb = missing.length > 0 && !inCI ? describe.skip : describe;
@@ -185,7 +174,7 @@ describeXvfb('presence under Xvfb with the real xprintidle', () => {
     // Two runs: detection's, then one shared by both reads; the hung one is killed with its group.
     expect(started).toHaveLength(2);
     pids.push(started[1]!);
-    await waitFor(() => !alive(started[1]!), 10_000, 'the hung probe killed');
+    await waitFor(() => !isProcessAlive(started[1]!), 10_000, 'the hung probe killed');
   });
 
   it('the daemon uses it: hookd status --json shows the source and the last reading, hookd doctor the same', async () => {
@@ -228,6 +217,28 @@ describeXvfb('presence under Xvfb with the real xprintidle', () => {
     });
     expect(doctor).toMatchObject({ id: 'presence', status: 'ok' });
     expect(doctor.detail).toMatch(/^the running daemon: xprintidle, (active|idle)/);
+  });
+});
+
+describe('runProbe: a short-lived probe, no shell', () => {
+  it('keeps at most maxBytes of its output, gives its exit code and stderr, says why it could not start', async () => {
+    const env = { PATH: process.env.PATH };
+    const big = await runProbe('head', ['-c', '1000000', '/dev/zero'], {
+      env,
+      timeoutMs: 30_000,
+      maxBytes: 1000,
+    });
+    expect(big).toMatchObject({ code: 0, timedOut: false });
+    expect(big.stdout).toHaveLength(1000);
+    const failed = await runProbe('ls', ['/nonexistent-hookd-dir'], {
+      env,
+      timeoutMs: 30_000,
+      maxBytes: 1000,
+    });
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toContain('nonexistent-hookd-dir');
+    const absent = await runProbe('/nonexistent-hookd-probe', [], { env, timeoutMs: 30_000, maxBytes: 1000 });
+    expect(absent).toMatchObject({ code: null, timedOut: false, error: expect.stringContaining('ENOENT') });
   });
 });
 

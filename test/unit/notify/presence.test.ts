@@ -113,21 +113,30 @@ describe('createPresenceProbe', () => {
   /** A run that answers per tool name and records each call. */
   function fakeRun(answer: (tool: string, args: readonly string[]) => ProbeOutput | 'hang') {
     const calls: { tool: string; args: readonly string[] }[] = [];
-    const run: ProbeRun = (file, args) => {
+    const envs: Record<string, string | undefined>[] = [];
+    const run: ProbeRun = (file, args, options) => {
       const tool = file.split('/').pop()!;
       calls.push({ tool, args });
+      envs.push(options.env);
       const a = answer(tool, args);
       return a === 'hang' ? new Promise(() => {}) : Promise.resolve(a);
     };
-    return { run, calls };
+    return { run, calls, envs };
   }
 
   it('auto on Linux: xprintidle with a DISPLAY, the threshold applied, cached for 2 s of the injected clock', async () => {
     let clock = 1_000_000;
     let idle = 5000;
-    const { run, calls } = fakeRun(() => ok(`${idle}\n`));
+    const { run, calls, envs } = fakeRun(() => ok(`${idle}\n`));
+    const path = pathWith('xprintidle', 'gdbus', 'loginctl');
     const probe = createPresenceProbe({
-      env: { PATH: pathWith('xprintidle', 'gdbus', 'loginctl'), DISPLAY: ':5' },
+      env: {
+        PATH: path,
+        DISPLAY: ':5',
+        XAUTHORITY: '/x/auth',
+        HOOKD_API_KEY: 'fk-secret',
+        LANG: 'de_DE.UTF-8',
+      },
       run,
       now: () => clock,
       thresholdMs: 10_000,
@@ -139,6 +148,8 @@ describe('createPresenceProbe', () => {
     expect(probe.source).toBe('xprintidle');
     // Detection's trial reading is the first reading: one run so far.
     expect(calls).toHaveLength(1);
+    // The probe sees where the display is, in the C locale, and none of the daemon's secrets.
+    expect(envs[0]).toEqual({ PATH: path, DISPLAY: ':5', XAUTHORITY: '/x/auth', LC_ALL: 'C' });
     idle = 12_000;
     clock += 1999;
     expect((await probe.read()).state).toBe('active');
