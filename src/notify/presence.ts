@@ -46,7 +46,7 @@ export const presenceStatusSchema = z.object({
   detection: z
     .object({
       source: z.enum(['none', 'off', ...PRESENCE_SOURCES]),
-      skipped: z.array(z.object({ source: z.enum(PRESENCE_SOURCES), reason: z.string().max(1000) })).max(8),
+      skipped: z.array(z.object({ source: z.enum(PRESENCE_SOURCES), reason: z.string().max(4000) })).max(8),
     })
     .optional(),
   last: z
@@ -54,7 +54,7 @@ export const presenceStatusSchema = z.object({
       state: z.enum(['active', 'idle', 'unknown']),
       idleMs: z.number().optional(),
       source: z.string().max(32),
-      reason: z.string().max(1000).optional(),
+      reason: z.string().max(4000).optional(),
       at: z.number(),
     })
     .optional(),
