@@ -17,6 +17,8 @@ export const NOTIFY_DEFAULTS = {
   repeatIdlePrompts: false,
   /** A "waiting" notification (Notification, PermissionRequest) is held this long, cancelled if the session moves on (0 = off). */
   waitingDelayMs: 5000,
+  /** Presence: idle at this machine at least this long means away (docs/sessions.md#presence). */
+  presenceIdleAfterMs: 120_000,
   /** Quiet hours let `critical` notifications through. */
   quietAllowUrgent: true,
   channelTimeoutMs: 10_000,
@@ -331,6 +333,26 @@ export const noiseSchema = z
   })
   .describe('Deduplication, cooldowns, burst coalescing and idle-prompt repeats.');
 
+/** The OS idle-time sources of presence, in the order `auto` tries them (src/notify/presence-sources.ts). */
+export const PRESENCE_SOURCE_NAMES = ['macos', 'xprintidle', 'gnome', 'loginctl'] as const;
+
+export const presenceSchema = z
+  .strictObject({
+    source: z
+      .enum(['auto', 'off', ...PRESENCE_SOURCE_NAMES])
+      .default('auto')
+      .describe(
+        'Where the idle time comes from: auto (detected once: macos, xprintidle, gnome, loginctl), off, or one of them.',
+      ),
+    idleAfterMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(NOTIFY_DEFAULTS.presenceIdleAfterMs)
+      .describe('Idle at this machine at least this long counts as away (default 120000).'),
+  })
+  .describe('Presence: whether you are at this machine, from its idle time. docs/sessions.md#presence.');
+
 /** The notify section without the rule -> channel cross-check (a project file's, checked after the merge). */
 export const notifyObjectSchema = z
   .strictObject({
@@ -343,6 +365,7 @@ export const notifyObjectSchema = z
     rules: z.array(ruleSchema).optional().describe('Evaluated for every event; each matching rule fires.'),
     noise: noiseSchema.default(() => noiseSchema.parse({})),
     quietHours: quietHoursSchema.optional(),
+    presence: presenceSchema.default(() => presenceSchema.parse({})),
     waitingDelayMs: z
       .number()
       .int()

@@ -16,7 +16,8 @@ import { isObject } from '../util/json-values.js';
  * `channels` and `rules` apply; a channel may not reuse a name the user has (nor the implicit
  * "desktop"); its rules run after the user's (the built-in defaults count as the user's rules when the
  * user wrote none), each named `project:<name>` so it never shares the dedupe, cooldown or permission
- * memory of a user rule. `enabled`, `defaults`, `noise` and `quietHours` stay the user's.
+ * memory of a user rule. `enabled`, `defaults`, `noise`, `quietHours`
+ * and `presence` stay the user's.
  */
 
 /** The prefix of every project rule's name. */

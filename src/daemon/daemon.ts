@@ -22,6 +22,8 @@ import { Pipeline } from './pipeline.js';
 import { ProjectNotifyCache } from './project-notify.js';
 import { openNoiseStore } from './noise-store.js';
 import { noiseRetentionMs } from '../notify/noise.js';
+import { createPresenceProbe, type PresenceProbe, type PresenceReading } from '../notify/presence.js';
+import { within } from '../util/within.js';
 import { Ingest } from './ingest.js';
 import { Digest } from './digest.js';
 import { collectStats, type DaemonStats } from './stats.js';
@@ -196,6 +198,21 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     const wake = (channels: Iterable<string>) => outbox.wake(channels);
     const notify = () => config.state.notify;
 
+    // Presence (docs/sessions.md#presence): the probe of the settings in force, made anew when they change.
+    let presenceProbe: { key: string; probe: PresenceProbe } | undefined;
+    const presenceNow = (): PresenceProbe => {
+      const { source, idleAfterMs } = notify().presence;
+      const key = `${source}/${idleAfterMs}`;
+      if (presenceProbe?.key !== key) {
+        const probe = createPresenceProbe({ env, now, source, thresholdMs: idleAfterMs });
+        presenceProbe = { key, probe };
+        void probe.detect().then((detection) => log.info({ presence: detection }, 'presence source'));
+      }
+      return presenceProbe.probe;
+    };
+    const presence = (): Promise<PresenceReading> => presenceNow().read();
+    presenceNow();
+
     // The noise memory (dedupe, cooldowns...) survives a restart: <state>/daemon/noise.json.
     const noiseStore = openNoiseStore({
       file: join(daemonDir, 'noise.json'),
@@ -225,6 +242,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       onEvent: options.onEvent,
       defaultText: options.defaultText,
       home: env.HOME,
+      presence,
     });
     const ingest = new Ingest({
       store,
@@ -267,6 +285,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         ingest: ingest.counts,
         pipeline: pipeline.counts,
         digest: digest.counts,
+        presence: () => presenceNow().status(),
       });
 
     let stopping = false;
@@ -285,6 +304,8 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       wake,
       noise: () => pipeline.noise,
       sessions: () => pipeline.sessions,
+      // `hookd status` shows a fresh presence reading when one comes quickly, else the last one.
+      beforeStatus: () => within(presence(), 300, undefined),
       now,
     });
 

@@ -38,6 +38,7 @@ import {
 } from '../notify/session-message.js';
 import type { FiredRule } from '../notify/rules.js';
 import type { SessionState } from '../notify/session-state.js';
+import type { PresenceReading } from '../notify/presence.js';
 import { resolvedId, type Delivery, type JournalRecord, type WaitingHold } from './store.js';
 
 /** What the pipeline counts, for `hookd status`. */
@@ -80,6 +81,8 @@ export interface PipelineOptions {
   shownWaiting?: ((session: string) => readonly Delivery[]) | undefined;
   /** The channels that keep one message per session (Slack `session-message`). */
   sessionMessageChannels?: (() => readonly string[]) | undefined;
+  /** Whether the user is at this machine now (docs/sessions.md#presence); never throws. */
+  presence?: (() => Promise<PresenceReading>) | undefined;
 }
 
 /** One delivery record per channel for a notification. */

@@ -13,6 +13,8 @@ export interface RequestOptions {
   /** Makes an event durable and queues it (ingest). */
   receive: (handoff: EventHandoff) => Promise<{ duplicate: boolean }>;
   stats: () => DaemonStats;
+  /** Awaited before a status reply (a fresh presence reading; it keeps its own short deadline). */
+  beforeStatus?: () => Promise<unknown>;
   /** Starts stopping the daemon (after the reply is sent). */
   shutdown: () => void;
   store: Pick<DaemonStore, 'deliveries' | 'recentDelivered' | 'recentCancelled'>;
@@ -71,6 +73,7 @@ export function requestHandler(
       case 'ping':
         return { ok: true, pong: true, pid };
       case 'status':
+        await o.beforeStatus?.();
         return { ok: true, status: o.stats() };
       case 'shutdown':
         setImmediate(o.shutdown);

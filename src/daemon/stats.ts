@@ -5,6 +5,7 @@ import type { DaemonStore } from './store.js';
 import type { IngestCounts } from './ingest.js';
 import type { PipelineCounts } from './pipeline.js';
 import { PROTOCOL_VERSION } from './client.js';
+import type { PresenceStatus } from '../notify/presence.js';
 
 export interface ChannelStatus extends Omit<ChannelStats, 'latencies'> {
   name: string;
@@ -38,6 +39,8 @@ export interface DaemonStats {
   channels: ChannelStatus[];
   config: { ok: boolean; file?: string; loadedAt: number; appliedAt: number; issues: ConfigState['issues'] };
   memory: { rssBytes: number; heapUsedBytes: number };
+  /** Presence (docs/sessions.md#presence): the setting, the detected source, the last reading. */
+  presence?: PresenceStatus;
 }
 
 /** Where the numbers of `hookd status` come from: each part keeps its own counts. */
@@ -57,6 +60,7 @@ export interface StatsSources {
   ingest: IngestCounts;
   pipeline: PipelineCounts;
   digest: { digests: number };
+  presence?: () => PresenceStatus;
   pid?: number;
   memory?: () => { rssBytes: number; heapUsedBytes: number };
 }
@@ -132,5 +136,6 @@ export function collectStats(s: StatsSources): DaemonStats {
       issues: state.issues,
     },
     memory: (s.memory ?? processMemory)(),
+    ...(s.presence ? { presence: s.presence() } : {}),
   };
 }

@@ -13,6 +13,7 @@ import { checkConfig } from './check-config.js';
 import { checkDaemon } from './check-daemon.js';
 import { checkFast } from './check-fast.js';
 import { checkDesktop } from './check-desktop.js';
+import { checkPresence } from './check-presence.js';
 import { checkClaudeLog } from './check-claude-log.js';
 import { checkDroidLog } from './check-droid-log.js';
 import { checkAgentWiring, checkSettingsFile } from './check-agent-settings.js';
@@ -103,6 +104,10 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
           sendThrough: [...used].filter((n) => isDesktopChannel(notify, n)).map((n) => built?.get(n))[0],
           now,
         }),
+    },
+    {
+      title: 'presence',
+      run: async () => checkPresence({ env, platform, notify, view: await view }),
     },
     ...Object.entries(notify.channels)
       .filter(([, channel]) => channel.type !== 'desktop')

@@ -71,6 +71,7 @@ describe('hookd doctor (built CLI)', () => {
       'fast',
       'backlog',
       'desktop',
+      'presence',
       'api',
     ]);
     expect(results.get('droid-hooks')).toMatchObject({ status: 'ok' });

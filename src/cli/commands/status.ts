@@ -16,6 +16,12 @@ import {
   type Out,
 } from '../../terminal/output.js';
 import { journalTrouble } from '../../daemon/journal.js';
+import {
+  describeDetection,
+  describeReading,
+  presenceStatusSchema,
+  type PresenceStatus,
+} from '../../notify/presence.js';
 
 interface StatusArgs {
   json: boolean;
@@ -59,6 +65,17 @@ export function formatSessionStates(
       { header: 'CWD', value: (s) => s.cwd ?? '-', max: 40 },
     ],
   );
+}
+
+/** "presence: xprintidle, active (idle 3s), read 1s ago" (docs/sessions.md#presence). */
+export function formatPresence(p: PresenceStatus, now: number): string {
+  if (p.setting === 'off') return 'presence: off';
+  if (!p.detection) return 'presence: detecting the idle source';
+  const reading =
+    p.last && p.detection.source !== 'none'
+      ? `, ${describeReading(p.last)}, read ${formatAgo(now - p.last.at)}`
+      : '';
+  return `presence: ${describeDetection(p.detection)}${reading}`;
 }
 
 /** The live sessions of those the daemon holds. */
@@ -125,6 +142,8 @@ export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now 
       `notifications: ${s.notifications.fired} fired, ${s.notifications.suppressed} suppressed, ${s.notifications.coalesced} coalesced, ${s.notifications.held} held for quiet hours`,
     );
     lines.push(`outbox: ${s.outbox.pending} pending, ${s.outbox.held} held, ${s.outbox.dead} dead`);
+    const presence = presenceStatusSchema.safeParse(s.presence);
+    if (presence.success) lines.push(formatPresence(presence.data, now));
     lines.push('');
     lines.push(
       formatTable(s.channels, [

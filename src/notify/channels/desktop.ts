@@ -1,27 +1,17 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { findOnPath } from '../../util/find-on-path.js';
 import type { DesktopChannelConfig } from '../../config/notify-schema.js';
 import type { RenderedNotification } from '../notification.js';
 import type { Channel, ChannelHealth, DeliveryResult } from './channel.js';
+
+export { findOnPath };
 
 export interface DesktopProbe {
   platform: NodeJS.Platform;
   arch: string;
   env: Record<string, string | undefined>;
-}
-
-/** The first executable `name` on PATH, or undefined. */
-export function findOnPath(name: string, pathValue: string | undefined): string | undefined {
-  for (const dir of (pathValue ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {}
-  }
-  return undefined;
 }
 
 /**
