@@ -1,0 +1,203 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { isAlive, readPid } from '../../helpers/procs.js';
+import { isolatedEnv } from '../../helpers/temp.js';
+import { waitFor } from './helpers.js';
+import { BIN, ROOT, spawnDaemon, writeConfig } from './process-helpers.js';
+
+// Black-box helpers for the fast path (issue 12): run the bash client as the agent runs it, against a
+// real daemon process, and read back only effects (files the commands wrote, log records, the journal).
+// Nothing here knows the client's wire protocol.
+
+export const CLIENT = resolve(ROOT, 'bin/hookd-client.bash');
+
+/** Single-quotes a test-side path for sh (never event data). */
+const shq = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+
+/** The two transports, as the hook command written in the agent's settings. */
+export const TRANSPORTS = {
+  fast: (agent = 'droid') => `/bin/bash ${shq(CLIENT)} --agent ${agent}`,
+  node: (agent = 'droid') => `${shq(process.execPath)} ${shq(BIN)} hook --agent ${agent}`,
+} as const;
+export type Transport = keyof typeof TRANSPORTS;
+
+/**
+ * An isolated hookd environment with the hand-off to the daemon ON (isolatedEnv turns it off), so that
+ * events reach the journal whichever path ran them. Short paths: unix socket paths are limited.
+ */
+export function handOffEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env = isolatedEnv(dir, {
+    HOOKD_RUNTIME_DIR: join(dir, 'run'),
+    HOOKD_STATE_DIR: join(dir, 'state'),
+    HOOKD_DATA_DIR: join(dir, 'data'),
+    ...extra,
+  });
+  delete env.HOOKD_DAEMON;
+  delete env.FACTORY_API_KEY;
+  return env;
+}
+
+/**
+ * The user config with the fast listener on (explicitly: its default may change), the Node path never
+ * starting a daemon of its own (autoStart false: it spools, the test starts and kills daemons), and a
+ * journal that is not compacted under the test (so every received event stays one `in` record).
+ */
+export function writeFastConfig(
+  env: Record<string, string>,
+  hooks: Record<string, unknown>,
+  more: Record<string, unknown> = {},
+): void {
+  const { daemon, ...rest } = more as { daemon?: Record<string, unknown> };
+  writeConfig(env, {
+    daemon: {
+      fastListener: true,
+      autoStart: false,
+      compactBytes: 1024 * 1024 * 1024,
+      handoffTimeoutMs: 5000,
+      ...daemon,
+    },
+    hooks,
+    ...rest,
+  });
+}
+
+/** hooks config: one command on every PreToolUse and PostToolUse. */
+export const onToolEvents = (command: string, more: Record<string, unknown> = {}) => {
+  const entry = [{ hooks: [{ type: 'command', command, timeout: 60, ...more }] }];
+  return { PreToolUse: entry, PostToolUse: entry };
+};
+
+export const listenerFile = (env: Record<string, string>) => join(env.HOOKD_RUNTIME_DIR!, 'hookd.fast');
+
+/** A real daemon process with its fast listener up. */
+export async function startFastDaemon(env: Record<string, string>): Promise<ChildProcess> {
+  const daemon = await spawnDaemon(env);
+  await waitFor(() => existsSync(listenerFile(env)), 20_000, 'the fast listener file');
+  return daemon;
+}
+
+export interface HookRun {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: Buffer; stderr: Buffer }>;
+}
+
+/**
+ * Starts a hook command as the agent does: `/bin/sh -c "<command>"` in its own process group, in the
+ * session's cwd, with the agent's env and umask, the payload on stdin, then EOF. `exec` makes the
+ * transport itself the spawned pid, as the signal the agent sends at its timeout reaches it.
+ */
+export function startHook(
+  transport: Transport | string,
+  options: { env: Record<string, string>; cwd: string; stdin: Buffer | string; umask?: string },
+): HookRun {
+  const command = transport in TRANSPORTS ? TRANSPORTS[transport as Transport]() : transport;
+  const child = spawn('/bin/sh', ['-c', `umask ${options.umask ?? '022'}; exec ${command}`], {
+    env: options.env,
+    cwd: options.cwd,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout!.on('data', (c: Buffer) => out.push(c));
+  child.stderr!.on('data', (c: Buffer) => err.push(c));
+  child.stdin!.on('error', () => {});
+  child.stdin!.end(options.stdin);
+  const done = new Promise<Awaited<HookRun['done']>>((settle) =>
+    child.once('close', (code, signal) =>
+      settle({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err) }),
+    ),
+  );
+  return { child, done };
+}
+
+/** A payload the tests can find again in the journal by its `tag` field. */
+export function toolEvent(tag: string, extra: Record<string, unknown> = {}): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      session_id: `s-${tag.split('-')[0]}`,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Execute',
+      tool_input: { command: 'ls' },
+      tool_response: { output: 'ok' },
+      tag,
+      ...extra,
+    }),
+  );
+}
+
+/** How many lines of `file` are exactly `line`. */
+export function linesEqual(file: string, line: string): number {
+  if (!existsSync(file)) return 0;
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l === line).length;
+}
+
+/** Every line of `file`, counted: line -> occurrences. */
+export function lineCounts(file: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  if (!existsSync(file)) return counts;
+  for (const l of readFileSync(file, 'utf8').split('\n')) if (l) counts.set(l, (counts.get(l) ?? 0) + 1);
+  return counts;
+}
+
+/** The events the daemon's journal received (`in` records): the payload tag of each, with repeats. */
+export function journaledTags(env: Record<string, string>): string[] {
+  const file = join(env.HOOKD_STATE_DIR!, 'daemon', 'journal.jsonl');
+  if (!existsSync(file)) return [];
+  const tags: string[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    let record: { t?: string; h?: { event?: { payload?: { tag?: unknown } } } };
+    try {
+      record = JSON.parse(line) as typeof record;
+    } catch {
+      continue; // a torn last line of a killed daemon
+    }
+    const tag = record.t === 'in' ? record.h?.event?.payload?.tag : undefined;
+    if (typeof tag === 'string') tags.push(tag);
+  }
+  return tags;
+}
+
+/** The parsed records of hookd.log (the hook's and the fast listener's event and command records). */
+export function hookLogRecords(env: Record<string, string>): Record<string, unknown>[] {
+  const file = join(env.HOOKD_STATE_DIR!, 'logs', 'hookd.log');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+}
+
+export const daemonLogText = (env: Record<string, string>) => {
+  const file = join(env.HOOKD_STATE_DIR!, 'logs', 'daemon.log');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
+};
+
+/** Resolves once every pid written to these files is gone (a live one is a leaked command). */
+export async function pidsGone(files: string[]): Promise<boolean> {
+  const pids = files.map((f) => readPid(f)).filter((p): p is number => p !== undefined);
+  if (pids.length !== files.length) return false;
+  try {
+    await waitFor(() => pids.every((p) => !isAlive(p)), 20_000, 'the commands to be killed');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function signalQuietly(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(pid, signal);
+  } catch {}
+}
