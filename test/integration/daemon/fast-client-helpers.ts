@@ -89,15 +89,26 @@ export interface HookRun {
  */
 export function startHook(
   transport: Transport | string,
-  options: { env: Record<string, string>; cwd: string; stdin: Buffer | string; umask?: string },
+  options: {
+    env: Record<string, string>;
+    cwd: string;
+    stdin: Buffer | string;
+    umask?: string;
+    /** Shell text run first in the agent's shell (e.g. exporting a value the test cannot pass through Node). */
+    prelude?: string;
+  },
 ): HookRun {
   const command = transport in TRANSPORTS ? TRANSPORTS[transport as Transport]() : transport;
-  const child = spawn('/bin/sh', ['-c', `umask ${options.umask ?? '022'}; exec ${command}`], {
-    env: options.env,
-    cwd: options.cwd,
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    '/bin/sh',
+    ['-c', `umask ${options.umask ?? '022'}\n${options.prelude ?? ''}\nexec ${command}`],
+    {
+      env: options.env,
+      cwd: options.cwd,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout!.on('data', (c: Buffer) => out.push(c));
@@ -125,14 +136,6 @@ export function toolEvent(tag: string, extra: Record<string, unknown> = {}): Buf
       ...extra,
     }),
   );
-}
-
-/** How many lines of `file` are exactly `line`. */
-export function linesEqual(file: string, line: string): number {
-  if (!existsSync(file)) return 0;
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l === line).length;
 }
 
 /** Every line of `file`, counted: line -> occurrences. */
