@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DROID_EVENTS } from '../../src/events/names.js';
 import { describeWithAgent } from '../harness/availability.js';
-import { runRealDroid, type DroidRun } from '../helpers/droid.js';
-import { jsonLines } from '../helpers/json-lines.js';
+import { agentHookRuns, runRealDroid, type DroidRun } from '../helpers/droid.js';
 import { makeTempDir } from '../helpers/temp.js';
 import {
   handOffEnv,
@@ -25,22 +24,6 @@ import { ensureBuilt, stopDaemon } from '../integration/daemon/process-helpers.j
 // would hide.
 
 const HANG_TIMEOUT_SEC = 1;
-
-interface HookRun {
-  hookEventName: string;
-  hookResults: { exitCode: number; stdout: string; stderr: string }[];
-  hookStartTime: number;
-  hookEndTime: number;
-}
-
-/** Every hook execution as Droid recorded it in its transcripts. */
-function agentHookRuns(run: DroidRun): HookRun[] {
-  return run
-    .transcripts()
-    .flatMap((f) => jsonLines<{ message?: Partial<HookRun> }>(f))
-    .map((line) => line.message)
-    .filter((m): m is HookRun => m?.hookResults !== undefined);
-}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

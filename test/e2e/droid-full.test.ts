@@ -6,7 +6,7 @@ import type { CheckResult } from '../../src/doctor/types.js';
 import { DROID_EVENTS } from '../../src/events/names.js';
 import type { SessionRecord } from '../../src/ledger/types.js';
 import { describeWithAgent } from '../harness/availability.js';
-import { runRealDroid, type DroidRun } from '../helpers/droid.js';
+import { agentHookRuns, runRealDroid, type DroidRun } from '../helpers/droid.js';
 import { ensureBuilt, spawnDaemon, stopDaemon } from '../integration/daemon/process-helpers.js';
 import { loopbackServer } from '../integration/daemon/helpers.js';
 import { waitFor } from '../helpers/procs.js';
@@ -119,24 +119,6 @@ function transcriptStart(run: DroidRun, sessionId: string): Record<string, unkno
   const file = run.transcripts().find((f) => f.endsWith(`/${sessionId}.jsonl`));
   if (!file) throw new Error(`no transcript for ${sessionId} in ${run.home}`);
   return JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as Record<string, unknown>;
-}
-
-interface HookRun {
-  hookEventName: string;
-  hookCommands: { command: string; timeout?: number }[];
-  hookStatus: string;
-  hookResults: { exitCode: number; stdout: string; stderr: string }[];
-  hookStartTime: number;
-  hookEndTime: number;
-}
-
-/** Every hook execution as the agent recorded it in its transcripts (`hookResults` messages). */
-function agentHookRuns(run: DroidRun): HookRun[] {
-  return run
-    .transcripts()
-    .flatMap((f) => jsonLines<{ message?: Partial<HookRun> }>(f))
-    .map((line) => line.message)
-    .filter((m): m is HookRun => m?.hookResults !== undefined);
 }
 
 async function doctor(home: string): Promise<{ code: number | null; checks: Map<string, CheckResult> }> {

@@ -33,6 +33,19 @@ function notOnce(tags: string[], counts: Map<string, number>): Record<string, nu
   return Object.fromEntries(tags.filter((t) => counts.get(t) !== 1).map((t) => [t, counts.get(t) ?? 0]));
 }
 
+/** One fast client per tag, all at once (a generous wait for the ACK: the machine is busy with them). */
+function burst(tags: string[], runs: string) {
+  const hooks = tags.map((tag) =>
+    startHook('fast', {
+      env: { ...env, RUNS: runs, TAG: tag, HOOKD_CLIENT_WAIT_S: '30' },
+      cwd: tmp.dir,
+      stdin: toolEvent(tag),
+    }),
+  );
+  clients.push(...hooks.map((h) => h.child));
+  return hooks;
+}
+
 const countOf = (list: string[]) => {
   const m = new Map<string, number>();
   for (const x of list) m.set(x, (m.get(x) ?? 0) + 1);
@@ -58,14 +71,7 @@ describe('the fast path under load', () => {
     daemons.push(daemon);
     const tags = Array.from({ length: 500 }, (_, i) => `s${i % 25}-c${i}`);
     const t0 = performance.now();
-    const hooks = tags.map((tag) =>
-      startHook('fast', {
-        env: { ...env, RUNS: runs, TAG: tag, HOOKD_CLIENT_WAIT_S: '30' },
-        cwd: tmp.dir,
-        stdin: toolEvent(tag),
-      }),
-    );
-    clients.push(...hooks.map((h) => h.child));
+    const hooks = burst(tags, runs);
     const results = await Promise.all(hooks.map((h) => h.done));
     const ms = performance.now() - t0;
     expect(results.filter((r) => r.code !== 0).map((r) => r.stderr.toString())).toEqual([]);
@@ -105,14 +111,7 @@ describe('the daemon SIGKILLed in the middle of a burst of 200 events', () => {
     writeFastConfig(env, onToolEvents('printf "%s\\n" "$TAG" >> "$RUNS"; sleep 0.3'));
     const first = await startFastDaemon(env);
     daemons.push(first);
-    const hooks = tags.map((tag) =>
-      startHook('fast', {
-        env: { ...env, RUNS: runs, TAG: tag, HOOKD_CLIENT_WAIT_S: '30' },
-        cwd: tmp.dir,
-        stdin: toolEvent(tag),
-      }),
-    );
-    clients.push(...hooks.map((h) => h.child));
+    const hooks = burst(tags, runs);
     // Some commands have run, most events are still on their way: now.
     await waitFor(() => lineCounts(runs).size >= 20, 60_000, 'the first 20 commands');
     signalQuietly(first.pid, 'SIGKILL');
