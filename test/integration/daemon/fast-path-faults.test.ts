@@ -386,6 +386,37 @@ describe('hostile bytes reach the commands unchanged and are never evaluated', (
     for (const [n, v] of Object.entries(own)) expect(e.get(n), n).toBe(v);
   });
 
+  // KNOWN GAP: the client is a bash script, so bash's own start-up variables in the agent's environment
+  // act on it: SHELLOPTS=xtrace traces every line on its stderr (the token and the daemon's secret with
+  // them, and Droid keeps a hook's stderr in its transcript), BASH_ENV names a file bash runs first.
+  // Neither reaches a command through the Node path. `it.fails` until the client guards against them.
+  it.fails.each([
+    ['SHELLOPTS=xtrace', { SHELLOPTS: 'xtrace' }],
+    ['BASH_ENV', { BASH_ENV: '__MARKER_SCRIPT__' }],
+  ])('%s in the agent environment changes nothing in the client', async (_n, extra) => {
+    writeFastConfig(env, onToolEvents('true'));
+    await daemon();
+    const m = marker();
+    writeFileSync(join(tmp.dir, 'bash-env.sh'), `touch '${m}'\n`);
+    const more = Object.fromEntries(
+      Object.entries(extra).map(([k, v]) => [
+        k,
+        v.replace('__MARKER_SCRIPT__', join(tmp.dir, 'bash-env.sh')),
+      ]),
+    );
+    const [, secret, token] = readFileSync(listenerFile(env), 'utf8').trim().split(' ');
+    const ran = await startHook('fast', {
+      env: { ...env, ...more },
+      cwd: tmp.dir,
+      stdin: toolEvent('s1-bashvars'),
+    }).done;
+    expect(ran.code).toBe(0);
+    expect(ran.stderr.toString()).not.toContain(token);
+    expect(ran.stderr.toString()).not.toContain(secret);
+    expect(ran.stderr.toString()).toBe('');
+    expect(existsSync(m)).toBe(false);
+  });
+
   it('a payload of 8 MiB reaches the command byte-identical (sha256), run by the daemon', async () => {
     writeFastConfig(env, onToolEvents('sha256sum > "$OUT"; echo $PPID > "$OUT.ppid"'));
     const d = await daemon();
