@@ -284,10 +284,10 @@ describe('hostile bytes reach the commands unchanged and are never evaluated', (
       [`$(touch ${m})`]: values.H_QUOTES,
     });
     const seen: Record<string, Map<string, string>> = {};
-    for (const transport of ['fast', 'node']) {
+    for (const transport of ['fast', 'portable', 'node']) {
       const out = join(tmp.dir, transport);
-      const run = startHook(transport, {
-        env: { ...env, ...values, OUT: out },
+      const run = startHook(transport === 'portable' ? 'fast' : transport, {
+        env: { ...env, ...values, ...modeEnv(transport), OUT: out },
         cwd: tmp.dir,
         stdin: payload,
       });
@@ -302,6 +302,7 @@ describe('hostile bytes reach the commands unchanged and are never evaluated', (
     expect(existsSync(m)).toBe(false);
     // The client's run was the daemon's (a fallback would prove nothing about the fast path).
     expect(readPid(join(tmp.dir, 'fast.ppid'))).toBe(d.pid);
+    expect(readPid(join(tmp.dir, 'portable.ppid'))).toBe(d.pid);
     expect(readPid(join(tmp.dir, 'node.ppid'))).not.toBe(d.pid);
   });
 
@@ -309,14 +310,14 @@ describe('hostile bytes reach the commands unchanged and are never evaluated', (
     writeFastConfig(env, onToolEvents('printf %s "$H_BINARY" > "$OUT"; echo $PPID > "$OUT.ppid"'));
     const d = await daemon();
     const got: Record<string, Buffer> = {};
-    for (const transport of ['fast', 'node']) {
+    for (const transport of ['fast', 'portable', 'node']) {
       const out = join(tmp.dir, transport);
       // Raw bytes 0x01..0xff (no NUL) exported by the agent's shell, as a value can hold them.
       const prelude = `H_BINARY="$(printf '${[...Array(255).keys()]
         .map((i) => `\\${(i + 1).toString(8).padStart(3, '0')}`)
         .join('')}')"; export H_BINARY`;
-      const run = startHook(transport, {
-        env: { ...env, OUT: out },
+      const run = startHook(transport === 'portable' ? 'fast' : transport, {
+        env: { ...env, ...modeEnv(transport), OUT: out },
         cwd: tmp.dir,
         stdin: toolEvent('s1-binary'),
         prelude,
@@ -327,7 +328,9 @@ describe('hostile bytes reach the commands unchanged and are never evaluated', (
       got[transport] = readFileSync(out);
     }
     expect(got.fast).toEqual(got.node);
+    expect(got.portable).toEqual(got.node);
     expect(readPid(join(tmp.dir, 'fast.ppid'))).toBe(d.pid);
+    expect(readPid(join(tmp.dir, 'portable.ppid'))).toBe(d.pid);
     // Valid UTF-8 and ASCII control bytes pass as they are (a newline is not trimmed by $(...) here).
     expect(got.fast!.subarray(0, 9)).toEqual(Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9]));
     expect(existsSync(marker())).toBe(false);
@@ -368,23 +371,30 @@ describe('hostile bytes reach the commands unchanged and are never evaluated', (
     );
   });
 
-  // KNOWN GAP: the client keeps its state in shell variables named __hk_*; an agent environment that
-  // exports one of those names (legal, if odd) has its value replaced by the client's (the token
-  // included) when it reaches the command. `it.fails` until the client stops forwarding its own state.
-  it.fails('names the client uses for itself (__hk_*) reach the command unchanged', async () => {
+  // The client keeps its state in shell variables named __hk_*: an agent environment that exports one of
+  // those names (legal, if odd) must still reach the command with its own value, never the client's (the
+  // token is one of them).
+  async function ownNamesReachTheCommand(mode: Record<string, string>) {
     writeFastConfig(env, onToolEvents('env -0 > "$OUT"'));
     await daemon();
     const own = { __hk_tok: 'mine', __hk_rt: 'mine', __hk_name: 'mine', __hk_port: 'mine' };
     const out = join(tmp.dir, 'own');
     const ran = await startHook('fast', {
-      env: { ...env, ...own, OUT: out },
+      env: { ...env, ...own, ...mode, OUT: out },
       cwd: tmp.dir,
       stdin: toolEvent('s1-own'),
     }).done;
     expect(ran.code).toBe(0);
     const e = envOf(out);
     for (const [n, v] of Object.entries(own)) expect(e.get(n), n).toBe(v);
-  });
+  }
+  it('/proc mode: names the client uses for itself (__hk_*) reach the command unchanged', () =>
+    ownNamesReachTheCommand({}));
+  // KNOWN GAP in the portable mode (macOS; forced here with HOOKD_CLIENT_PROC=0): the client forwards
+  // `${!name}` for each exported name, its own variables with their values, the token included.
+  it.fails('portable mode: names the client uses for itself (__hk_*) reach the command unchanged', () =>
+    ownNamesReachTheCommand({ HOOKD_CLIENT_PROC: '0' }),
+  );
 
   // KNOWN GAP: the client is a bash script, so bash's own start-up variables in the agent's environment
   // act on it: SHELLOPTS=xtrace traces every line on its stderr (the token and the daemon's secret with
@@ -437,6 +447,10 @@ describe('hostile bytes reach the commands unchanged and are never evaluated', (
     expect(readPid(`${out}.ppid`)).toBe(d.pid);
   });
 });
+
+/** The client's portable mode (macOS's: the environment from `compgen -e`), forced on Linux. */
+const modeEnv = (transport: string): Record<string, string> =>
+  transport === 'portable' ? { HOOKD_CLIENT_PROC: '0' } : {};
 
 /** Whether a loopback TCP connection to `port` is established (Linux: /proc/net/tcp, hex ports, state 01). */
 function connectedTo(port: number): boolean {

@@ -6,6 +6,7 @@ import { agentPayload, runAsAgent } from '../../helpers/agent-spawn.js';
 import { HOOK_CASES, type HookCase } from '../../helpers/hook-table.js';
 import { readPid } from '../../helpers/procs.js';
 import { makeTempDir } from '../../helpers/temp.js';
+import { waitFor } from './helpers.js';
 import { stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
   handOffEnv,
@@ -41,12 +42,17 @@ const WITNESS = {
   ],
 };
 
+/** Variables that differ by nature between two runs of an event (the rest must be equal). */
+const PER_RUN = ['HOOKD_EVENT_ID', 'W'];
 /**
- * Variables that differ by nature between two runs of an event (the rest must be equal): the event id,
- * the test's own output path, `_` (the last program a shell ran), and SHLVL, which the client's bash
- * raises by one (the Node path runs no bash: dash leaves it as it is).
+ * The client's two ways of forwarding the environment: read by the daemon from /proc (Linux, the
+ * default), and the portable one (`compgen -e`, macOS; forced here with HOOKD_CLIENT_PROC=0), where the
+ * client's bash has already set SHLVL one higher and `_` to itself (the Node path runs no bash).
  */
-const PER_RUN = new Set(['HOOKD_EVENT_ID', 'W', '_', 'SHLVL']);
+const CLIENT_MODES = {
+  fast: { env: {}, differs: PER_RUN },
+  portable: { env: { HOOKD_CLIENT_PROC: '0' }, differs: [...PER_RUN, 'HOOKD_CLIENT_PROC', 'SHLVL', '_'] },
+} as const;
 
 function envOf(file: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -78,57 +84,56 @@ describe('the shared hook table, through the Node path and the fast client', () 
       const rowEnv = { ...env, HOOKD_CONFIG: join(tmp.dir, `row-${i}.json`) };
       writeFastConfig(rowEnv, { [row.event]: [...row.entries, WITNESS] });
       const payload = agentPayload(row.agent, row.event, { cwd: project });
-      const seen = {} as Record<
-        Transport,
-        { ran: Awaited<ReturnType<typeof runAsAgent>>; w: string; env: Record<string, string> }
-      >;
-      for (const transport of ['node', 'fast'] as const) {
-        const w = join(tmp.dir, `w-${i}-${transport}`);
+      type Seen = { ran: Awaited<ReturnType<typeof runAsAgent>>; w: string; env: Record<string, string> };
+      const run = async (name: string, transport: Transport, more: Record<string, string>): Promise<Seen> => {
+        const w = join(tmp.dir, `w-${i}-${name}`);
         const ran = await runAsAgent(payload, {
-          env: { ...rowEnv, W: w },
+          env: { ...rowEnv, ...more, W: w },
           cwd: project,
           agent: row.agent,
           command: TRANSPORTS[transport](row.agent),
           prelude: `umask ${UMASK}`,
         });
-        seen[transport] = { ran, w, env: envOf(`${w}.env`) };
-      }
-      const { node, fast } = seen;
-      // What the agent gets: as the row says, and the same both ways.
-      for (const { ran } of [node, fast]) {
-        expect(ran.code).toBe(row.expect.code);
-        expect(ran.stdout).toBe(row.expect.stdout);
-        if (typeof row.expect.stderr === 'string') expect(ran.stderr).toBe(row.expect.stderr);
-        else expect(ran.stderr).toMatch(row.expect.stderr);
-      }
-      expect([fast.ran.code, fast.ran.stdout, fast.ran.stderr]).toEqual([
-        node.ran.code,
-        node.ran.stdout,
-        node.ran.stderr,
-      ]);
-      // What the commands see: the same stdin bytes, umask, cwd and environment.
-      const read = (t: typeof node, part: string) => readFileSync(`${t.w}.${part}`);
-      expect(read(fast, 'stdin')).toEqual(read(node, 'stdin'));
-      expect(read(fast, 'stdin').toString()).toBe(row.agent === 'claude' ? `${payload}\n` : payload);
-      expect(read(fast, 'umask').toString().trim()).toBe(UMASK);
-      expect(read(node, 'umask').toString().trim()).toBe(UMASK);
-      expect(read(fast, 'pwd')).toEqual(read(node, 'pwd'));
-      const common = (e: Record<string, string>) =>
-        Object.fromEntries(Object.entries(e).filter(([k]) => !PER_RUN.has(k)));
-      expect(common(fast.env)).toEqual(common(node.env));
-      expect(Object.keys(fast.env).filter((k) => k.startsWith('HOOKD_')).length).toBeGreaterThanOrEqual(6);
-      // Which path ran them: the daemon for the client (not its fallback), the hook process otherwise.
-      expect(readPid(`${fast.w}.ppid`)).toBe(daemon.pid);
-      expect(readPid(`${node.w}.ppid`)).not.toBe(daemon.pid);
-      // The same log record of the event, both ways.
-      const record = (t: typeof node) => {
-        const r = hookLogRecords(env).find((l) => l.kind === 'event' && l.eventId === t.env.HOOKD_EVENT_ID);
-        expect(r, `the event record of ${t.w}`).toBeDefined();
-        const { time: _t, pid: _p, eventId: _e, durationMs: _d, ...rest } = r!;
+        return { ran, w, env: envOf(`${w}.env`) };
+      };
+      const read = (t: Seen, part: string) => readFileSync(`${t.w}.${part}`);
+      // The daemon may log an event just after it answered the client: wait for the record.
+      const record = async (t: Seen) => {
+        const find = () =>
+          hookLogRecords(env).find((l) => l.kind === 'event' && l.eventId === t.env.HOOKD_EVENT_ID);
+        const r = await waitFor(find, 20_000, `the event record of ${t.w}`);
+        const { time: _t, pid: _p, eventId: _e, durationMs: _d, ...rest } = r;
         return rest;
       };
-      expect(record(fast)).toEqual(record(node));
-      expect(record(fast)).toMatchObject({ commands: row.commands + 1 });
+      const node = await run('node', 'node', {});
+      const nodeRecord = await record(node);
+      for (const [mode, { env: modeEnv, differs }] of Object.entries(CLIENT_MODES)) {
+        const fast = await run(mode, 'fast', modeEnv);
+        // What the agent gets: as the row says, and the same both ways.
+        for (const { ran } of [node, fast]) {
+          expect(ran.code, mode).toBe(row.expect.code);
+          expect(ran.stdout, mode).toBe(row.expect.stdout);
+          if (typeof row.expect.stderr === 'string') expect(ran.stderr, mode).toBe(row.expect.stderr);
+          else expect(ran.stderr, mode).toMatch(row.expect.stderr);
+        }
+        // What the commands see: the same stdin bytes, umask, cwd and environment.
+        expect(read(fast, 'stdin'), mode).toEqual(read(node, 'stdin'));
+        expect(read(fast, 'stdin').toString()).toBe(row.agent === 'claude' ? `${payload}\n` : payload);
+        expect(read(fast, 'umask').toString().trim(), mode).toBe(UMASK);
+        expect(read(node, 'umask').toString().trim()).toBe(UMASK);
+        expect(read(fast, 'pwd'), mode).toEqual(read(node, 'pwd'));
+        const common = (e: Record<string, string>) =>
+          Object.fromEntries(Object.entries(e).filter(([k]) => !(differs as readonly string[]).includes(k)));
+        expect(common(fast.env), mode).toEqual(common(node.env));
+        expect(Object.keys(fast.env).filter((k) => k.startsWith('HOOKD_')).length).toBeGreaterThanOrEqual(6);
+        // Which path ran them: the daemon for the client (not its fallback), the hook process otherwise.
+        expect(readPid(`${fast.w}.ppid`), mode).toBe(daemon.pid);
+        expect(readPid(`${node.w}.ppid`)).not.toBe(daemon.pid);
+        // The same log record of the event, both ways.
+        const fastRecord = await record(fast);
+        expect(fastRecord, mode).toEqual(nodeRecord);
+        expect(fastRecord).toMatchObject({ commands: row.commands + 1 });
+      }
     },
   );
 });
