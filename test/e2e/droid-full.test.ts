@@ -163,7 +163,7 @@ describeWithAgent('droid', 'the whole product under the real Droid CLI 0.225.2',
 
     // `hookd install` into a throwaway HOME; the agent then runs with exactly the hooks it wrote.
     const installHome = join(tmp.dir, 'install-home');
-    const install = await runHookd(['install', '--json'], {
+    const install = await runHookd(['install', '--transport', 'node', '--all-events', '--json'], {
       env: { ...env, HOME: installHome },
       cwd: tmp.dir,
     });
@@ -241,7 +241,10 @@ describeWithAgent('droid', 'the whole product under the real Droid CLI 0.225.2',
     });
 
     it('`hookd install` run again on the agent’s real settings file finds nothing to change', async () => {
-      const again = await runHookd(['install', '--json'], { env: { ...env, HOME: exec.home }, cwd: tmp.dir });
+      const again = await runHookd(['install', '--transport', 'node', '--all-events', '--json'], {
+        env: { ...env, HOME: exec.home },
+        cwd: tmp.dir,
+      });
       expect(again.code, again.stderr).toBe(0);
       expect(JSON.parse(again.stdout)).toMatchObject({ changed: false });
     });
