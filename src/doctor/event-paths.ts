@@ -1,9 +1,10 @@
 import type { HookdConfig } from '../config/schema.js';
-import { AGENT_PROFILES, type Agent } from '../install/agents.js';
+import { AGENT_PROFILES, AGENTS, SCOPES, type Agent } from '../install/agents.js';
+import type { Env } from '../paths.js';
 import { transportOf, type Transport } from '../install/transport.js';
 import { eventsToWire, type WiringReason } from '../install/wiring.js';
 import { isObject } from '../util/json-values.js';
-import type { SettingsFileState } from './agent-settings.js';
+import { inspectSettingsFile, type SettingsFileState } from './agent-settings.js';
 
 /** One of hookd's hooks in a settings file, any transport. */
 export interface WiredHook {
@@ -119,4 +120,26 @@ export function formatEventPath(p: EventPath): string {
   const why =
     p.reasons.length > 0 ? p.reasons.map((r) => REASON_TEXT[r]).join(', ') : 'not needed by the config';
   return `${p.event}: ${p.path}${matcher} (${why})`;
+}
+
+/** Each agent's event paths, from its user and project settings files and the config (status, explain). */
+export async function agentEventPaths(
+  env: Env,
+  projectDir: string,
+  config: HookdConfig | undefined,
+): Promise<Record<Agent, EventPath[]>> {
+  const entries = await Promise.all(
+    AGENTS.map(async (agent) => {
+      const states = await Promise.all(
+        SCOPES.map((scope) => inspectSettingsFile(agent, scope, env, projectDir)),
+      );
+      return [agent, eventPaths(agent, states, config)] as const;
+    }),
+  );
+  return Object.fromEntries(entries) as Record<Agent, EventPath[]>;
+}
+
+/** The path of one event (not wired when the settings do not send it). */
+export function pathOf(paths: readonly EventPath[], event: string): EventPath {
+  return paths.find((p) => p.event === event) ?? { event, path: 'not wired', reasons: [], commands: false };
 }
