@@ -146,6 +146,15 @@ export async function startHttpHooks(options: HttpHooksOptions): Promise<HttpHoo
         );
       if (report.handoff?.outcome !== 'acked')
         return refuse(503, `event not taken: ${report.handoff?.error ?? 'hand-off off'}`);
+      log.debug(
+        {
+          kind: 'http-hook',
+          event: report.event?.name,
+          eventId: report.event?.id,
+          sessionId: report.event?.sessionId,
+        },
+        'event taken over http',
+      );
       reply(res, 200, '{}');
     } finally {
       lineLogger.close();
