@@ -147,9 +147,17 @@ function computesWiring(options: InstallOptions): boolean {
 
 /** The events to wire, with matcher and reasons: --events, else what the config needs, else the defaults. */
 function wiredEvents(options: InstallOptions, events: readonly string[]): WiredEvent[] {
-  if (!computesWiring(options))
-    return events.map((event) => ({ event, matcher: '', reasons: [], commands: true }));
-  return eventsToWire(options.config!, options.agent);
+  const needed = options.config ? eventsToWire(options.config, options.agent) : undefined;
+  if (needed && computesWiring(options)) return needed;
+  // --events or --all-events: those events, each with the config's reasons; without a config, every
+  // event is taken to run commands (never sent over http).
+  const byEvent = new Map((needed ?? []).map((w) => [w.event, w]));
+  return events.map((event) => ({
+    event,
+    matcher: '',
+    reasons: byEvent.get(event)?.reasons ?? [],
+    commands: needed ? (byEvent.get(event)?.commands ?? false) : true,
+  }));
 }
 
 /** The command transport (node or fast) and its command; fast falls back to node where bash or the client is missing. */

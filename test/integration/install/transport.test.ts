@@ -178,6 +178,15 @@ describe('install --transport http (Claude Code)', () => {
     ]);
   });
 
+  it('--events with http: the config still decides which events run commands (those keep the command)', async () => {
+    const config = httpConfig({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'x' }] }] } });
+    const result = await install('claude', { transport: 'http', config, events: ['Stop', 'PreCompact'] });
+    expect(result.paths.map((p) => [p.event, p.transport])).toEqual([
+      ['Stop', 'fast'],
+      ['PreCompact', 'http'],
+    ]);
+  });
+
   it('keeps the token across installs and rotates it on request', async () => {
     const config = httpConfig();
     await install('claude', { transport: 'http', config });
