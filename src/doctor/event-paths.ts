@@ -3,8 +3,7 @@ import { AGENT_PROFILES, AGENTS, SCOPES, type Agent } from '../install/agents.js
 import type { Env } from '../paths.js';
 import { transportOf, type Transport } from '../install/transport.js';
 import { eventsToWire, type WiringReason } from '../install/wiring.js';
-import { isObject } from '../util/json-values.js';
-import { inspectSettingsFile, type SettingsFileState } from './agent-settings.js';
+import { hooksIn, inspectSettingsFile, type SettingsFileState } from './agent-settings.js';
 
 /** One of hookd's hooks in a settings file, any transport. */
 export interface WiredHook {
@@ -34,29 +33,12 @@ export interface EventPath {
 
 /** hookd's hooks (node, fast, http) in a settings file the agent accepts. */
 export function wiredHooksOf(state: SettingsFileState): WiredHook[] {
-  if (!state.data || !state.report?.ok) return [];
-  const hooks = state.data.hooks;
-  if (!isObject(hooks)) return [];
-  const found: WiredHook[] = [];
-  for (const [event, entries] of Object.entries(hooks)) {
-    if (!Array.isArray(entries)) continue;
-    entries.forEach((entry, e) => {
-      if (!isObject(entry) || !Array.isArray(entry.hooks)) return;
-      entry.hooks.forEach((hook, h) => {
-        const transport = transportOf(hook);
-        if (!transport) return;
-        found.push({
-          file: state.file,
-          event,
-          path: `hooks.${event}[${e}].hooks[${h}]`,
-          transport,
-          matcher: typeof entry.matcher === 'string' && entry.matcher !== '*' ? entry.matcher : '',
-          hook: hook as Record<string, unknown>,
-        });
-      });
-    });
-  }
-  return found;
+  return hooksIn(state).flatMap(({ event, path, entry, hook }) => {
+    const transport = transportOf(hook);
+    if (!transport) return [];
+    const matcher = typeof entry.matcher === 'string' && entry.matcher !== '*' ? entry.matcher : '';
+    return [{ file: state.file, event, path, transport, matcher, hook: hook as Record<string, unknown> }];
+  });
 }
 
 /** True when an agent matcher `wired` sends at least every tool `needed` names ('' is every tool). */

@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
@@ -8,7 +8,7 @@ import { requestDaemon } from '../../../src/daemon/client.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { waitFor } from '../../helpers/procs.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
-import { spawnDaemon, stopDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
+import { BIN, spawnDaemon, stopDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
 
 // Claude Code's `type: "http"` hooks (issue 12): the daemon's loopback listener, through a real daemon
 // process and real HTTP requests. The port and the token are stable across daemon restarts.
@@ -138,6 +138,34 @@ describe("the daemon's http hook listener", () => {
     // Just under the cap is an event.
     const pad = 'x'.repeat(8 * 1024 * 1024 - 4096);
     expect((await post(stop('s-big', { pad }), bearer())).status).toBe(200);
+  });
+
+  it("gives an http event the project dir its session's command-hook events told the daemon", async () => {
+    const project = join(tmp.dir, 'project');
+    // SessionStart through the command hook (the Node path), with Claude Code's CLAUDE_PROJECT_DIR.
+    const hookEnv: Record<string, string> = { ...env, CLAUDE_PROJECT_DIR: project };
+    delete hookEnv.HOOKD_DAEMON;
+    const start = spawn(process.execPath, [BIN, 'hook', '--agent', 'claude'], { env: hookEnv, cwd: tmp.dir });
+    start.stdin.end(
+      JSON.stringify({
+        session_id: 's-proj',
+        cwd: tmp.dir,
+        hook_event_name: 'SessionStart',
+        source: 'startup',
+      }),
+    );
+    await new Promise((resolve) => start.once('close', resolve));
+    // SessionEnd over http from another cwd: the ledger records the session's project, not that cwd.
+    const end = JSON.stringify({
+      session_id: 's-proj',
+      cwd: join(tmp.dir, 'elsewhere'),
+      hook_event_name: 'SessionEnd',
+      reason: 'other',
+    });
+    expect((await post(end, bearer())).status).toBe(200);
+    const ledger = join(env.XDG_DATA_HOME!, 'hookd', 'ledger', 'sessions.jsonl');
+    await waitFor(() => jsonLines(ledger).some((r) => r.sessionId === 's-proj'), 400, 25);
+    expect(jsonLines(ledger).find((r) => r.sessionId === 's-proj')).toMatchObject({ project });
   });
 
   it('keeps the port and the token across a daemon restart', async () => {
