@@ -188,6 +188,9 @@ function commandTransport(
   };
 }
 
+/** What a dry run shows where a token would be written for the first time. */
+const NEW_TOKEN = '<a new token>';
+
 /** The http hook object, after the checks: Claude Code only, user files only, a private file, the listener on. */
 function httpHook(
   options: InstallOptions,
@@ -220,7 +223,7 @@ function httpHook(
   const env = options.env ?? process.env;
   const dryRun = options.dryRun ?? false;
   let token: string;
-  if (dryRun) token = readHttpToken(env).token ?? '<a new token>';
+  if (dryRun) token = readHttpToken(env).token ?? NEW_TOKEN;
   else if (options.rotateToken) {
     token = rotateHttpToken(env);
     notes.push(
@@ -274,6 +277,9 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
   // A new file holding the http token is created private.
   const target = http && !snapshot.exists ? { ...snapshot, mode: 0o600 } : snapshot;
   const change = dryRun ? stripText(plan) : await applyJsonEdit(target, plan, now);
+  // The token is a secret: the printed diff names it, never shows it.
+  const token = http ? (http.headers as Record<string, string>).Authorization!.slice('Bearer '.length) : '';
+  if (token && token !== NEW_TOKEN) change.diff = change.diff.replaceAll(token, '<hookd http token>');
   return {
     ...change,
     agent: options.agent,

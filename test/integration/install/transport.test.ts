@@ -167,6 +167,9 @@ describe('install --transport http (Claude Code)', () => {
       SessionEnd: 'http',
       Stop: 'fast',
     });
+    // The printed diff never shows the token.
+    expect(result.diff).toContain('Bearer <hookd http token>');
+    expect(result.diff).not.toContain(token);
     // The file holds the token: created private.
     expect((await stat(settingsOf('claude'))).mode & 0o777).toBe(0o600);
 
