@@ -20,6 +20,8 @@ import { HTTP_HOOK_PATH, ensureHttpToken } from './http-credential.js';
  */
 
 export const HTTP_HOOK_MAX_BYTES = 8 * 1024 * 1024;
+/** Request bodies held at once, all requests together; past it a request is refused (503, busy). */
+export const HTTP_HOOK_MAX_INFLIGHT_BYTES = 32 * 1024 * 1024;
 
 export interface HttpHooksOptions {
   env: Env;
@@ -35,6 +37,7 @@ export interface HttpHooksOptions {
   projectDirOf?: (sessionId: string) => string | undefined;
   stopping: () => boolean;
   maxBodyBytes?: number;
+  maxInflightBytes?: number;
   now?: () => number;
 }
 
@@ -56,18 +59,33 @@ function reply(res: ServerResponse, status: number, body: string): void {
   res.end(body);
 }
 
-/** Reads the body up to `max` bytes; undefined when it is larger (the rest is not kept). */
-function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+/**
+ * Reads the body up to `max` bytes, each chunk reserved from the listener's budget of bytes held at once
+ * (`reserve` false: refused as busy). What is not kept is drained. The reservation is the caller's to release.
+ */
+function readBody(
+  req: IncomingMessage,
+  max: number,
+  reserve: (bytes: number) => boolean,
+): Promise<{ body: Buffer; held: number } | { refused: 'too large' | 'busy'; held: number }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
+    let held = 0;
+    let refused: 'too large' | 'busy' | undefined;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > max) over = true;
-      if (!over) chunks.push(chunk);
+      if (refused) return;
+      if (size > max) refused = 'too large';
+      else if (!reserve(chunk.length)) refused = 'busy';
+      if (refused) {
+        chunks.length = 0;
+        return;
+      }
+      held += chunk.length;
+      chunks.push(chunk);
     });
-    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks)));
+    req.on('end', () => resolve(refused ? { refused, held } : { body: Buffer.concat(chunks), held }));
     req.on('error', reject);
   });
 }
@@ -89,6 +107,9 @@ function sessionFields(bytes: Buffer): { sessionId?: string; cwd?: string } {
 export async function startHttpHooks(options: HttpHooksOptions): Promise<HttpHooksServer> {
   const log = options.logger;
   const max = options.maxBodyBytes ?? HTTP_HOOK_MAX_BYTES;
+  // Memory is bounded whatever local peers send: bodies held at once, across all requests.
+  const maxInflight = options.maxInflightBytes ?? HTTP_HOOK_MAX_INFLIGHT_BYTES;
+  let inflight = 0;
   const { token } = ensureHttpToken(options.env);
   const sockets = new Set<Socket>();
 
@@ -114,9 +135,29 @@ export async function startHttpHooks(options: HttpHooksOptions): Promise<HttpHoo
       return refuse(400, 'Content-Type must be application/json');
     if (Number(req.headers['content-length'] ?? 0) > max) return refuse(413, 'body too large');
     if (options.stopping()) return refuse(503, 'stopping');
-    const body = await readBody(req, max);
-    if (!body) return refuse(413, 'body too large');
+    const read = await readBody(req, max, (bytes) => {
+      if (inflight + bytes > maxInflight) return false;
+      inflight += bytes;
+      return true;
+    });
+    try {
+      if ('refused' in read)
+        return refuse(
+          read.refused === 'busy' ? 503 : 413,
+          read.refused === 'busy' ? 'busy' : 'body too large',
+        );
+      await runOne(res, read.body, refuse);
+    } finally {
+      inflight -= read.held;
+    }
+  };
 
+  /** Runs one event's bytes as the hook would, hands it to ingest, answers. */
+  const runOne = async (
+    res: ServerResponse,
+    body: Buffer,
+    refuse: (status: number, reason: string) => void,
+  ): Promise<void> => {
     // An http event carries no environment: the session's project dir (or the payload's cwd) stands in.
     const { sessionId, cwd } = sessionFields(body);
     const projectDir = (sessionId && options.projectDirOf?.(sessionId)) || cwd;
