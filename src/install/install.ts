@@ -182,6 +182,10 @@ function commandTransport(
     );
     return { transport: 'node', command: nodeCommand };
   }
+  if (options.config && !options.config.daemon.fastListener)
+    notes.push(
+      'daemon.fastListener is off: the fast client takes the Node path for every event until it is on (then restart the daemon)',
+    );
   return {
     transport: 'fast',
     command: buildFastClientCommand(bash, client, options.agent, options.nodePath ?? process.execPath),

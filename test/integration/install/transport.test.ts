@@ -175,6 +175,7 @@ describe('install --transport http (Claude Code)', () => {
 
     // Idempotent; then back to fast moves the http hook back to a command, in place.
     expect((await install('claude', { transport: 'http', config })).changed).toBe(false);
+    expect(result.notes.join('\n')).toContain('daemon.fastListener is off');
     await install('claude', { transport: 'fast', config });
     expect((await hooksIn('claude')).SessionEnd![0]!.hooks).toEqual([
       { type: 'command', command: FAST_CMD('claude'), timeout: 60 },
@@ -188,6 +189,17 @@ describe('install --transport http (Claude Code)', () => {
       ['Stop', 'fast'],
       ['PreCompact', 'http'],
     ]);
+  });
+
+  it('uninstall removes the http hooks of hookd too', async () => {
+    await mkdir(join(settingsOf('claude'), '..'), { recursive: true });
+    await writeFile(settingsOf('claude'), USER_FILE('claude'), { mode: 0o600 });
+    await install('claude', { transport: 'http', config: httpConfig() });
+    const removed = await uninstallHookd({ agent: 'claude', scope: 'user', env, now: fixedNow });
+    expect(removed.removed.map((r) => r.event).sort()).toEqual(['SessionEnd', 'SessionStart', 'Stop']);
+    const left = await hooksIn('claude');
+    expect(JSON.stringify(left)).not.toContain('/hookd/v1/claude');
+    expect(left.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }]);
   });
 
   it('keeps the token across installs and rotates it on request', async () => {
