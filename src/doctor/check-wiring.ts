@@ -57,8 +57,9 @@ function pathNotes(wired: readonly WiredHook[], config: HookdConfig | undefined,
     );
   if (wired.some((w) => w.transport === 'http')) {
     const service = existsSync(serviceFilePath(servicePlatform(), env));
+    const files = [...new Set(wired.filter((w) => w.transport === 'http').map((w) => w.file))];
     notes.push(
-      `http (${HTTP_HOOK_PATH}): Claude Code posts observe-only events to the daemon (~2 ms, no process); while the daemon is down they are lost, not spooled${service ? '' : ', and the daemon does not run as a service (hookd daemon install-service)'}`,
+      `http (${HTTP_HOOK_PATH}): Claude Code posts observe-only events to the daemon (~2 ms, no process) with hookd's token, written as is in ${files.join(', ')} (which must stay 0600); while the daemon is down they are lost, not spooled${service ? '' : ', and the daemon does not run as a service (hookd daemon install-service)'}`,
     );
   }
   return notes;

@@ -109,6 +109,9 @@ describe('doctor: the wiring matches the config', () => {
       /while the daemon is down they are lost, not spooled, and the daemon does not run as a service/,
     );
 
+    expect(ok.detail).toContain(
+      `with hookd's token, written as is in ${join(h.home, '.claude', 'settings.json')}`,
+    );
     rotateHttpToken(h.env as Record<string, string>);
     const rotated = check(await doctor(h), 'claude-wiring');
     expect(rotated.status).toBe('warn');
