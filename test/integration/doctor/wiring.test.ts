@@ -51,7 +51,12 @@ describe('doctor: the wiring matches the config', () => {
     const wiring = check(await doctor(h), 'droid-wiring');
     expect(wiring.status).toBe('ok');
     expect(wiring.detail).toContain('Stop: fast (notification rules)');
-    expect(wiring.detail).toContain('daemon.fastListener is off');
+    expect(wiring.detail).not.toContain('daemon.fastListener is off');
+    // With the listener off, the fast client works but takes the Node path: said, not warned.
+    setConfig({ ...STOP_ONLY, daemon: { fastListener: false } });
+    const off = check(await doctor(h), 'droid-wiring');
+    expect(off.status).toBe('ok');
+    expect(off.detail).toContain('daemon.fastListener is off');
   });
 
   it('warns when a config edit needs an event the agent does not send, with the fix; ok again after install', async () => {

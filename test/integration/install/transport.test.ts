@@ -175,7 +175,13 @@ describe('install --transport http (Claude Code)', () => {
 
     // Idempotent; then back to fast moves the http hook back to a command, in place.
     expect((await install('claude', { transport: 'http', config })).changed).toBe(false);
-    expect(result.notes.join('\n')).toContain('daemon.fastListener is off');
+    expect(result.notes.join('\n')).not.toContain('daemon.fastListener is off');
+    const off = await install('claude', {
+      transport: 'http',
+      config: httpConfig({ daemon: { httpHooks: { enabled: true, port: 47999 }, fastListener: false } }),
+      dryRun: true,
+    });
+    expect(off.notes.join('\n')).toContain('daemon.fastListener is off');
     await install('claude', { transport: 'fast', config });
     expect((await hooksIn('claude')).SessionEnd![0]!.hooks).toEqual([
       { type: 'command', command: FAST_CMD('claude'), timeout: 60 },
