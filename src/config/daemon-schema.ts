@@ -30,6 +30,11 @@ export const DAEMON_DEFAULTS = {
    * instead of starting Node per event. Read at start.
    */
   fastListener: true,
+  /**
+   * Claude Code's `type: "http"` hooks (observe-only events): a loopback HTTP listener on a stable port,
+   * with a stable bearer token in the state dir. Read at start.
+   */
+  httpHooks: { enabled: false, port: 47615 },
   logLevel: 'info' as 'trace' | 'debug' | 'info' | 'warn' | 'error',
 } as const;
 
@@ -49,6 +54,24 @@ export const daemonConfigSchema = z
       .describe(
         'Listen on 127.0.0.1 for the fast client (bin/hookd-client.bash), which runs events in the daemon; false: the client always takes the Node path. Read at start.',
       ),
+    httpHooks: z
+      .strictObject({
+        enabled: z
+          .boolean()
+          .default(DAEMON_DEFAULTS.httpHooks.enabled)
+          .describe("Listen on 127.0.0.1 for Claude Code's http hooks (hookd install --transport http)."),
+        port: z
+          .number()
+          .int()
+          .min(1024)
+          .max(65535)
+          .default(DAEMON_DEFAULTS.httpHooks.port)
+          .describe(
+            'The stable loopback port written into the hooks; changing it needs hookd install again.',
+          ),
+      })
+      .default(() => ({ ...DAEMON_DEFAULTS.httpHooks }))
+      .describe('Claude Code\'s type "http" hooks for observe-only events. Read at start.'),
     handoffTimeoutMs: z
       .number()
       .int()

@@ -29,6 +29,7 @@ import { Digest } from './digest.js';
 import { collectStats, type DaemonStats } from './stats.js';
 import { requestHandler } from './requests.js';
 import { startFastServer, type FastServer } from './fast-server.js';
+import { startHttpHooks, type HttpHooksServer } from './http-hooks.js';
 
 export { DaemonRunningError } from './lock-holder.js';
 export type { ChannelStatus, DaemonStats } from './stats.js';
@@ -244,12 +245,23 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       home: env.HOME,
       presence,
     });
+    // The project dir of recent sessions (bounded): an http hook's event carries no environment.
+    const projectOf = new Map<string, string>();
+    const rememberProject = (event: HookEvent) => {
+      if (!event.sessionId || !event.projectDir || event.agent !== 'claude') return;
+      projectOf.delete(event.sessionId);
+      projectOf.set(event.sessionId, event.projectDir);
+      if (projectOf.size > 1000) projectOf.delete(projectOf.keys().next().value!);
+    };
     const ingest = new Ingest({
       store,
       commit,
       paused: () => journal.trouble !== undefined,
       spoolDir: spoolDir(env),
-      enqueue: (handoff) => pipeline.enqueue(handoff),
+      enqueue: (handoff) => {
+        rememberProject(handoff.event);
+        pipeline.enqueue(handoff);
+      },
       now,
       logger: log,
     });
@@ -338,6 +350,34 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       });
       cleanups.push(() => void fast?.close());
     }
+    // Claude Code's http hooks (observe-only events): a stable port and token; a busy port is logged, not fatal.
+    let httpHooks: HttpHooksServer | undefined;
+    if (config.state.daemon.httpHooks.enabled) {
+      try {
+        httpHooks = await startHttpHooks({
+          env,
+          port: config.state.daemon.httpHooks.port,
+          logger: log,
+          heldConfig: () => (config.state.ok ? config.state.full : undefined),
+          stopping: () => stopping,
+          projectDirOf: (session) => projectOf.get(session),
+          handOff: async (message) => {
+            try {
+              await ingest.receive(message);
+              return { outcome: 'acked' };
+            } catch (error) {
+              return { outcome: 'failed', error: (error as Error).message };
+            }
+          },
+        });
+        cleanups.push(() => void httpHooks?.close());
+      } catch (error) {
+        log.error(
+          { kind: 'http-hook', port: config.state.daemon.httpHooks.port, error: (error as Error).message },
+          "cannot listen for Claude Code's http hooks; those events are lost until the port is free",
+        );
+      }
+    }
     writePrivateFileAtomic(files.pid, `${process.pid}\n`, { ensureDir: false });
     rmSync(files.starting, { force: true });
 
@@ -365,6 +405,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         const ingestStopped = ingest.stop();
         for (const timer of timers) clearInterval(timer);
         await fast?.close();
+        await httpHooks?.close();
         for (const timer of releaseTimers) clearTimeout(timer);
         await server.close();
         rmSync(files.socket, { force: true });

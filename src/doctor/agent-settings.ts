@@ -58,29 +58,48 @@ export async function inspectSettingsFile(
   }
 }
 
-/** hookd's own hooks in a settings file the agent accepts (a rejected file runs none of its hooks). */
-export function hookdHooksOf(state: SettingsFileState): HookdHook[] {
+/** One hook object of a settings file the agent accepts, with where it is. */
+export interface HookAt {
+  event: string;
+  /** `hooks.Stop[0].hooks[1]` */
+  path: string;
+  entry: Record<string, unknown>;
+  hook: unknown;
+}
+
+/** Every hook object of a settings file the agent accepts (a rejected file runs none of its hooks). */
+export function hooksIn(state: SettingsFileState): HookAt[] {
   if (!state.data || !state.report?.ok) return [];
   const hooks = state.data.hooks;
   if (!isObject(hooks)) return [];
-  const found: HookdHook[] = [];
+  const found: HookAt[] = [];
   for (const [event, entries] of Object.entries(hooks)) {
     if (!Array.isArray(entries)) continue;
     entries.forEach((entry, e) => {
       if (!isObject(entry) || !Array.isArray(entry.hooks)) return;
-      entry.hooks.forEach((hook, h) => {
-        if (!isObject(hook) || !isHookdCommand(hook.command)) return;
-        found.push({
-          file: state.file,
-          event,
-          path: `hooks.${event}[${e}].hooks[${h}]`,
-          command: hook.command as string,
-          ...('matcher' in entry ? { matcher: entry.matcher } : {}),
-        });
-      });
+      entry.hooks.forEach((hook, h) =>
+        found.push({ event, path: `hooks.${event}[${e}].hooks[${h}]`, entry, hook }),
+      );
     });
   }
   return found;
+}
+
+/** hookd's own command hooks in a settings file the agent accepts. */
+export function hookdHooksOf(state: SettingsFileState): HookdHook[] {
+  return hooksIn(state).flatMap(({ event, path, entry, hook }) =>
+    isObject(hook) && isHookdCommand(hook.command)
+      ? [
+          {
+            file: state.file,
+            event,
+            path,
+            command: hook.command as string,
+            ...('matcher' in entry ? { matcher: entry.matcher } : {}),
+          },
+        ]
+      : [],
+  );
 }
 
 export function agentName(agent: Agent): string {

@@ -69,6 +69,15 @@ export function checkSettingsFile(state: SettingsFileState): CheckResult {
   );
 }
 
+/** A tool-name matcher on a tool event, as install writes it for tool-matched hooks (checked by check-wiring). */
+function isToolMatcher(event: string, matcher: unknown): boolean {
+  return (
+    (event === 'PreToolUse' || event === 'PostToolUse') &&
+    typeof matcher === 'string' &&
+    /^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$/.test(matcher)
+  );
+}
+
 function isCatchAll(matcher: unknown): boolean {
   return matcher === undefined || matcher === '' || matcher === '*';
 }
@@ -98,18 +107,15 @@ export function checkAgentWiring(agent: Agent, states: readonly SettingsFileStat
     const problem = missingProgram(hook.command, env);
     if (problem) broken.set(problem, [...(broken.get(problem) ?? []), `${hook.file}: ${hook.path}`]);
   }
+  // Which events should be wired is the config's business: check `<agent>-wiring` (check-wiring.ts).
   const wired = new Set(hooks.map((h) => h.event));
-  const missing = profile.defaultEvents.filter((e) => !wired.has(e));
-  const limited = hooks.filter((h) => !isCatchAll(h.matcher));
+  // A matcher hookd's own install chose (the config's tool matchers) is checked by `<agent>-wiring`.
+  const limited = hooks.filter((h) => !isCatchAll(h.matcher) && !isToolMatcher(h.event, h.matcher));
   const twice = profile.defaultEvents.filter(
     (e) => new Set(hooks.filter((h) => h.event === e).map((h) => h.command)).size > 1,
   );
   const lines: string[] = [];
   for (const [problem, where] of broken) lines.push(`hookd command broken: ${problem} (${where.join(', ')})`);
-  if (missing.length > 0)
-    lines.push(
-      `wired for ${profile.defaultEvents.length - missing.length} of ${profile.defaultEvents.length} events; missing: ${missing.join(', ')}`,
-    );
   for (const h of limited)
     lines.push(`${h.file}: ${h.path}: only runs for matcher ${JSON.stringify(h.matcher)}`);
   if (twice.length > 0) lines.push(`two different hookd commands run for: ${twice.join(', ')}`);
@@ -130,5 +136,10 @@ export function checkAgentWiring(agent: Agent, states: readonly SettingsFileStat
   if (lines.length > 0) return result(id, title, 'warn', lines.join('\n'), `run \`${install}\``);
   const files = [...new Set(hooks.map((h) => h.file))].join(', ');
   const programs = [...new Set(hooks.map((h) => h.command))].join(', ');
-  return result(id, title, 'ok', `all ${profile.defaultEvents.length} events wired (${files}): ${programs}`);
+  return result(
+    id,
+    title,
+    'ok',
+    `${wired.size} event${wired.size === 1 ? '' : 's'} wired (${files}): ${programs}`,
+  );
 }

@@ -2,13 +2,30 @@ import { accessSync, closeSync, constants, existsSync, openSync, readSync } from
 import { homedir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { findOnPath } from '../notify/channels/desktop.js';
-import { hookdInvocation, isHookdCommand, isNodeProgram } from '../install/hookd-command.js';
+import {
+  fastClientStart,
+  hookdInvocation,
+  isFastClientInvocation,
+  isHookdCommand,
+  isNodeProgram,
+} from '../install/hookd-command.js';
 import type { Env } from '../paths.js';
 
-/** The program words of a hookd hook command: `[hookd]` or `[node, hookd.cjs]`. */
+/**
+ * The program words of a hookd hook command: `[hookd]` or `[node, hookd.cjs]`; for the fast client
+ * `[bash, hookd-client.bash]`, plus the node of its `HOOKD_NODE=` prefix (its fallback).
+ */
 export function hookdProgramWords(command: string): string[] {
   if (!isHookdCommand(command)) return [];
   const words = hookdInvocation(command) ?? [];
+  if (isFastClientInvocation(words)) {
+    const at = fastClientStart(words);
+    const node = at > 0 ? [words[0]!.slice(words[0]!.indexOf('=') + 1)] : [];
+    return [
+      ...words.slice(at, words.indexOf('--agent') > at ? words.indexOf('--agent') : undefined),
+      ...node,
+    ];
+  }
   const hookAt = words.indexOf('hook');
   return words.slice(0, hookAt);
 }

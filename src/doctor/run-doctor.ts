@@ -17,6 +17,7 @@ import { checkPresence } from './check-presence.js';
 import { checkClaudeLog } from './check-claude-log.js';
 import { checkDroidLog } from './check-droid-log.js';
 import { checkAgentWiring, checkSettingsFile } from './check-agent-settings.js';
+import { checkWiring } from './check-wiring.js';
 import { checkNodeVersion } from './check-node.js';
 import { runDrill } from './drill.js';
 import { readDaemonView } from './daemon-view.js';
@@ -75,7 +76,11 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
       title: `${agent} settings`,
       run: async () => {
         const states = (await settings).filter((s) => s.agent === agent);
-        const checks = [...states.map(checkSettingsFile), checkAgentWiring(agent, states, env)];
+        const checks = [
+          ...states.map(checkSettingsFile),
+          checkAgentWiring(agent, states, env),
+          checkWiring(agent, states, hookd, env),
+        ];
         if (options.drill) checks.push(await runDrill(agent, states, env, options.projectDir));
         const userFile = states.find((s) => s.scope === 'user')!.file;
         if (agent === 'claude')

@@ -1,3 +1,5 @@
+import { agentEventPaths, pathOf, type EventPath } from '../doctor/event-paths.js';
+import { AGENTS, type Agent } from '../install/agents.js';
 import { loadConfig, type ConfigSource } from '../config/load.js';
 import { validator } from '../config/resolve.js';
 import { daemonSettings } from '../config/daemon-schema.js';
@@ -84,6 +86,11 @@ export interface Explanation {
     /** Whether cooldown/dedupe state of the running daemon was used, and what that means. */
     noiseState: { consulted: boolean; note: string };
   };
+  /**
+   * How the event reaches hookd under each agent whose settings wire hookd (fast / node / http / not
+   * wired), from the agent's settings files, and why the config needs it.
+   */
+  paths?: { agent: Agent; path: EventPath['path']; file?: string; matcher?: string; reasons: string[] }[];
   /** What explain assumed because it runs nothing. */
   notes: string[];
 }
@@ -193,7 +200,24 @@ export async function explainEvent(
       'hook commands are not run: rules with commandsFailed are evaluated as if every command succeeded',
     );
 
+  const byAgent = await agentEventPaths(env, event.projectDir ?? event.cwd ?? process.cwd(), config);
+  const paths = AGENTS.filter(
+    (agent) =>
+      (event.agent === agent || event.agent === 'unknown') &&
+      byAgent[agent].some((p) => p.path !== 'not wired'),
+  ).map((agent) => {
+    const p = pathOf(byAgent[agent], event.name);
+    return {
+      agent,
+      path: p.path,
+      ...(p.file ? { file: p.file } : {}),
+      ...(p.matcher ? { matcher: p.matcher } : {}),
+      reasons: p.reasons,
+    };
+  });
+
   return {
+    paths,
     event: {
       name: event.name,
       agent: event.agent,

@@ -17,6 +17,23 @@ export function formatExplanation(x: Explanation, out: Pick<Out, 'color'>): stri
       gray(`  agent ${ev.agent}  session ${ev.sessionId ?? '-'}  cwd ${ev.cwd ?? '-'}`),
   );
   if (x.disabled) lines.push(paint(out, 'yellow', x.disabled));
+  for (const p of x.paths ?? []) {
+    const why = p.reasons.length > 0 ? ` (needed: ${p.reasons.join(', ')})` : '';
+    if (p.path === 'not wired')
+      lines.push(
+        paint(
+          out,
+          p.reasons.length > 0 ? 'yellow' : 'gray',
+          `path (${p.agent}): not wired: the agent does not send ${ev.name} to hookd${p.reasons.length > 0 ? `, though the config needs it${why}; run hookd install --agent ${p.agent}` : ''}`,
+        ),
+      );
+    else
+      lines.push(
+        gray(
+          `path (${p.agent}): ${p.path}${p.matcher ? ` [matcher ${p.matcher}]` : ''}${why || ' (not needed by the config)'} in ${p.file ?? '?'}`,
+        ),
+      );
+  }
   for (const f of x.config.files) {
     if (!f.exists) continue;
     if (f.trust && f.trust.state !== 'trusted')

@@ -53,6 +53,28 @@ export function splitShellWords(command: string): string[] | undefined {
   return words;
 }
 
+/** File name of the fast client (bin/hookd-client.bash), run as `/bin/bash <abs>/bin/hookd-client.bash`. */
+export const FAST_CLIENT_NAME = 'hookd-client.bash';
+
+function isBashProgram(word: string): boolean {
+  return /^bash(\d+(\.\d+)*)?$/.test(basename(word));
+}
+
+/** The prefix of the fast command: `HOOKD_NODE=<abs node>`, the node its fallback runs (not PATH's). */
+const NODE_ASSIGNMENT = /^HOOKD_NODE=/;
+
+/** Where the program words of a fast command start (after a leading HOOKD_NODE=... assignment). */
+export function fastClientStart(words: readonly string[]): number {
+  return words[0] !== undefined && NODE_ASSIGNMENT.test(words[0]) ? 1 : 0;
+}
+
+/** True for the fast client's invocation: `[bash] <dir>/hookd-client.bash ...`. */
+export function isFastClientInvocation(words: readonly string[]): boolean {
+  const at = fastClientStart(words);
+  const start = words[at] !== undefined && isBashProgram(words[at]) ? at + 1 : at;
+  return words[start] !== undefined && basename(words[start]) === FAST_CLIENT_NAME;
+}
+
 function isHookdProgram(word: string): boolean {
   return HOOKD_PROGRAM_NAMES.includes(basename(word));
 }
@@ -88,13 +110,15 @@ export function hookdInvocation(command: string): string[] | undefined {
 /**
  * The recognition rule: a hook command is hookd's own when its first word is the hookd program
  * (a file named hookd, hookd.cjs, hookd.mjs or hookd.js, any directory), or node followed by it,
- * and the next word is `hook`; or when it is the portable project form around such an invocation.
+ * and the next word is `hook`; or when it runs the fast client (`bash <dir>/hookd-client.bash`, or
+ * the client by itself); or when it is the portable project form around such an invocation.
  * Later words (options) are allowed.
  */
 export function isHookdCommand(command: unknown): boolean {
   if (typeof command !== 'string') return false;
   const words = hookdInvocation(command);
-  if (!words || words.length < 2) return false;
+  if (!words || words.length < 1) return false;
+  if (isFastClientInvocation(words)) return true;
   const start = isNodeProgram(words[0]!) ? 1 : 0;
   return words[start] !== undefined && isHookdProgram(words[start]) && words[start + 1] === 'hook';
 }
@@ -115,6 +139,24 @@ export function buildHookdCommand(
     ? PORTABLE_HOOKD_COMMAND
     : [options.nodePath ?? process.execPath, resolve(hookdPath), 'hook'].map(shellQuote).join(' ');
   return agent ? `${program} ${agent}` : program;
+}
+
+/**
+ * The fast transport's command: bash and the shipped client, both absolute (the agents run `sh -c`, which
+ * is dash on Debian and has no `/dev/tcp`), then `--agent X`. The client falls back to the Node path by
+ * itself (docs/hook.md, "The fast client"); `HOOKD_NODE=<abs node>` in front makes that fallback run
+ * the node of this install, as the node command does, so the agent's PATH does not matter.
+ */
+export function buildFastClientCommand(
+  bashPath: string,
+  clientPath: string,
+  agent: string,
+  nodePath: string = process.execPath,
+): string {
+  return [
+    `HOOKD_NODE=${shellQuote(nodePath)}`,
+    ...[bashPath, resolve(clientPath), '--agent', agent].map(shellQuote),
+  ].join(' ');
 }
 
 /** The hookd program as it is being run: process.argv[1], made absolute. */

@@ -1,4 +1,6 @@
-import { UsageError } from '../errors.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
+import type { HookdConfig } from '../config/schema.js';
+import { httpHookUrl, readHttpToken, ensureHttpToken, rotateHttpToken } from '../daemon/http-credential.js';
 import type { Env } from '../paths.js';
 import { validateAgentHooks, type AgentHooksProblem } from './agent-hooks.js';
 import { AGENT_PROFILES, locateSettingsFile, type Agent, type Scope } from './agents.js';
@@ -9,9 +11,18 @@ import {
   planJsonEdit,
   type FileChange,
 } from './edit-settings.js';
-import { buildHookdCommand } from './hookd-command.js';
-import { mergeHookdEntries, removeHookdEntries, type AgentHooks, type EventAction } from './merge-hooks.js';
-import { readSettingsFile } from './settings-file.js';
+import { buildFastClientCommand, buildHookdCommand } from './hookd-command.js';
+import {
+  mergeHookdWiring,
+  removeHookdEntries,
+  type AgentHooks,
+  type EventAction,
+  type WantedHook,
+} from './merge-hooks.js';
+import { readSettingsFile, type SettingsFileSnapshot } from './settings-file.js';
+import { fastClientPath, findBash, type Transport } from './transport.js';
+import { eventsToWire, type WiredEvent, type WiringReason } from './wiring.js';
+import { existsSync } from 'node:fs';
 
 /** Where and for which agent: shared by install, uninstall and import. */
 export interface SettingsTarget {
@@ -35,6 +46,30 @@ export interface InstallOptions extends SettingsTarget {
   timeoutSec?: number;
   /** The node written into a user-scope command (default: the node running this install). */
   nodePath?: string;
+  /**
+   * How the agent reaches hookd (default node). fast needs bash (else node, with a note); http is Claude
+   * Code's, for the events that run no command (the others get the fast or node command).
+   */
+  transport?: Transport;
+  /**
+   * The effective hookd config: without `events`, only the events it needs are wired (eventsToWire) and
+   * hookd's entries of other events are removed. Without it (and without events): the agent's default set.
+   */
+  config?: HookdConfig;
+  /** The bash for the fast client (default: /bin/bash, else bash on PATH). */
+  bashPath?: string;
+  /** Wire the agent's default set of events whatever the config needs (today's behaviour). */
+  allEvents?: boolean;
+  /** Write a new http token first (the old one stops working for sessions started before). */
+  rotateToken?: boolean;
+}
+
+/** How one wired event reaches hookd, and why it is wired. */
+export interface EventPath {
+  event: string;
+  transport: Transport;
+  matcher: string;
+  reasons: WiringReason[];
 }
 
 export interface InstallResult extends FileChange {
@@ -42,7 +77,13 @@ export interface InstallResult extends FileChange {
   scope: Scope;
   dryRun: boolean;
   command: string;
+  /** The transport asked for (the command's: node or fast; http events are in `paths`). */
+  transport: Transport;
   events: { event: string; action: EventAction }[];
+  /** Every event hookd is wired for by this install, with its transport. */
+  paths: EventPath[];
+  /** Things to know (a fallback to node, the http token, the service). */
+  notes: string[];
   /** Problems the agent tolerates but that do not do what they look like (never ours). */
   warnings: AgentHooksProblem[];
 }
@@ -100,26 +141,159 @@ export async function prepareInstall(options: InstallOptions) {
   return { location, events, timeoutSec, command, snapshot };
 }
 
+function computesWiring(options: InstallOptions): boolean {
+  return !options.events?.length && !options.allEvents && options.config !== undefined;
+}
+
+/** The events to wire, with matcher and reasons: --events, else what the config needs, else the defaults. */
+function wiredEvents(options: InstallOptions, events: readonly string[]): WiredEvent[] {
+  const needed = options.config ? eventsToWire(options.config, options.agent) : undefined;
+  if (needed && computesWiring(options)) return needed;
+  // --events or --all-events: those events, each with the config's reasons; without a config, every
+  // event is taken to run commands (never sent over http).
+  const byEvent = new Map((needed ?? []).map((w) => [w.event, w]));
+  return events.map((event) => ({
+    event,
+    matcher: '',
+    reasons: byEvent.get(event)?.reasons ?? [],
+    commands: needed ? (byEvent.get(event)?.commands ?? false) : true,
+  }));
+}
+
+/** The command transport (node or fast) and its command; fast falls back to node where bash or the client is missing. */
+function commandTransport(
+  options: InstallOptions,
+  nodeCommand: string,
+  notes: string[],
+): { transport: 'node' | 'fast'; command: string } {
+  if (options.transport === undefined || options.transport === 'node')
+    return { transport: 'node', command: nodeCommand };
+  if (options.scope === 'project') {
+    notes.push('project scope: the node command (a shared file names no path of this machine)');
+    return { transport: 'node', command: nodeCommand };
+  }
+  const bash = options.bashPath ?? findBash(options.env ?? process.env);
+  const client = fastClientPath(options.hookdPath);
+  if (!bash || !existsSync(client)) {
+    notes.push(
+      !bash
+        ? 'no bash on this machine (/bin/bash or PATH): the Node path is wired instead of the fast client'
+        : `the fast client ${client} is missing: the Node path is wired instead`,
+    );
+    return { transport: 'node', command: nodeCommand };
+  }
+  if (options.config && !options.config.daemon.fastListener)
+    notes.push(
+      'daemon.fastListener is off: the fast client takes the Node path for every event until it is on (then restart the daemon)',
+    );
+  return {
+    transport: 'fast',
+    command: buildFastClientCommand(bash, client, options.agent, options.nodePath ?? process.execPath),
+  };
+}
+
+/** What a dry run shows where a token would be written for the first time. */
+const NEW_TOKEN = '<a new token>';
+
+/** The http hook object, after the checks: Claude Code only, user files only, a private file, the listener on. */
+function httpHook(
+  options: InstallOptions,
+  snapshot: SettingsFileSnapshot,
+  notes: string[],
+): Record<string, unknown> {
+  if (options.agent !== 'claude')
+    throw new UsageError(
+      '--transport http is for Claude Code only: Droid accepts only hooks of type "command"',
+      'Use --transport fast (the default) or node for Droid.',
+    );
+  if (options.scope === 'project' && !options.file)
+    throw new UsageError(
+      '--transport http writes a secret token into the settings file: not into a project file your teammates share',
+      'Install it in user scope (the default), or use --transport fast for the project.',
+    );
+  const config = options.config;
+  if (!config?.daemon.httpHooks.enabled)
+    throw new CliError(
+      "--transport http needs the daemon's http listener, which is off",
+      EXIT.FAILURE,
+      'Add "daemon": { "httpHooks": { "enabled": true } } to the hookd config, restart the daemon (hookd daemon stop), then run this again.',
+    );
+  if (snapshot.exists && snapshot.mode !== undefined && (snapshot.mode & 0o077) !== 0)
+    throw new CliError(
+      `${snapshot.file} can be read by other users (mode ${snapshot.mode.toString(8).padStart(4, '0')}), and the http hooks put hookd's token in it`,
+      EXIT.FAILURE,
+      `chmod 600 ${snapshot.target} and run the command again (or use --transport fast).`,
+    );
+  const env = options.env ?? process.env;
+  const dryRun = options.dryRun ?? false;
+  let token: string;
+  if (dryRun) token = readHttpToken(env).token ?? NEW_TOKEN;
+  else if (options.rotateToken) {
+    token = rotateHttpToken(env);
+    notes.push(
+      'a new http token was written: Claude Code sessions started before it are refused (401) until restarted',
+    );
+  } else token = ensureHttpToken(env).token;
+  notes.push(
+    `http hooks post to ${httpHookUrl(config.daemon.httpHooks.port)} with hookd's token written in ${snapshot.file} (mode 0600): events sent while the daemon is down are lost (run it as a service: hookd daemon install-service)`,
+  );
+  return {
+    type: 'http',
+    url: httpHookUrl(config.daemon.httpHooks.port),
+    headers: { Authorization: `Bearer ${token}` },
+    timeout: 5,
+  };
+}
+
 /**
- * Merges hookd's entry for every chosen event into the agent's settings file. Every other key and
- * hook is kept; a second run changes nothing; a file the agent already rejects is refused with the
- * broken entries named; the result is validated before it is written; the original is backed up.
+ * Wires hookd into the agent's settings file: the events the config needs (or --events, or the agent's
+ * default set), each through the chosen transport. Every other key and hook is kept; hookd's own entries
+ * are moved to the new transport in place; a second run changes nothing; a file the agent already
+ * rejects is refused with the broken entries named; the result is validated before it is written; the
+ * original is backed up.
  */
 export async function installHookd(options: InstallOptions): Promise<InstallResult> {
-  const { location, events, timeoutSec, command, snapshot } = await prepareInstall(options);
-  const merged = mergeHookdEntries(hooksOf(snapshot.data), { events, command, timeoutSec });
+  const { location, events, timeoutSec, command: nodeCommand, snapshot } = await prepareInstall(options);
+  const notes: string[] = [];
+  const wired = wiredEvents(options, events);
+  const { transport: commandVia, command } = commandTransport(options, nodeCommand, notes);
+  const commandHook = { type: 'command', command, timeout: timeoutSec };
+  const http = options.transport === 'http' ? httpHook(options, snapshot, notes) : undefined;
+  const paths: EventPath[] = [];
+  const wanted: WantedHook[] = wired.map((w) => {
+    // Claude Code does not call a SessionStart http hook; an event with commands needs their decisions.
+    const viaHttp = http !== undefined && !w.commands && w.event !== 'SessionStart';
+    paths.push({
+      event: w.event,
+      transport: viaHttp ? 'http' : commandVia,
+      matcher: w.matcher,
+      reasons: w.reasons,
+    });
+    return { event: w.event, matcher: w.matcher, hook: viaHttp ? http : commandHook };
+  });
+  const merged = mergeHookdWiring(hooksOf(snapshot.data), wanted, {
+    removeUnwanted: computesWiring(options),
+  });
   const warnings = assertWritableHooks(location.file, merged.hooks, options.agent);
   const plan = planJsonEdit(snapshot, 'hooks', merged.hooks);
   const dryRun = options.dryRun ?? false;
   const now = (options.now ?? (() => new Date()))();
-  const change = dryRun ? stripText(plan) : await applyJsonEdit(snapshot, plan, now);
+  // A new file holding the http token is created private.
+  const target = http && !snapshot.exists ? { ...snapshot, mode: 0o600 } : snapshot;
+  const change = dryRun ? stripText(plan) : await applyJsonEdit(target, plan, now);
+  // The token is a secret: the printed diff names it, never shows it.
+  const token = http ? (http.headers as Record<string, string>).Authorization!.slice('Bearer '.length) : '';
+  if (token && token !== NEW_TOKEN) change.diff = change.diff.replaceAll(token, '<hookd http token>');
   return {
     ...change,
     agent: options.agent,
     scope: options.scope,
     dryRun,
     command,
+    transport: options.transport === 'http' ? 'http' : commandVia,
     events: merged.actions,
+    paths,
+    notes,
     warnings,
   };
 }

@@ -1,18 +1,14 @@
-import { isHookdCommand } from './hookd-command.js';
+import { isHookdHook, transportOf } from './transport.js';
 import { isObject } from '../util/json-values.js';
 
 /** An agent's hooks object as read from its settings file; shapes are checked by validateAgentHooks. */
 export type AgentHooks = Record<string, unknown>;
 
-export type EventAction = 'added' | 'updated' | 'unchanged';
+export type EventAction = 'added' | 'updated' | 'unchanged' | 'removed';
 
 export interface MergeResult {
   hooks: AgentHooks;
   actions: { event: string; action: EventAction }[];
-}
-
-function isHookdHook(hook: unknown): boolean {
-  return isObject(hook) && isHookdCommand(hook.command);
 }
 
 /** The hook objects of an entry, when it has a hooks array. */
@@ -45,22 +41,56 @@ function mapHookdHooks(
   return out;
 }
 
+/** hookd's hook object for one event, and the matcher of the entry it goes in. */
+export interface WantedHook {
+  event: string;
+  hook: Record<string, unknown>;
+  /** The entry's matcher (default ''). */
+  matcher?: string;
+}
+
+/** The entry of one event that holds only hookd's hook gets the wanted matcher; a shared entry keeps its own. */
+function setMatcher(entries: unknown[], matcher: string): boolean {
+  for (const [i, entry] of entries.entries()) {
+    const list = hooksOf(entry);
+    if (!list || !list.some(isHookdHook)) continue;
+    const e = entry as Record<string, unknown>;
+    if (list.length !== 1 || (e.matcher ?? '') === matcher) return false;
+    entries[i] = { ...e, matcher };
+    return true;
+  }
+  return false;
+}
+
 /**
- * Adds (or brings up to date) one hookd entry per event; every other entry and key is kept as it is.
- * An event that already has a hookd hook keeps its place and matcher: its command and timeout are
- * set, and further hookd hooks in that event are dropped so hookd runs once per event.
+ * Wires hookd's hooks: one per wanted event, every other entry and key kept as it is. An event that
+ * already has a hookd hook (any transport) keeps its place: that hook becomes the wanted one (in place,
+ * so a transport switch moves nothing), its entry's matcher is set when the entry is hookd's alone, and
+ * further hookd hooks in the event are dropped so hookd runs once per event. With `removeUnwanted`,
+ * hookd's hooks of events not wanted are removed (as uninstall does).
  */
-export function mergeHookdEntries(
+export function mergeHookdWiring(
   input: AgentHooks | undefined,
-  options: { events: readonly string[]; command: string; timeoutSec: number },
+  wanted: readonly WantedHook[],
+  options: { removeUnwanted?: boolean } = {},
 ): MergeResult {
-  const hooks: AgentHooks = structuredClone(input ?? {});
+  let hooks: AgentHooks = structuredClone(input ?? {});
   const actions: MergeResult['actions'] = [];
-  for (const event of options.events) {
-    const wanted = { type: 'command', command: options.command, timeout: options.timeoutSec };
+  if (options.removeUnwanted) {
+    const keep = new Set(wanted.map((w) => w.event));
+    const others = Object.fromEntries(Object.entries(hooks).filter(([event]) => !keep.has(event)));
+    const { hooks: cleaned, removed } = removeHookdEntries(others);
+    for (const { event } of removed) {
+      actions.push({ event, action: 'removed' });
+      if (cleaned && Array.isArray(cleaned[event])) hooks[event] = cleaned[event];
+      else delete hooks[event];
+    }
+    if (Object.keys(hooks).length === 0 && input !== undefined && wanted.length === 0) hooks = {};
+  }
+  for (const { event, hook: want, matcher = '' } of wanted) {
     const current = hooks[event];
     if (!Array.isArray(current)) {
-      hooks[event] = [{ matcher: '', hooks: [wanted] }];
+      hooks[event] = [{ matcher, hooks: [want] }];
       actions.push({ event, action: 'added' });
       continue;
     }
@@ -72,17 +102,35 @@ export function mergeHookdEntries(
         return undefined;
       }
       found = true;
-      if (hook.command !== wanted.command || hook.timeout !== wanted.timeout || hook.type !== 'command')
-        changed = true;
-      return { ...hook, ...wanted };
+      const next = transportOf(hook) === transportOf(want) ? { ...hook, ...want } : want;
+      if (JSON.stringify(next) !== JSON.stringify(hook)) changed = true;
+      return next;
     });
     if (!found) {
-      entries.push({ matcher: '', hooks: [wanted] });
+      entries.push({ matcher, hooks: [want] });
       actions.push({ event, action: 'added' });
-    } else actions.push({ event, action: changed ? 'updated' : 'unchanged' });
+    } else {
+      if (setMatcher(entries, matcher)) changed = true;
+      actions.push({ event, action: changed ? 'updated' : 'unchanged' });
+    }
     hooks[event] = entries;
   }
   return { hooks, actions };
+}
+
+/**
+ * Adds (or brings up to date) one hookd command entry per event (matcher ''), as mergeHookdWiring does;
+ * hookd's hooks of other events are left alone.
+ */
+export function mergeHookdEntries(
+  input: AgentHooks | undefined,
+  options: { events: readonly string[]; command: string; timeoutSec: number },
+): MergeResult {
+  const hook = { type: 'command', command: options.command, timeout: options.timeoutSec };
+  return mergeHookdWiring(
+    input,
+    options.events.map((event) => ({ event, hook })),
+  );
 }
 
 export interface RemoveResult {

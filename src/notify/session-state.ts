@@ -101,14 +101,18 @@ export function stopAsksUser(event: EventLike): boolean {
 export function userMovedOn(event: EventLike): boolean {
   if (subagentOf(event) !== undefined || event.payload.stop_hook_active === true) return false;
   if (event.name === 'UserPromptSubmit') return isHumanPrompt(event);
-  return [
-    'PreToolUse',
-    'PostToolUse',
-    'PostToolUseFailure',
-    'PermissionDenied',
-    'ElicitationResult',
-  ].includes(event.name);
+  return MOVED_ON_EVENTS.includes(event.name);
 }
+
+/** The events userMovedOn looks at (hookd install wires them while waiting notifications are held). */
+export const MOVED_ON_EVENTS: readonly string[] = [
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'PermissionDenied',
+  'ElicitationResult',
+];
 
 /**
  * True for an event whose notification says the session waits for the user (a permission ask, an idle

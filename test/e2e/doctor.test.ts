@@ -62,10 +62,12 @@ describe('hookd doctor (built CLI)', () => {
       'droid-settings-user',
       'droid-settings-project',
       'droid-hooks',
+      'droid-wiring',
       'droid-log',
       'claude-settings-user',
       'claude-settings-project',
       'claude-hooks',
+      'claude-wiring',
       'claude-log',
       'daemon',
       'fast',
@@ -75,7 +77,9 @@ describe('hookd doctor (built CLI)', () => {
       'api',
     ]);
     expect(results.get('droid-hooks')).toMatchObject({ status: 'ok' });
-    expect(results.get('droid-hooks')!.detail).toContain(`${HOOKD_BIN} hook`);
+    // The default install: the fast client, for the events the config needs, and nothing missing.
+    expect(results.get('droid-hooks')!.detail).toContain('/bin/hookd-client.bash --agent droid');
+    expect(results.get('droid-wiring')).toMatchObject({ status: 'ok' });
     expect([...results.values()].filter((r) => r.status === 'fail')).toEqual([]);
     expect(ran.code).toBe(0);
     for (const r of results.values()) expect(['ok', 'warn', 'fail', 'skip']).toContain(r.status);

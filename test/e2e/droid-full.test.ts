@@ -145,7 +145,7 @@ describeWithAgent('droid', 'the whole product under the real Droid CLI 0.225.2',
 
     // `hookd install` into a throwaway HOME; the agent then runs with exactly the hooks it wrote.
     const installHome = join(tmp.dir, 'install-home');
-    const install = await runHookd(['install', '--json'], {
+    const install = await runHookd(['install', '--transport', 'node', '--all-events', '--json'], {
       env: { ...env, HOME: installHome },
       cwd: tmp.dir,
     });
@@ -223,7 +223,10 @@ describeWithAgent('droid', 'the whole product under the real Droid CLI 0.225.2',
     });
 
     it('`hookd install` run again on the agent’s real settings file finds nothing to change', async () => {
-      const again = await runHookd(['install', '--json'], { env: { ...env, HOME: exec.home }, cwd: tmp.dir });
+      const again = await runHookd(['install', '--transport', 'node', '--all-events', '--json'], {
+        env: { ...env, HOME: exec.home },
+        cwd: tmp.dir,
+      });
       expect(again.code, again.stderr).toBe(0);
       expect(JSON.parse(again.stdout)).toMatchObject({ changed: false });
     });
@@ -356,7 +359,7 @@ describeWithAgent('droid', 'the whole product under the real Droid CLI 0.225.2',
       expect(code).toBe(0);
       for (const id of ['config', 'droid-settings-user', 'droid-hooks', 'droid-log', 'daemon', 'channel:ops'])
         expect(checks.get(id)?.status, id).toBe('ok');
-      expect(checks.get('droid-hooks')!.detail).toContain('all 9 events wired');
+      expect(checks.get('droid-hooks')!.detail).toContain('9 events wired');
       expect(checks.get('daemon')!.detail).toContain(`pid ${daemon!.pid}`);
     });
   });

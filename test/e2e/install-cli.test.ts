@@ -65,13 +65,13 @@ describe('hookd install / uninstall (built CLI)', () => {
       theme: 'dark',
       hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say hi' }] }] },
     });
-    const dry = await hookd('install', '--dry-run');
+    const dry = await hookd('install', '--transport', 'node', '--all-events', '--dry-run');
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain('Would install hookd for Droid (user scope)');
     expect(dry.stdout).toContain(`+++ ${droidSettings()}`);
     expect(readFileSync(droidSettings(), 'utf8')).toBe(original);
 
-    const first = await hookd('install', '--json');
+    const first = await hookd('install', '--transport', 'node', '--all-events', '--json');
     expect(first.code).toBe(0);
     const result = JSON.parse(first.stdout);
     expect(result).toMatchObject({
@@ -89,7 +89,7 @@ describe('hookd install / uninstall (built CLI)', () => {
     });
     expect(readFileSync(result.backup, 'utf8')).toBe(original);
 
-    const second = await hookd('install');
+    const second = await hookd('install', '--transport', 'node', '--all-events');
     expect(second.stdout).toContain('already installed');
     expect(readdirSync(join(env.HOME!, '.factory')).filter((n) => n.includes('hookd-backup'))).toHaveLength(
       1,
@@ -99,6 +99,26 @@ describe('hookd install / uninstall (built CLI)', () => {
     expect(removed.code).toBe(0);
     expect(removed.stdout).toContain('Removed 9 hookd hooks');
     expect(readFileSync(droidSettings(), 'utf8')).toBe(original);
+  });
+
+  it('by default wires the fast client for only the events the config needs, and says which path each takes', async () => {
+    writeJson(env.HOOKD_CONFIG!, {
+      notify: { rules: [{ on: 'Stop', channels: ['desktop'] }] },
+      ledger: { enabled: false },
+    });
+    const ran = await hookd('install', '--json');
+    expect(ran.code, ran.stderr).toBe(0);
+    const result = JSON.parse(ran.stdout);
+    expect(result.transport).toBe('fast');
+    expect(result.paths).toEqual([{ event: 'Stop', transport: 'fast', matcher: '', reasons: ['rules'] }]);
+    const data = JSON.parse(readFileSync(droidSettings(), 'utf8'));
+    expect(Object.keys(data.hooks)).toEqual(['Stop']);
+    expect(data.hooks.Stop[0].hooks[0].command).toMatch(
+      /^HOOKD_NODE=\S+ \/bin\/bash \S+\/bin\/hookd-client\.bash --agent droid$/,
+    );
+    const text = await hookd('install', '--transport', 'node');
+    expect(text.stdout).toContain('updated:   Stop');
+    expect(text.stdout).toContain('node:      Stop');
   });
 
   it('refuses a settings file Droid already rejects, naming the entry, exit 1', async () => {
@@ -159,7 +179,16 @@ describe('hookd install / uninstall (built CLI)', () => {
 
 describe('Claude Code (built CLI)', () => {
   it('installs into ~/.claude/settings.json and hookd hands every Claude payload to its commands as sent', async () => {
-    const ran = await hookd('install', '--agent', 'claude', '--timeout', '600');
+    const ran = await hookd(
+      'install',
+      '--agent',
+      'claude',
+      '--timeout',
+      '600',
+      '--transport',
+      'node',
+      '--all-events',
+    );
     expect(ran.code).toBe(0);
     const settings = JSON.parse(readFileSync(claudeSettings(), 'utf8'));
     expect(settings.hooks.Stop[0].hooks[0]).toEqual({

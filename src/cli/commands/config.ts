@@ -1,3 +1,6 @@
+import { agentEventPaths } from '../../doctor/event-paths.js';
+import { AGENT_PROFILES, AGENTS, type Agent } from '../../install/agents.js';
+import type { HookdConfig } from '../../config/schema.js';
 import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { readInputFile } from '../read-input.js';
@@ -128,6 +131,21 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
   },
 };
 
+/** Per agent wired to hookd: the events the config needs that its settings do not send hookd. */
+async function unwiredEvents(
+  projectDir: string,
+  config: HookdConfig,
+): Promise<Partial<Record<Agent, string[]>>> {
+  const byAgent = await agentEventPaths(process.env, projectDir, config);
+  const out: Partial<Record<Agent, string[]>> = {};
+  for (const agent of AGENTS) {
+    if (!byAgent[agent].some((p) => p.path !== 'not wired')) continue;
+    const missing = byAgent[agent].filter((p) => p.path === 'not wired' && p.reasons.length > 0);
+    if (missing.length > 0) out[agent] = missing.map((p) => p.event);
+  }
+  return out;
+}
+
 interface ValidateArgs {
   file?: string;
   project?: string;
@@ -147,10 +165,11 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'Print {valid, issues} as JSON' })
       .example('hookd validate', 'Check the config files hookd would use here')
       .example('hookd validate ./config.json', 'Check one file before installing it'),
-  handler: (args) => {
+  handler: async (args) => {
     const out = stdoutOut();
     let files: { file: string; text: string | null; level?: 'user' | 'project' }[];
     let notTrusted: ConfigSource[] = [];
+    let unwired: Partial<Record<Agent, string[]>> = {};
     if (args.file) {
       const text = readInputFile(args.file);
       files = [{ file: args.file, text }];
@@ -162,6 +181,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         recordLastGood: false,
       });
       notTrusted = loaded.sources.filter(untrusted);
+      unwired = await unwiredEvents(projectDirFrom(args) ?? process.cwd(), loaded.config);
       files = loaded.sources
         .filter((s) => s.exists)
         .map((s) => ({ file: s.file, text: readInputFile(s.file), level: s.level }));
@@ -188,6 +208,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
             trust: s.trust!.state,
             sha256: s.trust!.sha256,
           })),
+          unwired,
         }),
       );
     else {
@@ -195,6 +216,14 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         out.write(`${paint(out, 'green', '✓')} ${files.map((f) => f.file).join(', ')}: valid\n`);
       else out.write(`${formatIssues(issues)}\n\n${issues.length} problem(s) found.\n`);
       for (const s of notTrusted) out.write(`${paint(out, 'red', '✗')} ${untrustedLine(s)}\n`);
+      for (const [agent, events] of Object.entries(unwired))
+        out.write(
+          paint(
+            out,
+            'yellow',
+            `note: ${AGENT_PROFILES[agent as Agent].displayName} does not send hookd ${events.join(', ')}, which this config needs: run \`hookd install --agent ${agent}\`\n`,
+          ),
+        );
     }
     if (issues.length > 0 || notTrusted.length > 0) process.exitCode = EXIT.FAILURE;
   },

@@ -10,6 +10,9 @@ import {
   type InstallResult,
   type UninstallResult,
 } from '../../install/install.js';
+import { TRANSPORTS, type Transport } from '../../install/transport.js';
+import { loadConfig } from '../../config/load.js';
+import { validator } from '../../config/resolve.js';
 import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
 
 interface TargetArgs {
@@ -24,6 +27,9 @@ interface TargetArgs {
 interface InstallArgs extends TargetArgs {
   events?: string[];
   timeout?: number;
+  transport?: Transport;
+  'all-events'?: boolean;
+  'rotate-token'?: boolean;
 }
 
 interface ImportArgs extends InstallArgs {
@@ -88,6 +94,18 @@ function installFrom(args: InstallArgs) {
   };
 }
 
+/** install's own flags: the transport (fast by default), the events the effective config needs. */
+function wiringFrom(args: InstallArgs) {
+  const projectDir = args.scope === 'project' ? (args.project ?? process.cwd()) : undefined;
+  const loaded = loadConfig({ env: process.env, projectDir, validator: () => validator });
+  return {
+    transport: args.transport ?? 'fast',
+    config: loaded.config,
+    allEvents: args['all-events'] ?? false,
+    rotateToken: args['rotate-token'] ?? false,
+  };
+}
+
 function colourDiff(out: Out, diff: string): string {
   return diff
     .split('\n')
@@ -125,11 +143,18 @@ function printInstall(out: Out, result: InstallResult): void {
     out.write(
       `${verb} hookd for ${scopeLabel(result)} in ${result.file}${result.created ? ' (new file)' : ''}\n`,
     );
-  for (const action of ['added', 'updated', 'unchanged'] as const) {
+  for (const action of ['added', 'updated', 'unchanged', 'removed'] as const) {
     const events = result.events.filter((e) => e.action === action).map((e) => e.event);
     if (events.length > 0) out.write(`  ${`${action}:`.padEnd(11)}${events.join(', ')}\n`);
   }
   out.write(`  command:   ${result.command}\n`);
+  for (const transport of ['fast', 'node', 'http'] as const) {
+    const events = result.paths.filter((p) => p.transport === transport);
+    if (events.length === 0) continue;
+    const list = events.map((p) => (p.matcher ? `${p.event} (${p.matcher})` : p.event)).join(', ');
+    out.write(`  ${`${transport}:`.padEnd(11)}${list}\n`);
+  }
+  for (const note of result.notes) out.write(paint(out, 'yellow', `  note: ${note}\n`));
   writeChange(out, result, result.dryRun);
   if (result.dryRun && result.changed) out.write(paint(out, 'gray', 'dry run: nothing was written\n'));
 }
@@ -177,10 +202,36 @@ function printImport(out: Out, result: ImportResult): void {
 
 export const installCommand: CommandModule<object, InstallArgs> = {
   command: 'install',
-  describe: "Wire hookd into the agent's settings file for every event",
+  describe: "Wire hookd into the agent's settings file for the events your config uses",
   builder: (y) =>
     installOptions(y)
-      .example('hookd install', 'Wire hookd into ~/.factory/settings.json for all 9 Droid events')
+      .option('transport', {
+        choices: TRANSPORTS,
+        describe:
+          'fast: the bash client (default where bash exists); node: start Node per event; http: Claude Code posts observe-only events to the daemon',
+      })
+      .option('all-events', {
+        type: 'boolean',
+        default: false,
+        describe: 'Wire every event the agent fires, not only those the config needs',
+      })
+      .option('rotate-token', {
+        type: 'boolean',
+        default: false,
+        describe: 'With --transport http: write a new token (sessions started before are refused)',
+      })
+      .example(
+        'hookd install',
+        'Wire the fast client into ~/.factory/settings.json for the events the config needs',
+      )
+      .example(
+        'hookd install --agent claude --transport http',
+        'Observe-only events over http, the rest via the fast client',
+      )
+      .example(
+        'hookd install --all-events --transport node',
+        'Every event, one Node start each (the old default)',
+      )
       .example(
         'hookd install --agent claude --scope project --dry-run',
         'Show the change to .claude/settings.json',
@@ -192,7 +243,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
           'as <file>.hookd-backup-<time>.',
       ) as Argv<InstallArgs>,
   handler: async (args) => {
-    const result = await installHookd(installFrom(args));
+    const result = await installHookd({ ...installFrom(args), ...wiringFrom(args) });
     const out = stdoutOut();
     if (args.json) out.write(formatJson(result));
     else printInstall(out, result);

@@ -22,6 +22,9 @@ import {
   presenceStatusSchema,
   type PresenceStatus,
 } from '../../notify/presence.js';
+import { agentEventPaths, type EventPath } from '../../doctor/event-paths.js';
+import type { HookdConfig } from '../../config/schema.js';
+import { AGENT_PROFILES, AGENTS, type Agent } from '../../install/agents.js';
 
 interface StatusArgs {
   json: boolean;
@@ -35,6 +38,40 @@ export interface StatusReport {
   desktop: { ok: boolean; problems: string[] };
   /** The sessions' states the daemon holds (docs/sessions.md); absent when it does not run. */
   sessions?: SessionState[];
+  /** How each event reaches hookd, per agent whose settings wire it (user and current project files). */
+  paths: Partial<Record<Agent, EventPath[]>>;
+}
+
+/** One line per agent: the events by path, and the events the config needs that are not wired. */
+export function formatPaths(paths: StatusReport['paths'], out: Pick<Out, 'color'>): string[] {
+  const lines: string[] = [];
+  for (const agent of AGENTS) {
+    const list = paths[agent];
+    if (!list) continue;
+    const by = (path: EventPath['path']) =>
+      list
+        .filter((p) => p.path === path)
+        .map(
+          (p) =>
+            p.event +
+            (p.matcher ? ` [${p.matcher}]` : '') +
+            (p.reasons.length === 0 && path !== 'not wired' ? ' (not needed)' : ''),
+        );
+    const parts = (['fast', 'node', 'http'] as const)
+      .filter((path) => by(path).length > 0)
+      .map((path) => `${path}: ${by(path).join(', ')}`);
+    lines.push(`${AGENT_PROFILES[agent].displayName} paths: ${parts.join('; ') || 'none'}`);
+    const missing = list.filter((p) => p.path === 'not wired' && p.reasons.length > 0).map((p) => p.event);
+    if (missing.length > 0)
+      lines.push(
+        paint(
+          out,
+          'yellow',
+          `  not wired, but the config needs: ${missing.join(', ')} (hookd install --agent ${agent})`,
+        ),
+      );
+  }
+  return lines;
 }
 
 /** One row per session: its state (and why it waits), since when, its last event. */
@@ -88,8 +125,10 @@ export async function statusReport(env: Record<string, string | undefined>): Pro
   const daemon = await daemonState(env);
   let configOnDisk: StatusReport['configOnDisk'];
   let desktopWanted = true;
+  let config: HookdConfig | undefined;
   try {
     const loaded = loadConfig({ env, projectDir: undefined, validator: () => validator, useCache: false });
+    config = loaded.config;
     const issues = loaded.sources.flatMap((s) => s.issues);
     configOnDisk = { ok: issues.length === 0, file: loaded.sources[0]?.file, issues };
     const notify = notifySettings(loaded.config.notify);
@@ -106,7 +145,12 @@ export async function statusReport(env: Record<string, string | undefined>): Pro
     ? probeDesktop({ platform: process.platform, arch: process.arch, env })
     : { ok: true, problems: [] };
   const sessions = daemon.running ? await liveSessions(env) : undefined;
+  const byAgent = await agentEventPaths(env, process.cwd(), config);
+  const paths = Object.fromEntries(
+    AGENTS.filter((a) => byAgent[a].some((p) => p.path !== 'not wired')).map((a) => [a, byAgent[a]]),
+  );
   return {
+    paths,
     daemon,
     configOnDisk,
     desktop: { ok: desktop.ok, problems: desktop.problems },
@@ -183,6 +227,8 @@ export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now 
     );
     for (const p of report.desktop.problems) problems.push(`desktop: ${p}`);
   }
+  const pathLines = formatPaths(report.paths ?? {}, out);
+  if (pathLines.length > 0) lines.push('', ...pathLines);
   if (!report.configOnDisk.ok && !(d.running && !d.stats.config.ok)) {
     for (const issue of report.configOnDisk.issues)
       problems.push(`config ${issue.path}: ${issue.message}${issue.fix ? ` (fix: ${issue.fix})` : ''}`);

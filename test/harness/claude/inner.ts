@@ -27,6 +27,12 @@ export interface InnerConfig {
   permission?: { behavior: 'allow' | 'deny'; when: { file: string; contains: string } };
   deadlineMs: number;
   netns: boolean;
+  /**
+   * A process to run beside claude in the same namespaces (e.g. a hookd daemon whose loopback listener
+   * claude's http hooks must reach): started first, ready once `readyFile` exists, stopped with SIGTERM
+   * (and waited for) after claude exits.
+   */
+  sidecar?: { argv: string[]; env: Record<string, string>; readyFile: string };
 }
 
 export interface InnerResult {
@@ -145,6 +151,21 @@ async function answerControl(
   });
 }
 
+async function startSidecar(
+  spec: NonNullable<InnerConfig['sidecar']>,
+  deadline: number,
+): Promise<ChildProcess> {
+  const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
+    env: spec.env,
+    stdio: ['ignore', 'ignore', openSync(out('sidecar.stderr'), 'a')],
+  });
+  while (!existsSync(spec.readyFile)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error('the sidecar did not get ready');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return child;
+}
+
 async function main(): Promise<void> {
   if (config.netns) spawnSync('ip', ['link', 'set', 'lo', 'up'], { stdio: 'ignore' });
   const model = await startFakeModel({
@@ -153,6 +174,7 @@ async function main(): Promise<void> {
     workDir: config.work,
   });
   const deadline = Date.now() + config.deadlineMs;
+  const sidecar = config.sidecar ? await startSidecar(config.sidecar, deadline) : undefined;
   const env = { ...config.env, ANTHROPIC_BASE_URL: model.url };
   const stderr = openSync(out('agent.stderr'), 'a');
   let child: ChildProcess;
@@ -183,6 +205,13 @@ async function main(): Promise<void> {
   if (config.mode === 'stream') await drive(child, deadline);
   await done;
   clearTimeout(timer);
+  if (sidecar) {
+    const gone = new Promise((resolve) => sidecar.once('exit', resolve));
+    if (sidecar.exitCode === null && sidecar.signalCode === null) {
+      sidecar.kill('SIGTERM');
+      await gone;
+    }
+  }
   await model.close();
   writeFileSync(out('result.json'), JSON.stringify(result));
 }

@@ -45,6 +45,8 @@ export interface ClaudeRunOptions {
   permission?: InnerConfig['permission'];
   args?: string[];
   deadlineSec?: number;
+  /** A process run beside claude inside its namespaces (see InnerConfig.sidecar), e.g. a hookd daemon. */
+  sidecar?: InnerConfig['sidecar'];
   /** `--debug` (Claude Code writes ~/.claude/debug/<session>.txt, as a user's would) instead of --debug-file. */
   debugInHome?: boolean;
 }
@@ -156,6 +158,7 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
     deadlineMs,
     netns: isolated,
     ...(options.permission ? { permission: options.permission } : {}),
+    ...(options.sidecar ? { sidecar: options.sidecar } : {}),
   };
   const configFile = join(options.outDir, 'inner-config.json');
   writeFileSync(configFile, JSON.stringify(config));

@@ -66,7 +66,16 @@ export function claudeTestbed(prefix: string): ClaudeTestbed {
     payloadOf: (c) => JSON.parse(c.stdin) as Record<string, unknown>,
     recorder: () => ({ type: 'command', command, name: 'recorder', env: { CAP: capture } }),
     install: async () => {
-      const args = ['install', '--agent', 'claude', '--events', CLAUDE_EVENTS.join(','), '--json'];
+      const args = [
+        'install',
+        '--agent',
+        'claude',
+        '--events',
+        CLAUDE_EVENTS.join(','),
+        '--transport',
+        'node',
+        '--json',
+      ];
       const ran = await runHookd(args, { env, cwd: tmp.dir });
       if (ran.code !== 0) throw new Error(`hookd install failed: ${ran.stderr}`);
       const settings = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')) as {

@@ -74,17 +74,19 @@ describe('doctor: agent settings', () => {
     expect(check(results, 'droid-settings-project').status).toBe('ok');
     const wiring = check(results, 'droid-hooks');
     expect(wiring.status).toBe('ok');
-    expect(wiring.detail).toContain('all 9 events wired');
+    expect(wiring.detail).toContain('9 events wired');
   });
 
-  it('names the events that are not wired', async () => {
+  it('names the events the config needs that are not wired (check droid-wiring)', async () => {
     writeJson(droidUser(), wiredSettings(`${h.hookdBin} hook`, ['Stop', 'Notification']));
-    const wiring = check(await doctor(h), 'droid-hooks');
+    const results = await doctor(h);
+    expect(check(results, 'droid-hooks').status).toBe('ok');
+    const wiring = check(results, 'droid-wiring');
     expect(wiring.status).toBe('warn');
     expect(wiring.detail).toContain(
-      'wired for 2 of 9 events; missing: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, SubagentStop, PreCompact, SessionEnd',
+      'the config needs events the agent does not send hookd: SessionStart, UserPromptSubmit, PostToolUse, SubagentStop, SessionEnd',
     );
-    expect(wiring.fix).toContain('hookd install --agent droid');
+    expect(wiring.fix).toBe('run `hookd install --agent droid --transport node`');
   });
 
   it('fails when the hookd program in the settings no longer exists', async () => {

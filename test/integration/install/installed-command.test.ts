@@ -24,10 +24,29 @@ function installedStopCommand(settingsFile: string): string {
 describe('the installed hook command', () => {
   it('user scope: runs the guard with no node on the agent PATH (absolute node + hookd, quoted)', async () => {
     box.writeConfig({ hooks: { PreToolUse: [{ hooks: [guard] }] } });
-    const installed = await runHookd(['install', '--agent', 'droid'], { env: box.env, cwd: box.project });
+    const installed = await runHookd(['install', '--agent', 'droid', '--transport', 'node'], {
+      env: box.env,
+      cwd: box.project,
+    });
     expect(installed.code, installed.stderr).toBe(0);
     const command = installedStopCommand(join(box.env.HOME!, '.factory', 'settings.json'));
     expect(command).toBe(`${process.execPath} ${HOOKD_BIN} hook --agent droid`);
+    const ran = await runAsAgent(agentPayload('droid', 'PreToolUse', { cwd: box.project }), {
+      env: { ...box.env, PATH: BARE_PATH },
+      cwd: box.project,
+      command,
+    });
+    expect(ran).toMatchObject({ code: 2, stderr: 'no shell today\n' });
+  });
+
+  it('user scope, fast client (the default): its Node fallback runs the guard with no node on the agent PATH', async () => {
+    box.writeConfig({ hooks: { PreToolUse: [{ hooks: [guard] }] } });
+    const installed = await runHookd(['install', '--agent', 'droid'], { env: box.env, cwd: box.project });
+    expect(installed.code, installed.stderr).toBe(0);
+    const command = installedStopCommand(join(box.env.HOME!, '.factory', 'settings.json'));
+    const client = join(dirname(HOOKD_BIN), '..', 'bin', 'hookd-client.bash');
+    expect(command).toBe(`HOOKD_NODE=${process.execPath} /bin/bash ${client} --agent droid`);
+    // No daemon runs here: the client falls back to the Node path, with the node the install wrote.
     const ran = await runAsAgent(agentPayload('droid', 'PreToolUse', { cwd: box.project }), {
       env: { ...box.env, PATH: BARE_PATH },
       cwd: box.project,
