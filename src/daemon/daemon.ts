@@ -30,6 +30,7 @@ import { collectStats, type DaemonStats } from './stats.js';
 import { requestHandler } from './requests.js';
 import { startFastServer, type FastServer } from './fast-server.js';
 import { startHttpHooks, type HttpHooksServer } from './http-hooks.js';
+import { TranscriptWatch } from './transcript-watch.js';
 
 export { DaemonRunningError } from './lock-holder.js';
 export type { ChannelStatus, DaemonStats } from './stats.js';
@@ -60,6 +61,8 @@ export interface StartDaemonOptions {
   logger?: Logger;
   /** How often held notifications and noise state are looked at (default 5000 ms; tests use less). */
   housekeepingIntervalMs?: number;
+  /** The fallback poll of watched transcripts (default 5000 ms; docs/sessions.md). */
+  transcriptPollMs?: number;
 }
 
 export interface DaemonHandle {
@@ -231,6 +234,10 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       shownWaiting: (session) => store.shownWaiting(session),
       sessionMessageChannels: () =>
         [...channels.values()].filter((c) => c.sessionMessages).map((c) => c.name),
+      // Transcript watching (docs/sessions.md): interrupts and turn ends no hook reports.
+      // A Claude sub-agent's state (`<session>#<agent>`) is not its parent's transcript's to move.
+      onSession: (state, event) =>
+        transcripts.track(state, state.id === event.sessionId ? event.payload.transcript_path : undefined),
       noiseChanged: () => noiseStore.changed(),
       notify,
       notifyFor: (event) => projects.notifyFor(event),
@@ -253,6 +260,17 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       projectOf.set(event.sessionId, event.projectDir);
       if (projectOf.size > 1000) projectOf.delete(projectOf.keys().next().value!);
     };
+    const transcripts = new TranscriptWatch({
+      logger: log,
+      now,
+      session: (id) => pipeline.sessions.get(id),
+      onSignal: (id, signal) =>
+        void pipeline
+          .transcriptSignal(id, signal)
+          .catch((error: Error) => log.error({ error: error.message }, 'cannot apply a transcript record')),
+      ...(options.transcriptPollMs ? { pollMs: options.transcriptPollMs } : {}),
+    });
+    cleanups.push(() => void transcripts.close());
     const ingest = new Ingest({
       store,
       commit,
@@ -406,6 +424,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         for (const timer of timers) clearInterval(timer);
         await fast?.close();
         await httpHooks?.close();
+        await transcripts.close();
         for (const timer of releaseTimers) clearTimeout(timer);
         await server.close();
         rmSync(files.socket, { force: true });

@@ -15,6 +15,7 @@ import { effectiveRules, evaluateRules } from '../notify/rules.js';
 import {
   isWaitingAsk,
   observeSession,
+  transcriptTransition,
   userMovedOn,
   pruneSessions,
   SESSION_ENDED_TTL_MS,
@@ -22,6 +23,7 @@ import {
   type SessionTable,
 } from '../notify/session-state.js';
 import { quietStateAt } from '../notify/quiet-hours.js';
+import type { TranscriptSignal } from '../notify/transcript-signals.js';
 import {
   folderName,
   projectDirOf,
@@ -83,6 +85,8 @@ export interface PipelineOptions {
   sessionMessageChannels?: (() => readonly string[]) | undefined;
   /** Whether the user is at this machine now (docs/sessions.md#presence); never throws. */
   presence?: (() => Promise<PresenceReading>) | undefined;
+  /** Called with a session's state after each of its events (the transcript watcher). */
+  onSession?: ((state: SessionState, event: HookEvent) => void) | undefined;
 }
 
 /** One delivery record per channel for a notification. */
@@ -254,26 +258,14 @@ export class Pipeline {
     const sid = event.sessionId;
     // The main session's state before the event (a Claude sub-agent's event leaves it as it was).
     const before = sid ? this.sessions.get(sid) : undefined;
-    observeSession(this.sessions, event, at);
+    const moved = observeSession(this.sessions, event, at);
+    if (moved) o.onSession?.(moved, event);
     const records: JournalRecord[] = [];
     // Delay-then-cancel: the user answered in the terminal, so the held "waiting" notifications go.
     if (sid && userMovedOn(event)) {
-      const cancelled = [...(o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])];
-      this.batchWaiting.delete(sid);
-      const ids = cancelled.map((d) => d.id);
-      // Nothing was sent: the same ask later is no duplicate, and no cooldown runs.
-      for (const d of cancelled) {
-        if (d.waiting?.dedupeKey) noise.sent.delete(d.waiting.dedupeKey);
-        if (d.waiting?.cooldownKey) noise.cooldowns.delete(d.waiting.cooldownKey);
-      }
-      if (ids.length > 0) {
-        records.push({ t: 'cancel', ids, at, by: `${event.name} ${event.id}` });
-        log.info(
-          { event: event.name, eventId: event.id, sessionId: sid, cancelled: ids },
-          'the session moved on: held notifications cancelled',
-        );
-      }
-      records.push(...this.resolveShown(sid, `${event.name} ${event.id}`));
+      const by = `${event.name} ${event.id}`;
+      records.push(...this.cancelHeld(sid, at, by, { event: event.name, eventId: event.id }));
+      records.push(...this.resolveShown(sid, by));
     }
     if (o.onEvent) {
       try {
@@ -475,6 +467,60 @@ export class Pipeline {
       records.push(...deliveryRecords(this.o.now, `${event.id}/summary`, 0, summaryTo, summary));
     }
     return records;
+  }
+
+  /** The cancel record of a session's held "waiting" notifications (none: no record), logged. */
+  private cancelHeld(sid: string, at: number, by: string, why: Record<string, unknown>): JournalRecord[] {
+    const { noise } = this;
+    const cancelled = [...(this.o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])];
+    this.batchWaiting.delete(sid);
+    const ids = cancelled.map((d) => d.id);
+    // Nothing was sent: the same ask later is no duplicate, and no cooldown runs.
+    for (const d of cancelled) {
+      if (d.waiting?.dedupeKey) noise.sent.delete(d.waiting.dedupeKey);
+      if (d.waiting?.cooldownKey) noise.cooldowns.delete(d.waiting.cooldownKey);
+    }
+    if (ids.length === 0) return [];
+    this.o.logger.info(
+      { ...why, sessionId: sid, cancelled: ids },
+      'the session moved on: held notifications cancelled',
+    );
+    return [{ t: 'cancel', ids, at, by }];
+  }
+
+  /**
+   * A record read from a session's transcript that no hook reported (docs/sessions.md): the session's
+   * state moves (`transcript-interrupt`, `transcript-turn-end`, `transcript-turn-failed`), its held
+   * "waiting" notifications are cancelled and those already shown marked resolved. Runs after the events
+   * already queued (Droid hands its Stop over before it writes the turn's outcome).
+   */
+  async transcriptSignal(sessionId: string, signal: TranscriptSignal): Promise<void> {
+    await this.idle();
+    const before = this.sessions.get(sessionId);
+    if (!before || this.stopping) return;
+    const at = this.o.now();
+    const next = transcriptTransition(before, signal, at);
+    const moved = next !== before;
+    if (moved) {
+      this.sessions.delete(sessionId);
+      this.sessions.set(sessionId, next);
+      this.o.logger.info(
+        { sessionId, transition: next.transition, phase: next.phase, detail: signal.detail.slice(0, 200) },
+        'session state moved by its transcript',
+      );
+      this.o.noiseChanged?.();
+    }
+    // An interrupt ends any ask, even of a session already done or ended by the time it is read.
+    if (!moved && signal.kind !== 'interrupt') return;
+    const by = `transcript-${signal.kind}`;
+    const records = [
+      ...this.cancelHeld(sessionId, at, by, { transition: by }),
+      ...this.resolveShown(sessionId, by),
+    ];
+    if (records.length > 0) {
+      await this.o.commit(records);
+      this.o.wake(records.flatMap((r) => (r.t === 'add' ? [r.d.channel] : [])));
+    }
   }
 
   private async processQueue(): Promise<void> {

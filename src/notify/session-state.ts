@@ -6,6 +6,7 @@ import {
   subagentOf,
   type EventLike,
 } from '../events/claude-facts.js';
+import type { TranscriptSignal } from './transcript-signals.js';
 
 /**
  * What each session (main or sub-agent) is doing, from its events alone: a pure state machine,
@@ -40,7 +41,10 @@ export type SessionTransition =
   | 'compacted'
   | 'session-end'
   | 'ended-mid-turn'
-  | 'activity';
+  | 'activity'
+  | 'transcript-interrupt'
+  | 'transcript-turn-end'
+  | 'transcript-turn-failed';
 
 export interface SessionState {
   /** The session id; a Claude sub-agent's is `<parent session>#<agent_id>`. */
@@ -255,6 +259,36 @@ export function nextSessionState(
       // Setup, InstructionsLoaded, MessageDisplay, CwdChanged...: the session is alive, its phase unchanged.
       return move(s, event, now, 'activity', ACTIVITY.has(event.name) ? 'working' : s.phase);
   }
+}
+
+/**
+ * The session's next state after a signal read from its transcript (`transcript-signals.ts`), or the same
+ * object when the signal changes nothing. An interrupt moves any live session (Droid fires Stop before it
+ * writes the turn's `cancelled` outcome); the end or failure of a turn only moves a session whose turn is
+ * under way (no Stop seen yet: a Stop that asked a question stays `waiting`). Pure.
+ */
+export function transcriptTransition(s: SessionState, signal: TranscriptSignal, now: number): SessionState {
+  if (!isLive(s)) return s;
+  const to = (transition: SessionTransition, phase: SessionPhase, failure?: string): SessionState => {
+    const next: SessionState = {
+      ...s,
+      transition,
+      lastEvent: 'transcript',
+      lastEventAt: now,
+      since: phase === s.phase ? s.since : now,
+      phase,
+      inTurn: false,
+      ...(failure ? { failure } : {}),
+    };
+    delete next.waitingFor;
+    if (!failure) delete next.failure;
+    return next;
+  };
+  if (signal.kind === 'interrupt')
+    return s.phase === 'interrupted' ? s : to('transcript-interrupt', 'interrupted');
+  if (!s.inTurn) return s;
+  if (signal.kind === 'turn-end') return to('transcript-turn-end', 'done');
+  return to('transcript-turn-failed', 'failed', signal.detail);
 }
 
 /** Whether a session is still live (not ended, not failed by its end). */
