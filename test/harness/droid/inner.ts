@@ -3,7 +3,7 @@ import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeModel } from './fake-model.js';
 import { exitWithin, killRun, RUN_MARKER } from './reap.js';
-import { driveJsonRpc } from './rpc-driver.js';
+import { driveJsonRpc, type PermissionAnswer } from './rpc-driver.js';
 import type { FakeStep } from './script.js';
 
 /**
@@ -24,6 +24,7 @@ export interface InnerConfig {
   agentTimeoutSec: number;
   outputFormat: string;
   env: Record<string, string>;
+  permissionAnswer?: PermissionAnswer;
 }
 
 const MODEL_ID = 'custom:fake-chat';
@@ -108,6 +109,7 @@ async function main(): Promise<void> {
             stdoutFile: join(c.outDir, 'agent.stdout'),
             stderrFile: join(c.outDir, 'agent.stderr'),
             deadlineMs: c.agentTimeoutSec * 1000,
+            ...(c.permissionAnswer ? { answer: c.permissionAnswer } : {}),
           })
         : await runExec(c, env, work);
   } finally {

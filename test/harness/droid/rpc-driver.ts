@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { exitWithin } from './reap.js';
 
 /**
@@ -22,7 +22,27 @@ export interface RpcOptions {
   deadlineMs: number;
   /** The answer to each permission request (default proceed_once; `cancel` denies). */
   permission?: string;
+  /**
+   * When each permission request is answered (default: at once). `gateFile`: once this file exists (a
+   * test makes it when it has seen what it waits for: the answer comes late by a condition, not a clock);
+   * `delayMs`: that long after the request. `interrupt`: the "answer" is `droid.interrupt_session`, what
+   * Esc at the prompt does.
+   */
+  answer?: PermissionAnswer;
   compact?: boolean;
+}
+
+export interface PermissionAnswer {
+  gateFile?: string;
+  delayMs?: number;
+  interrupt?: boolean;
+}
+
+/** Resolves once the answer to a permission request may go (the gate file exists, the delay passed). */
+async function answerTime(answer: PermissionAnswer | undefined, deadline: number): Promise<void> {
+  if (answer?.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+  while (answer?.gateFile && !existsSync(answer.gateFile) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 interface Message {
@@ -46,6 +66,7 @@ export function driveJsonRpc(o: RpcOptions): Promise<number> {
       detached: true, // its own process group, killed as one at the deadline
     },
   );
+  const started = Date.now();
   const log = (line: string) => appendFileSync(o.transcriptFile, `${line}\n`);
   const pending = new Map<string, (m: Message) => void>();
   let onNotification: (m: Message) => void = () => {};
@@ -84,7 +105,12 @@ export function driveJsonRpc(o: RpcOptions): Promise<number> {
         pending.delete(String(m.id));
         resolve(m);
       } else if (m.type === 'request' && m.method === 'droid.request_permission') {
-        send({ type: 'response', id: m.id, result: { selectedOption: o.permission ?? 'proceed_once' } });
+        const id = m.id;
+        void answerTime(o.answer, started + o.deadlineMs).then(() => {
+          log(`-- permission request ${String(id)} answered${o.answer?.interrupt ? ' by an interrupt' : ''}`);
+          if (o.answer?.interrupt) void call('droid.interrupt_session', {});
+          else send({ type: 'response', id, result: { selectedOption: o.permission ?? 'proceed_once' } });
+        });
       } else if (m.type === 'request' && m.method === 'droid.ask_user') {
         send({ type: 'response', id: m.id, result: { cancelled: true } });
       } else onNotification(m);

@@ -8,6 +8,7 @@ import { DROID_EVENTS } from '../../../src/events/names.js';
 import { agentBinary } from '../agents.js';
 import type { InnerConfig } from './inner.js';
 import { killRun, RUN_MARKER } from './reap.js';
+import type { PermissionAnswer } from './rpc-driver.js';
 import { DEFAULT_PROMPT, DEFAULT_SCRIPT, type FakeStep } from './script.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -31,6 +32,8 @@ export interface DroidRunOptions {
   outputFormat?: 'json' | 'text' | 'stream-json';
   /** The droid binary (default: the pinned one from the agents cache). */
   bin?: string;
+  /** jsonrpc mode: when and how each permission request is answered (rpc-driver.ts; default at once). */
+  permissionAnswer?: PermissionAnswer;
   /** false: run in this machine's namespaces even when a sandbox is available (what non-root gets). */
   isolate?: boolean;
 }
@@ -115,6 +118,7 @@ export async function runRealDroid(options: DroidRunOptions): Promise<DroidRun> 
     agentTimeoutSec,
     outputFormat: options.outputFormat ?? 'json',
     env: options.env,
+    ...(options.permissionAnswer ? { permissionAnswer: options.permissionAnswer } : {}),
   };
   const configFile = join(outDir, 'harness', 'run.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
