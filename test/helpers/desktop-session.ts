@@ -1,0 +1,112 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { requestDaemon } from '../../src/daemon/client.js';
+import { findOnPath } from '../../src/notify/channels/desktop.js';
+import { waitFor } from '../integration/daemon/helpers.js';
+import { BIN, exited } from '../integration/daemon/process-helpers.js';
+
+/**
+ * A real desktop for the tests: Xvfb, a private D-Bus session (dbus-run-session) and dunst as the
+ * notification server, with a dunst rule that runs a script for every notification it shows, and the
+ * hookd daemon (the built CLI) inside that session. Debian packages: xvfb dunst libnotify-bin dbus.
+ */
+export const DESKTOP_NEEDED = ['Xvfb', 'dunst', 'dbus-run-session', 'notify-send'];
+
+/** The programs of DESKTOP_NEEDED not on PATH. */
+export function desktopMissing(): string[] {
+  return DESKTOP_NEEDED.filter((bin) => !findOnPath(bin, process.env.PATH));
+}
+
+/** One notification dunst showed: appname, summary, body (newlines as `~`), urgency. */
+export interface Shown {
+  app: string;
+  summary: string;
+  body: string;
+  urgency: string;
+}
+
+export interface DesktopSession {
+  /** What dunst has shown so far, in order. */
+  shown(): Shown[];
+  /** The session's D-Bus address (for dunstctl). */
+  busAddress(): string;
+  /** Kills the session's process group (Xvfb, dunst, dbus-daemon, hookd) by its PID and waits for hookd. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the session in `root` (its files go there) with hookd's `env` (HOOKD_RUNTIME_DIR set); resolves
+ * once the daemon inside answers a ping.
+ */
+export async function startDesktopSession(
+  root: string,
+  env: Record<string, string | undefined>,
+): Promise<DesktopSession> {
+  const received = join(root, 'received.log');
+  writeFileSync(
+    join(root, 'record.sh'),
+    `#!/bin/sh\nbody=$(printf '%s' "$3" | tr '\\n' '~')\nprintf '%s|%s|%s|%s\\n' "$1" "$2" "$body" "$5" >> ${received}\n`,
+  );
+  chmodSync(join(root, 'record.sh'), 0o755);
+  writeFileSync(
+    join(root, 'dunstrc'),
+    // Nothing expires on its own: a notification leaves the screen only when closed.
+    `[global]\n    font = Monospace 8\n[urgency_low]\n    timeout = 0\n[urgency_normal]\n    timeout = 0\n[record]\n    appname = "*"\n    script = ${root}/record.sh\n`,
+  );
+  writeFileSync(
+    join(root, 'session.sh'),
+    [
+      `Xvfb -displayfd 3 -nolisten tcp -screen 0 640x480x24 3>${root}/display >${root}/xvfb.log 2>&1 &`,
+      `for i in $(seq 100); do [ -s ${root}/display ] && break; sleep 0.1; done`,
+      `export DISPLAY=:$(cat ${root}/display)`,
+      `dunst -conf ${root}/dunstrc >${root}/dunst.log 2>&1 &`,
+      // The session bus, for dunstctl in the tests.
+      `printf '%s' "$DBUS_SESSION_BUS_ADDRESS" > ${root}/bus-address`,
+      `exec "${process.execPath}" "${BIN}" daemon run`,
+    ].join('\n'),
+  );
+  // Its own process group, so Xvfb, dunst, dbus-daemon and hookd all go when the group is killed.
+  const session: ChildProcess = spawn('dbus-run-session', ['--', 'sh', join(root, 'session.sh')], {
+    env: { ...env } as NodeJS.ProcessEnv,
+    detached: true,
+    stdio: 'ignore',
+  });
+  const runtime = env.HOOKD_RUNTIME_DIR!;
+  const stop = async () => {
+    if (!session.pid) return;
+    const gone = exited(session);
+    const kill = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-session.pid!, signal);
+      } catch {}
+    };
+    kill('SIGTERM');
+    const timer = setTimeout(() => kill('SIGKILL'), 5000);
+    await gone;
+    clearTimeout(timer);
+    // The daemon (same group) writes its last log line on SIGTERM; let it finish before removing files.
+    await waitFor(() => !existsSync(join(runtime, 'hookd.pid')), 5000, 'daemon exit').catch(() => {});
+    kill('SIGKILL');
+  };
+  try {
+    await waitFor(
+      () => existsSync(join(runtime, 'hookd.sock')),
+      30_000,
+      'the daemon inside the D-Bus session',
+    );
+    await waitFor(async () => (await requestDaemon({ v: 1, type: 'ping' }, { env })).ok, 10_000, 'ping');
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    shown: () =>
+      (existsSync(received) ? readFileSync(received, 'utf8').split('\n') : []).filter(Boolean).map((line) => {
+        const [app = '', summary = '', body = '', urgency = ''] = line.split('|');
+        return { app, summary, body, urgency };
+      }),
+    busAddress: () => readFileSync(join(root, 'bus-address'), 'utf8'),
+    stop,
+  };
+}
