@@ -23,8 +23,9 @@ export interface InnerConfig {
   /**
    * Stream mode: answer permission prompts (`--permission-prompt-tool stdio`) only once `file` contains
    * `contains` (e.g. the Notification hook has run), so Claude Code sees the prompt go unanswered.
+   * `interrupt`: the answer is an `interrupt` control request, what Esc at the prompt does.
    */
-  permission?: { behavior: 'allow' | 'deny'; when: { file: string; contains: string } };
+  permission?: { behavior: 'allow' | 'deny' | 'interrupt'; when: { file: string; contains: string } };
   deadlineMs: number;
   netns: boolean;
   /**
@@ -141,6 +142,14 @@ async function answerControl(
     deadline,
   );
   result.permissions.push({ tool: String(request.tool_name), conditionMet });
+  if (config.permission.behavior === 'interrupt') {
+    send({
+      type: 'control_request',
+      request_id: `interrupt-${String(message.request_id)}`,
+      request: { subtype: 'interrupt' },
+    });
+    return;
+  }
   const response =
     config.permission.behavior === 'allow'
       ? { behavior: 'allow', updatedInput: request.input }

@@ -13,6 +13,9 @@ import { CLAUDE_FIXTURES_DIR, FIXTURES_DIR, REPO_DIR } from '../../helpers/fixtu
 /** The Droid 0.225.2 session interrupted at its permission prompt (`droid.interrupt_session`), recorded. */
 const INTERRUPT_DIR = join(REPO_DIR, 'test', 'fixtures', 'droid-0.225.2-interrupt');
 const INTERRUPTED = '2e7aa3df-b62b-4a60-a4f1-a55283d42692';
+/** The Claude Code 2.1.330 session interrupted at its permission prompt (an `interrupt` control request). */
+const CLAUDE_INTERRUPT_DIR = join(REPO_DIR, 'test', 'fixtures', 'claude-code-2.1.330-interrupt');
+const CLAUDE_INTERRUPTED = 'fd3c71a9-e4e7-4219-96e4-248125a3a539';
 
 function transcripts(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -71,14 +74,26 @@ describe('transcript records no hook reports (issue 13), over the real transcrip
     }
   });
 
-  it('Claude Code: the "[Request interrupted by user]" lines Esc writes are interrupts, in both shapes', () => {
-    // A real user line of the tui session, its content replaced by what Claude Code 2.1.330 writes on Esc
-    // (both markers are strings of its binary).
-    const file = transcripts(join(CLAUDE_FIXTURES_DIR, 'tui')).find((f) => !f.includes('/subagents/'))!;
+  it('Claude Code 2.1.330 interrupted at its permission prompt: the "[Request interrupted by user for tool use]" line', () => {
+    // No hook fired for it (its hooks: ... PermissionRequest, Notification, then the next prompt).
+    const file = join(CLAUDE_INTERRUPT_DIR, `${CLAUDE_INTERRUPTED}.jsonl`);
+    expect(signalsOf(file)).toEqual([
+      'interrupt [Request interrupted by user for tool use]',
+      'turn-end end_turn',
+    ]);
+    // The same text inside the next API request's blob is no user line: not read twice.
+    expect(readFileSync(file, 'utf8').split('[Request interrupted by user for tool use]').length - 1).toBe(2);
+  });
+
+  it('Claude Code: "[Request interrupted by user]" as a string content too; lookalikes are not', () => {
+    // A real user line of the recorded interrupt, in its other shape (string content, the marker Esc
+    // writes outside a tool: both markers are strings of the 2.1.330 binary).
+    const file = join(CLAUDE_INTERRUPT_DIR, `${CLAUDE_INTERRUPTED}.jsonl`);
     const typed = readFileSync(file, 'utf8')
       .split('\n')
-      .map((l) => (l ? (JSON.parse(l) as Record<string, unknown>) : undefined))
-      .find((j) => j?.type === 'user' && typeof (j.message as { content: unknown }).content === 'string')!;
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((j) => j.type === 'user' && JSON.stringify(j).includes('[Request interrupted by user'))!;
     const withContent = (content: unknown, extra: Record<string, unknown> = {}) =>
       JSON.stringify({ ...typed, ...extra, message: { role: 'user', content } });
     expect(transcriptSignalOf(withContent('[Request interrupted by user]'))).toEqual({
@@ -116,18 +131,36 @@ describe('transcript records no hook reports (issue 13), over the real transcrip
 });
 
 describe('the transcript transitions of the session state machine', () => {
-  /** The recorded hooks of the interrupted Droid session, through the machine. */
-  function interruptedSession(upTo: string): SessionState {
+  /** The recorded hooks of an interrupted session, through the machine, up to the `nth` `upTo` event. */
+  function through(dir: string, agent: 'droid' | 'claude', upTo: string, nth = 1): SessionState {
     let state: SessionState | undefined;
-    const lines = readFileSync(join(INTERRUPT_DIR, 'hooks.jsonl'), 'utf8').split('\n').filter(Boolean);
+    let seen = 0;
+    const lines = readFileSync(join(dir, 'hooks.jsonl'), 'utf8').split('\n').filter(Boolean);
     for (const [n, raw] of lines.entries()) {
-      const parsed = parseEvent(raw, {}, { now: () => 1000 + n, id: () => `e${n}` }, 'droid');
+      const parsed = parseEvent(raw, {}, { now: () => 1000 + n, id: () => `e${n}` }, agent);
       if (!parsed.ok) throw new Error(raw);
       state = nextSessionState(state, parsed.event, 1000 + n);
-      if (parsed.event.name === upTo) return state;
+      if (parsed.event.name === upTo && ++seen === nth) return state;
     }
     throw new Error(`no ${upTo}`);
   }
+  const interruptedSession = (upTo: string) => through(INTERRUPT_DIR, 'droid', upTo);
+
+  it('transcript-interrupt: the recorded Claude session, waiting for a permission no hook says was refused', () => {
+    const asked = through(CLAUDE_INTERRUPT_DIR, 'claude', 'Notification');
+    expect(asked).toMatchObject({ phase: 'waiting', waitingFor: 'permission', transition: 'permission-ask' });
+    const signal = { kind: 'interrupt', detail: '[Request interrupted by user for tool use]' } as const;
+    expect(transcriptTransition(asked, signal, 5000)).toMatchObject({
+      id: CLAUDE_INTERRUPTED,
+      phase: 'interrupted',
+      transition: 'transcript-interrupt',
+    });
+    // Its next prompt is the next hook it fired.
+    expect(through(CLAUDE_INTERRUPT_DIR, 'claude', 'UserPromptSubmit', 2)).toMatchObject({
+      phase: 'working',
+      transition: 'prompt',
+    });
+  });
 
   it('transcript-interrupt: the recorded Droid session, done by its Stop, was interrupted', () => {
     const asked = interruptedSession('Notification');
