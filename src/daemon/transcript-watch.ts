@@ -53,6 +53,9 @@ interface Watched {
 }
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const MISSING = 'not readable (ENOENT)';
+/** Sessions whose transcript path was refused, remembered so that it is said once (bounded). */
+const REFUSED_MAX = 1024;
 const NEWLINE = 0x0a;
 
 /** Why a transcript path may not be watched, or undefined when it may (a regular .jsonl file of ours). */
@@ -72,6 +75,8 @@ async function refuse(path: string, uid: number | undefined): Promise<string | u
 export class TranscriptWatch {
   private readonly files = new Map<string, Watched>();
   private readonly dirty = new Set<string>();
+  private readonly refused = new Map<string, string>();
+  private readonly opening = new Set<string>();
   private watcher: FSWatcher | undefined;
   private starting: Promise<FSWatcher | undefined> | undefined;
   private pumping: Promise<void> | undefined;
@@ -107,12 +112,25 @@ export class TranscriptWatch {
     if (typeof transcriptPath !== 'string' || !transcriptPath) return;
     const known = this.files.get(state.id);
     if (known?.path === transcriptPath) return;
-    void this.start(state.id, transcriptPath);
+    // One look at a time per session and path (events come faster than a stat).
+    const key = `${state.id}\0${transcriptPath}`;
+    if (this.opening.has(key)) return;
+    this.opening.add(key);
+    void this.start(state.id, transcriptPath).finally(() => this.opening.delete(key));
   }
 
   private async start(session: string, path: string): Promise<void> {
+    if (this.refused.get(session) === path) return;
     const why = await refuse(path, this.o.uid);
+    if (why === MISSING) {
+      // Not written yet (Claude Code writes its transcript after SessionStart): tried again at the next event.
+      this.o.logger.debug({ sessionId: session, path }, 'transcript not there yet');
+      return;
+    }
     if (why) {
+      // Said once per session and path, not at each of its events.
+      this.refused.set(session, path);
+      if (this.refused.size > REFUSED_MAX) this.refused.delete(this.refused.keys().next().value as string);
       this.o.logger.warn({ sessionId: session, path, reason: why }, 'transcript not watched');
       return;
     }
