@@ -43,7 +43,12 @@ describe.skipIf(missing.length > 0 && !inCI)('delay-then-cancel on a real deskto
     const shownFor = (sid: string) => desktop!.shown().filter((n) => n.summary === `asks ${sid}`);
     const asksOf = async (sid: string) =>
       ((await outboxAction(env, { action: 'list', state: 'all' })).items ?? []).filter(
-        (d: Delivery) => d.notification.title === `asks ${sid}`,
+        (d: Delivery) => d.notification.title === `asks ${sid}` && d.notification.kind !== 'resolved',
+      );
+    /** The deliveries that mark a shown ask of the session resolved (closed on the desktop). */
+    const resolutionsOf = async (sid: string) =>
+      ((await outboxAction(env, { action: 'list', state: 'all' })).items ?? []).filter(
+        (d: Delivery) => d.notification.title === `asks ${sid}` && d.notification.kind === 'resolved',
       );
     const run = (name: string, permissionAnswer?: PermissionAnswer) =>
       runRealDroid({
@@ -115,6 +120,13 @@ describe.skipIf(missing.length > 0 && !inCI)('delay-then-cancel on a real deskto
       );
       const asks = await asksOf(sid);
       expect(asks.map((d) => d.state)).toEqual(['delivered']);
+      // Answered after it was shown: it is closed (marked resolved), not shown again.
+      await waitFor(
+        async () => (await resolutionsOf(sid)).some((d) => d.state === 'delivered'),
+        30_000,
+        'the close delivered',
+      );
+      expect(await resolutionsOf(sid)).toHaveLength(1);
       expect(shownFor(sid)).toHaveLength(1);
       expect(shownFor(sid)[0]).toMatchObject({ app: 'hookd', urgency: 'NORMAL' });
       expect(cancelRecord(sid)).toBeUndefined();

@@ -2,13 +2,14 @@ import { appendFileSync, mkdirSync, readFileSync, renameSync, truncateSync, writ
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handOff } from '../../../src/daemon/client.js';
+import { startDaemon } from '../../../src/daemon/daemon.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
 import { daemonFiles, readPidFile } from '../../../src/daemon/runtime-files.js';
 import type { SessionState } from '../../../src/notify/session-state.js';
 import { REPO_DIR } from '../../helpers/fixtures.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { runHookd } from '../../helpers/run-hookd.js';
-import { handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
+import { handoffOf, loopbackServer, outboxSettled, tempEnv, waitFor } from './helpers.js';
 import { killQuietly, spawnDaemon, stopDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
 
 const { pids, cleanups } = useProcessCleanup();
@@ -174,6 +175,54 @@ describe('transcript watching in the daemon (issue 13)', () => {
     expect((await runHookd(['status', '--json'], { env })).code).toBe(0);
     await stopDaemon(daemon);
     expect(log().some((r) => r.msg === 'daemon stopped; pending work is kept for the next start')).toBe(true);
+  });
+
+  it('a "waiting" notification already shown is marked resolved by an interrupt read from the transcript', async () => {
+    const temp = tempEnv();
+    cleanups.push(temp.cleanup);
+    const server = await loopbackServer();
+    cleanups.push(server.close);
+    const clock = { now: 1_800_000_000_000 };
+    const state = {
+      daemon: await startDaemon({
+        env: temp.env,
+        config: {
+          notify: {
+            waitingDelayMs: 5000,
+            channels: { ops: { type: 'webhook', url: `${server.url}/in` } },
+            rules: [{ name: 'needs you', on: 'Notification', channels: ['ops'] }],
+          },
+        },
+        now: () => clock.now,
+        watchConfig: false,
+        housekeepingIntervalMs: 20,
+        transcriptPollMs: 50,
+      }),
+    };
+    cleanups.push(() => state.daemon.close());
+    const dir = join(temp.root, 'sessions');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${SESSION}.jsonl`);
+    writeFileSync(file, `${transcriptLines.slice(0, lineOfHook('Notification') + 1).join('\n')}\n`);
+    for (const payload of hooks.slice(0, 4)) {
+      const h = handoffOf({ ...payload, transcript_path: file });
+      expect((await handOff(h, { env: temp.env, timeoutMs: 5000 })).outcome).toBe('acked');
+    }
+    await waitFor(() => state.daemon.stats().events.pending === 0, 10_000, 'the events processed');
+    expect(state.daemon.stats().outbox.held).toBe(1);
+    // Not answered within the delay (the clock moves while the outbox settles): shown.
+    await outboxSettled(state, clock, 1000);
+    expect(server.received).toHaveLength(1);
+    // Esc: the turn's `cancelled` outcome, and no hook.
+    appendFileSync(file, `${transcriptLines[OUTCOME]!}\n`);
+    await waitFor(() => server.received.length === 2, 30_000, 'the resolved event');
+    const shown = server.received[0]!.json as { id: string };
+    expect(server.received[1]!.json).toMatchObject({
+      type: 'resolved',
+      resolves: shown.id,
+      by: 'transcript-interrupt',
+      sessionId: SESSION,
+    });
   });
 });
 
