@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { requestDaemon } from '../../../src/daemon/client.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { waitFor } from '../../helpers/procs.js';
@@ -87,13 +87,11 @@ beforeEach(async () => {
   writeConfig(env, { daemon: { httpHooks: { enabled: true, port } }, notify: { defaults: false } });
   daemon = await spawnDaemon(env);
   cleanups.push(async () => {
+    // The daemon now (a test may have restarted it), stopped by its pid.
     await stopDaemon(daemon);
+    daemon = undefined;
     tmp.cleanup();
   });
-});
-
-afterEach(() => {
-  daemon = undefined;
 });
 
 describe("the daemon's http hook listener", () => {
