@@ -29,6 +29,7 @@ import { Digest } from './digest.js';
 import { collectStats, type DaemonStats } from './stats.js';
 import { requestHandler } from './requests.js';
 import { startFastServer, type FastServer } from './fast-server.js';
+import { inflightDir, recoverInflight } from './inflight.js';
 import { startHttpHooks, type HttpHooksServer } from './http-hooks.js';
 import { TranscriptWatch } from './transcript-watch.js';
 
@@ -344,6 +345,13 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     if (store.pendingEvents.size > 0)
       log.info({ events: store.pendingEvents.size }, 'replaying events not processed before the last stop');
     await ingest.drainSpool();
+    // Events a killed daemon had acknowledged to fast clients (they never fall back after that).
+    await recoverInflight(inflightDir(env), (handoff) => ingest.receive(handoff), log);
+    // Watching before anything answers: a config edit written right after a ping is seen.
+    if (!options.config && options.watchConfig !== false) {
+      await config.watch();
+      cleanups.push(() => void config.close());
+    }
 
     if (existsSync(files.socket)) rmSync(files.socket, { force: true });
     const server: SocketServer = await listenOnSocket(files.socket, handle);
@@ -356,6 +364,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         heldConfig: () => (config.state.ok ? config.state.full : undefined),
         generation: () => config.state.appliedAt,
         stopping: () => stopping,
+        inflightDir: inflightDir(env),
         handOff: async (message) => {
           try {
             await ingest.receive(message);
@@ -410,7 +419,6 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       }, options.housekeepingIntervalMs ?? 5000),
     ];
     await digest.releaseHeld();
-    if (!options.config && options.watchConfig !== false) await config.watch();
     log.info(
       { pid: process.pid, socket: files.socket, replayed: store.pendingEvents.size },
       'daemon started',

@@ -14,6 +14,7 @@ import { planCommands } from '../runner/route.js';
 import { logFilePath, userConfigPath, type Env } from '../paths.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import { readStdinCopy, releaseStdinCopy, sweepStdinCopies } from '../util/stdin-copy.js';
+import { clearInflight, diedOutcome, recordInflight } from './inflight.js';
 
 /**
  * The fast listener (issue 12): the bash client (bin/hookd-client.bash) forwards one event, the daemon
@@ -28,13 +29,19 @@ import { readStdinCopy, releaseStdinCopy, sweepStdinCopies } from '../util/stdin
  *           sends inline a stdin under 4 KiB without a NUL byte)
  *   daemon: `DENY <reason>\n` (bad token, versions, caps, a stdin copy that is not one), or
  *           `LOCAL\n` (a command of this event is marked "local": the client runs the Node path), or
- *           `ACK <event id>\n`, followed at once by `RESULT 0 0 0\n` when the event runs no command
+ *           `ACK <lost code> <event id>\n`, followed at once by `RESULT 0 0 0\n` when the event runs no
+ *           command; <lost code> is the exit code for a client that loses the daemon after GO: 2 when
+ *           a planned command is a blocking guard with `"onError": "block"` (fail closed), else 1
  *   client: `GO\n`                                (the client's point of no return)
  *   daemon: `RESULT <exit code> <stdout bytes> <stderr bytes>\n` <stdout> <stderr>, close
  *
  * The event is run, and its stdin copy unlinked, only after GO: a client that gave up before the ACK (a
  * stopped daemon) has closed the connection and run the Node path, and never sends it, so no command
  * runs twice. After DENY or LOCAL the client runs the Node path with the copy as its stdin.
+ *
+ * Before the ACK the event is recorded as in flight (inflightDir; src/daemon/inflight.ts), and the record
+ * is removed once the event's hand-off is done (or it was not run): a daemon killed in between leaves it
+ * for the next daemon, which journals the event at start.
  */
 
 export const FAST_HELLO = 'HOOKD-FAST';
@@ -79,6 +86,8 @@ export interface FastServerOptions {
   /** Hands the event to rules and the ledger (ingest -> journal -> pipeline). */
   handOff: HandOff;
   stopping: () => boolean;
+  /** Where acknowledged events are recorded until their hand-off is done (none: not recorded). */
+  inflightDir?: string;
   limits?: Partial<FastLimits>;
   now?: () => number;
 }
@@ -344,6 +353,13 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     /** The client has its answer (the RESULT went out): its going away is no longer a reason to kill. */
     let replied = false;
     let after: Buffer = Buffer.alloc(0);
+    /** The in-flight record of the acknowledged event, until its hand-off is done or it is not run. */
+    let inflight: string | undefined;
+    const dropInflight = () => {
+      if (inflight === undefined || !options.inflightDir) return;
+      clearInflight(options.inflightDir, inflight);
+      inflight = undefined;
+    };
     const timer = setTimeout(() => {
       if (phase === 'request' || phase === 'acked')
         log.warn({ kind: 'fast', remote, phase }, 'fast client request timed out; closed');
@@ -352,6 +368,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     timer.unref();
     socket.once('close', () => {
       clearTimeout(timer);
+      if (phase !== 'running') dropInflight();
       if (phase === 'running' && !replied) {
         log.warn({ kind: 'fast', remote }, 'fast client went away before the answer; killing the event');
         abort.abort();
@@ -424,6 +441,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
         if (!replied) socket.destroy();
       } finally {
         phase = 'done';
+        dropInflight();
         running--;
         lineLogger.close();
       }
@@ -454,7 +472,15 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       phase = 'acked';
       replied = p.answered;
       const id = p.parsed.ok ? p.parsed.event.id : `f${process.pid}-${++requests}`;
-      socket.write(p.answered ? `ACK ${id}\nRESULT 0 0 0\n` : `ACK ${id}\n`);
+      if (p.inflight && options.inflightDir) {
+        try {
+          inflight = recordInflight(options.inflightDir, now(), p.inflight);
+        } catch (error) {
+          log.warn({ kind: 'fast', error: (error as Error).message }, 'cannot record the event in flight');
+        }
+      }
+      const ack = `ACK ${p.lostCode} ${id}\n`;
+      socket.write(p.answered ? `${ack}RESULT 0 0 0\n` : ack);
       if (rest.length > 0) onGo(rest);
     };
     socket.on('data', (chunk: Buffer) => {
@@ -487,13 +513,17 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     config: (projectDir: string | undefined, env: Env) => LoadedConfig;
     /** Answered with the ACK: the event is not run at all (HOOKD=0, too deep). */
     answered: boolean;
+    /** The client's exit code when it loses the daemon after GO (sent with the ACK). */
+    lostCode: 1 | 2;
+    /** The in-flight record (the hand-off the event gets if the daemon dies while running it). */
+    inflight?: EventHandoff;
     skip?: 'off' | 'depth';
   }
 
   /** Parses and plans the event before the ACK: its id, whether it runs commands, whether one is local. */
   const prepare = (req: FastRequest, env: Env, bytes: Buffer): Prepared | 'local' => {
     const parsed = parseEvent(bytes, env, undefined, req.agent);
-    const base = { req, env, bytes, parsed };
+    const base = { req, env, bytes, parsed, lostCode: 1 as const };
     if (env.HOOKD === '0') return { ...base, config: configFor, answered: true, skip: 'off' };
     if (Number(env.HOOKD_DEPTH ?? 0) >= 4)
       return { ...base, config: configFor, answered: true, skip: 'depth' };
@@ -509,9 +539,27 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     }
     const planned = planCommands(parsed.event, loaded.config, loaded).commands;
     if (planned.some((c) => c.spec.local === true)) return 'local';
+    const lostCode = planned.some((c) => c.spec.blocking && c.spec.onError === 'block') ? 2 : 1;
+    // As runEvent hands off: the record is the hand-off it would make, its outcomes "not known to run".
+    const handsOff = loaded.config.daemon.enabled && env.HOOKD_DAEMON !== '0';
+    const inflight: EventHandoff | undefined = handsOff
+      ? {
+          v: 1,
+          type: 'event',
+          event: parsed.event,
+          results: planned.map((c) =>
+            diedOutcome({
+              name: c.name,
+              command: c.spec.command,
+              blocking: c.spec.blocking,
+              origin: c.origin,
+            }),
+          ),
+        }
+      : undefined;
     // Observe-only events are answered after their hand-off too: a daemon killed between an early
     // answer and its journal write would lose the event (the client has exited 0 by then).
-    return { ...base, config: () => loaded, answered: false };
+    return { ...base, lostCode, config: () => loaded, answered: false, ...(inflight ? { inflight } : {}) };
   };
 
   const server: Server = createServer({ allowHalfOpen: false }, serve);

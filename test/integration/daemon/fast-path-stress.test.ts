@@ -146,13 +146,10 @@ describe('the daemon SIGKILLed in the middle of a burst of 200 events', () => {
     expect(notOnce(answered, journaled)).toEqual({});
   });
 
-  // KNOWN GAP (issue 12, "every event delivered once through the fallback or the journal"): today the
-  // daemon hands an event to its journal only after the event's commands finished, and a client that
-  // saw the daemon die after its ACK never falls back. So an event acknowledged and then caught by the
-  // SIGKILL is in neither the journal nor the spool: no ledger count, no notification. `it.fails` until
-  // the daemon journals the event when it acknowledges it (or the client spools it then): flip it to
-  // `it` with that change.
-  it.fails('every event the dead daemon had acknowledged is journaled once after the restart', () => {
+  // Issue 12, "every event delivered once through the fallback or the journal": a client that saw the
+  // daemon die after its ACK never falls back, so the daemon records each event in flight before its ACK
+  // and the next daemon journals what the dead one left (src/daemon/inflight.ts).
+  it('every event the dead daemon had acknowledged is journaled once after the restart', () => {
     expect(wentAway.size).toBeGreaterThan(0);
     expect(notOnce([...wentAway], journaled)).toEqual({});
   });
