@@ -86,7 +86,7 @@ const stopEvent = () => Buffer.from(JSON.stringify({ ...stop, session_id: `bench
 try {
   if (!existsSync(join(up.env.HOOKD_RUNTIME_DIR, 'hookd.fast'))) throw new Error('no fast listener file');
   const fast = (input, env = up.env, until = false) =>
-    timed('/bin/bash', [CLIENT, '--agent', 'droid'], input, env, until);
+    timed('/bin/bash', ['--posix', CLIENT, '--agent', 'droid'], input, env, until);
   const nodeHook = (input, env = up.env, until = false) =>
     timed(process.execPath, [BIN, 'hook', '--agent', 'droid'], input, env, until);
   const rows = {

@@ -1,4 +1,10 @@
 #!/bin/bash
+# Shell options from the agent's environment (SHELLOPTS=xtrace would print the token on stderr), and the
+# posix mode the installed command starts bash in (`bash --posix`: no BASH_ENV file run first), off.
+{ set +o xtrace +o verbose +o posix +o allexport +o errexit +o errtrace +o functrace +o keyword +o noclobber +o noglob +o nounset +o onecmd +o pipefail; } 2> /dev/null
+# Names this script uses for itself (__hk_*) in the agent's environment: the Node path, which forwards
+# them as they are (here they would be overwritten, and sent with this script's values).
+if [ -n "${!__hk_*}" ]; then exec "${HOOKD_NODE:-node}" "${BASH_SOURCE[0]%/*}/../dist/hookd.cjs" hook "$@"; fi
 # hookd fast client (issue 12; docs/hook.md, "The fast client").
 #
 # Run by absolute path, as the agent's hook command: /bin/bash /abs/bin/hookd-client.bash --agent droid
@@ -110,17 +116,19 @@ if [ $__hk_path = - ]; then printf '%s\0' "$__hk_body" >&3 2> /dev/null || __hk_
 # ACK (the daemon took the event), DENY (versions, caps) or LOCAL (a command must run in this process
 # tree); no answer in time (a stopped daemon): the Node path. A daemon that reads this request later
 # finds the connection closed and never runs it.
-IFS=' ' read -r -t "$__hk_wait" __hk_ack __hk_id <&3 || __hk_fallback "$@"
+IFS=' ' read -r -t "$__hk_wait" __hk_ack __hk_lost __hk_id <&3 || __hk_fallback "$@"
 [ "$__hk_ack" = ACK ] || __hk_fallback "$@"
+# The exit code if the daemon goes away from here on: 2 when a guard of the event fails closed, else 1.
+[ "$__hk_lost" = 2 ] || __hk_lost=1
 # A GO that cannot be written never reached the daemon: it did not run the event.
 printf 'GO\n' >&3 2> /dev/null || __hk_fallback "$@"
 
 # From here on the event is the daemon's, never run again by the Node path.
 if ! IFS=' ' read -r __hk_r __hk_code __hk_olen __hk_elen <&3 || [ "$__hk_r" != RESULT ]; then
   printf 'hookd: the daemon went away while running the event (%s)\n' "$__hk_id" >&2
-  exit 1
+  exit $__hk_lost
 fi
-case "$__hk_code$__hk_olen$__hk_elen" in '' | *[!0-9]*) exit 1 ;; esac
+case "$__hk_code$__hk_olen$__hk_elen" in '' | *[!0-9]*) exit $__hk_lost ;; esac
 if [ "$__hk_olen" -eq 0 ] && [ "$__hk_elen" -eq 0 ]; then exit "$__hk_code"; fi
 if [ "$__hk_olen" -gt 0 ] && [ "$__hk_elen" -gt 0 ]; then
   # Both (rare): split the rest of the stream by the announced lengths.

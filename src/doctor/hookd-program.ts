@@ -22,7 +22,9 @@ export function hookdProgramWords(command: string): string[] {
     const at = fastClientStart(words);
     const node = at > 0 ? [words[0]!.slice(words[0]!.indexOf('=') + 1)] : [];
     return [
-      ...words.slice(at, words.indexOf('--agent') > at ? words.indexOf('--agent') : undefined),
+      ...words
+        .slice(at, words.indexOf('--agent') > at ? words.indexOf('--agent') : undefined)
+        .filter((w) => !w.startsWith('-')),
       ...node,
     ];
   }

@@ -68,11 +68,19 @@ export function fastClientStart(words: readonly string[]): number {
   return words[0] !== undefined && NODE_ASSIGNMENT.test(words[0]) ? 1 : 0;
 }
 
-/** True for the fast client's invocation: `[bash] <dir>/hookd-client.bash ...`. */
+/**
+ * bash's option in the fast command: posix mode at start-up runs no BASH_ENV file from the agent's
+ * environment (the client turns posix mode off first thing), and leaves the environment as it is.
+ */
+export const FAST_BASH_OPTION = '--posix';
+
+/** True for the fast client's invocation: `[bash [--posix]] <dir>/hookd-client.bash ...`. */
 export function isFastClientInvocation(words: readonly string[]): boolean {
   const at = fastClientStart(words);
-  const start = words[at] !== undefined && isBashProgram(words[at]) ? at + 1 : at;
-  return words[start] !== undefined && basename(words[start]) === FAST_CLIENT_NAME;
+  let start = words[at] !== undefined && isBashProgram(words[at]) ? at + 1 : at;
+  if (start > at && words[start] === FAST_BASH_OPTION) start++;
+  const client = words[start];
+  return client !== undefined && basename(client) === FAST_CLIENT_NAME;
 }
 
 function isHookdProgram(word: string): boolean {
@@ -143,7 +151,7 @@ export function buildHookdCommand(
 
 /**
  * The fast transport's command: bash and the shipped client, both absolute (the agents run `sh -c`, which
- * is dash on Debian and has no `/dev/tcp`), then `--agent X`. The client falls back to the Node path by
+ * is dash on Debian and has no `/dev/tcp`), bash with `--posix` (FAST_BASH_OPTION), then `--agent X`. The client falls back to the Node path by
  * itself (docs/hook.md, "The fast client"); `HOOKD_NODE=<abs node>` in front makes that fallback run
  * the node of this install, as the node command does, so the agent's PATH does not matter.
  */
@@ -155,7 +163,7 @@ export function buildFastClientCommand(
 ): string {
   return [
     `HOOKD_NODE=${shellQuote(nodePath)}`,
-    ...[bashPath, resolve(clientPath), '--agent', agent].map(shellQuote),
+    ...[bashPath, FAST_BASH_OPTION, resolve(clientPath), '--agent', agent].map(shellQuote),
   ].join(' ');
 }
 

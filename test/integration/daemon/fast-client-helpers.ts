@@ -17,7 +17,7 @@ const shq = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
 /** The two transports, as the hook command written in the agent's settings. */
 export const TRANSPORTS = {
-  fast: (agent = 'droid') => `/bin/bash ${shq(CLIENT)} --agent ${agent}`,
+  fast: (agent = 'droid') => `/bin/bash --posix ${shq(CLIENT)} --agent ${agent}`,
   node: (agent = 'droid') => `${shq(process.execPath)} ${shq(BIN)} hook --agent ${agent}`,
 } as const;
 export type Transport = keyof typeof TRANSPORTS;

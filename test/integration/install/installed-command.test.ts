@@ -45,7 +45,7 @@ describe('the installed hook command', () => {
     expect(installed.code, installed.stderr).toBe(0);
     const command = installedStopCommand(join(box.env.HOME!, '.factory', 'settings.json'));
     const client = join(dirname(HOOKD_BIN), '..', 'bin', 'hookd-client.bash');
-    expect(command).toBe(`HOOKD_NODE=${process.execPath} /bin/bash ${client} --agent droid`);
+    expect(command).toBe(`HOOKD_NODE=${process.execPath} /bin/bash --posix ${client} --agent droid`);
     // No daemon runs here: the client falls back to the Node path, with the node the install wrote.
     const ran = await runAsAgent(agentPayload('droid', 'PreToolUse', { cwd: box.project }), {
       env: { ...box.env, PATH: BARE_PATH },

@@ -35,7 +35,7 @@ afterEach(async () => {
 });
 
 const NODE_CMD = (agent: Agent) => `${NODE} ${HOOKD} hook --agent ${agent}`;
-const FAST_CMD = (agent: Agent) => `HOOKD_NODE=${NODE} /bin/bash ${CLIENT} --agent ${agent}`;
+const FAST_CMD = (agent: Agent) => `HOOKD_NODE=${NODE} /bin/bash --posix ${CLIENT} --agent ${agent}`;
 
 function install(agent: Agent, extra: Partial<Parameters<typeof installHookd>[0]> = {}) {
   return installHookd({
