@@ -41,12 +41,27 @@ export function diedOutcome(
   return out;
 }
 
-/** Writes the record (atomically, 0600); returns its file name for clearInflight. */
+/**
+ * Writes the record (atomically, 0600); returns its file name for clearInflight. The folder is checked
+ * (ensurePrivateDir) at the first record and again only when it went missing: a third of the cost.
+ */
 export function recordInflight(dir: string, now: number, message: EventHandoff): string {
   const name = spoolFileName(now, message.event.id);
-  writePrivateFileAtomic(join(dir, name), JSON.stringify(message));
+  const text = JSON.stringify(message);
+  if (!checked.has(dir)) {
+    writePrivateFileAtomic(join(dir, name), text);
+    checked.add(dir);
+    return name;
+  }
+  try {
+    writePrivateFileAtomic(join(dir, name), text, { ensureDir: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    writePrivateFileAtomic(join(dir, name), text);
+  }
   return name;
 }
+const checked = new Set<string>();
 
 export function clearInflight(dir: string, name: string): void {
   rmSync(join(dir, name), { force: true });
