@@ -114,7 +114,7 @@ describe('hookd install / uninstall (built CLI)', () => {
     const data = JSON.parse(readFileSync(droidSettings(), 'utf8'));
     expect(Object.keys(data.hooks)).toEqual(['Stop']);
     expect(data.hooks.Stop[0].hooks[0].command).toMatch(
-      /^HOOKD_NODE=\S+ \/bin\/bash \S+\/bin\/hookd-client\.bash --agent droid$/,
+      /^HOOKD_NODE=\S+ \/bin\/bash --posix \S+\/bin\/hookd-client\.bash --agent droid$/,
     );
     const text = await hookd('install', '--transport', 'node');
     expect(text.stdout).toContain('updated:   Stop');
