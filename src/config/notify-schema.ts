@@ -235,6 +235,49 @@ export const channelSchema = z.discriminatedUnion('type', [
   ntfyChannelSchema,
 ]);
 
+const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** A duration: milliseconds as a number, or a string such as "30s", "5m", "1h", "1500ms". */
+export const durationSchema = z
+  .union([
+    z.number().int().min(0),
+    z
+      .string()
+      .regex(/^\d{1,9}(ms|s|m|h)$/, 'use milliseconds (300000) or a number with ms, s, m or h ("5m")'),
+  ])
+  .transform((value) => {
+    if (typeof value === 'number') return value;
+    const [, amount, unit] = /^(\d+)(ms|s|m|h)$/.exec(value)!;
+    return Number(amount) * DURATION_UNITS[unit as keyof typeof DURATION_UNITS];
+  });
+
+/** Bounds of escalation ladders (docs/sessions.md#escalation-ladders). */
+export const LADDER_LIMITS = { steps: 10, maxRepeats: 100, minRepeatMs: 10_000, defaultMaxRepeats: 3 };
+
+export const escalationStepSchema = z
+  .strictObject({
+    after: durationSchema.describe(
+      'How long after the notification, without an answer, this step fires: ms or "30s", "5m", "1h".',
+    ),
+    channels: z.array(z.string().min(1)).min(1).describe('Channel names from notify.channels.'),
+    repeat: durationSchema
+      .refine((ms) => ms >= LADDER_LIMITS.minRepeatMs, {
+        message: `repeat at most every ${LADDER_LIMITS.minRepeatMs / 1000}s`,
+      })
+      .optional()
+      .describe('Send this step again this often while nobody answers (at least 10s).'),
+    maxRepeats: z
+      .number()
+      .int()
+      .min(1)
+      .max(LADDER_LIMITS.maxRepeats)
+      .optional()
+      .describe(
+        `With repeat: how many reminders after the first (default ${LADDER_LIMITS.defaultMaxRepeats}).`,
+      ),
+  })
+  .describe('One step of an escalation ladder: where the notification goes next if nobody answers.');
+
 export const ruleSchema = z
   .strictObject({
     name: z
@@ -284,8 +327,45 @@ export const ruleSchema = z
       .optional()
       .describe('Overrides notify.noise.cooldownMs for this rule.'),
     dedupeWindowMs: z.number().int().min(0).optional().describe('Overrides notify.noise.dedupeWindowMs.'),
+    escalate: z
+      .array(escalationStepSchema)
+      .min(1)
+      .max(LADDER_LIMITS.steps)
+      .optional()
+      .describe(
+        'An escalation ladder: later steps while the session is not answered (it moved on, or `hookd ack`). docs/sessions.md.',
+      ),
+    presence: z
+      .enum(['auto', 'ignore'])
+      .optional()
+      .describe(
+        'auto (default for "waiting" notifications): while you are active at this machine only local channels now, remote ones by the ladder; when idle, the first remote step at once. ignore: as written.',
+      ),
+    breakthrough: z
+      .boolean()
+      .optional()
+      .describe(
+        'Quiet hours: true sends this rule (and its ladder) through them, false always holds it; unset: urgent ones (critical, failures) pass when quietHours.allowUrgent.',
+      ),
   })
   .superRefine((rule, ctx) => {
+    (rule.escalate ?? []).forEach((step, index) => {
+      const before = rule.escalate![index - 1];
+      if (before && step.after < before.after)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['escalate', index, 'after'],
+          message: `steps go in order: this step fires after ${step.after}ms, before the step above it (${before.after}ms)`,
+          params: { hint: 'sort the steps by "after"' },
+        });
+      if (step.maxRepeats !== undefined && step.repeat === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['escalate', index, 'maxRepeats'],
+          message: 'maxRepeats needs repeat',
+          params: { hint: 'add "repeat": "10m" (how often), or remove maxRepeats' },
+        });
+    });
     for (const key of ['title', 'body'] as const) {
       for (const problem of checkTemplate(rule[key] ?? '')) {
         ctx.addIssue({
@@ -317,7 +397,9 @@ export const quietHoursSchema = z
     allowUrgent: z
       .boolean()
       .default(NOTIFY_DEFAULTS.quietAllowUrgent)
-      .describe('Let notifications with urgency "critical" through.'),
+      .describe(
+        'Let urgent notifications through: urgency "critical", and failures (StopFailure, a session ended mid-turn). A rule\'s "breakthrough" overrides it.',
+      ),
     digest: z.boolean().default(true).describe('Send one digest per channel when the window ends.'),
   })
   .describe('Hold notifications back during these hours.');
@@ -380,11 +462,17 @@ export const notifyObjectSchema = z
 export const notifySchema = notifyObjectSchema
   .superRefine((value, ctx) => {
     (value.rules ?? []).forEach((rule, index) => {
-      rule.channels.forEach((name, at) => {
+      const named: { name: string; path: PropertyKey[] }[] = [
+        ...rule.channels.map((name, at) => ({ name, path: ['channels', at] })),
+        ...(rule.escalate ?? []).flatMap((step, i) =>
+          step.channels.map((name, at) => ({ name, path: ['escalate', i, 'channels', at] })),
+        ),
+      ];
+      named.forEach(({ name, path }) => {
         if (!(name in value.channels) && !(name === 'desktop')) {
           ctx.addIssue({
             code: 'custom',
-            path: ['rules', index, 'channels', at],
+            path: ['rules', index, ...path],
             message: `unknown channel "${name}"`,
             params: {
               hint: `define it under notify.channels, or use one of: ${Object.keys(value.channels).join(', ') || '(none defined)'}`,

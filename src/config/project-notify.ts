@@ -85,7 +85,15 @@ export function mergeProjectNotify(
         `the user has a rule named "${name}"`,
         'give the project rule another name',
       );
-    rules.push({ ...parsed.data, name, channels: parsed.data.channels.map((c) => renamed.get(c) ?? c) });
+    const rename = (list: string[]) => list.map((c) => renamed.get(c) ?? c);
+    rules.push({
+      ...parsed.data,
+      name,
+      channels: rename(parsed.data.channels),
+      ...(parsed.data.escalate
+        ? { escalate: parsed.data.escalate.map((step) => ({ ...step, channels: rename(step.channels) })) }
+        : {}),
+    });
   });
 
   // The cross-check of rule -> channel names runs on the merged result; a problem in a project rule is

@@ -4,7 +4,8 @@ import { PROTOCOL_VERSION, requestDaemon, spawnDetached } from './client.js';
 import { acquireLock, daemonFiles, ensurePrivateDir, isProcessAlive, readPidFile } from './runtime-files.js';
 import { listSpool } from './spool.js';
 import { openDaemonJournal } from './journal-schema.js';
-import { DaemonStore, type Delivery, type JournalRecord } from './store.js';
+import { DaemonStore, type Delivery, type JournalRecord, type Ladder } from './store.js';
+import { ackPlan, type AckedSession, type AckRequest } from './escalator.js';
 import type { DaemonStats } from './daemon.js';
 import { DAEMON_DEFAULTS } from '../config/daemon-schema.js';
 import type { SessionState } from '../notify/session-state.js';
@@ -92,26 +93,94 @@ export async function outboxAction(
       via: 'journal',
     };
   }
-  const files = daemonFiles(env);
-  const lock = acquireLock(files.lock);
-  if (!lock.acquired)
-    throw new Error(`the daemon (pid ${lock.heldBy}) holds its lock but does not answer: ${reply.error}`);
-  try {
-    const journal = openDaemonJournal(journalFile(env), { fsync: true });
-    const store = new DaemonStore(DAEMON_DEFAULTS.seenIdsMax);
-    for (const record of await journal.open()) store.apply(record);
+  return withJournal(env, reply.error, (store) => {
     const at = Date.now();
     const targets = [...store.deliveries.values()].filter(wanted);
     const records: JournalRecord[] =
       request.action === 'retry'
         ? targets.filter((d) => d.state === 'dead').map((d) => ({ t: 'retry', id: d.id, at }))
         : targets.map((d) => ({ t: 'purge', id: d.id }));
+    return { records, result: { affected: records.length, via: 'journal' as const } };
+  });
+}
+
+/** Changes the daemon's journal while it is down: under its lock, the records `make` returns from its state. */
+async function withJournal<T>(
+  env: Env,
+  why: string,
+  make: (store: DaemonStore) => { records: JournalRecord[]; result: T },
+): Promise<T> {
+  const files = daemonFiles(env);
+  const lock = acquireLock(files.lock);
+  if (!lock.acquired)
+    throw new Error(`the daemon (pid ${lock.heldBy}) holds its lock but does not answer: ${why}`);
+  try {
+    const journal = openDaemonJournal(journalFile(env), { fsync: true });
+    const store = new DaemonStore(DAEMON_DEFAULTS.seenIdsMax);
+    for (const record of await journal.open()) store.apply(record);
+    const { records, result } = make(store);
     await journal.append(records);
     await journal.close();
-    return { affected: records.length, via: 'journal' };
+    return result;
   } finally {
     lock.release();
   }
+}
+
+export interface AckResult {
+  acked: AckedSession[];
+  stillWaiting: AckedSession[];
+  problem?: string;
+  via: 'daemon' | 'journal';
+}
+
+/**
+ * `hookd ack`: stops the escalation ladders and held "waiting" notifications of a session (the most
+ * recent waiting one without a session, every one with `all`): through the daemon, else in its journal.
+ */
+export async function ackWaiting(env: Env, request: AckRequest): Promise<AckResult> {
+  const reply = await requestDaemon(
+    { v: PROTOCOL_VERSION, type: 'ack', ...request, all: request.all ?? false },
+    { env, timeoutMs: 5000 },
+  );
+  if (reply.ok) {
+    if (!reply.reply.ok) throw new Error(String(reply.reply.error));
+    const r = reply.reply as unknown as Omit<AckResult, 'via'>;
+    return {
+      acked: r.acked ?? [],
+      stillWaiting: r.stillWaiting ?? [],
+      ...(r.problem ? { problem: r.problem } : {}),
+      via: 'daemon',
+    };
+  }
+  return withJournal(env, reply.error, (store) => {
+    const plan = ackPlan(store, request, Date.now());
+    return {
+      records: plan.records,
+      result: {
+        acked: plan.acked,
+        stillWaiting: plan.stillWaiting,
+        ...(plan.problem ? { problem: plan.problem } : {}),
+        via: 'journal' as const,
+      },
+    };
+  });
+}
+
+/** The escalation ladders: the running daemon's, else those its journal holds. */
+export async function daemonLadders(
+  env: Env,
+  timeoutMs = 2000,
+): Promise<{ active: Ladder[]; recent: Ladder[]; via: 'daemon' | 'journal' }> {
+  const reply = await requestDaemon({ v: PROTOCOL_VERSION, type: 'ladders' }, { env, timeoutMs });
+  if (reply.ok && reply.reply.ok && Array.isArray(reply.reply.active))
+    return {
+      active: reply.reply.active as Ladder[],
+      recent: Array.isArray(reply.reply.recent) ? (reply.reply.recent as Ladder[]) : [],
+      via: 'daemon',
+    };
+  const store = await readStore(env);
+  return { active: [...store.ladders.values()], recent: [...store.recentLadders], via: 'journal' };
 }
 
 /** Starts `hookd daemon run` in the background and waits until it answers. */

@@ -19,6 +19,7 @@ import { Outbox } from './outbox.js';
 import { listenOnSocket, type SocketServer } from './server.js';
 import { holdDaemonLock, pingOverSocket } from './lock-holder.js';
 import { Pipeline } from './pipeline.js';
+import { Escalator, type Answered } from './escalator.js';
 import { ProjectNotifyCache } from './project-notify.js';
 import { openNoiseStore } from './noise-store.js';
 import { noiseRetentionMs } from '../notify/noise.js';
@@ -64,6 +65,10 @@ export interface StartDaemonOptions {
   housekeepingIntervalMs?: number;
   /** The fallback poll of watched transcripts (default 5000 ms; docs/sessions.md). */
   transcriptPollMs?: number;
+  /** Presence at this machine for `presence: auto` rules, instead of the configured probe (tests). */
+  presence?: () => Promise<Pick<PresenceReading, 'state'>>;
+  /** Told whenever a session answered what waited (an event, `hookd ack`); see Pipeline's onAnswered. */
+  onAnswered?: (answer: Answered) => void;
 }
 
 export interface DaemonHandle {
@@ -225,7 +230,28 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       now,
       maxAgeMs: () => noiseRetentionMs(notify().noise),
     });
+    const onAnswered = (answer: Answered) => {
+      try {
+        options.onAnswered?.(answer);
+      } catch (error) {
+        log.error({ error: (error as Error).message }, 'onAnswered failed');
+      }
+    };
+    // Escalation ladders (docs/sessions.md#escalation-ladders): steps sent while nobody answers.
+    const escalator: Escalator = new Escalator({
+      store,
+      notify,
+      commit,
+      wake,
+      now,
+      logger: log,
+      answering: (id) => pipeline.isHalting(id),
+    });
     const pipeline = new Pipeline({
+      ladders: (session) => store.laddersOf(session),
+      onLadder: (ladder) =>
+        escalator.schedule(ladder.startedAt + Math.min(...ladder.steps.map((s) => s.afterMs))),
+      onAnswered,
       noise: noiseStore.state,
       sessions: noiseStore.sessions,
       // Delay-then-cancel (docs/sessions.md): held "waiting" notifications, released when their time comes.
@@ -251,7 +277,8 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       onEvent: options.onEvent,
       defaultText: options.defaultText,
       home: env.HOME,
-      presence,
+      // An injected reading (tests) stands in for the configured probe.
+      presence: options.presence ?? presence,
     });
     // The project dir of recent sessions (bounded): an http hook's event carries no environment.
     const projectOf = new Map<string, string>();
@@ -337,6 +364,9 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       sessions: () => pipeline.sessions,
       // `hookd status` shows a fresh presence reading when one comes quickly, else the last one.
       beforeStatus: () => within(presence(), 300, undefined),
+      ladders: store,
+      onAnswered,
+      logger: log,
       now,
     });
 
@@ -416,9 +446,11 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           .releaseHeld()
           .catch((error: Error) => log.error({ error: error.message }, 'quiet-hours release failed'));
         pipeline.prune();
+        void escalator.tick();
       }, options.housekeepingIntervalMs ?? 5000),
     ];
     await digest.releaseHeld();
+    await escalator.tick();
     log.info(
       { pid: process.pid, socket: files.socket, replayed: store.pendingEvents.size },
       'daemon started',
@@ -434,6 +466,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         await httpHooks?.close();
         await transcripts.close();
         for (const timer of releaseTimers) clearTimeout(timer);
+        escalator.close();
         await server.close();
         rmSync(files.socket, { force: true });
         await ingestStopped;

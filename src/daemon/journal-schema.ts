@@ -57,8 +57,49 @@ const deliverySchema = z.looseObject({
       until: finite,
       dedupeKey: z.string().optional(),
       cooldownKey: z.string().optional(),
+      ask: z.lazy(() => askSchema).optional(),
     })
     .optional(),
+  escalation: z
+    .object({
+      ladder: z.string(),
+      step: z.number().int().nonnegative(),
+      repeat: z.number().int().nonnegative(),
+    })
+    .optional(),
+});
+
+const askSchema = z.object({
+  kind: z.enum(['permission', 'other']),
+  tool: z.string().optional(),
+  toolUseId: z.string().optional(),
+});
+
+const ladderEnd = z.enum(['answered', 'acked', 'ended', 'done', 'limit']);
+
+const ladderSchema = z.looseObject({
+  id: z.string().min(1),
+  session: z.string().min(1),
+  rule: z.string(),
+  startedAt: finite,
+  notification: notificationSchema,
+  steps: z
+    .array(
+      z.object({
+        afterMs: finite.nonnegative(),
+        channels: z.array(z.string().min(1)).min(1),
+        repeatMs: finite.positive().optional(),
+        maxRepeats: z.number().int().positive().max(1000).optional(),
+      }),
+    )
+    .max(50),
+  progress: z.array(z.number().int().nonnegative()).max(50),
+  breakthrough: z.boolean(),
+  ask: askSchema.optional(),
+  presence: z.string().optional(),
+  end: ladderEnd.optional(),
+  endedAt: finite.optional(),
+  endedBy: z.string().optional(),
 });
 
 const ids = z.array(z.string());
@@ -81,6 +122,15 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('release'), ids, at: finite }),
   z.object({ t: z.literal('unhold'), ids, at: finite }),
   z.object({ t: z.literal('cancel'), ids, at: finite, by: z.string() }),
+  z.object({ t: z.literal('ladder'), l: ladderSchema }),
+  z.object({
+    t: z.literal('step'),
+    id: z.string(),
+    step: z.number().int().nonnegative(),
+    sent: z.number().int().nonnegative(),
+    at: finite,
+  }),
+  z.object({ t: z.literal('halt'), ids, at: finite, end: ladderEnd, by: z.string() }),
   z.object({ t: z.literal('thread'), k: z.string(), ts: z.string() }),
   z.object({ t: z.literal('seen'), ids }),
   z.object({ t: z.literal('delivered'), ids }),

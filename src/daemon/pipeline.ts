@@ -22,7 +22,16 @@ import {
   SESSION_MAX_AGE_MS,
   type SessionTable,
 } from '../notify/session-state.js';
-import { quietStateAt } from '../notify/quiet-hours.js';
+import { breaksQuietHours, quietStateAt } from '../notify/quiet-hours.js';
+import {
+  answerTo,
+  applyPresence,
+  describeLadder,
+  waitingAskOf,
+  type PresenceState,
+  type WaitingAsk,
+} from '../notify/escalation.js';
+import { isRemoteChannel } from '../notify/redact-notification.js';
 import type { TranscriptSignal } from '../notify/transcript-signals.js';
 import {
   folderName,
@@ -41,7 +50,12 @@ import {
 import type { FiredRule } from '../notify/rules.js';
 import type { SessionState } from '../notify/session-state.js';
 import type { PresenceReading } from '../notify/presence.js';
-import { resolvedId, type Delivery, type JournalRecord, type WaitingHold } from './store.js';
+import { resolvedId, type Delivery, type JournalRecord, type Ladder, type WaitingHold } from './store.js';
+import { haltLadders, type Answered } from './escalator.js';
+
+/** How long the pipeline waits for a presence reading before it counts as unknown. */
+export const PRESENCE_BUDGET_MS = 1000;
+const ASKS_MAX = 2000;
 
 /** What the pipeline counts, for `hookd status`. */
 export interface PipelineCounts {
@@ -83,10 +97,22 @@ export interface PipelineOptions {
   shownWaiting?: ((session: string) => readonly Delivery[]) | undefined;
   /** The channels that keep one message per session (Slack `session-message`). */
   sessionMessageChannels?: (() => readonly string[]) | undefined;
-  /** Whether the user is at this machine now (docs/sessions.md#presence); never throws. */
-  presence?: (() => Promise<PresenceReading>) | undefined;
+  /**
+   * Whether the user is at this machine now (docs/sessions.md#presence), for rules with `presence:
+   * auto`; never throws (a reading slower than 1 s, or none, counts as unknown).
+   */
+  presence?: (() => Promise<Pick<PresenceReading, 'state'>>) | undefined;
   /** Called with a session's state after each of its events (the transcript watcher). */
   onSession?: ((state: SessionState, event: HookEvent) => void) | undefined;
+  /** The running escalation ladders of a session, and a call when one starts (to schedule its steps). */
+  ladders?: ((session: string) => readonly Ladder[]) | undefined;
+  onLadder?: ((ladder: Ladder) => void) | undefined;
+  /**
+   * The one place where "the user answered" is told (an event of the session answered what waited, or it
+   * ended; `hookd ack` calls it too, from the daemon): held notifications are cancelled and ladders
+   * stopped by then. Channels that can resolve what they showed (s3) hook in here.
+   */
+  onAnswered?: ((answer: Answered) => void) | undefined;
 }
 
 /** One delivery record per channel for a notification. */
@@ -135,6 +161,11 @@ export class Pipeline {
   private readonly batchWaiting = new Map<string, Delivery[]>();
   /** Deliveries marked resolved in the batch being processed. */
   private readonly batchResolved = new Set<string>();
+  /** Ladders started in the batch being processed, and ladders it stopped (not committed yet). */
+  private readonly batchLadders = new Map<string, Ladder[]>();
+  private readonly halting = new Set<string>();
+  /** What each session waits for (its last ask), for onAnswered. */
+  private readonly asks = new Map<string, WaitingAsk>();
 
   constructor(private readonly o: PipelineOptions) {
     this.noise = o.noise ?? createNoiseState();
@@ -178,11 +209,134 @@ export class Pipeline {
     pruneSessions(this.sessions, this.o.now(), SESSION_ENDED_TTL_MS, SESSION_MAX_AGE_MS);
   }
 
+  /** True while a ladder is stopped by an event whose records are not committed yet. */
+  isHalting(ladder: string): boolean {
+    return this.halting.has(ladder);
+  }
+
   private quietHold(urgency: Urgency): number | undefined {
     const quietHours = this.o.notify().quietHours;
     const quiet = quietStateAt(this.o.now(), quietHours);
-    if (!quiet.quiet || (urgency === 'critical' && quietHours?.allowUrgent)) return undefined;
+    if (!quiet.quiet || breaksQuietHours(undefined, urgency === 'critical', quietHours)) return undefined;
     return quiet.endsAt;
+  }
+
+  /**
+   * What an event of session `sid` answers: its held "waiting" notifications are cancelled and its
+   * ladders stopped (answerTo, src/notify/escalation.ts, decides), then onAnswered is told.
+   */
+  private answer(event: HookEvent, sid: string, at: number, wasWaiting: boolean): JournalRecord[] {
+    const { o, noise } = this;
+    const log = o.logger;
+    const by = `${event.name} ${event.id}`;
+    const records: JournalRecord[] = [];
+    const held = [...(o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])];
+    const cancelled = held.filter((d) => answerTo(event, d.waiting?.ask) !== undefined);
+    const gone = new Set(cancelled.map((d) => d.id));
+    this.batchWaiting.set(
+      sid,
+      (this.batchWaiting.get(sid) ?? []).filter((d) => !gone.has(d.id)),
+    );
+    // Nothing was sent: the same ask later is no duplicate, and no cooldown runs.
+    for (const d of cancelled) {
+      if (d.waiting?.dedupeKey) noise.sent.delete(d.waiting.dedupeKey);
+      if (d.waiting?.cooldownKey) noise.cooldowns.delete(d.waiting.cooldownKey);
+    }
+    if (cancelled.length > 0) {
+      records.push({ t: 'cancel', ids: [...gone], at, by });
+      log.info(
+        { event: event.name, eventId: event.id, sessionId: sid, cancelled: [...gone] },
+        'the session moved on: held notifications cancelled',
+      );
+    }
+    const ladders = [...(o.ladders?.(sid) ?? []), ...(this.batchLadders.get(sid) ?? [])].filter(
+      (l) => !this.halting.has(l.id),
+    );
+    // Shown ones (sent, and their channel can mark them): resolved where the channel can.
+    records.push(...this.resolveShown(sid, by, (d) => answerTo(event, d.waiting?.ask) !== undefined));
+    const stopped = { answered: [] as Ladder[], ended: [] as Ladder[] };
+    for (const l of ladders) {
+      const kind = answerTo(event, l.ask);
+      if (kind) stopped[kind].push(l);
+    }
+    for (const kind of ['answered', 'ended'] as const) {
+      for (const l of stopped[kind]) this.halting.add(l.id);
+      records.push(...haltLadders(stopped[kind], kind, by, at, log));
+    }
+    // The session's last ask (what it waited for), answered or not by this event.
+    const how = answerTo(event, wasWaiting ? this.asks.get(sid) : undefined);
+    const ladderIds = [...stopped.answered, ...stopped.ended].map((l) => l.id);
+    if (how) this.asks.delete(sid);
+    if (how && (wasWaiting || cancelled.length > 0 || ladderIds.length > 0))
+      o.onAnswered?.({ session: sid, how, by, at, cancelled: [...gone], ladders: ladderIds });
+    if (isWaitingAsk(event)) {
+      this.asks.delete(sid);
+      this.asks.set(sid, waitingAskOf(event));
+      while (this.asks.size > ASKS_MAX) this.asks.delete(this.asks.keys().next().value!);
+    }
+    return records;
+  }
+
+  private async presenceState(): Promise<PresenceState> {
+    const probe = this.o.presence;
+    if (!probe) return 'unknown';
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const result = await Promise.race([
+        probe(),
+        new Promise<Pick<PresenceReading, 'state'>>(
+          (resolve) => (timer = setTimeout(() => resolve({ state: 'unknown' }), PRESENCE_BUDGET_MS)),
+        ),
+      ]);
+      return ['active', 'idle'].includes(result?.state) ? result.state : 'unknown';
+    } catch {
+      return 'unknown';
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Where one fired rule goes now and its ladder: presence (`auto`) may keep remote channels for the
+   * ladder or fire its first remote step at once; a ladder never fires before delay-then-cancel's hold.
+   */
+  private async plan(
+    fired: FiredRule,
+    event: HookEvent,
+    notify: NotifyConfig,
+    holdMs: number,
+    presence: () => Promise<PresenceState>,
+    notes: string[],
+  ): Promise<{ channels: string[]; ladder?: Ladder }> {
+    const sid = event.sessionId;
+    let channels = fired.channels;
+    let steps = fired.escalate ?? [];
+    let note: string | undefined;
+    if (sid && fired.presence === 'auto') {
+      const isRemote = (name: string) => {
+        const channel = notify.channels[name];
+        return channel ? isRemoteChannel(channel) : false;
+      };
+      const p = applyPresence(channels, steps, await presence(), isRemote);
+      channels = p.now;
+      steps = p.steps;
+      note = p.note;
+      notes.push(`${fired.rule}: ${p.note}`);
+    }
+    if (!sid || steps.length === 0) return { channels };
+    const ladder: Ladder = {
+      id: `${event.id}/${fired.index}`,
+      session: sid,
+      rule: fired.rule,
+      startedAt: this.o.now(),
+      notification: fired.notification,
+      steps: steps.map((s) => ({ ...s, afterMs: Math.max(s.afterMs, holdMs) })),
+      progress: steps.map(() => 0),
+      breakthrough: fired.breakthrough,
+      ask: isWaitingAsk(event) ? waitingAskOf(event) : { kind: 'other' },
+      ...(note ? { presence: note } : {}),
+    };
+    return { channels, ladder };
   }
 
   private flushBurst(burst: Burst): void {
@@ -254,19 +408,15 @@ export class Pipeline {
     const log = o.logger;
     const event = handoff.event;
     const at = o.now();
-    observeEvent(noise, event, at);
     const sid = event.sessionId;
     // The main session's state before the event (a Claude sub-agent's event leaves it as it was).
     const before = sid ? this.sessions.get(sid) : undefined;
+    const wasWaiting = before?.phase === 'waiting';
     const moved = observeSession(this.sessions, event, at);
     if (moved) o.onSession?.(moved, event);
     const records: JournalRecord[] = [];
-    // Delay-then-cancel: the user answered in the terminal, so the held "waiting" notifications go.
-    if (sid && userMovedOn(event)) {
-      const by = `${event.name} ${event.id}`;
-      records.push(...this.cancelHeld(sid, at, by, { event: event.name, eventId: event.id }));
-      records.push(...this.resolveShown(sid, by));
-    }
+    // Delay-then-cancel, ladders, shown notifications: the user answered, so what waits for it goes.
+    if (sid) records.push(...this.answer(event, sid, at, wasWaiting));
     if (o.onEvent) {
       try {
         await o.onEvent(handoff);
@@ -282,6 +432,8 @@ export class Pipeline {
       ...(o.home ? { home: o.home } : {}),
       ...(o.defaultText ? { defaultText: o.defaultText } : {}),
       results: handoff.results,
+      sessionFailed:
+        moved !== undefined && (moved.transition === 'stop-failure' || moved.transition === 'ended-mid-turn'),
     });
     recordSent(
       noise,
@@ -318,10 +470,35 @@ export class Pipeline {
       sid && notify.waitingDelayMs > 0 && isWaitingAsk(event) ? at + notify.waitingDelayMs : undefined;
     // Sent at once, a "waiting" notification is still one that can be marked resolved when answered.
     const shownWaiting: WaitingHold | undefined =
-      sid && waitUntil === undefined && isWaitingAsk(event) ? { session: sid, until: at } : undefined;
+      sid && waitUntil === undefined && isWaitingAsk(event)
+        ? { session: sid, until: at, ask: waitingAskOf(event) }
+        : undefined;
     const main = sid ? this.sessions.get(sid) : undefined;
-    for (const fired of evaluation.fired) {
-      if (main) fired.notification.session = sessionSnapshot(main);
+    let probed: Promise<PresenceState> | undefined;
+    const presence = () => (probed ??= this.presenceState());
+    const notes: string[] = [];
+    for (const rule of evaluation.fired) {
+      if (main) rule.notification.session = sessionSnapshot(main);
+      const planned = await this.plan(
+        rule,
+        event,
+        notify,
+        waitUntil !== undefined ? notify.waitingDelayMs : 0,
+        presence,
+        notes,
+      );
+      if (planned.ladder && sid) {
+        const l = planned.ladder;
+        records.push({ t: 'ladder', l });
+        this.batchLadders.set(sid, [...(this.batchLadders.get(sid) ?? []), l]);
+        log.info(
+          { ladder: l.id, rule: l.rule, sessionId: sid, eventId: event.id, steps: describeLadder(l.steps) },
+          'escalation ladder started',
+        );
+        o.onLadder?.(l);
+      }
+      if (planned.channels.length === 0) continue;
+      const fired = { ...rule, channels: planned.channels };
       if (waitUntil !== undefined && sid) {
         const quietEnd = fired.deferred ? (fired.quietEndsAt ?? 0) : 0;
         const adds = deliveryRecords(
@@ -336,6 +513,7 @@ export class Pipeline {
             until: waitUntil,
             dedupeKey: fired.dedupeKey,
             ...(fired.cooldownKey ? { cooldownKey: fired.cooldownKey } : {}),
+            ask: waitingAskOf(event),
           },
         );
         this.batchWaiting.set(sid, [
@@ -364,6 +542,11 @@ export class Pipeline {
         ),
       );
     }
+    if (notes.length > 0)
+      log.info(
+        { event: event.name, eventId: event.id, sessionId: sid, presence: await presence(), applied: notes },
+        'presence applied',
+      );
     if (sid && main)
       records.push(...this.sessionMessageRecords(event, before, main, evaluation.fired, enrichment));
     // hookd's own notices (an untrusted project file, a broken config) go to the desktop as they are.
@@ -393,9 +576,11 @@ export class Pipeline {
    * already shown get a `resolved` delivery on their channel, which marks them resolved where it can
    * (docs/sessions.md, "Resolved notifications"). Returns the records to commit; best-effort.
    */
-  resolveShown(session: string, by: string): JournalRecord[] {
+  resolveShown(session: string, by: string, answers: (d: Delivery) => boolean = () => true): JournalRecord[] {
     const at = this.o.now();
-    const shown = (this.o.shownWaiting?.(session) ?? []).filter((d) => !this.batchResolved.has(d.id));
+    const shown = (this.o.shownWaiting?.(session) ?? []).filter(
+      (d) => !this.batchResolved.has(d.id) && answers(d),
+    );
     const records: JournalRecord[] = [];
     for (const d of shown) {
       this.batchResolved.add(d.id);
@@ -536,6 +721,7 @@ export class Pipeline {
       }
       this.batchWaiting.clear();
       this.batchResolved.clear();
+      this.batchLadders.clear();
       try {
         await this.o.commit(records);
       } catch (error) {
@@ -544,6 +730,7 @@ export class Pipeline {
           'cannot record processed events; they stay pending',
         );
       }
+      this.halting.clear();
       this.o.wake(touched);
     }
     this.processing = undefined;

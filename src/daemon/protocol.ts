@@ -67,6 +67,15 @@ export const requestSchema = z.discriminatedUnion('type', [
   z.object({ v: z.literal(1), type: z.literal('noise') }),
   /** The sessions' states (docs/sessions.md), for `hookd status` and `hookd sessions --live`. */
   z.object({ v: z.literal(1), type: z.literal('sessions') }),
+  /** `hookd ack`: stop the ladders and held notifications of a session (docs/sessions.md). */
+  z.object({
+    v: z.literal(1),
+    type: z.literal('ack'),
+    session: z.string().min(1).max(200).optional(),
+    all: z.boolean().default(false),
+  }),
+  /** The escalation ladders running and the last stopped ones, for `hookd explain` and `hookd outbox list`. */
+  z.object({ v: z.literal(1), type: z.literal('ladders') }),
   outboxRequestSchema,
 ]);
 

@@ -4,6 +4,7 @@ import type { SessionTable } from '../notify/session-state.js';
 import type { DaemonRequest, OutboxRequest } from './protocol.js';
 import type { DaemonStats } from './stats.js';
 import type { DaemonStore, Delivery, JournalRecord } from './store.js';
+import { ackPlan, type Answered } from './escalator.js';
 
 export interface RequestOptions {
   /** True once the daemon is stopping: events are refused. */
@@ -22,6 +23,10 @@ export interface RequestOptions {
   wake: (channels: Iterable<string>) => void;
   noise: () => NoiseState;
   sessions?: () => SessionTable;
+  /** The escalation ladders (and held deliveries) `hookd ack` stops, and who is told. */
+  ladders?: Pick<DaemonStore, 'ladders' | 'recentLadders' | 'deliveries'>;
+  onAnswered?: (answer: Answered) => void;
+  logger?: { info(obj: object, msg: string): void };
   now: () => number;
   pid?: number;
 }
@@ -84,6 +89,38 @@ export function requestHandler(
         return { ok: true, noise: serializeNoise(o.noise()) };
       case 'sessions':
         return { ok: true, sessions: [...(o.sessions?.() ?? new Map()).values()] };
+      case 'ladders':
+        return {
+          ok: true,
+          active: [...(o.ladders?.ladders.values() ?? [])],
+          recent: [...(o.ladders?.recentLadders ?? [])],
+        };
+      case 'ack': {
+        if (!o.ladders) return { ok: false, code: 'unsupported', error: 'this daemon has no ladders' };
+        const at = o.now();
+        const plan = ackPlan(o.ladders, request, at);
+        await o.commit(plan.records);
+        for (const s of plan.acked) {
+          o.logger?.info(
+            { sessionId: s.session, ladders: s.ladders, cancelled: s.cancelled },
+            'acknowledged (hookd ack): escalation stopped, held notifications cancelled',
+          );
+          o.onAnswered?.({
+            session: s.session,
+            how: 'acked',
+            by: 'hookd ack',
+            at,
+            cancelled: s.cancelled,
+            ladders: s.ladders,
+          });
+        }
+        return {
+          ok: true,
+          acked: plan.acked,
+          stillWaiting: plan.stillWaiting,
+          ...(plan.problem ? { problem: plan.problem } : {}),
+        };
+      }
     }
   };
 }

@@ -1,5 +1,6 @@
 import type { EventHandoff } from '../events/types.js';
 import type { RenderedNotification } from '../notify/notification.js';
+import type { LadderStep, WaitingAsk } from '../notify/escalation.js';
 
 /** `cancelled`: a held "waiting" notification the session moved on from (only in `recentCancelled`). */
 export type DeliveryState = 'pending' | 'held' | 'delivered' | 'dead' | 'cancelled';
@@ -13,6 +14,44 @@ export interface WaitingHold {
   until: number;
   dedupeKey?: string;
   cooldownKey?: string;
+  /** What it waits for (a permission for one tool...): only an event that answers it cancels it. */
+  ask?: WaitingAsk;
+}
+
+/** How a ladder stopped: answered in the session, acknowledged (`hookd ack`), the session ended, every step sent, or dropped over the limit. */
+export type LadderEnd = 'answered' | 'acked' | 'ended' | 'done' | 'limit';
+
+/**
+ * An escalation ladder (docs/sessions.md#escalation-ladders): the notification of one rule for one
+ * event, sent again to each step's channels while the session is not answered. Durable in the journal:
+ * a restart resumes it, and each sending has its own delivery id, so nothing is sent twice.
+ */
+export interface Ladder {
+  /** `<event id>/<rule index>`. */
+  id: string;
+  session: string;
+  rule: string;
+  startedAt: number;
+  notification: RenderedNotification;
+  steps: LadderStep[];
+  /** Per step, how many of its sendings are done (or skipped). */
+  progress: number[];
+  /** Steps go through quiet hours (the rule's breakthrough, or an urgent notification). */
+  breakthrough: boolean;
+  ask?: WaitingAsk;
+  /** What presence did when it started (for explain). */
+  presence?: string;
+  /** Set once it stopped. */
+  end?: LadderEnd;
+  endedAt?: number;
+  endedBy?: string;
+}
+
+/** A delivery made by a ladder step. */
+export interface EscalationMark {
+  ladder: string;
+  step: number;
+  repeat: number;
 }
 
 /** One notification on its way to one channel. */
@@ -38,6 +77,8 @@ export interface Delivery {
   cancelledBy?: string;
   /** What the channel answered to find what it showed again (a desktop id, a Slack ts): for `resolved`. */
   ref?: string;
+  /** Sent by an escalation step. */
+  escalation?: EscalationMark;
 }
 
 /** The journal's records. Applying one twice has the same effect as once. */
@@ -53,6 +94,9 @@ export type JournalRecord =
   | { t: 'release'; ids: string[]; at: number }
   | { t: 'unhold'; ids: string[]; at: number }
   | { t: 'cancel'; ids: string[]; at: number; by: string }
+  | { t: 'ladder'; l: Ladder }
+  | { t: 'step'; id: string; step: number; sent: number; at: number }
+  | { t: 'halt'; ids: string[]; at: number; end: LadderEnd; by: string }
   | { t: 'thread'; k: string; ts: string }
   | { t: 'seen'; ids: string[] }
   | { t: 'delivered'; ids: string[] };
@@ -72,6 +116,8 @@ export function resolvedId(id: string): string {
 export const DEAD_MAX = 1000;
 const DELIVERED_IDS_MAX = 50_000;
 const THREADS_MAX = 5000;
+/** Ladders running at once: beyond it the oldest stops (`limit`). */
+export const LADDERS_MAX = 1000;
 
 function capSet(set: Set<string>, max: number): void {
   while (set.size > max) set.delete(set.values().next().value as string);
@@ -89,6 +135,11 @@ export class DaemonStore {
   /** The last few held "waiting" notifications cancelled because the session moved on. */
   readonly recentCancelled: Delivery[] = [];
   readonly threads = new Map<string, string>();
+  /** Escalation ladders running, oldest first, and the last few stopped ones. */
+  readonly ladders = new Map<string, Ladder>();
+  readonly recentLadders: Ladder[] = [];
+  /** Ids of every ladder ever stopped (bounded): a replayed "ladder" record does not start it again. */
+  private readonly haltedLadders = new Set<string>();
   /** Per channel, the ids of its pending deliveries in order. */
   private readonly queues = new Map<string, Set<string>>();
   /** Ids of dead deliveries, oldest first. */
@@ -213,6 +264,38 @@ export class DaemonStore {
           if (this.recentCancelled.length > RECENT_MAX) this.recentCancelled.shift();
         }
         return;
+      case 'ladder': {
+        const l = record.l;
+        if (this.ladders.has(l.id) || this.haltedLadders.has(l.id)) return;
+        if (l.end) {
+          this.keepHalted({ ...l });
+          return;
+        }
+        this.ladders.set(l.id, { ...l, progress: [...l.progress] });
+        while (this.ladders.size > LADDERS_MAX) {
+          const oldest = this.ladders.values().next().value!;
+          this.halt(oldest, {
+            t: 'halt',
+            ids: [oldest.id],
+            at: l.startedAt,
+            end: 'limit',
+            by: 'too many ladders',
+          });
+        }
+        return;
+      }
+      case 'step': {
+        const l = this.ladders.get(record.id);
+        if (!l || record.step < 0 || record.step >= l.steps.length) return;
+        l.progress[record.step] = Math.max(l.progress[record.step] ?? 0, record.sent);
+        return;
+      }
+      case 'halt':
+        for (const id of record.ids) {
+          const l = this.ladders.get(id);
+          if (l) this.halt(l, record);
+        }
+        return;
       case 'thread':
         this.threads.delete(record.k);
         this.threads.set(record.k, record.ts);
@@ -228,6 +311,23 @@ export class DaemonStore {
         capSet(this.deliveredIds, DELIVERED_IDS_MAX);
         return;
     }
+  }
+
+  private halt(l: Ladder, record: Extract<JournalRecord, { t: 'halt' }>): void {
+    this.ladders.delete(l.id);
+    this.keepHalted({ ...l, end: record.end, endedAt: record.at, endedBy: record.by });
+  }
+
+  private keepHalted(l: Ladder): void {
+    this.haltedLadders.add(l.id);
+    capSet(this.haltedLadders, DELIVERED_IDS_MAX);
+    this.recentLadders.push(l);
+    if (this.recentLadders.length > RECENT_MAX) this.recentLadders.shift();
+  }
+
+  /** The running ladders of a session. */
+  laddersOf(session: string): Ladder[] {
+    return [...this.ladders.values()].filter((l) => l.session === session);
   }
 
   /** Keeps at most DEAD_MAX dead letters: the oldest go (and are never added again by a replayed "add"). */
@@ -319,6 +419,8 @@ export class DaemonStore {
     for (let i = 0; i < delivered.length; i += 5000)
       records.push({ t: 'delivered', ids: delivered.slice(i, i + 5000) });
     for (const [k, ts] of this.threads) records.push({ t: 'thread', k, ts });
+    for (const l of this.recentLadders) records.push({ t: 'ladder', l });
+    for (const l of this.ladders.values()) records.push({ t: 'ladder', l });
     return records;
   }
 }

@@ -17,6 +17,9 @@ import type { Env } from '../paths.js';
 import { commandLabel, planCommands, type EntryLevels } from '../runner/route.js';
 import { passesContext } from '../runner/decision.js';
 import { ownValue } from '../util/own.js';
+import { describeLadder } from '../notify/escalation.js';
+import { daemonLadders } from '../daemon/admin.js';
+import { describeLadderState } from '../daemon/escalator.js';
 
 export interface ExplainOptions {
   env: Env;
@@ -59,6 +62,12 @@ export interface RuleToFire {
   waitingHoldMs?: number;
   /** Coalesced with other events of the same kind arriving in a burst. */
   coalesced: boolean;
+  /** Its escalation ladder, for people ("slack after 5m00s; ..."): sent while the session is not answered. */
+  ladder?: string;
+  /** What presence does (`auto`): remote channels wait for the ladder while you are active, etc. */
+  presence?: string;
+  /** Goes through quiet hours (rule breakthrough, or urgent with quietHours.allowUrgent). */
+  breakthrough?: boolean;
   /** Why some of its channels would not deliver (disabled, unset variables). */
   channelProblems: string[];
 }
@@ -85,6 +94,8 @@ export interface Explanation {
     notFire: { rule: string; index: number; reason: string }[];
     /** Whether cooldown/dedupe state of the running daemon was used, and what that means. */
     noiseState: { consulted: boolean; note: string };
+    /** The escalation ladders of the event's session (running and recently stopped), and where from. */
+    ladders?: { via: 'daemon' | 'journal'; lines: string[] };
   };
   /**
    * How the event reaches hookd under each agent whose settings wire hookd (fast / node / http / not
@@ -192,6 +203,14 @@ export async function explainEvent(
     ...(env.HOME ? { home: env.HOME } : {}),
     results: [],
   });
+  const ladders = event.sessionId
+    ? await daemonLadders(env, options.daemonTimeoutMs ?? 1000).catch(() => undefined)
+    : undefined;
+  const ladderLines = ladders
+    ? [...ladders.active, ...ladders.recent.slice(-10)]
+        .filter((l) => l.session === event.sessionId)
+        .map((l) => describeLadderState(l, now))
+    : [];
   const coalesceOn = notify.noise.coalesceWindowMs > 0;
   const waitingHold = notify.waitingDelayMs > 0 && event.sessionId !== undefined && isWaitingAsk(event);
   const notes = ['texts are shown without enrichment (session title, last message, tokens)'];
@@ -248,10 +267,19 @@ export async function explainEvent(
           : {}),
         ...(waitingHold ? { waitingHoldMs: notify.waitingDelayMs } : {}),
         coalesced: f.coalesce && coalesceOn && !waitingHold,
+        ...(f.escalate && event.sessionId ? { ladder: describeLadder(f.escalate) } : {}),
+        ...(f.presence === 'auto' && event.sessionId
+          ? {
+              presence:
+                'auto: while you are active here only local channels now (remote ones by the ladder); when idle the first remote step at once; unknown: as written',
+            }
+          : {}),
+        ...(f.breakthrough && notify.quietHours ? { breakthrough: true } : {}),
         channelProblems: channelProblems(notify, f.channels, env),
       })),
       notFire: evaluation.skipped.map((s) => ({ rule: s.rule, index: s.index, reason: s.reason })),
       noiseState: { consulted: live.consulted, note: live.note },
+      ...(ladders && ladderLines.length > 0 ? { ladders: { via: ladders.via, lines: ladderLines } } : {}),
     },
     notes,
   };

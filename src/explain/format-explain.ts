@@ -97,10 +97,19 @@ export function formatExplanation(x: Explanation, out: Pick<Out, 'color'>): stri
       `  ${paint(out, 'green', '▸')} ${f.rule} → ${f.channels.join(', ')}  ${quote(f.title, 60)}${when}${wait}${burst}`,
     );
     if (f.body) lines.push(gray(`      ${quote(f.body, 100)}`));
+    if (f.ladder) lines.push(`      then, while the session is not answered: ${f.ladder}`);
+    if (f.presence) lines.push(gray(`      presence ${f.presence}`));
+    if (f.breakthrough) lines.push(gray('      goes through quiet hours (breakthrough)'));
     for (const p of f.channelProblems) lines.push(paint(out, 'yellow', `      ! ${p}`));
   }
   for (const s of n.notFire) lines.push(`  ${gray('-')} ${s.rule} would not fire: ${s.reason}`);
   lines.push(gray(`  ${n.noiseState.note}`));
+  if (n.ladders) {
+    lines.push(
+      `  escalation ladders of this session (${n.ladders.via === 'daemon' ? 'the running daemon' : 'the journal: the daemon is not running'}):`,
+    );
+    for (const line of n.ladders.lines) lines.push(`    ${line}`);
+  }
   if (x.notes.length > 0) lines.push('', ...x.notes.map((note) => gray(`note: ${note}`)));
   return `${lines.join('\n')}\n`;
 }

@@ -46,3 +46,17 @@ function windowEndAt(now: number, quietHours: QuietHours): number | undefined {
   }
   return best;
 }
+
+/**
+ * Whether a notification goes through quiet hours: the rule's `breakthrough` when it sets one, else
+ * an urgent one (urgency critical, or a failure: StopFailure, a session ended mid-turn) when
+ * `quietHours.allowUrgent` (the default).
+ */
+export function breaksQuietHours(
+  breakthrough: boolean | undefined,
+  urgent: boolean,
+  quietHours: QuietHours | undefined,
+): boolean {
+  if (breakthrough !== undefined) return breakthrough;
+  return urgent && (quietHours?.allowUrgent ?? true);
+}

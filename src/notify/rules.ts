@@ -10,7 +10,9 @@ import {
 } from '../events/claude-facts.js';
 import { matchesProject } from './glob.js';
 import { isIdlePrompt, notifiedPermissionAsk, type NoiseState } from './noise.js';
-import { quietStateAt } from './quiet-hours.js';
+import { breaksQuietHours, quietStateAt } from './quiet-hours.js';
+import { isWaitingAsk } from './session-state.js';
+import type { LadderStep } from './escalation.js';
 import { renderTemplate } from './template.js';
 import { formatAgo, formatDuration } from '../util/format-duration.js';
 import { notificationDurationMs } from './default-text.js';
@@ -40,6 +42,14 @@ export interface FiredRule {
   /** Set when quiet hours hold the notification back until `quietEndsAt` (then sent in a digest). */
   deferred?: 'quiet hours';
   quietEndsAt?: number;
+  /** Urgent: urgency critical, or a failure (StopFailure, a session ended mid-turn). */
+  urgent: boolean;
+  /** Goes through quiet hours (the rule's `breakthrough`, else urgent and quietHours.allowUrgent). */
+  breakthrough: boolean;
+  /** The rule's escalation ladder (docs/sessions.md#escalation-ladders), durations in ms. */
+  escalate?: LadderStep[];
+  /** Whether presence changes where it goes now: the rule's, else auto for a "waiting" notification. */
+  presence: 'auto' | 'ignore';
 }
 
 export interface SkippedRule {
@@ -64,6 +74,8 @@ export interface EvaluateOptions {
   defaultText?: DefaultText;
   /** The hook commands' outcomes, for `commandsFailed` and templates. */
   results?: readonly CommandOutcome[];
+  /** The event failed the session (StopFailure, a SessionEnd mid-turn): its notifications are urgent. */
+  sessionFailed?: boolean;
 }
 
 export { effectiveRules };
@@ -265,7 +277,9 @@ export function evaluateRules(
       at: event.receivedAt,
       fields: notificationFields(facts, event),
     };
-    const deferred = quiet.quiet && !(urgency === 'critical' && config.quietHours?.allowUrgent);
+    const urgent = urgency === 'critical' || event.name === 'StopFailure' || options.sessionFailed === true;
+    const breakthrough = breaksQuietHours(rule.breakthrough, urgent, config.quietHours);
+    const deferred = quiet.quiet && !breakthrough;
     fired.push({
       rule: name,
       index,
@@ -280,6 +294,19 @@ export function evaluateRules(
           }
         : {}),
       ...(deferred ? { deferred: 'quiet hours' as const, quietEndsAt: quiet.endsAt! } : {}),
+      urgent,
+      breakthrough,
+      ...(rule.escalate
+        ? {
+            escalate: rule.escalate.map((step) => ({
+              afterMs: step.after,
+              channels: [...step.channels],
+              ...(step.repeat !== undefined ? { repeatMs: step.repeat } : {}),
+              ...(step.maxRepeats !== undefined ? { maxRepeats: step.maxRepeats } : {}),
+            })),
+          }
+        : {}),
+      presence: rule.presence ?? (isWaitingAsk(event) ? 'auto' : 'ignore'),
     });
   });
   return { fired, skipped, facts, builtInRules: builtIn };

@@ -7,6 +7,7 @@ import { logsCommand } from './logs.js';
 import { importCommand, installCommand, uninstallCommand } from './install.js';
 import { daemonCommand } from './daemon.js';
 import { outboxCommand } from './outbox.js';
+import { ackCommand } from './ack.js';
 import { statusCommand } from './status.js';
 import { apiCommand } from './api/index.js';
 import { simulatorCommand } from './simulator.js';
@@ -35,6 +36,7 @@ export const commands: CommandModule<any, any>[] = [
   sessionsCommand,
   daemonCommand,
   outboxCommand,
+  ackCommand,
   statusCommand,
   doctorCommand,
   explainCommand,

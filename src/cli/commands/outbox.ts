@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
-import { outboxAction } from '../../daemon/admin.js';
-import type { Delivery } from '../../daemon/store.js';
+import { daemonLadders, outboxAction } from '../../daemon/admin.js';
+import type { Delivery, Ladder } from '../../daemon/store.js';
+import { describeLadderState } from '../../daemon/escalator.js';
 import { CliError, UsageError } from '../../errors.js';
 import { formatJson, formatTable, stdoutOut } from '../../terminal/output.js';
 
@@ -9,6 +10,25 @@ const STATES: State[] = ['pending', 'held', 'dead', 'delivered', 'cancelled', 'a
 
 function when(at: number | undefined): string {
   return at ? new Date(at).toISOString().replace('T', ' ').slice(0, 19) : '-';
+}
+
+/** Why a delivery is where it is: cancelled by what, acknowledged, an escalation step; else its last error. */
+function deliveryNote(d: Delivery): string {
+  if (d.cancelledBy === 'hookd ack') return 'not sent: acknowledged (hookd ack)';
+  if (d.cancelledBy) return `not sent: the session moved on (${d.cancelledBy})`;
+  const step = d.escalation
+    ? `escalation step ${d.escalation.step + 1}${d.escalation.repeat > 0 ? `, reminder ${d.escalation.repeat}` : ''}`
+    : undefined;
+  return [step, d.lastError].filter(Boolean).join(': ') || '-';
+}
+
+/** The escalation ladders, one line each (running first). */
+export function formatLadders(active: readonly Ladder[], recent: readonly Ladder[], now: number): string {
+  if (active.length === 0 && recent.length === 0) return '';
+  const lines = ['', 'escalation ladders:'];
+  for (const l of active) lines.push(`  running  ${l.session}  ${describeLadderState(l, now)}`);
+  for (const l of recent.slice(-20)) lines.push(`  stopped  ${l.session}  ${describeLadderState(l, now)}`);
+  return `${lines.join('\n')}\n`;
 }
 
 export function formatDeliveries(items: readonly Delivery[]): string {
@@ -26,8 +46,7 @@ export function formatDeliveries(items: readonly Delivery[]): string {
     { header: 'TITLE', value: (d) => d.notification.title, max: 40 },
     {
       header: 'LAST ERROR',
-      value: (d) =>
-        d.cancelledBy ? `not sent: the session moved on (${d.cancelledBy})` : (d.lastError ?? '-'),
+      value: (d) => deliveryNote(d),
       max: 60,
     },
   ]);
@@ -50,9 +69,13 @@ async function act(
       '`hookd status` shows the daemon state.',
     );
   }
-  if (action === 'list')
+  if (action === 'list') {
     out.write(json ? formatJson(result.items ?? []) : formatDeliveries(result.items ?? []));
-  else
+    if (!json && state === 'all') {
+      const ladders = await daemonLadders(process.env).catch(() => undefined);
+      if (ladders) out.write(formatLadders(ladders.active, ladders.recent, Date.now()));
+    }
+  } else
     out.write(
       json
         ? formatJson({ affected: result.affected ?? 0 })
