@@ -67,13 +67,17 @@ export async function stopDaemon(child: ChildProcess | undefined, graceMs = 5000
 }
 
 /** Bundles a TypeScript fixture into a plain .mjs run by real child processes (the code under test, unmocked). */
-export async function bundleFixture(entry: string, outfile: string): Promise<void> {
+export async function bundleFixture(
+  entry: string,
+  outfile: string,
+  format: 'esm' | 'cjs' = 'esm',
+): Promise<void> {
   const { build } = await import('esbuild');
   await build({
     entryPoints: [entry],
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format,
     target: 'node20',
     outfile,
     logLevel: 'silent',
