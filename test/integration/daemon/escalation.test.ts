@@ -146,6 +146,11 @@ describe('escalation ladders (issue 13)', () => {
       'the ladder done',
     );
     expect([t.desk().length, t.slack().length, t.phone().length]).toEqual([1, 1, 4]);
+    const list = await runHookd(['outbox', 'list'], { env: t.env as Record<string, string> });
+    expect(list.stdout).toContain('escalation step 2, reminder 3');
+    expect(list.stdout).toMatch(
+      /escalation ladders:\n {2}stopped {2}s {2}needs you: slack after 5m00s; .* — stopped \(done: every step sent\)/,
+    );
     const outbox = await outboxAction(t.env, { action: 'list', state: 'delivered' });
     expect(outbox.items?.filter((d) => d.escalation).map((d) => d.id.split('/').slice(-2).join('/'))).toEqual(
       ['esc0.0/slack', 'esc1.0/phone', 'esc1.1/phone', 'esc1.2/phone', 'esc1.3/phone'],
