@@ -28,9 +28,13 @@ function configBlocks(file: string): { file: string; index: number; json: unknow
 }
 
 describe('config examples in the docs', () => {
-  const blocks = ['README.md', 'docs/daemon.md', 'docs/api.md', 'docs/enrich-ledger.md'].flatMap(
-    configBlocks,
-  );
+  const blocks = [
+    'README.md',
+    'docs/daemon.md',
+    'docs/api.md',
+    'docs/enrich-ledger.md',
+    'docs/sessions.md',
+  ].flatMap(configBlocks);
 
   it('finds the README example', () => {
     expect(blocks.some((b) => b.file === 'README.md')).toBe(true);
