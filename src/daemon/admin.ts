@@ -171,8 +171,12 @@ export async function ackWaiting(env: Env, request: AckRequest): Promise<AckResu
 export async function daemonLadders(
   env: Env,
   timeoutMs = 2000,
+  session?: string,
 ): Promise<{ active: Ladder[]; recent: Ladder[]; via: 'daemon' | 'journal' }> {
-  const reply = await requestDaemon({ v: PROTOCOL_VERSION, type: 'ladders' }, { env, timeoutMs });
+  const reply = await requestDaemon(
+    { v: PROTOCOL_VERSION, type: 'ladders', ...(session ? { session } : {}) },
+    { env, timeoutMs },
+  );
   if (reply.ok && reply.reply.ok && Array.isArray(reply.reply.active))
     return {
       active: reply.reply.active as Ladder[],
@@ -180,7 +184,12 @@ export async function daemonLadders(
       via: 'daemon',
     };
   const store = await readStore(env);
-  return { active: [...store.ladders.values()], recent: [...store.recentLadders], via: 'journal' };
+  const mine = (l: Ladder) => session === undefined || l.session === session;
+  return {
+    active: [...store.ladders.values()].filter(mine),
+    recent: store.recentLadders.filter(mine),
+    via: 'journal',
+  };
 }
 
 /** Starts `hookd daemon run` in the background and waits until it answers. */

@@ -240,7 +240,7 @@ export function ackPlan(
 
 /** One line per ladder for people (explain, outbox list). */
 export function describeLadderState(l: Ladder, now: number): string {
-  const head = `${l.rule}: ${describeLadder(l.steps)}`;
+  const head = `${l.rule}: ${describeLadder(l.steps)}${l.presence ? ` [${l.presence}]` : ''}`;
   if (l.end)
     return `${head} — stopped ${l.end === 'acked' ? 'by hookd ack' : `(${l.end}: ${l.endedBy ?? '-'})`}`;
   const next = nextDueAt(l.steps, l.startedAt, l.progress);

@@ -38,6 +38,14 @@ const notificationSchema = z.looseObject({
   resolves: z.object({ deliveryId: z.string(), ref: z.string().max(REF_MAX), by: z.string() }).optional(),
 });
 
+/** What a waiting notification waits for (src/notify/escalation.ts, WaitingAsk). */
+const askSchema = z.object({
+  kind: z.enum(['permission', 'other']),
+  tool: z.string().optional(),
+  toolUseId: z.string().optional(),
+  agentId: z.string().optional(),
+});
+
 const deliverySchema = z.looseObject({
   id: z.string().min(1),
   channel: z.string().min(1),
@@ -57,7 +65,7 @@ const deliverySchema = z.looseObject({
       until: finite,
       dedupeKey: z.string().optional(),
       cooldownKey: z.string().optional(),
-      ask: z.lazy(() => askSchema).optional(),
+      ask: askSchema.optional(),
     })
     .optional(),
   escalation: z
@@ -67,12 +75,6 @@ const deliverySchema = z.looseObject({
       repeat: z.number().int().nonnegative(),
     })
     .optional(),
-});
-
-const askSchema = z.object({
-  kind: z.enum(['permission', 'other']),
-  tool: z.string().optional(),
-  toolUseId: z.string().optional(),
 });
 
 const ladderEnd = z.enum(['answered', 'acked', 'ended', 'done', 'limit']);

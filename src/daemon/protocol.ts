@@ -75,7 +75,7 @@ export const requestSchema = z.discriminatedUnion('type', [
     all: z.boolean().default(false),
   }),
   /** The escalation ladders running and the last stopped ones, for `hookd explain` and `hookd outbox list`. */
-  z.object({ v: z.literal(1), type: z.literal('ladders') }),
+  z.object({ v: z.literal(1), type: z.literal('ladders'), session: z.string().min(1).max(200).optional() }),
   outboxRequestSchema,
 ]);
 

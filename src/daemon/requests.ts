@@ -3,7 +3,10 @@ import { serializeNoise, type NoiseState } from '../notify/noise.js';
 import type { SessionTable } from '../notify/session-state.js';
 import type { DaemonRequest, OutboxRequest } from './protocol.js';
 import type { DaemonStats } from './stats.js';
-import type { DaemonStore, Delivery, JournalRecord } from './store.js';
+import type { DaemonStore, Delivery, JournalRecord, Ladder } from './store.js';
+
+/** Ladders listed per `ladders` request, running and stopped each. */
+const LADDERS_LISTED = 100;
 import { ackPlan, type Answered } from './escalator.js';
 
 export interface RequestOptions {
@@ -89,12 +92,15 @@ export function requestHandler(
         return { ok: true, noise: serializeNoise(o.noise()) };
       case 'sessions':
         return { ok: true, sessions: [...(o.sessions?.() ?? new Map()).values()] };
-      case 'ladders':
+      case 'ladders': {
+        // One session's, or the most recent ones: a reply stays small however many run.
+        const mine = (l: Ladder) => request.session === undefined || l.session === request.session;
         return {
           ok: true,
-          active: [...(o.ladders?.ladders.values() ?? [])],
-          recent: [...(o.ladders?.recentLadders ?? [])],
+          active: [...(o.ladders?.ladders.values() ?? [])].filter(mine).slice(-LADDERS_LISTED),
+          recent: (o.ladders?.recentLadders ?? []).filter(mine).slice(-LADDERS_LISTED),
         };
+      }
       case 'ack': {
         if (!o.ladders) return { ok: false, code: 'unsupported', error: 'this daemon has no ladders' };
         const at = o.now();

@@ -204,12 +204,10 @@ export async function explainEvent(
     results: [],
   });
   const ladders = event.sessionId
-    ? await daemonLadders(env, options.daemonTimeoutMs ?? 1000).catch(() => undefined)
+    ? await daemonLadders(env, options.daemonTimeoutMs ?? 1000, event.sessionId).catch(() => undefined)
     : undefined;
   const ladderLines = ladders
-    ? [...ladders.active, ...ladders.recent.slice(-10)]
-        .filter((l) => l.session === event.sessionId)
-        .map((l) => describeLadderState(l, now))
+    ? [...ladders.active, ...ladders.recent.slice(-10)].map((l) => describeLadderState(l, now))
     : [];
   const coalesceOn = notify.noise.coalesceWindowMs > 0;
   const waitingHold = notify.waitingDelayMs > 0 && event.sessionId !== undefined && isWaitingAsk(event);

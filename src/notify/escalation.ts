@@ -86,16 +86,20 @@ export interface WaitingAsk {
   kind: 'permission' | 'other';
   tool?: string;
   toolUseId?: string;
+  /** A Claude sub-agent's ask (`agent_id`): only that sub-agent's events (or a person's prompt) answer it. */
+  agentId?: string;
 }
 
 const str = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
 export function waitingAskOf(event: EventLike): WaitingAsk {
-  if (!isPermissionAsk(event)) return { kind: 'other' };
+  const agentId = subagentOf(event)?.agentId;
+  const sub = agentId ? { agentId } : {};
+  if (!isPermissionAsk(event)) return { kind: 'other', ...sub };
   const tool = permissionTool(event);
   const toolUseId = str(event.payload.tool_use_id);
-  return { kind: 'permission', ...(tool ? { tool } : {}), ...(toolUseId ? { toolUseId } : {}) };
+  return { kind: 'permission', ...(tool ? { tool } : {}), ...(toolUseId ? { toolUseId } : {}), ...sub };
 }
 
 const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied']);
@@ -106,14 +110,20 @@ const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 
  * was for starting or finishing, a permission denied: same `tool_name`, same `tool_use_id` where both
  * have one). `ended`: the session ended, or the turn ended while a permission was asked. Never: a
  * sub-agent's event (`agent_id`), a Stop-hook continuation, a `<task-notification>` prompt, another
- * tool's event while a permission for one tool is asked. An ask without details (held before this
- * existed) is answered by any move.
+ * tool's event while a permission for one tool is asked. An ask of a Claude sub-agent (`agent_id`) is
+ * answered by that sub-agent's events (or a person's prompt), never by the main session's tools. An ask
+ * without details (held before this existed) is answered by any move.
  */
 export function answerTo(event: EventLike, ask: WaitingAsk | undefined): 'answered' | 'ended' | undefined {
-  if (subagentOf(event) !== undefined || event.payload.stop_hook_active === true) return undefined;
+  if (event.payload.stop_hook_active === true) return undefined;
+  const agent = subagentOf(event)?.agentId;
+  if (agent !== undefined) {
+    // A sub-agent's event answers only its own ask: the tool it asked permission for, run.
+    if (agent !== ask?.agentId || !TOOL_EVENTS.has(event.name)) return undefined;
+  } else if (ask?.agentId !== undefined && TOOL_EVENTS.has(event.name)) return undefined;
   if (event.name === 'SessionEnd') return 'ended';
   if ((event.name === 'Stop' || event.name === 'StopFailure') && ask?.kind === 'permission') return 'ended';
-  if (!userMovedOn(event)) return undefined;
+  if (agent === undefined && !userMovedOn(event)) return undefined;
   if (TOOL_EVENTS.has(event.name) && ask?.kind === 'permission') {
     const tool = str(event.payload.tool_name);
     if (ask.tool !== undefined && tool !== undefined && tool !== ask.tool) return undefined;

@@ -109,6 +109,16 @@ describe('what answers a waiting notification (answerTo)', () => {
     ).toBeUndefined();
   });
 
+  it("a sub-agent's permission ask is answered by that sub-agent's tool, not the main session's nor another sub-agent's", () => {
+    const sub = waitingAskOf(ev('PermissionRequest', { tool_name: 'Write', agent_id: 'a1' }));
+    expect(sub).toEqual({ kind: 'permission', tool: 'Write', agentId: 'a1' });
+    expect(answerTo(ev('PostToolUse', { tool_name: 'Write', agent_id: 'a1' }), sub)).toBe('answered');
+    expect(answerTo(ev('PostToolUse', { tool_name: 'Write', agent_id: 'a2' }), sub)).toBeUndefined();
+    expect(answerTo(ev('PostToolUse', { tool_name: 'Write' }), sub)).toBeUndefined();
+    expect(answerTo(ev('SubagentStop', { agent_id: 'a1' }), sub)).toBeUndefined();
+    expect(answerTo(ev('UserPromptSubmit', { prompt: 'stop that' }), sub)).toBe('answered');
+  });
+
   it('the session ending ends everything; the turn ending ends a permission ask only', () => {
     expect(answerTo(ev('SessionEnd'), { kind: 'other' })).toBe('ended');
     expect(answerTo(ev('Stop'), permission)).toBe('ended');
