@@ -2,13 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon } from '../../../src/daemon/daemon.js';
-import { handOff } from '../../../src/daemon/client.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
 import { daemonLogPath } from '../../../src/daemon/logger.js';
 import type { Answered } from '../../../src/daemon/escalator.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { jsonLines } from '../../helpers/json-lines.js';
-import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
+import { eventSender, loopbackServer, tempEnv, waitFor } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -79,12 +78,7 @@ async function setup(options: Options = {}) {
     ...(options.presence ? { presence: async () => ({ state: options.presence!() }) } : {}),
   });
   cleanups.push(() => daemon.close());
-  const send = async (file: string, payload: Record<string, unknown>) => {
-    const h = handoffOf({ ...fixture(file), ...payload });
-    expect((await handOff(h, { env: temp.env, timeoutMs: 5000 })).outcome).toBe('acked');
-    await waitFor(() => daemon.stats().events.pending === 0, 10_000, `${file} processed`);
-    return h.event.id;
-  };
+  const send = eventSender(temp.env, () => daemon);
   const ask = (session: string) =>
     send('04-Notification.json', { session_id: session, message: `${session} needs you` });
   const titlesOf = (server: { received: { json: unknown }[] }) =>

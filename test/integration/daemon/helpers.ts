@@ -7,6 +7,7 @@ import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
 import { FIXTURES_DIR } from '../../helpers/fixtures.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
 import type { DeliveryContext } from '../../../src/notify/channels/channel.js';
+import { handOff } from '../../../src/daemon/client.js';
 
 /** Short temp dirs (unix socket paths are limited to ~107 bytes) and the env that points hookd at them. */
 export function tempEnv(): { root: string; env: Record<string, string | undefined>; cleanup: () => void } {
@@ -157,4 +158,22 @@ export function outboxSettled(
     10_000,
     'outbox empty',
   );
+}
+
+/**
+ * A sender of recorded events (a fixture with fields changed) to an in-process daemon: each is handed
+ * off and processed before it resolves (with the event's id). `daemon` is read at each send (a test may
+ * restart it).
+ */
+export function eventSender(
+  env: Record<string, string | undefined>,
+  daemon: () => { stats(): { events: { pending: number } } },
+) {
+  return async (file: string, payload: Record<string, unknown>): Promise<string> => {
+    const h = handoffOf({ ...fixture(file), ...payload });
+    const outcome = (await handOff(h, { env, timeoutMs: 5000 })).outcome;
+    if (outcome !== 'acked') throw new Error(`${file}: the daemon did not take it (${outcome})`);
+    await waitFor(() => daemon().stats().events.pending === 0, 10_000, `${file} processed`);
+    return h.event.id;
+  };
 }

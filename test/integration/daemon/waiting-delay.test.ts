@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../../src/daemon/daemon.js';
-import { handOff } from '../../../src/daemon/client.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
 import { runHookd } from '../../helpers/run-hookd.js';
-import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
+import { eventSender, loopbackServer, tempEnv, waitFor } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -39,12 +38,7 @@ async function setup(noise: Record<string, unknown> = { dedupeWindowMs: 0 }) {
     startDaemon({ env: temp.env, config, housekeepingIntervalMs: 20, now: () => clock, watchConfig: false });
   let daemon = await open();
   cleanups.push(() => daemon.close());
-  const send = async (file: string, payload: Record<string, unknown>) => {
-    const h = handoffOf({ ...fixture(file), ...payload });
-    expect((await handOff(h, { env: temp.env, timeoutMs: 5000 })).outcome).toBe('acked');
-    await waitFor(() => daemon.stats().events.pending === 0, 10_000, `${file} processed`);
-    return h.event.id;
-  };
+  const send = eventSender(temp.env, () => daemon);
   const ask = (session: string) =>
     send('04-Notification.json', { session_id: session, message: `${session} needs you` });
   /** Sends a notification that is never held and waits for it: everything queued before it went first. */
