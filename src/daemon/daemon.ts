@@ -466,7 +466,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         await httpHooks?.close();
         await transcripts.close();
         for (const timer of releaseTimers) clearTimeout(timer);
-        escalator.close();
+        await escalator.close();
         await server.close();
         rmSync(files.socket, { force: true });
         await ingestStopped;

@@ -52,6 +52,7 @@ export function haltLadders(
 
 export class Escalator {
   private timer: NodeJS.Timeout | undefined;
+  private timerAt: number | undefined;
   private ticking: Promise<void> | undefined;
   private closed = false;
   /** Ladders whose quiet-hours hold was logged (once each). */
@@ -66,9 +67,11 @@ export class Escalator {
     return this.ticking;
   }
 
-  close(): void {
+  /** Stops waking; resolves once a tick in flight has recorded what it sent. */
+  async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    await this.ticking;
   }
 
   private async run(): Promise<void> {
@@ -146,12 +149,17 @@ export class Escalator {
     this.schedule(next);
   }
 
-  /** Wakes at `at` (or sooner when a new ladder needs it). */
+  /** Wakes at `at`, unless a wake-up is set for sooner. */
   schedule(at: number | undefined): void {
     if (this.closed || at === undefined) return;
+    if (this.timer !== undefined && this.timerAt !== undefined && this.timerAt <= at) return;
     clearTimeout(this.timer);
     const ms = Math.min(Math.max(0, at - this.o.now()), 2 ** 31 - 1);
-    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = this.timerAt = undefined;
+      void this.tick();
+    }, ms);
     this.timer.unref?.();
   }
 }
