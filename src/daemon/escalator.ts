@@ -1,6 +1,13 @@
 import type { Logger } from 'pino';
 import type { NotifyConfig } from '../config/notify-schema.js';
-import { describeLadder, dueSteps, escalatedNotification, nextDueAt } from '../notify/escalation.js';
+import {
+  describeLadder,
+  dueSteps,
+  escalatedNotification,
+  firingsOf,
+  nextDueAt,
+} from '../notify/escalation.js';
+import { formatDuration } from '../util/format-duration.js';
 import { quietStateAt } from '../notify/quiet-hours.js';
 import type { DaemonStore, Delivery, JournalRecord, Ladder, LadderEnd } from './store.js';
 
@@ -253,5 +260,6 @@ export function describeLadderState(l: Ladder, now: number): string {
     return `${head} — stopped ${l.end === 'acked' ? 'by hookd ack' : `(${l.end}: ${l.endedBy ?? '-'})`}`;
   const next = nextDueAt(l.steps, l.startedAt, l.progress);
   const sent = l.progress.reduce((a, b) => a + b, 0);
-  return `${head} — ${sent} step sending(s) so far${next !== undefined ? `, next in ${Math.max(0, Math.round((next - now) / 1000))}s` : ''}`;
+  const total = l.steps.reduce((a, step) => a + firingsOf(step), 0);
+  return `${head} — ${sent} of ${total} sent${next !== undefined ? `, next in ${formatDuration(Math.max(0, next - now))}` : ''}`;
 }
