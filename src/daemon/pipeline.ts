@@ -263,11 +263,12 @@ export class Pipeline {
       for (const l of stopped[kind]) this.halting.add(l.id);
       records.push(...haltLadders(stopped[kind], kind, by, at, log));
     }
-    // The session's last ask (what it waited for), answered or not by this event.
-    const how = answerTo(event, wasWaiting ? this.asks.get(sid) : undefined);
+    // The session's last ask (what it waited for; a sub-agent's too), answered or not by this event.
+    const ask = this.asks.get(sid);
+    const how = ask || wasWaiting ? answerTo(event, ask) : undefined;
     const ladderIds = [...stopped.answered, ...stopped.ended].map((l) => l.id);
     if (how) this.asks.delete(sid);
-    if (how && (wasWaiting || cancelled.length > 0 || ladderIds.length > 0))
+    if (how && (ask || wasWaiting || cancelled.length > 0 || ladderIds.length > 0))
       o.onAnswered?.({ session: sid, how, by, at, cancelled: [...gone], ladders: ladderIds });
     if (isWaitingAsk(event)) {
       this.asks.delete(sid);
