@@ -40,7 +40,12 @@ describe.skipIf(missing.length > 0 && !inCI)(
       expect(channels.find((c) => c.name === 'desktop')).toMatchObject({ healthy: true });
 
       await handOff(handoffOf(fixture('04-Notification.json')), { env: temp.env, timeoutMs: 5000 });
-      await handOff(handoffOf(fixture('16-Stop.json')), { env: temp.env, timeoutMs: 5000 });
+      // Another session finishes: a Stop of the asking one would end its held permission ask (the turn
+      // ended; docs/sessions.md, "What answers a waiting notification").
+      await handOff(handoffOf({ ...fixture('16-Stop.json'), session_id: 'another-session' }), {
+        env: temp.env,
+        timeoutMs: 5000,
+      });
       const shown = await waitFor(
         () => {
           const all = session!.shown();
