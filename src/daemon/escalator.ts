@@ -52,7 +52,7 @@ export function haltLadders(
   for (const l of ladders)
     logger.info(
       { ladder: l.id, rule: l.rule, sessionId: l.session, end, by, progress: l.progress },
-      `escalation stopped: ${end === 'answered' ? `answered (${by})` : end === 'acked' ? 'acknowledged (hookd ack)' : end === 'ended' ? `the session ended (${by})` : end}`,
+      `escalation stopped: ${end === 'answered' ? `answered (${by})` : end === 'acked' ? 'acknowledged (hookd ack)' : end === 'ended' ? `ended (${by}): the turn or the session ended` : end}`,
     );
   return [{ t: 'halt', ids: ladders.map((l) => l.id), at, end, by }];
 }

@@ -200,6 +200,27 @@ describe('escalation ladders (issue 13)', () => {
     expect(t.answered[0]).toMatchObject({ session: 'perm', how: 'answered' });
   });
 
+  it('the end of the turn ends a permission ask; the end of the session ends any', async () => {
+    const t = await setup();
+    await t.send('04-Notification.json', {
+      session_id: 'turn',
+      hook_event_name: 'PermissionRequest',
+      tool_name: 'Write',
+    });
+    await t.ask('quit');
+    await t.ask('control');
+    await t.send('12-Stop.json', { session_id: 'turn' });
+    await t.send('13-SessionEnd.json', { session_id: 'quit', reason: 'other' });
+    t.at(5 * MIN);
+    await waitFor(() => t.slack().length === 1, 10_000, "control's slack step");
+    // The ended sessions' held notifications went with their ladders; the marker of quit's end is sent.
+    await waitFor(() => t.desk().includes('control needs you'), 10_000, "control's desk notification");
+    expect(t.slack()).toEqual([expect.stringContaining('control needs you')]);
+    expect(t.desk()).toEqual(['marker quit', 'control needs you']);
+    const ended = t.log().filter((r) => r.msg.startsWith('escalation stopped: ended ('));
+    expect(ended.map((r) => r.sessionId).sort()).toEqual(['quit', 'turn']);
+  });
+
   it('`hookd ack` stops the most recent waiting session, a named one, or all', async () => {
     const t = await setup();
     await t.ask('first-session');

@@ -11,6 +11,7 @@ import {
   type LadderStep,
 } from '../../../src/notify/escalation.js';
 import { notifySchema } from '../../../src/config/notify-schema.js';
+import { mergeProjectNotify } from '../../../src/config/project-notify.js';
 import { breaksQuietHours } from '../../../src/notify/quiet-hours.js';
 
 const MIN = 60_000;
@@ -174,6 +175,28 @@ describe('the escalate config', () => {
     expect(parsed.success && parsed.data.rules![0]!.escalate).toEqual([
       { after: 90_000, channels: ['slack'] },
       { after: 300_000, channels: ['slack'], repeat: 3_600_000, maxRepeats: 2 },
+    ]);
+  });
+
+  it("a project rule's ladder sends to the project's channels under their daemon names", () => {
+    const user = notifySchema.parse({ channels: { slack: { type: 'webhook', url: 'http://x' } } });
+    const merged = mergeProjectNotify(
+      user,
+      {
+        channels: { team: { type: 'webhook', url: 'http://y' } },
+        rules: [
+          {
+            on: 'Notification',
+            channels: ['desktop'],
+            escalate: [{ after: '5m', channels: ['team', 'slack'] }],
+          },
+        ],
+      },
+      '/p/.hookd/config.json',
+      { channelName: (name) => `${name}@p` },
+    );
+    expect(merged.ok && merged.notify.rules!.at(-1)!.escalate).toEqual([
+      { after: 300_000, channels: ['team@p', 'slack'] },
     ]);
   });
 
