@@ -366,6 +366,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       beforeStatus: () => within(presence(), 300, undefined),
       ladders: store,
       onAnswered,
+      resolveShown: (session, by) => pipeline.resolveShown(session, by),
       logger: log,
       now,
     });

@@ -118,6 +118,8 @@ export class Escalator {
             attempts: 0,
             nextAt: now,
             escalation: { ladder: l.id, step: d.step, repeat: d.repeat },
+            // Shown, it is marked resolved when the session is answered, as a first notification is.
+            waiting: { session: l.session, until: now, ...(l.ask ? { ask: l.ask } : {}) },
           };
           records.push({ t: 'add', d: delivery });
           channels.add(channel);

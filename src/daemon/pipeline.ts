@@ -252,8 +252,9 @@ export class Pipeline {
     const ladders = [...(o.ladders?.(sid) ?? []), ...(this.batchLadders.get(sid) ?? [])].filter(
       (l) => !this.halting.has(l.id),
     );
-    // Shown ones (sent, and their channel can mark them): resolved where the channel can.
-    records.push(...this.resolveShown(sid, by, (d) => answerTo(event, d.waiting?.ask) !== undefined));
+    // Shown ones (sent, and their channel can mark them) are marked resolved when answered (not when
+    // the turn or the session merely ended).
+    records.push(...this.resolveShown(sid, by, (d) => answerTo(event, d.waiting?.ask) === 'answered'));
     const stopped = { answered: [] as Ladder[], ended: [] as Ladder[] };
     for (const l of ladders) {
       const kind = answerTo(event, l.ask);

@@ -29,6 +29,8 @@ export interface RequestOptions {
   /** The escalation ladders (and held deliveries) `hookd ack` stops, and who is told. */
   ladders?: Pick<DaemonStore, 'ladders' | 'recentLadders' | 'deliveries'>;
   onAnswered?: (answer: Answered) => void;
+  /** The records that mark a session's shown "waiting" notifications resolved (the pipeline's resolveShown). */
+  resolveShown?: (session: string, by: string) => JournalRecord[];
   logger?: { info(obj: object, msg: string): void };
   now: () => number;
   pid?: number;
@@ -105,7 +107,9 @@ export function requestHandler(
         if (!o.ladders) return { ok: false, code: 'unsupported', error: 'this daemon has no ladders' };
         const at = o.now();
         const plan = ackPlan(o.ladders, request, at);
-        await o.commit(plan.records);
+        const resolved = plan.acked.flatMap((s) => o.resolveShown?.(s.session, 'hookd ack') ?? []);
+        await o.commit([...plan.records, ...resolved]);
+        o.wake(new Set(resolved.flatMap((r) => (r.t === 'add' ? [r.d.channel] : []))));
         for (const s of plan.acked) {
           o.logger?.info(
             { sessionId: s.session, ladders: s.ladders, cancelled: s.cancelled },

@@ -37,6 +37,8 @@ async function setup(options: Options = {}) {
   cleanups.push(slack.close);
   const ntfy = await loopbackServer();
   cleanups.push(ntfy.close);
+  const hook = await loopbackServer();
+  cleanups.push(hook.close);
   const deskFile = join(temp.root, 'desk.jsonl');
   let clock = options.start ?? 1_800_000_000_000;
   const answered: Answered[] = [];
@@ -46,6 +48,7 @@ async function setup(options: Options = {}) {
         desk: { type: 'command', command: ['sh', '-c', 'cat >> "$0"; echo >> "$0"', deskFile] },
         slack: { type: 'slack', webhookUrl: `${slack.url}/hook` },
         phone: { type: 'ntfy', server: ntfy.url, topic: 'phone' },
+        hook: { type: 'webhook', url: `${hook.url}/in` },
       },
       rules: [
         {
@@ -99,6 +102,17 @@ async function setup(options: Options = {}) {
     ask,
     desk,
     slack: () => titlesOf(slack),
+    /** The webhook's bodies: a notification's title, or `resolved by <what> <delivery id>`. */
+    hook: () =>
+      hook.received.map((r) => {
+        const b = r.json as {
+          type?: string;
+          resolves?: string;
+          by?: string;
+          notification?: { title: string };
+        };
+        return b.type === 'resolved' ? `resolved by ${b.by} ${b.resolves}` : b.notification!.title;
+      }),
     phone: () => titlesOf(ntfy),
     answered,
     daemon,
@@ -266,6 +280,24 @@ describe('escalation ladders (issue 13)', () => {
     ]);
     const cancelled = await runHookd(['outbox', 'list', '--state', 'cancelled'], { env });
     expect(cancelled.stdout).toContain('not sent: acknowledged (hookd ack)');
+  });
+
+  it('`hookd ack` marks what was shown resolved, the first notification and the escalated one', async () => {
+    const t = await setup({
+      rule: { channels: ['hook'], escalate: [{ after: '5m', channels: ['hook'], repeat: '10m' }] },
+    });
+    await t.ask('s');
+    t.at(DELAY);
+    await waitFor(() => t.hook().length === 1, 10_000, 'the first notification');
+    t.at(5 * MIN);
+    await waitFor(() => t.hook().length === 2, 10_000, 'the escalation step');
+    const acked = await runHookd(['ack', 's'], { env: t.env as Record<string, string> });
+    expect(acked.code).toBe(0);
+    await waitFor(() => t.hook().length === 4, 10_000, 'both resolved');
+    expect(t.hook().slice(2).sort()).toEqual([
+      expect.stringMatching(/^resolved by hookd ack .*\/0\/esc0\.0\/hook$/),
+      expect.stringMatching(/^resolved by hookd ack .*\/0\/hook$/),
+    ]);
   });
 
   it('presence: active sends local channels only, remote by the ladder; idle fires the first remote step at once', async () => {
