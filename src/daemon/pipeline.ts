@@ -109,8 +109,8 @@ export interface PipelineOptions {
   onLadder?: ((ladder: Ladder) => void) | undefined;
   /**
    * The one place where "the user answered" is told (an event of the session answered what waited, or it
-   * ended; `hookd ack` calls it too, from the daemon): held notifications are cancelled and ladders
-   * stopped by then. Channels that can resolve what they showed (s3) hook in here.
+   * ended; `hookd ack` calls it too, from the daemon): held notifications are cancelled, ladders stopped
+   * and shown ones marked resolved (resolveShown) by then.
    */
   onAnswered?: ((answer: Answered) => void) | undefined;
 }
