@@ -54,6 +54,7 @@ async function setup() {
           },
         ],
         waitingDelayMs: 5000,
+        presence: { source: 'off' },
       },
     }),
   );

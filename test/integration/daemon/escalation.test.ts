@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon } from '../../../src/daemon/daemon.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
@@ -19,6 +19,9 @@ const DELAY = 5000;
 
 interface Options {
   presence?: () => 'active' | 'idle' | 'unknown';
+  /** notify.presence instead of `off` (a real probe), and variables added to the daemon's env. */
+  presenceConfig?: Record<string, unknown>;
+  env?: (root: string) => Record<string, string>;
   rule?: Record<string, unknown>;
   extraRules?: Record<string, unknown>[];
   quietHours?: Record<string, unknown>;
@@ -68,11 +71,13 @@ async function setup(options: Options = {}) {
       ],
       noise: { dedupeWindowMs: 0 },
       waitingDelayMs: DELAY,
+      // No idle source read here: presence is unknown unless a test injects a reading.
+      presence: options.presenceConfig ?? { source: 'off' },
       ...(options.quietHours ? { quietHours: options.quietHours } : {}),
     },
   };
   const daemon = await startDaemon({
-    env: temp.env,
+    env: { ...temp.env, ...options.env?.(temp.root) },
     config,
     housekeepingIntervalMs: 20,
     now: () => clock,
@@ -331,6 +336,30 @@ describe('escalation ladders (issue 13)', () => {
       ['unknown', 'unknown'],
     ]);
     expect(String((applied[0]!.applied as string[])[0])).toContain('slack not now');
+  });
+
+  it('presence from the configured probe: a working idle source that says active keeps remote channels back', async () => {
+    const t = await setup({
+      presenceConfig: { source: 'xprintidle', idleAfterMs: 60_000 },
+      // An X11 idle source answering 1.5 s of idle time: the probe the daemon builds from the config runs it.
+      env: (root) => {
+        const bin = join(root, 'bin');
+        mkdirSync(bin);
+        writeFileSync(join(bin, 'xprintidle'), '#!/bin/sh\necho 1500\n', { mode: 0o755 });
+        return { PATH: `${bin}:${process.env.PATH ?? ''}`, DISPLAY: ':77' };
+      },
+      rule: { channels: ['desk', 'slack'], escalate: [{ after: '15m', channels: ['phone'] }] },
+    });
+    await t.ask('here');
+    t.at(DELAY);
+    await waitFor(() => t.desk().length === 1, 10_000, 'the desk notification');
+    t.at(15 * MIN);
+    await waitFor(() => t.phone().length === 1, 10_000, 'the ladder to the phone');
+    expect(t.slack()).toEqual([]);
+    expect(t.log().find((r) => r.msg === 'presence applied')).toMatchObject({
+      sessionId: 'here',
+      presence: 'active',
+    });
   });
 
   it('quiet hours hold ladder steps and normal notifications; urgent ones break through', async () => {

@@ -31,6 +31,7 @@ const notify = {
     { name: 'failed', on: 'StopFailure', channels: ['slack'], breakthrough: true },
   ],
   quietHours: { windows: [{ start: '00:00', end: '23:59' }] },
+  presence: { source: 'off' },
 };
 const payload = (name: string) => ({
   hook_event_name: name,
