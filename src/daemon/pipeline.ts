@@ -414,6 +414,7 @@ export class Pipeline {
     // The main session's state before the event (a Claude sub-agent's event leaves it as it was).
     const before = sid ? this.sessions.get(sid) : undefined;
     const wasWaiting = before?.phase === 'waiting';
+    observeEvent(noise, event, at);
     const moved = observeSession(this.sessions, event, at);
     if (moved) o.onSession?.(moved, event);
     const records: JournalRecord[] = [];
