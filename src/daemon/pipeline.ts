@@ -701,9 +701,12 @@ export class Pipeline {
     // An interrupt ends any ask, even of a session already done or ended by the time it is read.
     if (!moved && signal.kind !== 'interrupt') return;
     const by = `transcript-${signal.kind}`;
+    // The turn ended or was interrupted: the ask is gone, and so are the session's ladders.
+    const ladders = (this.o.ladders?.(sessionId) ?? []).filter((l) => !this.halting.has(l.id));
     const records = [
       ...this.cancelHeld(sessionId, at, by, { transition: by }),
       ...this.resolveShown(sessionId, by),
+      ...haltLadders(ladders, 'ended', by, at, this.o.logger),
     ];
     if (records.length > 0) {
       await this.o.commit(records);

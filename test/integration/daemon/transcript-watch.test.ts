@@ -177,6 +177,57 @@ describe('transcript watching in the daemon (issue 13)', () => {
     expect(log().some((r) => r.msg === 'daemon stopped; pending work is kept for the next start')).toBe(true);
   });
 
+  it('an interrupt read from the transcript stops the escalation ladder of the ask (issue 13)', async () => {
+    const temp = tempEnv();
+    cleanups.push(temp.cleanup);
+    cleanups.push(() => killQuietly(readPidFile(daemonFiles(temp.env).lock)));
+    writeConfig(temp.env, {
+      notify: {
+        channels: { ops: { type: 'webhook', url: 'http://127.0.0.1:9/never' } },
+        rules: [
+          {
+            name: 'needs you',
+            on: 'Notification',
+            channels: ['ops'],
+            escalate: [{ after: '1h', channels: ['ops'] }],
+          },
+        ],
+        waitingDelayMs: 3_600_000,
+        presence: { source: 'off' },
+      },
+    });
+    const daemon = await spawnDaemon(temp.env);
+    pids.push(daemon.pid!);
+    const env = temp.env as Record<string, string>;
+    const dir = join(temp.root, 'home', '.factory', 'sessions', '-work');
+    mkdirSync(dir, { recursive: true });
+    const log = () => jsonLines<Record<string, unknown>>(join(env.HOOKD_STATE_DIR!, 'logs', 'daemon.log'));
+    const file = join(dir, `${SESSION}.jsonl`);
+    writeFileSync(file, `${transcriptLines.slice(0, lineOfHook('Notification') + 1).join('\n')}\n`);
+    for (const payload of hooks) {
+      const h = handoffOf({ ...payload, session_id: SESSION, transcript_path: file });
+      expect((await handOff(h, { env, timeoutMs: 5000 })).outcome).toBe('acked');
+      if (payload.hook_event_name === 'Notification') break;
+    }
+    await waitFor(() => log().some((r) => r.msg === 'escalation ladder started'), 15_000, 'the ladder');
+    await waitFor(
+      () => log().some((r) => r.msg === 'watching the transcript' && r.sessionId === SESSION),
+      15_000,
+      'the watch',
+    );
+    appendFileSync(
+      file,
+      `${transcriptLines.slice(lineOfHook('Notification') + 1, OUTCOME + 1).join('\n')}\n`,
+    );
+    const stopped = await waitFor(
+      () => log().find((r) => typeof r.msg === 'string' && r.msg.startsWith('escalation stopped')),
+      15_000,
+      'the ladder stopped',
+    );
+    expect(stopped).toMatchObject({ sessionId: SESSION, end: 'ended', by: 'transcript-interrupt' });
+    await stopDaemon(daemon);
+  });
+
   it('a "waiting" notification already shown is marked resolved by an interrupt read from the transcript', async () => {
     const temp = tempEnv();
     cleanups.push(temp.cleanup);
