@@ -707,11 +707,40 @@ export class Pipeline {
       ...this.cancelHeld(sessionId, at, by, { transition: by }),
       ...this.resolveShown(sessionId, by),
       ...haltLadders(ladders, 'ended', by, at, this.o.logger),
+      ...(moved ? this.transcriptMessageRecords(before, next, at) : []),
     ];
     if (records.length > 0) {
       await this.o.commit(records);
       this.o.wake(records.flatMap((r) => (r.t === 'add' ? [r.d.channel] : [])));
     }
+  }
+
+  /**
+   * The session's own messages (Slack `session-message`) follow a move read from its transcript too:
+   * an update of the state, and the summary in the thread when the turn ended there.
+   */
+  private transcriptMessageRecords(before: SessionState, next: SessionState, at: number): JournalRecord[] {
+    const names = new Set(this.o.sessionMessageChannels?.() ?? []);
+    const known = (next.messageChannels ?? []).filter((n) => names.has(n));
+    if (known.length === 0) return [];
+    const key = `${next.id}/transcript/${at}`;
+    const about = {
+      name: next.transition,
+      id: key,
+      sessionId: next.id,
+      project: next.cwd ? folderName(next.cwd) : undefined,
+      cwd: next.cwd,
+    };
+    const records: JournalRecord[] = [];
+    if (messageStateChanged(before, next)) {
+      const update = sessionUpdateNotification(about, next, at, undefined);
+      records.push(...deliveryRecords(this.o.now, `${key}/session`, 0, known, update));
+    }
+    if (sessionFinished(before, next)) {
+      const summary = sessionSummaryNotification(about, next, {}, at);
+      records.push(...deliveryRecords(this.o.now, `${key}/summary`, 0, known, summary));
+    }
+    return records;
   }
 
   private async processQueue(): Promise<void> {

@@ -1,3 +1,6 @@
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../../src/daemon/daemon.js';
 import { handOff } from '../../../src/daemon/client.js';
@@ -70,7 +73,11 @@ async function slackStandIn(script: (r: Received, i: number) => Answer | undefin
 const SESSION = 'sess-one-message';
 const GITHUB_TOKEN = `ghp_${'a1B2c3D4e5'.repeat(4).slice(0, 36)}`;
 
-async function setup(slack: Record<string, unknown>, server: { url: string }) {
+async function setup(
+  slack: Record<string, unknown>,
+  server: { url: string },
+  extra: { transcript?: string } = {},
+) {
   const temp = tempEnv();
   cleanups.push(temp.cleanup);
   const env = {
@@ -98,6 +105,7 @@ async function setup(slack: Record<string, unknown>, server: { url: string }) {
       config,
       now: () => clock.now,
       watchConfig: false,
+      transcriptPollMs: 50,
       // The enrichment's facts, as the enricher gives them for a Droid session.
       enrich: async () => ({
         session: { tokens: { total: 12_345 }, credits: 3.25, durationMs: 95_000 },
@@ -107,7 +115,8 @@ async function setup(slack: Record<string, unknown>, server: { url: string }) {
   const state = { daemon: await open() };
   cleanups.push(() => state.daemon.close());
   const send = async (file: string) => {
-    const h = handoffOf({ ...fixture(file), session_id: SESSION });
+    const payload = { ...fixture(file), session_id: SESSION };
+    const h = handoffOf(extra.transcript ? { ...payload, transcript_path: extra.transcript } : payload);
     expect((await handOff(h, { env, timeoutMs: 5000 })).outcome).toBe('acked');
     await waitFor(() => state.daemon.stats().events.pending === 0, 10_000, `${file} processed`);
     clock.now += 10_000;
@@ -118,7 +127,7 @@ async function setup(slack: Record<string, unknown>, server: { url: string }) {
     await state.daemon.close();
     state.daemon = await open();
   };
-  return { send, settled, restart, state };
+  return { send, settled, restart, state, temp };
 }
 
 /** A session's life: asks for permission, is answered, finishes, ends. */
@@ -176,6 +185,30 @@ describe('slack, one message per session', () => {
       '*Tokens*\n12.3k tokens',
       '*Credits*\n3.25 credits',
     ]);
+  });
+
+  it('a move read from the transcript (an Esc no hook reports) updates the same message', async () => {
+    const server = await slackStandIn();
+    const dir = mkdtempSync(join(tmpdir(), 'hks-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const transcript = join(dir, `${SESSION}.jsonl`);
+    writeFileSync(transcript, '{"type":"session_start"}\n');
+    const { send, settled } = await setup(BOT, server, { transcript });
+    for (const file of LIFE.slice(0, 3)) await send(file);
+    await settled();
+    expect(server.received.map(callOf).map((c) => c.state)).toEqual([
+      ':raised_hand: *waiting for you (permission)*',
+    ]);
+    // Droid writes the turn's outcome when the user presses Esc at the prompt; no hook fires.
+    appendFileSync(transcript, '{"type":"agent_turn_outcome","reason":"cancelled"}\n');
+    await waitFor(() => server.received.length >= 2, 10_000, 'the update after the transcript interrupt');
+    await settled();
+    const calls = server.received.map(callOf);
+    expect(calls.map((c) => [c.method, c.ts ?? null])).toEqual([
+      ['chat.postMessage', null],
+      ['chat.update', '1001.000100'],
+    ]);
+    expect(calls[1]!.state).toMatch(/interrupted/);
   });
 
   it('a daemon restart in the middle of the session keeps updating the same message', async () => {
