@@ -69,16 +69,17 @@ case $__hk_agent in droid | claude) ;; *) __hk_agent=- ;; esac
 # (a stale port bound by someone else), and stdin is not touched until it does.
 trap "" PIPE
 { exec 3<> "/dev/tcp/127.0.0.1/$__hk_port"; } 2> /dev/null || __hk_node_path "$@"
-IFS=' ' read -r -t "$__hk_wait" __hk_hello __hk_got <&3 || __hk_node_path "$@"
+# `read -u 3`, not `<&3`: a redirection is a dozen system calls. The greeting line keeps its timeout
+# to the end (a peer that is not the daemon may send part of a line and stall).
+IFS=' ' read -r -u 3 -t "$__hk_wait" __hk_hello __hk_got || __hk_node_path "$@"
 if [ "$__hk_hello" != HOOKD-FAST ] || [ "$__hk_got" != "$__hk_dsec" ]; then __hk_node_path "$@"; fi
 
 # The environment: on Linux the daemon reads it from /proc/<pid>/environ (exactly what the agent gave
 # this process); elsewhere a builtin loop sends NAME=value entries for the names `compgen -e` lists.
 __hk_env=list
 if [ "$HOOKD_CLIENT_PROC" != 0 ] && [ -r "/proc/$$/environ" ]; then __hk_env=proc; fi
-printf '%s\n%s %s %s\n%s\n%s %s %s\n' "$__hk_tok" 2 "$__hk_cv" "${__hk_gen:--}" "$__hk_agent" \
-  "$$" "$PPID" "$__hk_env" >&3 2> /dev/null || __hk_node_path "$@"
-umask >&3 2> /dev/null || __hk_node_path "$@"
+{ printf '%s\n%s %s %s\n%s\n%s %s %s\n' "$__hk_tok" 2 "$__hk_cv" "${__hk_gen:--}" "$__hk_agent" \
+  "$$" "$PPID" "$__hk_env" && umask; } >&3 2> /dev/null || __hk_node_path "$@"
 
 # stdin: up to 4 KiB is read by the builtin (a byte per system call, cheaper than a fork at that size;
 # LC_ALL=C so that -n and ${#} count bytes) and sent inline. All of stdin read, and no NUL byte in it:
@@ -101,7 +102,10 @@ else
   if [ "$__hk_lc" = __hk_unset ]; then unset LC_ALL; else LC_ALL=$__hk_lc; fi
   __hk_path=-
 fi
-if [ $__hk_env = proc ]; then
+if [ $__hk_env = proc ] && [ $__hk_path = - ]; then
+  # The common case in one write: cwd, no copy, the end of the (empty) list, the stdin inline.
+  printf '%s\0-\0\0%s\0' "$PWD" "$__hk_body" >&3 2> /dev/null || __hk_fallback "$@"
+elif [ $__hk_env = proc ]; then
   printf '%s\0%s\0\0' "$PWD" "$__hk_path" >&3 2> /dev/null || __hk_fallback "$@"
 else
   # Names are identifiers (no blanks, no glob characters): split as words. One fork (no exec).
@@ -110,21 +114,24 @@ else
     __hk_kv[${#__hk_kv[@]}]="$__hk_name=${!__hk_name}"
   done
   printf '%s\0' "${__hk_kv[@]}" '' >&3 2> /dev/null || __hk_fallback "$@"
+  if [ $__hk_path = - ]; then printf '%s\0' "$__hk_body" >&3 2> /dev/null || __hk_fallback "$@"; fi
 fi
-if [ $__hk_path = - ]; then printf '%s\0' "$__hk_body" >&3 2> /dev/null || __hk_fallback "$@"; fi
 
 # ACK (the daemon took the event), DENY (versions, caps) or LOCAL (a command must run in this process
 # tree); no answer in time (a stopped daemon): the Node path. A daemon that reads this request later
 # finds the connection closed and never runs it.
-IFS=' ' read -r -t "$__hk_wait" __hk_ack __hk_lost __hk_id <&3 || __hk_fallback "$@"
-[ "$__hk_ack" = ACK ] || __hk_fallback "$@"
+# Only the first byte is waited for with a timeout (`read -t` costs three more system calls per byte):
+# the daemon, whose greeting matched, writes each answer line in one write.
+IFS= read -r -u 3 -t "$__hk_wait" -n 1 __hk_c || __hk_fallback "$@"
+IFS=' ' read -r -u 3 __hk_ack __hk_lost __hk_id || __hk_fallback "$@"
+{ [ "$__hk_c" = A ] && [ "$__hk_ack" = CK ]; } || __hk_fallback "$@"
 # The exit code if the daemon goes away from here on: 2 when a guard of the event fails closed, else 1.
 [ "$__hk_lost" = 2 ] || __hk_lost=1
 # A GO that cannot be written never reached the daemon: it did not run the event.
 printf 'GO\n' >&3 2> /dev/null || __hk_fallback "$@"
 
 # From here on the event is the daemon's, never run again by the Node path.
-if ! IFS=' ' read -r __hk_r __hk_code __hk_olen __hk_elen <&3 || [ "$__hk_r" != RESULT ]; then
+if ! IFS=' ' read -r -u 3 __hk_r __hk_code __hk_olen __hk_elen || [ "$__hk_r" != RESULT ]; then
   printf 'hookd: the daemon went away while running the event (%s)\n' "$__hk_id" >&2
   exit $__hk_lost
 fi

@@ -58,6 +58,14 @@ describe('bin/hookd-client.bash (bash 3.2)', () => {
       ).toBe(true);
   });
 
+  // Speed (bench/fast-path.mjs): a `<&3` redirection is a dozen system calls, and `read -t` three more
+  // per byte (bash reads a socket a byte at a time).
+  it('reads the socket with -u 3, and waits with -t for the first byte of the ACK only', () => {
+    expect(code).not.toMatch(/\bread\b[^\n]*<&3/);
+    expect(code).toMatch(/\n\s*IFS= read -r -u 3 -t "\$__hk_wait" -n 1 __hk_c \|\| __hk_fallback/);
+    expect(code).toMatch(/\n\s*IFS=' ' read -r -u 3 __hk_ack __hk_lost __hk_id \|\| __hk_fallback/);
+  });
+
   it('says a client version the daemon serves', () => {
     const version = Number(/\n__hk_cv=(\d+) /.exec(readFileSync(CLIENT, 'utf8'))?.[1]);
     expect(version).toBeGreaterThanOrEqual(FAST_CLIENT_VERSIONS.min);
