@@ -138,9 +138,11 @@ describe.skipIf(missing.length > 0 && !inCI)('delay-then-cancel on a real deskto
       expect(cancel.event).toBe('PostToolUse');
     });
 
-    it('Esc at the prompt, which no hook reports: none; the interrupt read from the transcript cancelled it', async () => {
+    it('Esc at the prompt: none; the held ask is cancelled (by the Stop Droid fires on Esc, or the interrupt read from the transcript)', async () => {
       const { sid, cancel } = await runCancelled('esc', { interrupt: true });
-      expect(cancel.transition).toBe('transcript-interrupt');
+      // Droid 0.225.2 fires its Stop hook on Esc, then writes the turn's outcome; a Stop of the asking
+      // session ends its permission ask (docs/sessions.md), so whichever the daemon handles first cancels.
+      expect(cancel.event === 'Stop' || cancel.transition === 'transcript-interrupt').toBe(true);
       // Droid's own record of it: the turn's outcome `cancelled`, written after its Stop hook.
       const found = daemonLog().find(
         (r) => r.msg === 'transcript: a record no hook reported' && r.sessionId === sid,
