@@ -97,6 +97,40 @@ export interface LoadOptions {
    * `hookd doctor` passes false: it changes nothing on disk.
    */
   recordLastGood?: boolean;
+  /**
+   * A memo in front of the on-disk cache (long-running processes: the daemon's listeners), under the
+   * same key: a hit costs the fingerprints' stats only, no read, no parse.
+   */
+  memory?: ConfigMemory | undefined;
+}
+
+/**
+ * Validated results kept in memory, one per set of config files (a project dir), least recently used
+ * dropped beyond `max`. Each holds the cache key it was validated under (the schema, each file's and the
+ * trust file's fingerprint): an edit of any of them is a miss, so the next event sees it.
+ */
+export class ConfigMemory {
+  private readonly entries = new Map<string, { key: string; value: LoadedConfig }>();
+  constructor(readonly max = 64) {}
+
+  get(files: string, key: string): LoadedConfig | undefined {
+    const hit = this.entries.get(files);
+    if (hit === undefined) return undefined;
+    this.entries.delete(files);
+    if (hit.key !== key) return undefined;
+    this.entries.set(files, hit);
+    return hit.value;
+  }
+
+  set(files: string, key: string, value: LoadedConfig): void {
+    this.entries.delete(files);
+    this.entries.set(files, { key, value });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
 }
 
 /**
@@ -110,8 +144,9 @@ const MAX_CACHE_BYTES = 16 * 1024 * 1024;
 
 function fingerprint(file: string): string {
   try {
-    const st = statSync(file);
-    return `${file}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+    // No exception for the common absent file (a project without a config, no trust file).
+    const st = statSync(file, { throwIfNoEntry: false });
+    return st ? `${file}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` : `${file}:absent`;
   } catch {
     return `${file}:absent`;
   }
@@ -218,11 +253,20 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     `${SCHEMA_ID}|${files.map((f) => `${f.level}=${fingerprint(f.file)}`).join('|')}` +
     (files.length > 1 ? `|trust=${fingerprint(trustFilePath(env))}` : '');
   const key = currentKey();
-  const cacheFile = join(cacheDir, `${fnv1a(files.map((f) => f.file).join('\0'))}.json`);
+  const names = files.map((f) => f.file).join('\0');
+  const cacheFile = join(cacheDir, `${fnv1a(names)}.json`);
+  // The memo holds what the disk cache would give for this key (its own warnings aside).
+  const memory = useCache ? options.memory : undefined;
+  const memoKey = `${cacheDir}\0${names}`;
+  if (memory) {
+    const hit = memory.get(memoKey, key);
+    if (hit) return { ...hit, cached: true };
+  }
   if (useCache) {
     const cacheWarnings: LoadWarning[] = [];
     const cached = readCache(cacheFile, key, cacheWarnings);
     if (cached) {
+      memory?.set(memoKey, key, cached);
       const all = [...(cached.warnings ?? []), ...cacheWarnings];
       return { ...cached, cached: true, ...(all.length > 0 ? { warnings: all } : {}) };
     }
@@ -285,6 +329,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     try {
       writePrivateFileAtomic(cacheFile, JSON.stringify({ key, value }));
     } catch {}
+    memory?.set(memoKey, key, value);
   }
   const all = [...trustWarnings, ...warnings];
   return all.length > 0 ? { ...value, warnings: all } : value;

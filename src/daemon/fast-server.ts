@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import * as z from 'zod';
-import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { ConfigMemory, loadConfig, type LoadedConfig } from '../config/load.js';
 import { validator } from '../config/resolve.js';
 import { parseEvent, type DeclaredAgent, type ParseResult } from '../events/parse.js';
 import type { EventHandoff } from '../events/types.js';
@@ -334,10 +334,12 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
   const bin = process.argv[1];
   const hooksDir = bin ? join(dirname(bin), '..', 'hooks') : undefined;
 
+  // Validated configs per project dir, checked by stats on each event (an edit is seen at once).
+  const configMemory = new ConfigMemory(64);
   const configFor = (projectDir: string | undefined, env: Env): LoadedConfig => {
     const held = options.heldConfig();
     if (held && projectDir === undefined && userConfigPath(env) === userConfigPath(options.env)) return held;
-    return loadConfig({ env, projectDir, validator: () => validator });
+    return loadConfig({ env, projectDir, validator: () => validator, memory: configMemory });
   };
 
   const serve = (socket: Socket) => {

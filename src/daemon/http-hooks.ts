@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { ConfigMemory, loadConfig, type LoadedConfig } from '../config/load.js';
 import { validator } from '../config/resolve.js';
 import { runEvent, type HandOff } from '../hook/process-event.js';
 import { createLineLogger } from '../logging/line-logger.js';
@@ -113,10 +113,12 @@ export async function startHttpHooks(options: HttpHooksOptions): Promise<HttpHoo
   const { token } = ensureHttpToken(options.env);
   const sockets = new Set<Socket>();
 
+  // Validated configs per project dir, checked by stats on each event (an edit is seen at once).
+  const configMemory = new ConfigMemory(64);
   const configFor = (projectDir: string | undefined, env: Env): LoadedConfig => {
     const held = options.heldConfig();
     if (held && projectDir === undefined && userConfigPath(env) === userConfigPath(options.env)) return held;
-    return loadConfig({ env, projectDir, validator: () => validator });
+    return loadConfig({ env, projectDir, validator: () => validator, memory: configMemory });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

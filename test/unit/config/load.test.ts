@@ -1,7 +1,15 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/load.js';
+import { ConfigMemory, loadConfig } from '../../../src/config/load.js';
 import { validator } from '../../../src/config/resolve.js';
 import { trustProjectFile } from '../../../src/config/trust.js';
 import { makeTempDir } from '../../helpers/temp.js';
@@ -124,5 +132,129 @@ describe('config loading', () => {
     const loaded = loadConfig({ env, validator: countingValidator });
     expect(loaded.config.hooks).toEqual({});
     expect(loaded.sources[0]).toMatchObject({ level: 'user', exists: false, ok: true });
+  });
+});
+
+// The in-memory memo in front of the on-disk config cache (the daemon's listeners): a hit reads no
+// file, and any edit of a config file or the trust file is seen by the next load.
+const stopConfig = (command: string) => JSON.stringify({ hooks: { Stop: [{ hooks: [cmd(command)] }] } });
+const stops = (loaded: ReturnType<typeof loadConfig>) =>
+  (loaded.config.hooks.Stop ?? []).flatMap((e) => e.hooks.map((h) => h.command));
+const cacheDir = () => join(env.HOOKD_STATE_DIR!, 'config-cache');
+/** Makes every on-disk cache result unreadable: a load that reads one warns that it is malformed. */
+const corruptDiskCache = () => {
+  for (const name of readdirSync(cacheDir()))
+    if (!name.startsWith('last-good-')) writeFileSync(join(cacheDir(), name), '{not json');
+};
+const warnedMalformed = (loaded: ReturnType<typeof loadConfig>) =>
+  (loaded.warnings ?? []).some((w) => w.kind === 'config-cache');
+
+describe('config memo (loadConfig memory)', () => {
+  it('answers from memory without reading the disk cache, and as the disk cache would', () => {
+    writeFileSync(env.HOOKD_CONFIG!, stopConfig('a'));
+    const memory = new ConfigMemory();
+    const first = loadConfig({ env, projectDir: tmp.dir, validator: countingValidator, memory });
+    expect(calls).toBe(1);
+    corruptDiskCache();
+    const second = loadConfig({ env, projectDir: tmp.dir, validator: countingValidator, memory });
+    expect(calls).toBe(1);
+    expect(warnedMalformed(second)).toBe(false);
+    expect(second.cached).toBe(true);
+    expect(second.config).toEqual(first.config);
+    expect(second.sources).toEqual(first.sources);
+    // The same load without the memo reads the (now corrupt) disk cache: the memo was what answered.
+    const fromDisk = loadConfig({ env, projectDir: tmp.dir, validator: countingValidator });
+    expect(warnedMalformed(fromDisk)).toBe(true);
+    expect(stops(fromDisk)).toEqual(['a']);
+  });
+
+  it('fills from a disk cache hit too', () => {
+    writeFileSync(env.HOOKD_CONFIG!, stopConfig('a'));
+    loadConfig({ env, projectDir: tmp.dir, validator: countingValidator });
+    const memory = new ConfigMemory();
+    loadConfig({ env, projectDir: tmp.dir, validator: countingValidator, memory });
+    expect(calls).toBe(1);
+    expect(memory.size).toBe(1);
+    corruptDiskCache();
+    expect(
+      warnedMalformed(loadConfig({ env, projectDir: tmp.dir, validator: countingValidator, memory })),
+    ).toBe(false);
+  });
+
+  it('sees a user config edit of the same size at the next load', () => {
+    writeFileSync(env.HOOKD_CONFIG!, stopConfig('a'));
+    const memory = new ConfigMemory();
+    expect(stops(loadConfig({ env, projectDir: tmp.dir, validator: countingValidator, memory }))).toEqual([
+      'a',
+    ]);
+    writeFileSync(env.HOOKD_CONFIG!, stopConfig('b'));
+    expect(stops(loadConfig({ env, projectDir: tmp.dir, validator: countingValidator, memory }))).toEqual([
+      'b',
+    ]);
+    expect(calls).toBe(2);
+  });
+
+  it('sees a file replaced by rename with the same size and mtime (another inode)', () => {
+    writeFileSync(env.HOOKD_CONFIG!, stopConfig('a'));
+    utimesSync(env.HOOKD_CONFIG!, 1_000_000, 1_000_000);
+    const memory = new ConfigMemory();
+    expect(stops(loadConfig({ env, projectDir: tmp.dir, validator: countingValidator, memory }))).toEqual([
+      'a',
+    ]);
+    const before = statSync(env.HOOKD_CONFIG!);
+    const next = `${env.HOOKD_CONFIG!}.new`;
+    writeFileSync(next, stopConfig('c'));
+    utimesSync(next, 1_000_000, 1_000_000);
+    renameSync(next, env.HOOKD_CONFIG!);
+    const after = statSync(env.HOOKD_CONFIG!);
+    expect([after.size, after.mtimeMs]).toEqual([before.size, before.mtimeMs]);
+    expect(after.ino).not.toBe(before.ino);
+    expect(stops(loadConfig({ env, projectDir: tmp.dir, validator: countingValidator, memory }))).toEqual([
+      'c',
+    ]);
+  });
+
+  it('sees a project file appear, its trust, and its edit (no longer trusted)', () => {
+    writeFileSync(env.HOOKD_CONFIG!, stopConfig('user'));
+    const project = join(tmp.dir, 'proj');
+    const file = join(project, '.hookd', 'config.json');
+    mkdirSync(join(project, '.hookd'), { recursive: true });
+    const memory = new ConfigMemory();
+    const load = () => loadConfig({ env, projectDir: project, validator: countingValidator, memory });
+    expect(stops(load())).toEqual(['user']);
+    writeFileSync(file, stopConfig('p1'));
+    expect(load().sources[1]).toMatchObject({ exists: true, trust: { state: 'untrusted' } });
+    expect(stops(load())).toEqual(['user']);
+    trustProjectFile(env, file);
+    expect(stops(load())).toEqual(['user', 'p1']);
+    writeFileSync(file, stopConfig('p2'));
+    const edited = load();
+    expect(stops(edited)).toEqual(['user']);
+    expect(edited.sources[1]).toMatchObject({ trust: { state: 'changed' } });
+  });
+
+  it('keeps at most `max` project dirs, dropping the least recently used', () => {
+    writeFileSync(env.HOOKD_CONFIG!, stopConfig('a'));
+    const memory = new ConfigMemory(2);
+    const dirs = ['p1', 'p2', 'p3'].map((d) => join(tmp.dir, d));
+    const load = (dir: string) => loadConfig({ env, projectDir: dir, validator: countingValidator, memory });
+    load(dirs[0]!);
+    load(dirs[1]!);
+    load(dirs[0]!); // p1 used last: p2 is the one dropped next
+    load(dirs[2]!);
+    expect(memory.size).toBe(2);
+    corruptDiskCache();
+    expect(warnedMalformed(load(dirs[0]!))).toBe(false);
+    expect(warnedMalformed(load(dirs[2]!))).toBe(false);
+    expect(warnedMalformed(load(dirs[1]!))).toBe(true);
+  });
+
+  it('is not used when the cache is off (validate, config)', () => {
+    writeFileSync(env.HOOKD_CONFIG!, stopConfig('a'));
+    const memory = new ConfigMemory();
+    loadConfig({ env, projectDir: tmp.dir, validator: countingValidator, memory, useCache: false });
+    loadConfig({ env, projectDir: tmp.dir, validator: countingValidator, memory, useCache: false });
+    expect(calls).toBe(2);
+    expect(memory.size).toBe(0);
   });
 });
