@@ -41,7 +41,9 @@ import { clearInflight, diedOutcome, recordInflight } from './inflight.js';
  *
  * Before the ACK the event is recorded as in flight (inflightDir; src/daemon/inflight.ts), and the record
  * is removed once the event's hand-off is done (or it was not run): a daemon killed in between leaves it
- * for the next daemon, which journals the event at start.
+ * for the next daemon, which journals the event at start. So an observe-only event (no command planned)
+ * whose record was written is answered with its ACK (`RESULT 0 0 0` in the same write) and handed off
+ * only after GO; without a record (none kept, not written, no hand-off) it is answered after its hand-off.
  */
 
 export const FAST_HELLO = 'HOOKD-FAST';
@@ -394,7 +396,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       phase = 'running';
       clearTimeout(timer);
       if (!prepared!.req.inline) releaseStdinCopy(prepared!.req.stdinPath, options.runtimeDir);
-      if (prepared!.answered) socket.end();
+      // Answered with the ACK: nothing more to say; the event is run (handed off) from here on.
+      if (replied) socket.end();
       void run(prepared!);
     };
     const run = async (p: Prepared) => {
@@ -481,8 +484,12 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
           log.warn({ kind: 'fast', error: (error as Error).message }, 'cannot record the event in flight');
         }
       }
+      // An observe-only event is answered at once when its in-flight record is written: GO still decides
+      // whether it is run here (exactly once), and the record whether a daemon killed before its hand-off
+      // loses it (the next daemon journals it). Without a record it is answered after its hand-off.
+      if (p.observeOnly && inflight !== undefined) replied = true;
       const ack = `ACK ${p.lostCode} ${id}\n`;
-      socket.write(p.answered ? `${ack}RESULT 0 0 0\n` : ack);
+      socket.write(replied ? `${ack}RESULT 0 0 0\n` : ack);
       if (rest.length > 0) onGo(rest);
     };
     socket.on('data', (chunk: Buffer) => {
@@ -515,6 +522,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     config: (projectDir: string | undefined, env: Env) => LoadedConfig;
     /** Answered with the ACK: the event is not run at all (HOOKD=0, too deep). */
     answered: boolean;
+    /** The event plans no command: its answer is known before it runs (silent, exit 0). */
+    observeOnly?: boolean;
     /** The client's exit code when it loses the daemon after GO (sent with the ACK). */
     lostCode: 1 | 2;
     /** The in-flight record (the hand-off the event gets if the daemon dies while running it). */
@@ -559,9 +568,14 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
           ),
         }
       : undefined;
-    // Observe-only events are answered after their hand-off too: a daemon killed between an early
-    // answer and its journal write would lose the event (the client has exited 0 by then).
-    return { ...base, lostCode, config: () => loaded, answered: false, ...(inflight ? { inflight } : {}) };
+    return {
+      ...base,
+      lostCode,
+      config: () => loaded,
+      answered: false,
+      observeOnly: planned.length === 0,
+      ...(inflight ? { inflight } : {}),
+    };
   };
 
   const server: Server = createServer({ allowHalfOpen: false }, serve);

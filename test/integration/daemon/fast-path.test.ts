@@ -505,7 +505,7 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     expect(readPid(`${out}.ppid`)).toBe(daemon.pid); // run by the daemon, not through the fallback
   });
 
-  it('an observe-only event is acknowledged by event id, and answered only once handed off (never without GO)', async () => {
+  it('an observe-only event is acknowledged by event id and answered with the ACK; run only after GO', async () => {
     writeConfig(env, {});
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
@@ -514,7 +514,7 @@ describe('the fast client and the daemon listener (issue 12)', () => {
       const copy = stdinCopy(post(tag));
       const reply = await exchange(request(listener().token, copy, [`HOME=${env.HOME}`]), {
         go,
-        until: (text) => (go ? text.includes('RESULT') : /^ACK [12] \S+\n/.test(text)),
+        until: (text) => (go ? false : text.includes('RESULT 0 0 0\n')),
       });
       return { copy, lines: reply.split('\n') };
     };
@@ -526,22 +526,26 @@ describe('the fast client and the daemon listener (issue 12)', () => {
             .map((l) => JSON.parse(l) as { kind?: string; eventId?: string; handoff?: string })
         : []
       ).filter((r) => r.kind === 'event');
-    // Without a GO the event is acknowledged, not taken, and no result is sent.
+    // The answer comes with the ACK (its in-flight record is written): without a GO it is not run.
     const first = await ask('no-go', false);
     expect(first.lines[0]).toMatch(/^ACK 1 [0-9a-f-]{36}$/);
-    expect(first.lines[1]).toBe('');
+    expect(first.lines[1]).toBe('RESULT 0 0 0');
+    expect(
+      await waitFor(() => readFileSync(daemonLog(), 'utf8').includes('the event was not run here'), 800),
+    ).toBe(true);
     expect(existsSync(first.copy)).toBe(true);
+    expect(handed()).toEqual([]);
+    // With a GO the daemon closes the connection (nothing more to say), then hands the event off.
     const second = await ask('go', true);
     const id = second.lines[0]!.split(' ')[2];
-    expect(second.lines[1]).toBe('RESULT 0 0 0');
-    // The RESULT came after the hand-off (a daemon killed before it would have lost the event):
-    // the record is there already, under the id it was acknowledged with; the first one never.
+    expect(second.lines.slice(1)).toEqual(['RESULT 0 0 0', '']);
+    expect(await waitFor(() => handed().length === 1, 800)).toBe(true);
     expect(handed()).toMatchObject([{ eventId: id, handoff: 'acked' }]);
     expect(existsSync(second.copy)).toBe(false);
     // And through the client.
     const ran = await collect(startClient(env, tmp.dir), post('client'));
     expect(ran).toMatchObject({ code: 0, stderr: '' });
-    expect(handed()).toHaveLength(2);
+    expect(await waitFor(() => handed().length === 2, 800)).toBe(true);
   });
 
   it('versions: a client older or newer than the daemon is denied before the ACK, falls back once, and it is logged for doctor', async () => {
