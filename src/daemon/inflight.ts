@@ -1,9 +1,9 @@
-import { rmSync } from 'node:fs';
+import { closeSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { CommandOutcome, EventHandoff } from '../events/types.js';
 import { stateDir, type Env } from '../paths.js';
-import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
+import { createPrivateFile, ensurePrivateDir, readPrivateFile, writeAll } from '../util/private-fs.js';
 import { eventRequestSchema } from './protocol.js';
 import { listSpool, quarantineSpoolFile, spoolFileName } from './spool.js';
 
@@ -14,6 +14,11 @@ import { listSpool, quarantineSpoolFile, spoolFileName } from './spool.js';
  * with outcomes saying the daemon died mid-event. The client never falls back after GO, so without this
  * such an event would be in neither the journal nor the spool. No fsync: it guards against the daemon
  * dying, not the machine.
+ *
+ * A record is written in place, with one exclusive open (O_CREAT|O_EXCL|O_NOFOLLOW, 0600) and one write,
+ * not through a temp file and a rename: the ACK is sent only after the write returned, so a record a
+ * daemon died writing (torn: empty or cut JSON) belongs to an event that was never acknowledged, which
+ * the client ran through its fallback. Recovery moves such a record aside, never journals it.
  */
 
 /** Where the records live: `<state>/daemon/inflight`, private. */
@@ -42,29 +47,45 @@ export function diedOutcome(
 }
 
 /**
- * Writes the record (atomically, 0600); returns its file name for clearInflight. The folder is checked
- * (ensurePrivateDir) at the first record and again only when it went missing: a third of the cost.
+ * Writes the record (one exclusive create, one write, 0600); returns its file name for clearInflight.
+ * The folder is checked (ensurePrivateDir) at the first record and again only when it went missing.
+ * Throws when the record cannot be written whole (nothing is left behind then): the event is not
+ * acknowledged as recorded.
  */
 export function recordInflight(dir: string, now: number, message: EventHandoff): string {
   const name = spoolFileName(now, message.event.id);
-  const text = JSON.stringify(message);
+  const file = join(dir, name);
+  const data = Buffer.from(JSON.stringify(message));
+  let fd: number;
   if (!checked.has(dir)) {
-    writePrivateFileAtomic(join(dir, name), text);
+    ensurePrivateDir(dir);
     checked.add(dir);
-    return name;
+    fd = createPrivateFile(file);
+  } else {
+    try {
+      fd = createPrivateFile(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      ensurePrivateDir(dir);
+      fd = createPrivateFile(file);
+    }
   }
   try {
-    writePrivateFileAtomic(join(dir, name), text, { ensureDir: false });
+    writeAll(fd, data);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    writePrivateFileAtomic(join(dir, name), text);
+    closeSync(fd);
+    clearInflight(dir, name);
+    throw error;
   }
+  closeSync(fd);
   return name;
 }
 const checked = new Set<string>();
 
 export function clearInflight(dir: string, name: string): void {
-  rmSync(join(dir, name), { force: true });
+  try {
+    unlinkSync(join(dir, name));
+  } catch {}
 }
 
 /**
@@ -86,13 +107,20 @@ export async function recoverInflight(
       logger.error({ kind: 'fast', file: name, problem: read.problem }, 'bad in-flight record; moved aside');
       continue;
     }
-    let parsed;
+    let json: unknown;
     try {
-      parsed = eventRequestSchema.safeParse(JSON.parse(read.text));
+      json = JSON.parse(read.text);
     } catch {
-      parsed = undefined;
+      // Torn: the daemon died writing it, before the ACK; the client ran the event through its fallback.
+      quarantineSpoolFile(dir, name);
+      logger.warn(
+        { kind: 'fast', file: name, bytes: read.text.length },
+        'torn in-flight record (the daemon died before acknowledging the event); moved to rejected/',
+      );
+      continue;
     }
-    if (!parsed?.success) {
+    const parsed = eventRequestSchema.safeParse(json);
+    if (!parsed.success) {
       quarantineSpoolFile(dir, name);
       logger.error({ kind: 'fast', file: name }, 'in-flight record is not a valid event; moved to rejected/');
       continue;
