@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
@@ -9,7 +9,7 @@ import { validator } from '../config/resolve.js';
 import { parseEvent, type DeclaredAgent, type ParseResult } from '../events/parse.js';
 import type { EventHandoff } from '../events/types.js';
 import { runEvent, type HandOff } from '../hook/process-event.js';
-import { createLineLogger } from '../logging/line-logger.js';
+import { createLineLoggerPool } from '../logging/line-logger.js';
 import { planCommands } from '../runner/route.js';
 import { logFilePath, userConfigPath, type Env } from '../paths.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
@@ -295,18 +295,48 @@ class RequestReader {
  */
 function procEnviron(pid: number | undefined, ppid: number | undefined, maxBytes: number): Env | string {
   if (pid === undefined || pid <= 1) return 'no client pid';
-  let bytes: Buffer;
+  let environ: { buf: Buffer; length: number };
   try {
     // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so read after the last `)`.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const statRead = readProcFile(`/proc/${pid}/stat`, 4096);
+    const stat = statRead.buf.toString('latin1', 0, statRead.length);
     const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     if (parent !== ppid) return 'client pid not seen here (another pid namespace?)';
-    bytes = readFileSync(`/proc/${pid}/environ`);
+    environ = readProcFile(`/proc/${pid}/environ`, maxBytes + 1);
   } catch (error) {
     return `cannot read the client's environment: ${(error as NodeJS.ErrnoException).code ?? 'error'}`;
   }
-  if (bytes.length > maxBytes) return 'environment too large';
-  return parseEnvEntries(bytes.toString('utf8').split('\0'));
+  if (environ.length > maxBytes) return 'environment too large';
+  return parseEnvEntries(environ.buf.toString('utf8', 0, environ.length).split('\0'));
+}
+
+/** One buffer for the /proc reads (they are synchronous, one at a time), grown as needed. */
+let procBuffer = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * Reads a /proc file (its size says 0: read to the end) into the shared buffer, at most `maxBytes`; the
+ * bytes are valid until the next read. No fstat, no growing copies as readFileSync makes.
+ */
+function readProcFile(file: string, maxBytes: number): { buf: Buffer; length: number } {
+  const fd = openSync(file, 'r');
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === procBuffer.length) {
+        if (length >= maxBytes) break;
+        const grown = Buffer.allocUnsafe(Math.min(procBuffer.length * 2, maxBytes));
+        procBuffer.copy(grown, 0, 0, length);
+        procBuffer = grown;
+      }
+      const n = readSync(fd, procBuffer, length, Math.min(procBuffer.length, maxBytes) - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length >= maxBytes) break;
+    }
+    return { buf: procBuffer, length };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -319,6 +349,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
   const now = options.now ?? Date.now;
   const daemonSecret = randomBytes(24).toString('hex');
   const token = randomBytes(24).toString('hex');
+  // The token's digest, once: each request's check hashes only what it presents (tokenMatches).
+  const tokenDigest = digest(token);
   const greeting = Buffer.from(`${FAST_HELLO} ${daemonSecret}\n`);
   const sockets = new Set<Socket>();
   const status: FastStatus = {
@@ -338,6 +370,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
 
   // Validated configs per project dir, checked by stats on each event (an edit is seen at once).
   const configMemory = new ConfigMemory(64);
+  // The hook log(s) kept open across events (reopened every second: rotations by other processes).
+  const lineLoggers = createLineLoggerPool();
   const configFor = (projectDir: string | undefined, env: Env): LoadedConfig => {
     const held = options.heldConfig();
     if (held && projectDir === undefined && userConfigPath(env) === userConfigPath(options.env)) return held;
@@ -352,7 +386,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     const remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
     const abort = new AbortController();
     let phase: 'request' | 'acked' | 'running' | 'done' = 'request';
-    const reader = new RequestReader(limits, (presented) => tokenMatches(presented, token));
+    const reader = new RequestReader(limits, (presented) => timingSafeEqual(digest(presented), tokenDigest));
     let prepared: Prepared | undefined;
     /** The client has its answer (the RESULT went out): its going away is no longer a reason to kill. */
     let replied = false;
@@ -402,7 +436,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     };
     const run = async (p: Prepared) => {
       running++;
-      const lineLogger = createLineLogger(logFilePath(p.env));
+      const lineLogger = lineLoggers.get(logFilePath(p.env));
       const answer = (reply: { exitCode: number; stdout: string; stderr: string }) => {
         if (replied || socket.destroyed) return;
         replied = true;
@@ -448,7 +482,6 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
         phase = 'done';
         dropInflight();
         running--;
-        lineLogger.close();
       }
     };
     const onRequest = (req: FastRequest, rest: Buffer) => {
@@ -622,6 +655,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await closed;
+      lineLoggers.close();
     },
   };
 }

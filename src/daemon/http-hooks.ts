@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { ConfigMemory, loadConfig, type LoadedConfig } from '../config/load.js';
 import { validator } from '../config/resolve.js';
 import { runEvent, type HandOff } from '../hook/process-event.js';
-import { createLineLogger } from '../logging/line-logger.js';
+import { createLineLoggerPool } from '../logging/line-logger.js';
 import { logFilePath, userConfigPath, type Env } from '../paths.js';
 import { HTTP_HOOK_PATH, ensureHttpToken } from './http-credential.js';
 
@@ -115,6 +115,8 @@ export async function startHttpHooks(options: HttpHooksOptions): Promise<HttpHoo
 
   // Validated configs per project dir, checked by stats on each event (an edit is seen at once).
   const configMemory = new ConfigMemory(64);
+  // The hook log kept open across events (reopened every second: rotations by other processes).
+  const lineLoggers = createLineLoggerPool();
   const configFor = (projectDir: string | undefined, env: Env): LoadedConfig => {
     const held = options.heldConfig();
     if (held && projectDir === undefined && userConfigPath(env) === userConfigPath(options.env)) return held;
@@ -168,40 +170,36 @@ export async function startHttpHooks(options: HttpHooksOptions): Promise<HttpHoo
     delete env.CLAUDE_PROJECT_DIR;
     delete env.HOOKD_DAEMON;
     if (projectDir) env.CLAUDE_PROJECT_DIR = projectDir;
-    const lineLogger = createLineLogger(logFilePath(options.env));
-    try {
-      const ran = await runEvent(
-        { bytes: body, env, cwd: cwd ?? options.env.HOME ?? '/', agent: 'claude' },
-        {
-          logger: lineLogger,
-          validator: () => validator,
-          loadConfig: configFor,
-          handOff: options.handOff,
-          ...(options.now ? { now: options.now } : {}),
-        },
+    const lineLogger = lineLoggers.get(logFilePath(options.env));
+    const ran = await runEvent(
+      { bytes: body, env, cwd: cwd ?? options.env.HOME ?? '/', agent: 'claude' },
+      {
+        logger: lineLogger,
+        validator: () => validator,
+        loadConfig: configFor,
+        handOff: options.handOff,
+        ...(options.now ? { now: options.now } : {}),
+      },
+    );
+    const { report } = ran;
+    if (report.rejected) return refuse(400, `not an event: ${report.rejected.reason}`);
+    if (report.ran.length > 0)
+      log.warn(
+        { kind: 'http-hook', event: report.event?.name, commands: report.ran.length },
+        'an event that came over http ran commands: their decisions cannot reach Claude Code; run `hookd install --agent claude --transport http` again',
       );
-      const { report } = ran;
-      if (report.rejected) return refuse(400, `not an event: ${report.rejected.reason}`);
-      if (report.ran.length > 0)
-        log.warn(
-          { kind: 'http-hook', event: report.event?.name, commands: report.ran.length },
-          'an event that came over http ran commands: their decisions cannot reach Claude Code; run `hookd install --agent claude --transport http` again',
-        );
-      if (report.handoff?.outcome !== 'acked')
-        return refuse(503, `event not taken: ${report.handoff?.error ?? 'hand-off off'}`);
-      log.debug(
-        {
-          kind: 'http-hook',
-          event: report.event?.name,
-          eventId: report.event?.id,
-          sessionId: report.event?.sessionId,
-        },
-        'event taken over http',
-      );
-      reply(res, 200, '{}');
-    } finally {
-      lineLogger.close();
-    }
+    if (report.handoff?.outcome !== 'acked')
+      return refuse(503, `event not taken: ${report.handoff?.error ?? 'hand-off off'}`);
+    log.debug(
+      {
+        kind: 'http-hook',
+        event: report.event?.name,
+        eventId: report.event?.id,
+        sessionId: report.event?.sessionId,
+      },
+      'event taken over http',
+    );
+    reply(res, 200, '{}');
   };
 
   const server: Server = createServer((req, res) => {
@@ -232,6 +230,7 @@ export async function startHttpHooks(options: HttpHooksOptions): Promise<HttpHoo
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await closed;
+      lineLoggers.close();
     },
   };
 }

@@ -45,16 +45,44 @@ function redactFields(fields: Record<string, unknown>): Record<string, unknown> 
   return out;
 }
 
-export function createLineLogger(
-  file: string,
-  options: { maxBytes?: number; debugTo?: (line: string) => void; now?: () => number } = {},
-): LineLogger {
+export interface LineLoggerOptions {
+  maxBytes?: number;
+  debugTo?: (line: string) => void;
+  now?: () => number;
+  /**
+   * Kept open by a long-running process: the file is closed and opened again (with the same checks, and
+   * the rotation) at the first record this long after it was opened, so records follow a rotation or a
+   * removal by another process within that time; a failed open is tried again then. Default: never.
+   */
+  reopenMs?: number;
+  /** The clock of reopenMs (monotonic ms). */
+  clock?: () => number;
+}
+
+export function createLineLogger(file: string, options: LineLoggerOptions = {}): LineLogger {
   let fd: number | undefined;
   let failed = false;
+  let openedAt = 0;
   const host = hostname();
   const now = options.now ?? Date.now;
+  const clock = options.clock ?? (() => performance.now());
+  const close = () => {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {}
+      fd = undefined;
+    }
+  };
   const open = () => {
+    if (options.reopenMs !== undefined && (fd !== undefined || failed)) {
+      const at = clock();
+      if (at - openedAt < options.reopenMs) return;
+      close();
+      failed = false;
+    }
     if (fd !== undefined || failed) return;
+    openedAt = clock();
     try {
       fd = openPrivateAppend(file);
       if (fstatSync(fd).size > (options.maxBytes ?? 20 * 1024 * 1024)) {
@@ -87,13 +115,43 @@ export function createLineLogger(
         writeSync(fd, line);
       } catch {}
     },
-    close() {
-      if (fd !== undefined) {
-        try {
-          closeSync(fd);
-        } catch {}
-        fd = undefined;
+    close,
+  };
+}
+
+/** Line loggers kept open per log file, for the daemon's listeners (which log for many clients). */
+export interface LineLoggerPool {
+  /** The logger of this file (not to be closed by the caller). */
+  get(file: string): LineLogger;
+  /** Closes every logger. */
+  close(): void;
+}
+
+/**
+ * One open logger per log file (an event's environment may name its own log file), at most `max` of
+ * them (the least recently used is closed), each reopened every `reopenMs` (see LineLoggerOptions).
+ */
+export function createLineLoggerPool(
+  options: { max?: number; reopenMs?: number } & Omit<LineLoggerOptions, 'reopenMs'> = {},
+): LineLoggerPool {
+  const { max = 16, reopenMs = 1000, ...rest } = options;
+  const loggers = new Map<string, LineLogger>();
+  return {
+    get(file) {
+      let logger = loggers.get(file);
+      if (logger) loggers.delete(file);
+      else logger = createLineLogger(file, { ...rest, reopenMs });
+      loggers.set(file, logger);
+      if (loggers.size > max) {
+        const [oldest, dropped] = loggers.entries().next().value!;
+        loggers.delete(oldest);
+        dropped.close();
       }
+      return logger;
+    },
+    close() {
+      for (const logger of loggers.values()) logger.close();
+      loggers.clear();
     },
   };
 }
