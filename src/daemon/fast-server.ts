@@ -43,7 +43,8 @@ import { clearInflight, diedOutcome, recordInflight } from './inflight.js';
  * is removed once the event's hand-off is done (or it was not run): a daemon killed in between leaves it
  * for the next daemon, which journals the event at start. So an observe-only event (no command planned)
  * whose record was written is answered with its ACK (`RESULT 0 0 0` in the same write) and handed off
- * only after GO; without a record (none kept, not written, no hand-off) it is answered after its hand-off.
+ * only after GO, and an event with commands is answered once they ran, before its hand-off; without a
+ * record (none kept, not written, no hand-off) an event is answered after its hand-off.
  */
 
 export const FAST_HELLO = 'HOOKD-FAST';
@@ -472,6 +473,9 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
             loadConfig: p.config,
             handOff: options.handOff,
             signal: abort.signal,
+            // With its in-flight record kept, the event's answer goes out as soon as it is decided: a
+            // daemon killed before the hand-off leaves the record (the next daemon journals it).
+            ...(inflight !== undefined ? { onReply: answer } : {}),
           },
         );
         answer(reply);

@@ -162,8 +162,14 @@ describe('each command runs exactly once, whatever the daemon does', () => {
     const acked = journaledIn(env).filter((h) => h.event.payload.tag === 's1-acked');
     expect(acked).toHaveLength(1);
     expect(acked[0]!.results.map((r) => r.spawnError)).toEqual([expect.stringContaining('died')]);
+    // Answered once its command ran, before its hand-off (its in-flight record covers that): waited for.
+    await waitFor(() => journaledTags(env).includes('s1-after'), 20_000, 's1-after journaled');
     expect(journaledTags(env).filter((t) => t === 's1-after')).toHaveLength(1);
-    expect(readdirSync(inflight()).filter((n) => n.endsWith('.json'))).toEqual([]);
+    await waitFor(
+      () => readdirSync(inflight()).filter((n) => n.endsWith('.json')).length === 0,
+      20_000,
+      'the in-flight records removed',
+    );
   });
 
   it('a daemon killed after it acknowledged an event with a guard that fails closed: the client exits 2', async () => {
@@ -188,6 +194,7 @@ describe('each command runs exactly once, whatever the daemon does', () => {
     expect(existsSync(join(inflight(), 'rejected', '0000000000001-bad.json'))).toBe(true);
     expect(existsSync(join(inflight(), '0000000000001-bad.json'))).toBe(false);
     await hook('s1-next');
+    await waitFor(() => journaledTags(env).includes('s1-next'), 20_000, 's1-next journaled');
     expect(journaledTags(env).filter((t) => t === 's1-next')).toHaveLength(1);
   });
 });
