@@ -177,7 +177,7 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     const { port, secret, token, protocol } = listener();
     expect(port).toBeGreaterThan(0);
     expect(protocol).toBe('2');
-    expect(secret).toMatch(/^[0-9a-f]{48}$/);
+    expect(secret).toMatch(/^[\w-]{24}$/);
     expect(token).toMatch(/^[0-9a-f]{48}$/);
     expect(token).not.toBe(secret);
     const log = readFileSync(daemonLog(), 'utf8');
