@@ -5,8 +5,10 @@
 //   dist/client.cjs   the daemon hand-off client, loaded by the hook after its commands ran
 //   dist/daemon.cjs   `hookd daemon run` alone (pino, zod, chokidar; no yargs): a smaller idle daemon
 //   dist/cli.cjs      every other command (yargs, pino, zod, chokidar...)
+//   dist/hookd-client the native fast client (native/hookd-client.c), when a C compiler is here
 // node-notifier stays external: it ships vendored binaries found relative to its own files.
 import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 
@@ -51,3 +53,29 @@ await Promise.all(
   entries.map(([entry, outfile, extra]) => build({ ...common, entryPoints: [entry], outfile, ...extra })),
 );
 chmodSync('dist/hookd.cjs', 0o755);
+
+// The native fast client (native/hookd-client.c; docs/hook.md, "The fast client"): built when a C
+// compiler is here, static where the libc allows it (one binary for any Linux libc of this machine's
+// architecture), else dynamic. No compiler: a note, and install wires the bash client.
+// HOOKD_NO_NATIVE_CLIENT=1 skips it.
+if (process.env.HOOKD_NO_NATIVE_CLIENT === '1') {
+  console.log('hookd: native fast client not built (HOOKD_NO_NATIVE_CLIENT=1); the bash client is used');
+} else {
+  const cc = process.env.CC || 'cc';
+  const flags = ['-std=c99', '-O2', '-Wall', '-Wextra', '-o', 'dist/hookd-client', 'native/hookd-client.c'];
+  const attempts = [['-static', ...flags], flags];
+  let built = false;
+  let why = '';
+  for (const args of attempts) {
+    const r = spawnSync(cc, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    if (r.status === 0) {
+      built = true;
+      if (r.stderr.trim()) process.stderr.write(r.stderr);
+      break;
+    }
+    why = r.error ? r.error.message : r.stderr.trim().split('\n')[0];
+    rmSync('dist/hookd-client', { force: true });
+  }
+  if (built) chmodSync('dist/hookd-client', 0o755);
+  else console.log(`hookd: native fast client not built (${cc}: ${why}); the bash client is used`);
+}

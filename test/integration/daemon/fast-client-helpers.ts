@@ -6,18 +6,40 @@ import { isolatedEnv } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { BIN, ROOT, spawnDaemon, writeConfig } from './process-helpers.js';
 
-// Black-box helpers for the fast path (issue 12): run the bash client as the agent runs it, against a
-// real daemon process, and read back only effects (files the commands wrote, log records, the journal).
-// Nothing here knows the client's wire protocol.
+// Black-box helpers for the fast path (issue 12): run a fast client (bash or native) as the agent runs
+// it, against a real daemon process, and read back only effects (files the commands wrote, log records,
+// the journal). Nothing here knows the client's wire protocol.
 
 export const CLIENT = resolve(ROOT, 'bin/hookd-client.bash');
+/** The native client `npm run build` compiles (native/hookd-client.c). */
+export const NATIVE_CLIENT = resolve(ROOT, 'dist/hookd-client');
+
+/**
+ * The two fast clients. The fast-path suites run once per client: `describe.each(CLIENT_KINDS)` with
+ * `useClient(kind)` in a beforeAll, so that TRANSPORTS.fast is the client of the running block.
+ * The native one is never skipped: where it was not built the native runs fail (unless the build was
+ * told not to build it, HOOKD_NO_NATIVE_CLIENT=1, in which case it is not in the list).
+ */
+export const CLIENT_KINDS: readonly ClientKind[] =
+  process.env.HOOKD_NO_NATIVE_CLIENT === '1' ? ['bash'] : ['bash', 'native'];
+export type ClientKind = 'bash' | 'native';
+let current: ClientKind = 'bash';
+export function useClient(kind: ClientKind): void {
+  current = kind;
+}
+export const currentClient = (): ClientKind => current;
 
 /** Single-quotes a test-side path for sh (never event data). */
 const shq = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
-/** The two transports, as the hook command written in the agent's settings. */
+/** The fast client's program words as install writes them (bash: `/bin/bash --posix <script>`). */
+export function clientProgram(kind: ClientKind = current): string {
+  return kind === 'native' ? shq(NATIVE_CLIENT) : `/bin/bash --posix ${shq(CLIENT)}`;
+}
+
+/** The two transports, as the hook command written in the agent's settings (fast: the current client). */
 export const TRANSPORTS = {
-  fast: (agent = 'droid') => `/bin/bash --posix ${shq(CLIENT)} --agent ${agent}`,
+  fast: (agent = 'droid') => `${clientProgram()} --agent ${agent}`,
   node: (agent = 'droid') => `${shq(process.execPath)} ${shq(BIN)} hook --agent ${agent}`,
 } as const;
 export type Transport = keyof typeof TRANSPORTS;

@@ -3,13 +3,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readPid } from '../../helpers/procs.js';
 import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { BIN, stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
   CLIENT,
+  CLIENT_KINDS,
+  NATIVE_CLIENT,
   daemonLogText,
   handOffEnv,
   hookLogRecords,
@@ -21,10 +23,12 @@ import {
   startFastDaemon,
   startHook,
   toolEvent,
+  useClient,
   writeFastConfig,
+  type ClientKind,
 } from './fast-client-helpers.js';
 
-// The fast path's faults, black-box (issue 12): the real bash client run as the agent runs it, a real
+// The fast path's faults, black-box (issue 12): each real fast client (bash, native) run as the agent runs it, a real
 // daemon process stopped, killed and restarted under it, stale and hostile listeners, hostile bytes. What
 // is observed: the lines the commands append, the pids they write, the journal, the logs, exit codes.
 // The client's wire protocol is not assumed anywhere (a fake listener only records what it receives).
@@ -89,416 +93,425 @@ async function hook(tag: string, more: Record<string, string> = {}, transport = 
   return run.done;
 }
 
-describe('each command runs exactly once, whatever the daemon does', () => {
-  it('no daemon at all: the fallback runs it once, and the spooled event is journaled once by the next daemon', async () => {
-    writeFastConfig(env, onToolEvents(APPEND));
-    const ran = await hook('s1-none');
-    expect(ran.code, ran.stderr.toString()).toBe(0);
-    expect(ranLines('s1-none')).toHaveLength(1);
-    await daemon();
-    expect(journaledTags(env).filter((t) => t === 's1-none')).toHaveLength(1);
-  });
+describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
+  beforeAll(() => useClient(kind));
 
-  it('a hung daemon (SIGSTOP): the client falls back after its bounded wait; after SIGCONT nothing runs again', async () => {
-    writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 250 } });
-    const d = await daemon();
-    signalQuietly(d.pid, 'SIGSTOP');
-    const ran = await hook('s1-hung', { HOOKD_CLIENT_WAIT_S: '1' });
-    expect(ran.code, ran.stderr.toString()).toBe(0);
-    expect(ranLines('s1-hung')).toHaveLength(1);
-    expect(ranLines('s1-hung')[0]).not.toBe(`s1-hung ${d.pid}`); // the Node path ran it
-    signalQuietly(d.pid, 'SIGCONT');
-    // The resumed daemon has its stale connections and hand-off in its queue; a new event through it
-    // is answered after them, and the spool scan has taken the spooled copy by the time it is journaled.
-    const next = await hook('s1-next');
-    expect(next.code, next.stderr.toString()).toBe(0);
-    expect(ranLines('s1-next')).toEqual([`s1-next ${d.pid}`]);
-    await stopDaemon(daemons.pop());
-    await daemon(); // a restart drains whatever is left in the spool
-    expect(ranLines('s1-hung')).toHaveLength(1);
-    expect(journaledTags(env).filter((t) => t === 's1-hung')).toHaveLength(1);
-  });
-
-  it('a daemon killed (SIGKILL) before it acknowledged: the fallback runs it once; journaled once after a restart', async () => {
-    writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 250 } });
-    const d = await daemon();
-    // Stopped first, so it cannot acknowledge; killed while the client waits on it.
-    signalQuietly(d.pid, 'SIGSTOP');
-    const pending = hook('s1-killed', { HOOKD_CLIENT_WAIT_S: '30' });
-    const port = Number(readFileSync(listenerFile(env), 'utf8').split(' ')[0]);
-    await waitFor(() => connectedTo(port), 20_000, 'the client connected to the stopped daemon');
-    signalQuietly(d.pid, 'SIGKILL');
-    const ran = await pending;
-    expect(ran.code, ran.stderr.toString()).toBe(0);
-    expect(ranLines('s1-killed')).toHaveLength(1);
-    daemons.splice(0);
-    await daemon();
-    expect(ranLines('s1-killed')).toHaveLength(1);
-    expect(journaledTags(env).filter((t) => t === 's1-killed')).toHaveLength(1);
-  });
-
-  it('a daemon killed (SIGKILL) after it acknowledged, command running: no fallback, a restart does not run it again', async () => {
-    const pidFile = join(tmp.dir, 'cmd.pid');
-    writeFastConfig(
-      env,
-      onToolEvents(`${APPEND}; if [ "$TAG" = s1-acked ]; then echo $$ > ${pidFile}; exec sleep 300; fi`),
-    );
-    const d = await daemon();
-    const pending = hook('s1-acked');
-    await waitFor(() => readPid(pidFile), 20_000, 'the command to start');
-    pids.push(readPid(pidFile)!);
-    signalQuietly(d.pid, 'SIGKILL');
-    const ran = await pending;
-    expect(ran.code).toBe(1); // non-blocking: the agent goes on; said, on stderr: the daemon went away
-    expect(ran.stderr.toString()).not.toBe('');
-    daemons.splice(0);
-    const again = await daemon();
-    const next = await hook('s1-after');
-    expect(ranLines('s1-after')).toEqual([`s1-after ${again.pid}`]);
-    expect(next.code, next.stderr.toString()).toBe(0);
-    expect(ranLines('s1-acked')).toEqual([`s1-acked ${d.pid}`]);
-    // The event the dead daemon had acknowledged is journaled once by the next one, its command's
-    // outcome "may not have run"; the in-flight records are gone once events are handed off.
-    const acked = journaledIn(env).filter((h) => h.event.payload.tag === 's1-acked');
-    expect(acked).toHaveLength(1);
-    expect(acked[0]!.results.map((r) => r.spawnError)).toEqual([expect.stringContaining('died')]);
-    // Answered once its command ran, before its hand-off (its in-flight record covers that): waited for.
-    await waitFor(() => journaledTags(env).includes('s1-after'), 20_000, 's1-after journaled');
-    expect(journaledTags(env).filter((t) => t === 's1-after')).toHaveLength(1);
-    await waitFor(
-      () => readdirSync(inflight()).filter((n) => n.endsWith('.json')).length === 0,
-      20_000,
-      'the in-flight records removed',
-    );
-  });
-
-  it('a daemon killed after it acknowledged an event with a guard that fails closed: the client exits 2', async () => {
-    const pidFile = join(tmp.dir, 'cmd.pid');
-    const guard = `${APPEND}; echo $$ > ${pidFile}; exec sleep 300`;
-    writeFastConfig(env, onToolEvents(guard, { blocking: true, onError: 'block' }));
-    const d = await daemon();
-    const pending = hook('s1-guard');
-    await waitFor(() => readPid(pidFile), 20_000, 'the command to start');
-    pids.push(readPid(pidFile)!);
-    signalQuietly(d.pid, 'SIGKILL');
-    const ran = await pending;
-    expect(ran.code).toBe(2);
-    expect(ran.stderr.toString()).toContain('went away');
-  });
-
-  it('an in-flight record that is not an event is moved aside; the daemon starts', async () => {
-    writeFastConfig(env, onToolEvents(APPEND));
-    mkdirSync(inflight(), { recursive: true, mode: 0o700 });
-    writeFileSync(join(inflight(), '0000000000001-bad.json'), '{"v":1,"type":"event"}', { mode: 0o600 });
-    await daemon();
-    expect(existsSync(join(inflight(), 'rejected', '0000000000001-bad.json'))).toBe(true);
-    expect(existsSync(join(inflight(), '0000000000001-bad.json'))).toBe(false);
-    await hook('s1-next');
-    await waitFor(() => journaledTags(env).includes('s1-next'), 20_000, 's1-next journaled');
-    expect(journaledTags(env).filter((t) => t === 's1-next')).toHaveLength(1);
-  });
-});
-
-describe('a client killed mid-event (the agent at its hook timeout) kills the event commands', () => {
-  it.each([
-    ['SIGKILL', 'the client'],
-    ['SIGTERM', 'the client'],
-    ['SIGKILL', 'its process group'],
-    ['SIGTERM', 'its process group'],
-  ] as const)('%s to %s', async (signal, target) => {
-    const pidFile = join(tmp.dir, 'cmd.pid');
-    // The command and a grandchild of its own; both must be gone.
-    writeFastConfig(
-      env,
-      onToolEvents(`echo $$ > ${pidFile}; sleep 300 & echo $! > ${pidFile}.child; wait`, { timeout: 600 }),
-    );
-    const d = await daemon();
-    const run = startHook('fast', { env, cwd: tmp.dir, stdin: toolEvent('s1-abandoned') });
-    pids.push(run.child.pid!);
-    await waitFor(() => readPid(`${pidFile}.child`), 20_000, 'the command to start');
-    const files = [pidFile, `${pidFile}.child`];
-    pids.push(...files.map((f) => readPid(f)!));
-    expect(
-      readFileSync(`/proc/${readPid(pidFile)!}/stat`, 'utf8')
-        .split(') ')[1]!
-        .split(' ')[1],
-    ).toBe(String(d.pid)); // run by the daemon: the fast path is under test
-    signalQuietly(target === 'the client' ? run.child.pid : -run.child.pid!, signal);
-    await run.done;
-    expect(await pidsGone(files)).toBe(true);
-  });
-});
-
-describe('authentication', () => {
-  it.each([
-    ['a wrong token of the right length', (t: string) => t.replace(/^./, t[0] === 'a' ? 'b' : 'a')],
-    ['a wrong short token', () => 'not-the-token'],
-    ['a token with one more character', (t: string) => `${t}0`],
-  ])('%s: refused and logged without it; the event runs once through the fallback', async (_n, wrong) => {
-    writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 1000 } });
-    const d = await daemon();
-    const [port, secret, token] = readFileSync(listenerFile(env), 'utf8').trim().split(' ');
-    const bad = wrong(token!);
-    writeFileSync(listenerFile(env), `${port} ${secret} ${bad}\n`, { mode: 0o600 });
-    const ran = await hook('s1-token');
-    expect(ran.code, ran.stderr.toString()).toBe(0);
-    expect(ranLines('s1-token')).toHaveLength(1);
-    expect(ranLines('s1-token')[0]).not.toBe(`s1-token ${d.pid}`); // not run by the daemon
-    await waitFor(() => /refused/i.test(daemonLogText(env)), 10_000, 'the refusal in daemon.log');
-    const log = daemonLogText(env);
-    expect(log).toMatch(/token/i);
-    expect(log).not.toContain(bad);
-    expect(log).not.toContain(token);
-    expect(hookLogRecords(env).filter((r) => r.kind === 'event')).toHaveLength(1);
-  });
-
-  it('a listener file without a token: nothing runs in the daemon, the fallback runs the event once', async () => {
-    writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 1000 } });
-    const d = await daemon();
-    const [port, secret] = readFileSync(listenerFile(env), 'utf8').trim().split(' ');
-    writeFileSync(listenerFile(env), `${port} ${secret}\n`, { mode: 0o600 });
-    const ran = await hook('s1-notoken');
-    expect(ran.code, ran.stderr.toString()).toBe(0);
-    expect(ranLines('s1-notoken')).toHaveLength(1);
-    expect(ranLines('s1-notoken')[0]).not.toBe(`s1-notoken ${d.pid}`);
-  });
-});
-
-describe('a stale port (hookd.fast left behind, the port now bound by another process)', () => {
-  const greetings: [string, (s: Socket) => void][] = [
-    ['never speaks', () => {}],
-    ['closes at once', (s) => s.end()],
-    ['speaks another protocol', (s) => s.write('SSH-2.0-OpenSSH_9.2\r\n')],
-    ['speaks binary', (s) => s.write(randomBytes(64))],
-    ['greets like hookd with another secret', (s) => s.write(`HOOKD-FAST1 ${'c'.repeat(48)}\n`)],
-    ['greets with a prefix of the secret', (s) => s.write(`HOOKD-FAST1 ${'a'.repeat(24)}\n`)],
-    ['greets with the secret and more', (s) => s.write(`HOOKD-FAST1 ${'a'.repeat(48)}b\n`)],
-    ['greets with an empty secret', (s) => s.write('HOOKD-FAST1 \n')],
-  ];
-  it.each(greetings)('one that %s receives nothing; the Node path runs the event once', async (_n, greet) => {
-    writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 100 } });
-    const received: Buffer[] = [];
-    let connections = 0;
-    const server: Server = createServer((s: Socket) => {
-      connections++;
-      s.on('data', (c: Buffer) => received.push(c));
-      s.on('error', () => {});
-      greet(s);
-    });
-    const sockets = new Set<Socket>();
-    server.on('connection', (s: Socket) => sockets.add(s));
-    cleanups.push(() => {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((r) => server.close(() => r()));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as { port: number }).port;
-    mkdirSync(env.HOOKD_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
-    writeFileSync(listenerFile(env), `${port} ${'a'.repeat(48)} ${'b'.repeat(48)}\n`, { mode: 0o600 });
-    const ran = await hook('s1-stale', { HOOKD_CLIENT_WAIT_S: '1' });
-    expect(ran.code, ran.stderr.toString()).toBe(0);
-    expect(ranLines('s1-stale')).toHaveLength(1);
-    expect(connections).toBe(1); // the client did try the port
-    expect(Buffer.concat(received).length).toBe(0);
-  });
-});
-
-describe('hostile bytes reach the commands unchanged and are never evaluated', () => {
-  const marker = () => join(tmp.dir, 'pwned');
-  const hostileValues = (m: string): Record<string, string> => ({
-    H_SUBST: `$(touch ${m})`,
-    H_BACKTICK: `\`touch ${m}\``,
-    H_QUOTES: `'; touch ${m}; echo '"; touch ${m}; echo "`,
-    H_NEWLINES: `line1\ntouch ${m}\n\nline4\r\n`,
-    H_EQUALS: '=a=b==c=',
-    H_PRINTF: '%s%n%d %% \\n \\0 \\x41 -e -n',
-    H_GLOB: '* ? [a-z] ~ ~root {a,b} $HOME ${HOME}',
-    H_SPACES: '  leading and trailing  \t',
-    H_EMPTY: '',
-    H_DASH: '--agent claude',
-    H_UNICODE: 'é ü 中文 \u{1F600} \u202E rtl \u200B',
-    H_LONG: 'x'.repeat(100_000),
-    // Names bash exports like any other: lower case, digits, underscores.
-    h_lower: 'lower',
-    _H_UNDER_1: 'under',
-  });
-  const DUMP = 'env -0 > "$OUT.env"; cat > "$OUT.stdin"; echo $PPID > "$OUT.ppid"';
-
-  function envOf(file: string): Map<string, string> {
-    const entries = readFileSync(file, 'utf8').split('\0').filter(Boolean);
-    return new Map(entries.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
-  }
-
-  it('in the environment and the payload, through the client as through the Node path', async () => {
-    writeFastConfig(env, onToolEvents(DUMP));
-    const d = await daemon();
-    const m = marker();
-    const values = hostileValues(m);
-    const payload = toolEvent('s1-hostile', {
-      tool_input: { command: `$(touch ${m}); \`touch ${m}\` '"\n\\" ${values.H_UNICODE}` },
-      [`$(touch ${m})`]: values.H_QUOTES,
-    });
-    const seen: Record<string, Map<string, string>> = {};
-    for (const transport of ['fast', 'portable', 'node']) {
-      const out = join(tmp.dir, transport);
-      const run = startHook(transport === 'portable' ? 'fast' : transport, {
-        env: { ...env, ...values, ...modeEnv(transport), OUT: out },
-        cwd: tmp.dir,
-        stdin: payload,
-      });
-      pids.push(run.child.pid!);
-      const ran = await run.done;
+  describe('each command runs exactly once, whatever the daemon does', () => {
+    it('no daemon at all: the fallback runs it once, and the spooled event is journaled once by the next daemon', async () => {
+      writeFastConfig(env, onToolEvents(APPEND));
+      const ran = await hook('s1-none');
       expect(ran.code, ran.stderr.toString()).toBe(0);
-      expect(readFileSync(`${out}.stdin`)).toEqual(payload);
-      seen[transport] = envOf(`${out}.env`);
-      for (const [name, value] of Object.entries(values))
-        expect(seen[transport]!.get(name), name).toBe(value);
-    }
-    expect(existsSync(m)).toBe(false);
-    // The client's run was the daemon's (a fallback would prove nothing about the fast path).
-    expect(readPid(join(tmp.dir, 'fast.ppid'))).toBe(d.pid);
-    expect(readPid(join(tmp.dir, 'portable.ppid'))).toBe(d.pid);
-    expect(readPid(join(tmp.dir, 'node.ppid'))).not.toBe(d.pid);
-  });
+      expect(ranLines('s1-none')).toHaveLength(1);
+      await daemon();
+      expect(journaledTags(env).filter((t) => t === 's1-none')).toHaveLength(1);
+    });
 
-  it('bytes that are not UTF-8 in a value reach the command as they do through the Node path', async () => {
-    writeFastConfig(env, onToolEvents('printf %s "$H_BINARY" > "$OUT"; echo $PPID > "$OUT.ppid"'));
-    const d = await daemon();
-    const got: Record<string, Buffer> = {};
-    for (const transport of ['fast', 'portable', 'node']) {
-      const out = join(tmp.dir, transport);
-      // Raw bytes 0x01..0xff (no NUL) exported by the agent's shell, as a value can hold them.
-      const prelude = `H_BINARY="$(printf '${[...Array(255).keys()]
-        .map((i) => `\\${(i + 1).toString(8).padStart(3, '0')}`)
-        .join('')}')"; export H_BINARY`;
-      const run = startHook(transport === 'portable' ? 'fast' : transport, {
-        env: { ...env, ...modeEnv(transport), OUT: out },
-        cwd: tmp.dir,
-        stdin: toolEvent('s1-binary'),
-        prelude,
-      });
-      pids.push(run.child.pid!);
-      const ran = await run.done;
+    it('a hung daemon (SIGSTOP): the client falls back after its bounded wait; after SIGCONT nothing runs again', async () => {
+      writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 250 } });
+      const d = await daemon();
+      signalQuietly(d.pid, 'SIGSTOP');
+      const ran = await hook('s1-hung', { HOOKD_CLIENT_WAIT_S: '1' });
       expect(ran.code, ran.stderr.toString()).toBe(0);
-      got[transport] = readFileSync(out);
-    }
-    expect(got.fast).toEqual(got.node);
-    expect(got.portable).toEqual(got.node);
-    expect(readPid(join(tmp.dir, 'fast.ppid'))).toBe(d.pid);
-    expect(readPid(join(tmp.dir, 'portable.ppid'))).toBe(d.pid);
-    // Valid UTF-8 and ASCII control bytes pass as they are (a newline is not trimmed by $(...) here).
-    expect(got.fast!.subarray(0, 9)).toEqual(Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9]));
-    expect(existsSync(marker())).toBe(false);
+      expect(ranLines('s1-hung')).toHaveLength(1);
+      expect(ranLines('s1-hung')[0]).not.toBe(`s1-hung ${d.pid}`); // the Node path ran it
+      signalQuietly(d.pid, 'SIGCONT');
+      // The resumed daemon has its stale connections and hand-off in its queue; a new event through it
+      // is answered after them, and the spool scan has taken the spooled copy by the time it is journaled.
+      const next = await hook('s1-next');
+      expect(next.code, next.stderr.toString()).toBe(0);
+      expect(ranLines('s1-next')).toEqual([`s1-next ${d.pid}`]);
+      await stopDaemon(daemons.pop());
+      await daemon(); // a restart drains whatever is left in the spool
+      expect(ranLines('s1-hung')).toHaveLength(1);
+      expect(journaledTags(env).filter((t) => t === 's1-hung')).toHaveLength(1);
+    });
+
+    it('a daemon killed (SIGKILL) before it acknowledged: the fallback runs it once; journaled once after a restart', async () => {
+      writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 250 } });
+      const d = await daemon();
+      // Stopped first, so it cannot acknowledge; killed while the client waits on it.
+      signalQuietly(d.pid, 'SIGSTOP');
+      const pending = hook('s1-killed', { HOOKD_CLIENT_WAIT_S: '30' });
+      const port = Number(readFileSync(listenerFile(env), 'utf8').split(' ')[0]);
+      await waitFor(() => connectedTo(port), 20_000, 'the client connected to the stopped daemon');
+      signalQuietly(d.pid, 'SIGKILL');
+      const ran = await pending;
+      expect(ran.code, ran.stderr.toString()).toBe(0);
+      expect(ranLines('s1-killed')).toHaveLength(1);
+      daemons.splice(0);
+      await daemon();
+      expect(ranLines('s1-killed')).toHaveLength(1);
+      expect(journaledTags(env).filter((t) => t === 's1-killed')).toHaveLength(1);
+    });
+
+    it('a daemon killed (SIGKILL) after it acknowledged, command running: no fallback, a restart does not run it again', async () => {
+      const pidFile = join(tmp.dir, 'cmd.pid');
+      writeFastConfig(
+        env,
+        onToolEvents(`${APPEND}; if [ "$TAG" = s1-acked ]; then echo $$ > ${pidFile}; exec sleep 300; fi`),
+      );
+      const d = await daemon();
+      const pending = hook('s1-acked');
+      await waitFor(() => readPid(pidFile), 20_000, 'the command to start');
+      pids.push(readPid(pidFile)!);
+      signalQuietly(d.pid, 'SIGKILL');
+      const ran = await pending;
+      expect(ran.code).toBe(1); // non-blocking: the agent goes on; said, on stderr: the daemon went away
+      expect(ran.stderr.toString()).not.toBe('');
+      daemons.splice(0);
+      const again = await daemon();
+      const next = await hook('s1-after');
+      expect(ranLines('s1-after')).toEqual([`s1-after ${again.pid}`]);
+      expect(next.code, next.stderr.toString()).toBe(0);
+      expect(ranLines('s1-acked')).toEqual([`s1-acked ${d.pid}`]);
+      // The event the dead daemon had acknowledged is journaled once by the next one, its command's
+      // outcome "may not have run"; the in-flight records are gone once events are handed off.
+      const acked = journaledIn(env).filter((h) => h.event.payload.tag === 's1-acked');
+      expect(acked).toHaveLength(1);
+      expect(acked[0]!.results.map((r) => r.spawnError)).toEqual([expect.stringContaining('died')]);
+      // Answered once its command ran, before its hand-off (its in-flight record covers that): waited for.
+      await waitFor(() => journaledTags(env).includes('s1-after'), 20_000, 's1-after journaled');
+      expect(journaledTags(env).filter((t) => t === 's1-after')).toHaveLength(1);
+      await waitFor(
+        () => readdirSync(inflight()).filter((n) => n.endsWith('.json')).length === 0,
+        20_000,
+        'the in-flight records removed',
+      );
+    });
+
+    it('a daemon killed after it acknowledged an event with a guard that fails closed: the client exits 2', async () => {
+      const pidFile = join(tmp.dir, 'cmd.pid');
+      const guard = `${APPEND}; echo $$ > ${pidFile}; exec sleep 300`;
+      writeFastConfig(env, onToolEvents(guard, { blocking: true, onError: 'block' }));
+      const d = await daemon();
+      const pending = hook('s1-guard');
+      await waitFor(() => readPid(pidFile), 20_000, 'the command to start');
+      pids.push(readPid(pidFile)!);
+      signalQuietly(d.pid, 'SIGKILL');
+      const ran = await pending;
+      expect(ran.code).toBe(2);
+      expect(ran.stderr.toString()).toContain('went away');
+    });
+
+    it('an in-flight record that is not an event is moved aside; the daemon starts', async () => {
+      writeFastConfig(env, onToolEvents(APPEND));
+      mkdirSync(inflight(), { recursive: true, mode: 0o700 });
+      writeFileSync(join(inflight(), '0000000000001-bad.json'), '{"v":1,"type":"event"}', { mode: 0o600 });
+      await daemon();
+      expect(existsSync(join(inflight(), 'rejected', '0000000000001-bad.json'))).toBe(true);
+      expect(existsSync(join(inflight(), '0000000000001-bad.json'))).toBe(false);
+      await hook('s1-next');
+      await waitFor(() => journaledTags(env).includes('s1-next'), 20_000, 's1-next journaled');
+      expect(journaledTags(env).filter((t) => t === 's1-next')).toHaveLength(1);
+    });
   });
 
-  it('variable names: identifiers are carried; names bash holds but cannot list are reported', async () => {
-    writeFastConfig(env, onToolEvents('env -0 > "$OUT"; echo $PPID > "$OUT.ppid"'));
-    const d = await daemon();
-    const names = ['A.B', 'A-B', '1X', 'X Y', 'é', 'A_B', 'a', '_', 'X__', `L${'N'.repeat(200)}`];
-    const carried: Record<string, string[]> = {};
-    for (const transport of ['fast', 'node']) {
-      const out = join(tmp.dir, transport);
-      // Exec'd directly (no sh: dash drops these names before any transport sees them).
-      const argv =
-        transport === 'fast'
-          ? ['/bin/bash', CLIENT, '--agent', 'droid']
-          : [process.execPath, BIN, 'hook', '--agent', 'droid'];
-      const extra = Object.fromEntries(names.map((n, i) => [n, `v${i}`]));
-      const child = spawn(argv[0]!, argv.slice(1), {
-        env: { ...env, ...extra, OUT: out },
-        cwd: tmp.dir,
-        stdio: ['pipe', 'ignore', 'ignore'],
+  describe('a client killed mid-event (the agent at its hook timeout) kills the event commands', () => {
+    it.each([
+      ['SIGKILL', 'the client'],
+      ['SIGTERM', 'the client'],
+      ['SIGKILL', 'its process group'],
+      ['SIGTERM', 'its process group'],
+    ] as const)('%s to %s', async (signal, target) => {
+      const pidFile = join(tmp.dir, 'cmd.pid');
+      // The command and a grandchild of its own; both must be gone.
+      writeFastConfig(
+        env,
+        onToolEvents(`echo $$ > ${pidFile}; sleep 300 & echo $! > ${pidFile}.child; wait`, { timeout: 600 }),
+      );
+      const d = await daemon();
+      const run = startHook('fast', { env, cwd: tmp.dir, stdin: toolEvent('s1-abandoned') });
+      pids.push(run.child.pid!);
+      await waitFor(() => readPid(`${pidFile}.child`), 20_000, 'the command to start');
+      const files = [pidFile, `${pidFile}.child`];
+      pids.push(...files.map((f) => readPid(f)!));
+      expect(
+        readFileSync(`/proc/${readPid(pidFile)!}/stat`, 'utf8')
+          .split(') ')[1]!
+          .split(' ')[1],
+      ).toBe(String(d.pid)); // run by the daemon: the fast path is under test
+      signalQuietly(target === 'the client' ? run.child.pid : -run.child.pid!, signal);
+      await run.done;
+      expect(await pidsGone(files)).toBe(true);
+    });
+  });
+
+  describe('authentication', () => {
+    it.each([
+      ['a wrong token of the right length', (t: string) => t.replace(/^./, t[0] === 'a' ? 'b' : 'a')],
+      ['a wrong short token', () => 'not-the-token'],
+      ['a token with one more character', (t: string) => `${t}0`],
+    ])('%s: refused and logged without it; the event runs once through the fallback', async (_n, wrong) => {
+      writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 1000 } });
+      const d = await daemon();
+      const [port, secret, token] = readFileSync(listenerFile(env), 'utf8').trim().split(' ');
+      const bad = wrong(token!);
+      writeFileSync(listenerFile(env), `${port} ${secret} ${bad}\n`, { mode: 0o600 });
+      const ran = await hook('s1-token');
+      expect(ran.code, ran.stderr.toString()).toBe(0);
+      expect(ranLines('s1-token')).toHaveLength(1);
+      expect(ranLines('s1-token')[0]).not.toBe(`s1-token ${d.pid}`); // not run by the daemon
+      await waitFor(() => /refused/i.test(daemonLogText(env)), 10_000, 'the refusal in daemon.log');
+      const log = daemonLogText(env);
+      expect(log).toMatch(/token/i);
+      expect(log).not.toContain(bad);
+      expect(log).not.toContain(token);
+      expect(hookLogRecords(env).filter((r) => r.kind === 'event')).toHaveLength(1);
+    });
+
+    it('a listener file without a token: nothing runs in the daemon, the fallback runs the event once', async () => {
+      writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 1000 } });
+      const d = await daemon();
+      const [port, secret] = readFileSync(listenerFile(env), 'utf8').trim().split(' ');
+      writeFileSync(listenerFile(env), `${port} ${secret}\n`, { mode: 0o600 });
+      const ran = await hook('s1-notoken');
+      expect(ran.code, ran.stderr.toString()).toBe(0);
+      expect(ranLines('s1-notoken')).toHaveLength(1);
+      expect(ranLines('s1-notoken')[0]).not.toBe(`s1-notoken ${d.pid}`);
+    });
+  });
+
+  describe('a stale port (hookd.fast left behind, the port now bound by another process)', () => {
+    const greetings: [string, (s: Socket) => void][] = [
+      ['never speaks', () => {}],
+      ['closes at once', (s) => s.end()],
+      ['speaks another protocol', (s) => s.write('SSH-2.0-OpenSSH_9.2\r\n')],
+      ['speaks binary', (s) => s.write(randomBytes(64))],
+      ['greets like hookd with another secret', (s) => s.write(`HOOKD-FAST1 ${'c'.repeat(48)}\n`)],
+      ['greets with a prefix of the secret', (s) => s.write(`HOOKD-FAST1 ${'a'.repeat(24)}\n`)],
+      ['greets with the secret and more', (s) => s.write(`HOOKD-FAST1 ${'a'.repeat(48)}b\n`)],
+      ['greets with an empty secret', (s) => s.write('HOOKD-FAST1 \n')],
+    ];
+    it.each(greetings)(
+      'one that %s receives nothing; the Node path runs the event once',
+      async (_n, greet) => {
+        writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 100 } });
+        const received: Buffer[] = [];
+        let connections = 0;
+        const server: Server = createServer((s: Socket) => {
+          connections++;
+          s.on('data', (c: Buffer) => received.push(c));
+          s.on('error', () => {});
+          greet(s);
+        });
+        const sockets = new Set<Socket>();
+        server.on('connection', (s: Socket) => sockets.add(s));
+        cleanups.push(() => {
+          for (const s of sockets) s.destroy();
+          return new Promise<void>((r) => server.close(() => r()));
+        });
+        await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+        const port = (server.address() as { port: number }).port;
+        mkdirSync(env.HOOKD_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
+        writeFileSync(listenerFile(env), `${port} ${'a'.repeat(48)} ${'b'.repeat(48)}\n`, { mode: 0o600 });
+        const ran = await hook('s1-stale', { HOOKD_CLIENT_WAIT_S: '1' });
+        expect(ran.code, ran.stderr.toString()).toBe(0);
+        expect(ranLines('s1-stale')).toHaveLength(1);
+        expect(connections).toBe(1); // the client did try the port
+        expect(Buffer.concat(received).length).toBe(0);
+      },
+    );
+  });
+
+  describe('hostile bytes reach the commands unchanged and are never evaluated', () => {
+    const marker = () => join(tmp.dir, 'pwned');
+    const hostileValues = (m: string): Record<string, string> => ({
+      H_SUBST: `$(touch ${m})`,
+      H_BACKTICK: `\`touch ${m}\``,
+      H_QUOTES: `'; touch ${m}; echo '"; touch ${m}; echo "`,
+      H_NEWLINES: `line1\ntouch ${m}\n\nline4\r\n`,
+      H_EQUALS: '=a=b==c=',
+      H_PRINTF: '%s%n%d %% \\n \\0 \\x41 -e -n',
+      H_GLOB: '* ? [a-z] ~ ~root {a,b} $HOME ${HOME}',
+      H_SPACES: '  leading and trailing  \t',
+      H_EMPTY: '',
+      H_DASH: '--agent claude',
+      H_UNICODE: 'é ü 中文 \u{1F600} \u202E rtl \u200B',
+      H_LONG: 'x'.repeat(100_000),
+      // Names bash exports like any other: lower case, digits, underscores.
+      h_lower: 'lower',
+      _H_UNDER_1: 'under',
+    });
+    const DUMP = 'env -0 > "$OUT.env"; cat > "$OUT.stdin"; echo $PPID > "$OUT.ppid"';
+
+    function envOf(file: string): Map<string, string> {
+      const entries = readFileSync(file, 'utf8').split('\0').filter(Boolean);
+      return new Map(entries.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+    }
+
+    it('in the environment and the payload, through the client as through the Node path', async () => {
+      writeFastConfig(env, onToolEvents(DUMP));
+      const d = await daemon();
+      const m = marker();
+      const values = hostileValues(m);
+      const payload = toolEvent('s1-hostile', {
+        tool_input: { command: `$(touch ${m}); \`touch ${m}\` '"\n\\" ${values.H_UNICODE}` },
+        [`$(touch ${m})`]: values.H_QUOTES,
       });
-      pids.push(child.pid!);
-      child.stdin.end(toolEvent('s1-names'));
-      await new Promise((r) => child.once('close', r));
+      const seen: Record<string, Map<string, string>> = {};
+      for (const transport of ['fast', 'portable', 'node']) {
+        const out = join(tmp.dir, transport);
+        const run = startHook(transport === 'portable' ? 'fast' : transport, {
+          env: { ...env, ...values, ...modeEnv(transport), OUT: out },
+          cwd: tmp.dir,
+          stdin: payload,
+        });
+        pids.push(run.child.pid!);
+        const ran = await run.done;
+        expect(ran.code, ran.stderr.toString()).toBe(0);
+        expect(readFileSync(`${out}.stdin`)).toEqual(payload);
+        seen[transport] = envOf(`${out}.env`);
+        for (const [name, value] of Object.entries(values))
+          expect(seen[transport]!.get(name), name).toBe(value);
+      }
+      expect(existsSync(m)).toBe(false);
+      // The client's run was the daemon's (a fallback would prove nothing about the fast path).
+      expect(readPid(join(tmp.dir, 'fast.ppid'))).toBe(d.pid);
+      expect(readPid(join(tmp.dir, 'portable.ppid'))).toBe(d.pid);
+      expect(readPid(join(tmp.dir, 'node.ppid'))).not.toBe(d.pid);
+    });
+
+    it('bytes that are not UTF-8 in a value reach the command as they do through the Node path', async () => {
+      writeFastConfig(env, onToolEvents('printf %s "$H_BINARY" > "$OUT"; echo $PPID > "$OUT.ppid"'));
+      const d = await daemon();
+      const got: Record<string, Buffer> = {};
+      for (const transport of ['fast', 'portable', 'node']) {
+        const out = join(tmp.dir, transport);
+        // Raw bytes 0x01..0xff (no NUL) exported by the agent's shell, as a value can hold them.
+        const prelude = `H_BINARY="$(printf '${[...Array(255).keys()]
+          .map((i) => `\\${(i + 1).toString(8).padStart(3, '0')}`)
+          .join('')}')"; export H_BINARY`;
+        const run = startHook(transport === 'portable' ? 'fast' : transport, {
+          env: { ...env, ...modeEnv(transport), OUT: out },
+          cwd: tmp.dir,
+          stdin: toolEvent('s1-binary'),
+          prelude,
+        });
+        pids.push(run.child.pid!);
+        const ran = await run.done;
+        expect(ran.code, ran.stderr.toString()).toBe(0);
+        got[transport] = readFileSync(out);
+      }
+      expect(got.fast).toEqual(got.node);
+      expect(got.portable).toEqual(got.node);
+      expect(readPid(join(tmp.dir, 'fast.ppid'))).toBe(d.pid);
+      expect(readPid(join(tmp.dir, 'portable.ppid'))).toBe(d.pid);
+      // Valid UTF-8 and ASCII control bytes pass as they are (a newline is not trimmed by $(...) here).
+      expect(got.fast!.subarray(0, 9)).toEqual(Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9]));
+      expect(existsSync(marker())).toBe(false);
+    });
+
+    it('variable names: identifiers are carried; names bash holds but cannot list are reported', async () => {
+      writeFastConfig(env, onToolEvents('env -0 > "$OUT"; echo $PPID > "$OUT.ppid"'));
+      const d = await daemon();
+      const names = ['A.B', 'A-B', '1X', 'X Y', 'é', 'A_B', 'a', '_', 'X__', `L${'N'.repeat(200)}`];
+      const carried: Record<string, string[]> = {};
+      for (const transport of ['fast', 'node']) {
+        const out = join(tmp.dir, transport);
+        // Exec'd directly (no sh: dash drops these names before any transport sees them).
+        const argv =
+          transport === 'fast'
+            ? kind === 'native'
+              ? [NATIVE_CLIENT, '--agent', 'droid']
+              : ['/bin/bash', CLIENT, '--agent', 'droid']
+            : [process.execPath, BIN, 'hook', '--agent', 'droid'];
+        const extra = Object.fromEntries(names.map((n, i) => [n, `v${i}`]));
+        const child = spawn(argv[0]!, argv.slice(1), {
+          env: { ...env, ...extra, OUT: out },
+          cwd: tmp.dir,
+          stdio: ['pipe', 'ignore', 'ignore'],
+        });
+        pids.push(child.pid!);
+        child.stdin.end(toolEvent('s1-names'));
+        await new Promise((r) => child.once('close', r));
+        const e = envOf(out);
+        carried[transport] = names.filter((n) => e.get(n) === `v${names.indexOf(n)}`);
+      }
+      expect(readPid(join(tmp.dir, 'fast.ppid'))).toBe(d.pid);
+      for (const n of ['A_B', 'a', 'X__', `L${'N'.repeat(200)}`]) expect(carried.fast, n).toContain(n);
+      const show = (list: string[]) =>
+        list.map((n) => JSON.stringify(n.length > 20 ? `${n.slice(0, 8)}...` : n)).join(' ');
+      // For the docs: what a command run by `sh -c` sees of each name, per transport (the command's own
+      // shell may drop names too: dash does).
+      console.log(
+        `fast-path-faults: names reaching the command: fast ${show(carried.fast!)}; node ${show(carried.node!)}`,
+      );
+    });
+
+    // The client keeps its state in shell variables named __hk_*: an agent environment that exports one of
+    // those names (legal, if odd) must still reach the command with its own value, never the client's (the
+    // token is one of them).
+    async function ownNamesReachTheCommand(mode: Record<string, string>) {
+      writeFastConfig(env, onToolEvents('env -0 > "$OUT"'));
+      await daemon();
+      const own = { __hk_tok: 'mine', __hk_rt: 'mine', __hk_name: 'mine', __hk_port: 'mine' };
+      const out = join(tmp.dir, 'own');
+      const ran = await startHook('fast', {
+        env: { ...env, ...own, ...mode, OUT: out },
+        cwd: tmp.dir,
+        stdin: toolEvent('s1-own'),
+      }).done;
+      expect(ran.code).toBe(0);
       const e = envOf(out);
-      carried[transport] = names.filter((n) => e.get(n) === `v${names.indexOf(n)}`);
+      for (const [n, v] of Object.entries(own)) expect(e.get(n), n).toBe(v);
     }
-    expect(readPid(join(tmp.dir, 'fast.ppid'))).toBe(d.pid);
-    for (const n of ['A_B', 'a', 'X__', `L${'N'.repeat(200)}`]) expect(carried.fast, n).toContain(n);
-    const show = (list: string[]) =>
-      list.map((n) => JSON.stringify(n.length > 20 ? `${n.slice(0, 8)}...` : n)).join(' ');
-    // For the docs: what a command run by `sh -c` sees of each name, per transport (the command's own
-    // shell may drop names too: dash does).
-    console.log(
-      `fast-path-faults: names reaching the command: fast ${show(carried.fast!)}; node ${show(carried.node!)}`,
-    );
-  });
+    it('/proc mode: names the client uses for itself (__hk_*) reach the command unchanged', () =>
+      ownNamesReachTheCommand({}));
+    // The portable mode (macOS; forced here with HOOKD_CLIENT_PROC=0) forwarded `${!name}` for each exported
+    // name, the client's own values for these (the token included): the client now runs the Node path.
+    it('portable mode: names the client uses for itself (__hk_*) reach the command unchanged', () =>
+      ownNamesReachTheCommand({ HOOKD_CLIENT_PROC: '0' }));
 
-  // The client keeps its state in shell variables named __hk_*: an agent environment that exports one of
-  // those names (legal, if odd) must still reach the command with its own value, never the client's (the
-  // token is one of them).
-  async function ownNamesReachTheCommand(mode: Record<string, string>) {
-    writeFastConfig(env, onToolEvents('env -0 > "$OUT"'));
-    await daemon();
-    const own = { __hk_tok: 'mine', __hk_rt: 'mine', __hk_name: 'mine', __hk_port: 'mine' };
-    const out = join(tmp.dir, 'own');
-    const ran = await startHook('fast', {
-      env: { ...env, ...own, ...mode, OUT: out },
-      cwd: tmp.dir,
-      stdin: toolEvent('s1-own'),
-    }).done;
-    expect(ran.code).toBe(0);
-    const e = envOf(out);
-    for (const [n, v] of Object.entries(own)) expect(e.get(n), n).toBe(v);
-  }
-  it('/proc mode: names the client uses for itself (__hk_*) reach the command unchanged', () =>
-    ownNamesReachTheCommand({}));
-  // The portable mode (macOS; forced here with HOOKD_CLIENT_PROC=0) forwarded `${!name}` for each exported
-  // name, the client's own values for these (the token included): the client now runs the Node path.
-  it('portable mode: names the client uses for itself (__hk_*) reach the command unchanged', () =>
-    ownNamesReachTheCommand({ HOOKD_CLIENT_PROC: '0' }));
+    // The client is a bash script, so bash's own start-up variables in the agent's environment act on it:
+    // SHELLOPTS=xtrace traced every line on its stderr (the token and the daemon's secret with them, and
+    // Droid keeps a hook's stderr in its transcript), BASH_ENV names a file bash runs first. Neither reaches
+    // a command through the Node path; the client turns the options off, `bash --posix` skips BASH_ENV.
+    it.each([
+      ['SHELLOPTS=xtrace', { SHELLOPTS: 'xtrace' }],
+      ['BASH_ENV', { BASH_ENV: '__MARKER_SCRIPT__' }],
+    ])('%s in the agent environment changes nothing in the client', async (_n, extra) => {
+      writeFastConfig(env, onToolEvents('true'));
+      await daemon();
+      const m = marker();
+      writeFileSync(join(tmp.dir, 'bash-env.sh'), `touch '${m}'\n`);
+      const more = Object.fromEntries(
+        Object.entries(extra).map(([k, v]) => [
+          k,
+          v.replace('__MARKER_SCRIPT__', join(tmp.dir, 'bash-env.sh')),
+        ]),
+      );
+      const [, secret, token] = readFileSync(listenerFile(env), 'utf8').trim().split(' ');
+      const ran = await startHook('fast', {
+        env: { ...env, ...more },
+        cwd: tmp.dir,
+        stdin: toolEvent('s1-bashvars'),
+      }).done;
+      expect(ran.code).toBe(0);
+      expect(ran.stderr.toString()).not.toContain(token);
+      expect(ran.stderr.toString()).not.toContain(secret);
+      expect(ran.stderr.toString()).toBe('');
+      expect(existsSync(m)).toBe(false);
+    });
 
-  // The client is a bash script, so bash's own start-up variables in the agent's environment act on it:
-  // SHELLOPTS=xtrace traced every line on its stderr (the token and the daemon's secret with them, and
-  // Droid keeps a hook's stderr in its transcript), BASH_ENV names a file bash runs first. Neither reaches
-  // a command through the Node path; the client turns the options off, `bash --posix` skips BASH_ENV.
-  it.each([
-    ['SHELLOPTS=xtrace', { SHELLOPTS: 'xtrace' }],
-    ['BASH_ENV', { BASH_ENV: '__MARKER_SCRIPT__' }],
-  ])('%s in the agent environment changes nothing in the client', async (_n, extra) => {
-    writeFastConfig(env, onToolEvents('true'));
-    await daemon();
-    const m = marker();
-    writeFileSync(join(tmp.dir, 'bash-env.sh'), `touch '${m}'\n`);
-    const more = Object.fromEntries(
-      Object.entries(extra).map(([k, v]) => [
-        k,
-        v.replace('__MARKER_SCRIPT__', join(tmp.dir, 'bash-env.sh')),
-      ]),
-    );
-    const [, secret, token] = readFileSync(listenerFile(env), 'utf8').trim().split(' ');
-    const ran = await startHook('fast', {
-      env: { ...env, ...more },
-      cwd: tmp.dir,
-      stdin: toolEvent('s1-bashvars'),
-    }).done;
-    expect(ran.code).toBe(0);
-    expect(ran.stderr.toString()).not.toContain(token);
-    expect(ran.stderr.toString()).not.toContain(secret);
-    expect(ran.stderr.toString()).toBe('');
-    expect(existsSync(m)).toBe(false);
-  });
-
-  it('a payload of 8 MiB reaches the command byte-identical (sha256), run by the daemon', async () => {
-    writeFastConfig(env, onToolEvents('sha256sum > "$OUT"; echo $PPID > "$OUT.ppid"'));
-    const d = await daemon();
-    const head = toolEvent('s1-big', { pad: '' });
-    // Multi-byte UTF-8 and every escape JSON allows, up to exactly 8 MiB.
-    const unit = 'é中\u{1F600}\\"\\n\\u0000 abc ';
-    const room = 8 * 1024 * 1024 - head.length;
-    let pad = unit.repeat(Math.floor(room / Buffer.byteLength(unit)));
-    pad += 'x'.repeat(room - Buffer.byteLength(pad));
-    const bytes = Buffer.from(head.toString().replace('"pad":""', `"pad":"${pad}"`));
-    expect(bytes.length).toBe(8 * 1024 * 1024);
-    const out = join(tmp.dir, 'big');
-    const run = startHook('fast', { env: { ...env, OUT: out }, cwd: tmp.dir, stdin: bytes });
-    pids.push(run.child.pid!);
-    const ran = await run.done;
-    expect(ran.code, ran.stderr.toString()).toBe(0);
-    expect(readFileSync(out, 'utf8').split(' ')[0]).toBe(createHash('sha256').update(bytes).digest('hex'));
-    expect(readPid(`${out}.ppid`)).toBe(d.pid);
+    it('a payload of 8 MiB reaches the command byte-identical (sha256), run by the daemon', async () => {
+      writeFastConfig(env, onToolEvents('sha256sum > "$OUT"; echo $PPID > "$OUT.ppid"'));
+      const d = await daemon();
+      const head = toolEvent('s1-big', { pad: '' });
+      // Multi-byte UTF-8 and every escape JSON allows, up to exactly 8 MiB.
+      const unit = 'é中\u{1F600}\\"\\n\\u0000 abc ';
+      const room = 8 * 1024 * 1024 - head.length;
+      let pad = unit.repeat(Math.floor(room / Buffer.byteLength(unit)));
+      pad += 'x'.repeat(room - Buffer.byteLength(pad));
+      const bytes = Buffer.from(head.toString().replace('"pad":""', `"pad":"${pad}"`));
+      expect(bytes.length).toBe(8 * 1024 * 1024);
+      const out = join(tmp.dir, 'big');
+      const run = startHook('fast', { env: { ...env, OUT: out }, cwd: tmp.dir, stdin: bytes });
+      pids.push(run.child.pid!);
+      const ran = await run.done;
+      expect(ran.code, ran.stderr.toString()).toBe(0);
+      expect(readFileSync(out, 'utf8').split(' ')[0]).toBe(createHash('sha256').update(bytes).digest('hex'));
+      expect(readPid(`${out}.ppid`)).toBe(d.pid);
+    });
   });
 });
 

@@ -9,10 +9,12 @@ import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
+  CLIENT_KINDS,
   handOffEnv,
   hookLogRecords,
   startFastDaemon,
   TRANSPORTS,
+  useClient,
   writeFastConfig,
   type Transport,
 } from './fast-client-helpers.js';
@@ -45,14 +47,26 @@ const WITNESS = {
 /** Variables that differ by nature between two runs of an event (the rest must be equal). */
 const PER_RUN = ['HOOKD_EVENT_ID', 'W'];
 /**
- * The client's two ways of forwarding the environment: read by the daemon from /proc (Linux, the
- * default), and the portable one (`compgen -e`, macOS; forced here with HOOKD_CLIENT_PROC=0), where the
- * client's bash has already set SHLVL one higher and `_` to itself (the Node path runs no bash).
+ * Each client, each way of forwarding the environment: read by the daemon from /proc (Linux, the
+ * default), and the portable one (macOS; forced here with HOOKD_CLIENT_PROC=0). The bash client's
+ * portable mode sends what `compgen -e` lists, after its bash has set SHLVL one higher and `_` to itself
+ * (the Node path runs no bash); the native client sends its environ as the agent gave it.
  */
 const CLIENT_MODES = {
-  fast: { env: {}, differs: PER_RUN },
-  portable: { env: { HOOKD_CLIENT_PROC: '0' }, differs: [...PER_RUN, 'HOOKD_CLIENT_PROC', 'SHLVL', '_'] },
+  fast: { client: 'bash', env: {}, differs: PER_RUN },
+  portable: {
+    client: 'bash',
+    env: { HOOKD_CLIENT_PROC: '0' },
+    differs: [...PER_RUN, 'HOOKD_CLIENT_PROC', 'SHLVL', '_'],
+  },
+  native: { client: 'native', env: {}, differs: PER_RUN },
+  'native-list': {
+    client: 'native',
+    env: { HOOKD_CLIENT_PROC: '0' },
+    differs: [...PER_RUN, 'HOOKD_CLIENT_PROC'],
+  },
 } as const;
+const modes = Object.entries(CLIENT_MODES).filter(([, m]) => CLIENT_KINDS.includes(m.client));
 
 function envOf(file: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -107,7 +121,8 @@ describe('the shared hook table, through the Node path and the fast client', () 
       };
       const node = await run('node', 'node', {});
       const nodeRecord = await record(node);
-      for (const [mode, { env: modeEnv, differs }] of Object.entries(CLIENT_MODES)) {
+      for (const [mode, { client, env: modeEnv, differs }] of modes) {
+        useClient(client);
         const fast = await run(mode, 'fast', modeEnv);
         // What the agent gets: as the row says, and the same both ways.
         for (const { ran } of [node, fast]) {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -10,16 +10,22 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { isAlive, killHard, readPid, waitFor } from '../../helpers/procs.js';
 import { BIN, ROOT, ensureBuilt, spawnDaemon, stopDaemon, writeConfig } from './process-helpers.js';
+import {
+  CLIENT,
+  CLIENT_KINDS,
+  NATIVE_CLIENT,
+  currentClient,
+  useClient,
+  type ClientKind,
+} from './fast-client-helpers.js';
 
-// The fast path of issue 12 through real processes and real sockets: the bash client, the daemon's
-// loopback listener, and the Node path it falls back to.
-
-const CLIENT = resolve(ROOT, 'bin/hookd-client.bash');
+// The fast path of issue 12 through real processes and real sockets: each fast client (the bash script
+// and the native one), the daemon's loopback listener, and the Node path they fall back to.
 
 interface Ran {
   code: number | null;
@@ -40,10 +46,19 @@ function collect(child: ChildProcess, stdin: Buffer): Promise<Ran> {
   );
 }
 
-/** `/bin/bash /abs/bin/hookd-client.bash --agent droid`, as an agent runs it. */
-function startClient(env: Record<string, string>, cwd: string, umask = '027', client = CLIENT): ChildProcess {
+/**
+ * `/bin/bash /abs/bin/hookd-client.bash --agent droid` or `/abs/dist/hookd-client --agent droid` (the
+ * client of the running block), as an agent runs it.
+ */
+function startClient(
+  env: Record<string, string>,
+  cwd: string,
+  umask = '027',
+  client = currentClient() === 'native' ? NATIVE_CLIENT : CLIENT,
+): ChildProcess {
+  const run = client.endsWith('.bash') ? 'exec /bin/bash "$0"' : 'exec "$0"';
   // The umask is set by a parent shell, as the agent's own umask would be.
-  return spawn('/bin/sh', ['-c', `umask ${umask}; exec /bin/bash "$0" --agent droid`, client], {
+  return spawn('/bin/sh', ['-c', `umask ${umask}; ${run} --agent droid`, client], {
     env,
     cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -167,7 +182,8 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-describe('the fast client and the daemon listener (issue 12)', () => {
+describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 12)', (kind: ClientKind) => {
+  beforeAll(() => useClient(kind));
   it('the listener file is private and the daemon answers on 127.0.0.1 only', async () => {
     configure('true');
     daemon = await spawnDaemon(env);
@@ -554,12 +570,26 @@ describe('the fast client and the daemon listener (issue 12)', () => {
     await waitFor(() => existsSync(listenerFile()));
     // A copy of the client that says it is version 1, beside the real dist/ (its Node path).
     const pkg = join(tmp.dir, 'pkg');
-    mkdirSync(join(pkg, 'bin'), { recursive: true });
-    symlinkSync(join(ROOT, 'dist'), join(pkg, 'dist'));
-    const old = join(pkg, 'bin', 'hookd-client.bash');
-    const script = readFileSync(CLIENT, 'utf8');
-    expect(script).toContain('\n__hk_cv=2 ');
-    writeFileSync(old, script.replace('\n__hk_cv=2 ', '\n__hk_cv=1 '));
+    let old: string;
+    if (kind === 'bash') {
+      mkdirSync(join(pkg, 'bin'), { recursive: true });
+      symlinkSync(join(ROOT, 'dist'), join(pkg, 'dist'));
+      old = join(pkg, 'bin', 'hookd-client.bash');
+      const script = readFileSync(CLIENT, 'utf8');
+      expect(script).toContain('\n__hk_cv=2 ');
+      writeFileSync(old, script.replace('\n__hk_cv=2 ', '\n__hk_cv=1 '));
+    } else {
+      // The native one built as version 1 (a real file: it finds hookd.cjs beside its own path).
+      mkdirSync(join(pkg, 'dist'), { recursive: true });
+      symlinkSync(join(ROOT, 'dist', 'hookd.cjs'), join(pkg, 'dist', 'hookd.cjs'));
+      old = join(pkg, 'dist', 'hookd-client');
+      const cc = spawnSync(
+        process.env.CC || 'cc',
+        ['-DHOOKD_CLIENT_VERSION=1', '-o', old, join(ROOT, 'native', 'hookd-client.c')],
+        { encoding: 'utf8' },
+      );
+      expect(cc.status, cc.stderr).toBe(0);
+    }
     const out = join(tmp.dir, 'runs');
     const ran = await collect(startClient({ ...env, OUT: out }, tmp.dir, '022', old), event('old-client'));
     expect(ran.code).toBe(0);

@@ -1,0 +1,670 @@
+/*
+ * hookd fast client, native (issue 12; docs/hook.md, "The fast client").
+ *
+ * The same client as bin/hookd-client.bash, protocol 2, client version 2, without bash's start-up: run
+ * by absolute path as the agent's hook command (`HOOKD_NODE=<node> <pkg>/dist/hookd-client --agent X`),
+ * it hands the event (stdin bytes, environment, umask, cwd, parent pid) to the running daemon's loopback
+ * listener (src/daemon/fast-server.ts has the protocol), prints the daemon's answer and exits with its
+ * code. It falls back to the Node path (`node <this dir>/hookd.cjs hook <args>`, same stdin bytes) ONLY
+ * when the daemon did not acknowledge the event, so no command ever runs twice.
+ *
+ * Rules kept here, as in the bash client: event data never becomes shell text (nothing here runs a
+ * shell); nothing is sent to a listener before it proved it knows the daemon's secret; the secrets are
+ * never printed; every read is bounded in size (and, before the acknowledgement, in time); the stdin
+ * copy is created exclusively, never through a symlink, mode 0600 whatever the umask.
+ *
+ * Portable POSIX C99; Linux's /proc where it exists (the environment mode `proc`, this file's path).
+ */
+#if defined(__APPLE__)
+#define _DARWIN_C_SOURCE
+#else
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__APPLE__)
+#include <mach-o/dyld.h>
+#endif
+
+#ifndef O_NOFOLLOW
+#define O_NOFOLLOW 0
+#endif
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+extern char **environ;
+
+/* This client's version; the daemon serves a range of them (FAST_CLIENT_VERSIONS). A test builds an
+ * older one with -DHOOKD_CLIENT_VERSION=1. */
+#ifdef HOOKD_CLIENT_VERSION
+#define CLIENT_VERSION HOOKD_CLIENT_VERSION
+#else
+#define CLIENT_VERSION 2
+#endif
+#define PROTOCOL 2
+/* Stdin sent inline when it has no NUL byte and is at most this long: the daemon takes up to 64 KiB
+ * inline (MAX_INLINE_BYTES); the margin keeps clear of it. More goes to a private copy. */
+#define INLINE_MAX (60 * 1024)
+#define IO_CHUNK (64 * 1024)
+/* The listener file, the greeting, the ACK and the RESULT lines: all short. */
+#define LISTENER_MAX 1024
+#define LINE_MAX_BYTES 512
+
+static char **g_argv;
+static int g_argc;
+static const char *g_node = "node";
+static char g_cjs[PATH_MAX + 16];
+static char g_rt[PATH_MAX];
+static char g_copy[PATH_MAX + 64]; /* the stdin copy's path, "" until one exists */
+static int g_sock = -1;
+
+/* ---------------------------------------------------------------- the Node path */
+
+static void die_exec(void) {
+    /* As bash does when exec fails: a message and 127 (never a blocking 2). */
+    fprintf(stderr, "hookd: cannot run %s: %s\n", g_node, strerror(errno));
+    exit(127);
+}
+
+static void exec_node(void) {
+    char **args = calloc((size_t)g_argc + 3, sizeof *args);
+    int i;
+    if (!args) exit(1);
+    if (g_sock >= 0) close(g_sock);
+    signal(SIGPIPE, SIG_DFL);
+    args[0] = (char *)g_node;
+    args[1] = g_cjs;
+    args[2] = "hook";
+    for (i = 1; i < g_argc; i++) args[i + 2] = g_argv[i];
+    args[g_argc + 2] = NULL;
+    execvp(g_node, args);
+    die_exec();
+}
+
+/* The Node path with stdin as it is (the agent's own, untouched). */
+static void node_path(void) { exec_node(); }
+
+static int write_all(int fd, const char *p, size_t n);
+
+/*
+ * The Node path on a pipe, when no copy can be written (no space, an unwritable runtime dir): a child
+ * writes the first `committed` bytes of the partial copy `copy_fd` (when >= 0), then `pending`, then the
+ * rest of stdin.
+ */
+static void node_path_piped(int copy_fd, unsigned long long committed, const char *pending, size_t len) {
+    int fds[2];
+    pid_t pid;
+    if (pipe(fds) != 0) exit(1);
+    pid = fork();
+    if (pid < 0) exit(1);
+    if (pid == 0) {
+        static char buf[IO_CHUNK];
+        unsigned long long off = 0;
+        ssize_t r;
+        close(fds[0]);
+        if (g_sock >= 0) close(g_sock);
+        while (copy_fd >= 0 && off < committed) {
+            size_t want = committed - off < sizeof buf ? (size_t)(committed - off) : sizeof buf;
+            r = pread(copy_fd, buf, want, (off_t)off);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0 || write_all(fds[1], buf, (size_t)r) != 0) _exit(0);
+            off += (unsigned long long)r;
+        }
+        if (write_all(fds[1], pending, len) != 0) _exit(0);
+        for (;;) {
+            r = read(0, buf, sizeof buf);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;
+            if (write_all(fds[1], buf, (size_t)r) != 0) break;
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    if (copy_fd >= 0) close(copy_fd);
+    if (g_copy[0]) unlink(g_copy);
+    g_copy[0] = '\0';
+    if (dup2(fds[0], 0) < 0) exit(1);
+    close(fds[0]);
+    exec_node();
+}
+
+/* Creates the private stdin copy (c.<pid>.<n>), exclusively, never through a symlink, 0600. */
+static int create_copy(void) {
+    struct timespec ts;
+    int attempt, fd;
+    for (attempt = 0; attempt < 16; attempt++) {
+        unsigned long n;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        n = ((unsigned long)ts.tv_nsec * 2654435761UL) ^ ((unsigned long)ts.tv_sec << 7) ^
+            ((unsigned long)(size_t)&ts >> 4) ^ ((unsigned long)attempt * 40503UL);
+        snprintf(g_copy, sizeof g_copy, "%s/c.%ld.%lu", g_rt, (long)getpid(), n % 1000000000000UL);
+        fd = open(g_copy, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            if (fchmod(fd, 0600) != 0) {
+                close(fd);
+                unlink(g_copy);
+                break;
+            }
+            return fd;
+        }
+        if (errno != EEXIST) break;
+    }
+    g_copy[0] = '\0';
+    return -1;
+}
+
+/*
+ * The Node path with the stdin copy as its stdin and its path in HOOKD_CLIENT_STDIN_COPY (the Node path
+ * unlinks it once checked). When stdin went inline, the copy is written now from `body`.
+ */
+static void fallback(const char *body, size_t len) {
+    int fd;
+    if (g_sock >= 0) {
+        close(g_sock);
+        g_sock = -1;
+    }
+    if (g_copy[0] == '\0') {
+        fd = create_copy();
+        if (fd < 0 || write_all(fd, body, len) != 0) node_path_piped(fd, 0, body, len);
+        close(fd);
+    }
+    fd = open(g_copy, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "hookd: cannot read the stdin copy: %s\n", strerror(errno));
+        exit(1);
+    }
+    if (dup2(fd, 0) < 0) exit(1);
+    close(fd);
+    if (setenv("HOOKD_CLIENT_STDIN_COPY", g_copy, 1) != 0) exit(1);
+    exec_node();
+}
+
+/* ---------------------------------------------------------------- I/O */
+
+static long long now_ms(void) {
+    struct timespec ts;
+#if defined(CLOCK_MONOTONIC)
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
+    clock_gettime(CLOCK_REALTIME, &ts);
+#endif
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits for `events` on fd until the deadline (ms, monotonic; -1: no deadline). 1 ready, 0 timeout/error. */
+static int wait_fd(int fd, short events, long long deadline) {
+    struct pollfd p;
+    int r;
+    for (;;) {
+        int timeout = -1;
+        if (deadline >= 0) {
+            long long left = deadline - now_ms();
+            if (left < 0) left = 0;
+            timeout = left > INT_MAX ? INT_MAX : (int)left;
+        }
+        p.fd = fd;
+        p.events = events;
+        p.revents = 0;
+        r = poll(&p, 1, timeout);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return 0;
+        return 1;
+    }
+}
+
+/* Writes all of p (EINTR- and EAGAIN-safe); 0 on success. */
+static int write_all_until(int fd, const char *p, size_t n, long long deadline) {
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                if (!wait_fd(fd, POLLOUT, deadline)) return -1;
+                continue;
+            }
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n) { return write_all_until(fd, p, n, -1); }
+
+/* One read (EINTR-safe, waiting until the deadline when nothing is there yet): bytes, 0 at EOF, -1. */
+static ssize_t read_until(int fd, char *buf, size_t cap, long long deadline) {
+    for (;;) {
+        ssize_t r = read(fd, buf, cap);
+        if (r >= 0) return r;
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            if (!wait_fd(fd, POLLIN, deadline)) return -1;
+            continue;
+        }
+        return -1;
+    }
+}
+
+/* What was read from the socket and not used yet. */
+static char g_rx[IO_CHUNK];
+static size_t g_rx_len;
+
+/*
+ * Reads one line from the socket into `line` (without its newline, NUL-terminated), at most `cap - 1`
+ * bytes, until the deadline. 0 on success; -1 on timeout, EOF, error or a line too long.
+ */
+static int read_line(char *line, size_t cap, long long deadline) {
+    for (;;) {
+        char *nl = memchr(g_rx, '\n', g_rx_len);
+        ssize_t r;
+        if (nl) {
+            size_t len = (size_t)(nl - g_rx);
+            if (len >= cap) return -1;
+            memcpy(line, g_rx, len);
+            line[len] = '\0';
+            g_rx_len -= len + 1;
+            memmove(g_rx, nl + 1, g_rx_len);
+            return 0;
+        }
+        if (g_rx_len >= cap) return -1;
+        r = read_until(g_sock, g_rx + g_rx_len, sizeof g_rx - g_rx_len, deadline);
+        if (r <= 0) return -1;
+        g_rx_len += (size_t)r;
+    }
+}
+
+/* A buffered writer to the socket, bounded by the deadline of the request. */
+static char g_tx[IO_CHUNK];
+static size_t g_tx_len;
+static long long g_tx_deadline;
+
+static int tx_flush(void) {
+    int r = write_all_until(g_sock, g_tx, g_tx_len, g_tx_deadline);
+    g_tx_len = 0;
+    return r;
+}
+
+static int tx_put(const char *p, size_t n) {
+    if (g_tx_len + n > sizeof g_tx) {
+        if (tx_flush() != 0) return -1;
+        if (n > sizeof g_tx) return write_all_until(g_sock, p, n, g_tx_deadline);
+    }
+    memcpy(g_tx + g_tx_len, p, n);
+    g_tx_len += n;
+    return 0;
+}
+
+/* Puts a string and its terminating NUL. */
+static int tx_field(const char *s) { return tx_put(s, strlen(s) + 1); }
+
+/* ---------------------------------------------------------------- set-up */
+
+static int all_digits(const char *s) {
+    if (!s || !*s) return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return 0;
+    return 1;
+}
+
+static int nonempty(const char *s) { return s && *s; }
+
+/* This program's directory: /proc/self/exe (Linux), the loader's path (macOS), else argv[0] resolved. */
+static int own_dir(char *out, size_t cap) {
+    char path[PATH_MAX];
+    char *slash;
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n > 0) {
+        path[n] = '\0';
+    } else {
+#if defined(__APPLE__)
+        uint32_t size = sizeof path;
+        char raw[PATH_MAX];
+        if (_NSGetExecutablePath(raw, &size) != 0 || !realpath(raw, path)) return -1;
+#else
+        const char *a0 = g_argv[0];
+        if (!a0) return -1;
+        if (strchr(a0, '/')) {
+            if (!realpath(a0, path)) return -1;
+        } else {
+            /* Found on PATH, as execvp found it. */
+            const char *p = getenv("PATH");
+            char cand[PATH_MAX];
+            int found = 0;
+            while (p && *p && !found) {
+                const char *end = strchr(p, ':');
+                size_t len = end ? (size_t)(end - p) : strlen(p);
+                if (len > 0 && len + strlen(a0) + 2 < sizeof cand) {
+                    memcpy(cand, p, len);
+                    cand[len] = '/';
+                    strcpy(cand + len + 1, a0);
+                    if (access(cand, X_OK) == 0 && realpath(cand, path)) found = 1;
+                }
+                p = end ? end + 1 : NULL;
+            }
+            if (!found) return -1;
+        }
+#endif
+    }
+    slash = strrchr(path, '/');
+    if (!slash) return -1;
+    *slash = '\0';
+    if (strlen(path) + 1 > cap) return -1;
+    strcpy(out, path);
+    return 0;
+}
+
+/* The private runtime dir, as src/paths.ts (and the bash client) resolve it. */
+static int runtime_dir(void) {
+    const char *v;
+    int n;
+    if (nonempty(v = getenv("HOOKD_RUNTIME_DIR")))
+        n = snprintf(g_rt, sizeof g_rt, "%s", v);
+    else if (nonempty(v = getenv("XDG_RUNTIME_DIR")))
+        n = snprintf(g_rt, sizeof g_rt, "%s/hookd", v);
+    else if (nonempty(v = getenv("HOOKD_STATE_DIR")))
+        n = snprintf(g_rt, sizeof g_rt, "%s/run", v);
+    else if (nonempty(v = getenv("XDG_STATE_HOME")))
+        n = snprintf(g_rt, sizeof g_rt, "%s/hookd/run", v);
+    else
+        n = snprintf(g_rt, sizeof g_rt, "%s/.local/state/hookd/run", (v = getenv("HOME")) ? v : "");
+    return n > 0 && (size_t)n < sizeof g_rt - 32 ? 0 : -1;
+}
+
+struct listener {
+    char buf[LISTENER_MAX + 1];
+    char *port, *dsec, *tok, *proto, *gen;
+};
+
+/* Splits the next word off *p (spaces and tabs); NULL when none. */
+static char *word(char **p, int rest) {
+    char *s = *p, *e;
+    while (*s == ' ' || *s == '\t') s++;
+    if (!*s) return NULL;
+    if (rest) {
+        /* bash's `read` gives the last name the rest of the line, trailing blanks dropped. */
+        e = s + strlen(s);
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t')) *--e = '\0';
+        *p = e;
+        return s;
+    }
+    e = s;
+    while (*e && *e != ' ' && *e != '\t') e++;
+    if (*e) *e++ = '\0';
+    *p = e;
+    return s;
+}
+
+/* Reads the listener file `<port> <daemon secret> <token> <protocol> <generation>`: not a symlink, a
+ * regular file, its first line at most LISTENER_MAX bytes. 0 when usable. */
+static int read_listener(struct listener *l) {
+    char path[PATH_MAX + 16];
+    struct stat st;
+    ssize_t n = 0, r;
+    char *nl, *p;
+    int fd;
+    if (lstat(g_rt, &st) != 0 || S_ISLNK(st.st_mode)) return -1;
+    snprintf(path, sizeof path, "%s/hookd.fast", g_rt);
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    while ((size_t)n < LISTENER_MAX) {
+        r = read(fd, l->buf + n, LISTENER_MAX - (size_t)n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        n += r;
+    }
+    close(fd);
+    l->buf[n] = '\0';
+    if (memchr(l->buf, '\0', (size_t)n)) return -1;
+    nl = strchr(l->buf, '\n');
+    if (nl) *nl = '\0';
+    else if (n >= LISTENER_MAX) return -1;
+    p = l->buf;
+    l->port = word(&p, 0);
+    l->dsec = word(&p, 0);
+    l->tok = word(&p, 0);
+    l->proto = word(&p, 0);
+    l->gen = word(&p, 1);
+    if (!all_digits(l->port) || strlen(l->port) > 5 || atoi(l->port) < 1 || atoi(l->port) > 65535) return -1;
+    if (!nonempty(l->dsec) || !nonempty(l->tok)) return -1;
+    if (!nonempty(l->gen)) l->gen = "-";
+    return 0;
+}
+
+/* Connects to 127.0.0.1:port, non-blocking, bounded by the wait. The socket stays non-blocking. */
+static int connect_loopback(int port, long long deadline) {
+    struct sockaddr_in a;
+    int fd, err = 0, one = 1;
+    socklen_t len = sizeof err;
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+#if defined(SO_NOSIGPIPE)
+    setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#endif
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (errno != EINPROGRESS && errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+        if (!wait_fd(fd, POLLOUT, deadline) || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ||
+            err != 0) {
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
+/* Compares without stopping at the first difference. */
+static int same(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b), i;
+    unsigned char d = la != lb;
+    for (i = 0; i < la && i < lb; i++) d |= (unsigned char)(a[i] ^ b[i]);
+    return d == 0;
+}
+
+/* The working directory as bash's $PWD: the inherited PWD when it names this directory, else getcwd. */
+static int working_dir(char *out, size_t cap) {
+    const char *pwd = getenv("PWD");
+    struct stat a, b;
+    if (pwd && pwd[0] == '/' && strlen(pwd) < cap && stat(pwd, &a) == 0 && stat(".", &b) == 0 &&
+        a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+        strcpy(out, pwd);
+        return 0;
+    }
+    return getcwd(out, cap) ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static char g_in[INLINE_MAX + 1];
+
+int main(int argc, char **argv) {
+    struct listener l;
+    const char *agent = "-", *wait_s, *v;
+    long long wait_ms = 2000, deadline;
+    char line[LINE_MAX_BYTES], hello[LINE_MAX_BYTES + 16], dir[PATH_MAX], cwd[PATH_MAX], head[LINE_MAX_BYTES * 2];
+    size_t in_len = 0;
+    int proc_mode, inline_ok, eof = 0, lost = 1, copy_fd, n;
+    mode_t mask;
+    char *id, *lost_s, *p;
+
+    g_argc = argc;
+    g_argv = argv;
+    if (argc == 2 && strcmp(argv[1], "--hookd-client-version") == 0) {
+        printf("hookd-client %d protocol %d\n", CLIENT_VERSION, PROTOCOL);
+        return 0;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    if (nonempty(v = getenv("HOOKD_NODE"))) g_node = v;
+    if (own_dir(dir, sizeof dir) != 0) {
+        /* Unknown: node finds hookd.cjs only on PATH's own `hookd`; say so rather than guess. */
+        fprintf(stderr, "hookd: cannot tell where the hookd client is installed\n");
+        return 1;
+    }
+    snprintf(g_cjs, sizeof g_cjs, "%s/hookd.cjs", dir);
+
+    wait_s = getenv("HOOKD_CLIENT_WAIT_S");
+    if (all_digits(wait_s)) wait_ms = strlen(wait_s) > 6 ? 999999000LL : atoll(wait_s) * 1000;
+
+    if (runtime_dir() != 0) node_path();
+    if ((v = getenv("HOOKD")) && strcmp(v, "0") == 0) node_path();
+    if (read_listener(&l) != 0) node_path();
+
+    if (argc > 2 && strcmp(argv[1], "--agent") == 0 && argv[2][0])
+        agent = strcmp(argv[2], "droid") == 0 || strcmp(argv[2], "claude") == 0 ? argv[2] : "-";
+
+    /* Connect, and let the daemon speak first: nothing is sent to a listener that does not know its
+     * secret (a stale port bound by someone else), and stdin is not touched until it does. The whole
+     * greeting line is bounded by the wait (a peer may send part of a line and stall). */
+    deadline = now_ms() + wait_ms;
+    g_sock = connect_loopback(atoi(l.port), deadline);
+    if (g_sock < 0) node_path();
+    deadline = now_ms() + wait_ms;
+    if (read_line(line, sizeof line, deadline) != 0) node_path();
+    snprintf(hello, sizeof hello, "HOOKD-FAST %s", l.dsec);
+    if (!same(line, hello)) node_path();
+
+    /* stdin, with large reads: all of it inline when short and without a NUL byte; else a private copy
+     * in the runtime dir (the daemon reads it), the rest streamed to it (bounded memory). */
+    while (in_len < sizeof g_in) {
+        ssize_t r = read_until(0, g_in + in_len, sizeof g_in - in_len, -1);
+        if (r <= 0) {
+            eof = 1;
+            break;
+        }
+        in_len += (size_t)r;
+    }
+    inline_ok = eof && in_len <= INLINE_MAX && !memchr(g_in, '\0', in_len);
+    if (!inline_ok) {
+        static char chunk[IO_CHUNK];
+        unsigned long long committed;
+        copy_fd = create_copy();
+        if (copy_fd < 0 || write_all(copy_fd, g_in, in_len) != 0) node_path_piped(copy_fd, 0, g_in, in_len);
+        committed = in_len;
+        for (;;) {
+            ssize_t r = read_until(0, chunk, sizeof chunk, -1);
+            if (r <= 0) break;
+            if (write_all(copy_fd, chunk, (size_t)r) != 0) node_path_piped(copy_fd, committed, chunk, (size_t)r);
+            committed += (unsigned long long)r;
+        }
+        close(copy_fd);
+    }
+
+    /* The request: the header lines, cwd, the copy's path or `-`, the environment (list mode) and the
+     * empty entry, the inline stdin and its NUL. Before the ACK every write is bounded by the wait. */
+    v = getenv("HOOKD_CLIENT_PROC");
+    proc_mode = !(v && strcmp(v, "0") == 0) && access("/proc/self/environ", R_OK) == 0;
+    mask = umask(0);
+    umask(mask);
+    if (working_dir(cwd, sizeof cwd) != 0) fallback(g_in, in_len);
+    g_tx_deadline = now_ms() + wait_ms;
+    n = snprintf(head, sizeof head, "%s\n%d %d %s\n%s\n%ld %ld %s\n%04o\n", l.tok, PROTOCOL, CLIENT_VERSION,
+                 l.gen, agent, (long)getpid(), (long)getppid(), proc_mode ? "proc" : "list",
+                 (unsigned)(mask & 07777));
+    if (n <= 0 || (size_t)n >= sizeof head) fallback(g_in, in_len);
+    if (tx_put(head, (size_t)n) != 0 || tx_field(cwd) != 0 || tx_field(inline_ok ? "-" : g_copy) != 0)
+        fallback(g_in, in_len);
+    if (!proc_mode) {
+        char **e;
+        /* Every NAME=value entry (names bash cannot hold too); an entry without a name would end the
+         * list early, and the daemon skips those anyway. */
+        for (e = environ; *e; e++)
+            if ((*e)[0] != '=' && strchr(*e, '=') && tx_field(*e) != 0) fallback(g_in, in_len);
+    }
+    if (tx_put("", 1) != 0) fallback(g_in, in_len);
+    if (inline_ok && (tx_put(g_in, in_len) != 0 || tx_put("", 1) != 0)) fallback(g_in, in_len);
+    if (tx_flush() != 0) fallback(g_in, in_len);
+
+    /* ACK (the daemon took the event), DENY (versions, caps) or LOCAL (a command must run in this
+     * process tree); no answer in time (a stopped daemon): the Node path. A daemon that reads this
+     * request later finds the connection closed and never runs it. */
+    deadline = now_ms() + wait_ms;
+    if (read_line(line, sizeof line, deadline) != 0 || strncmp(line, "ACK ", 4) != 0) fallback(g_in, in_len);
+    p = line + 4;
+    lost_s = word(&p, 0);
+    id = word(&p, 1);
+    if (!lost_s || !id || (strcmp(lost_s, "1") != 0 && strcmp(lost_s, "2") != 0)) fallback(g_in, in_len);
+    lost = lost_s[0] - '0';
+    for (p = id; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    /* A GO that cannot be written never reached the daemon: it did not run the event. */
+    if (write_all_until(g_sock, "GO\n", 3, now_ms() + wait_ms) != 0) fallback(g_in, in_len);
+
+    /* From here on the event is the daemon's, never run again by the Node path. */
+    {
+        char *r, *code_s, *olen_s, *elen_s;
+        static char buf[IO_CHUNK];
+        unsigned long long left[2];
+        int code, out_ok[2] = {1, 1}, which = 0;
+        if (read_line(line, sizeof line, -1) != 0 || strncmp(line, "RESULT ", 7) != 0) {
+            fprintf(stderr, "hookd: the daemon went away while running the event (%s)\n", id);
+            return lost;
+        }
+        p = line;
+        r = word(&p, 0);
+        code_s = word(&p, 0);
+        olen_s = word(&p, 0);
+        elen_s = word(&p, 1);
+        (void)r;
+        if (!all_digits(code_s) || !all_digits(olen_s) || !all_digits(elen_s) || strlen(code_s) > 9 ||
+            strlen(olen_s) > 18 || strlen(elen_s) > 18)
+            return lost;
+        code = atoi(code_s);
+        left[0] = strtoull(olen_s, NULL, 10);
+        left[1] = strtoull(elen_s, NULL, 10);
+        /* The rest of the stream: stdout's bytes, then stderr's, by the announced lengths. */
+        while (left[0] + left[1] > 0) {
+            size_t take;
+            ssize_t got;
+            const char *src;
+            if (g_rx_len > 0) {
+                src = g_rx;
+                got = (ssize_t)g_rx_len;
+                g_rx_len = 0;
+            } else {
+                got = read_until(g_sock, buf, sizeof buf, -1);
+                if (got <= 0) break;
+                src = buf;
+            }
+            while (got > 0 && left[0] + left[1] > 0) {
+                if (left[which] == 0) which = 1;
+                take = (unsigned long long)got < left[which] ? (size_t)got : (size_t)left[which];
+                if (out_ok[which] && write_all(which + 1, src, take) != 0) out_ok[which] = 0;
+                src += take;
+                got -= (ssize_t)take;
+                left[which] -= take;
+            }
+        }
+        return code & 0xff;
+    }
+}
