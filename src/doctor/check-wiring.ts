@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { HookdConfig } from '../config/schema.js';
 import { HTTP_HOOK_PATH, readHttpToken } from '../daemon/http-credential.js';
 import type { Agent } from '../install/agents.js';
+import { fastClientOfHook } from '../install/transport.js';
 import type { Env } from '../paths.js';
 import { serviceFilePath, servicePlatform } from '../service/install-service.js';
 import { agentName, type SettingsFileState } from './agent-settings.js';
@@ -51,6 +52,17 @@ function httpProblems(http: readonly WiredHook[], config: HookdConfig | undefine
 /** Notes about what the paths in use cost or mean (not problems). */
 function pathNotes(wired: readonly WiredHook[], config: HookdConfig | undefined, env: Env): string[] {
   const notes: string[] = [];
+  const clients = [...new Set(wired.map((w) => fastClientOfHook(w.hook)).filter((c) => c !== undefined))];
+  if (clients.length > 0)
+    notes.push(
+      `fast client: ${clients
+        .map((c) =>
+          c === 'native'
+            ? 'native (dist/hookd-client: no shell, ~1 ms of its own)'
+            : 'bash (bin/hookd-client.bash: a bash start per event; hookd install wires the native one where it was built)',
+        )
+        .join(' and ')}`,
+    );
   if (wired.some((w) => w.transport === 'fast') && config && !config.daemon.fastListener)
     notes.push(
       'daemon.fastListener is off: the fast client takes the Node path for every event (it works, without the speed)',

@@ -13,7 +13,8 @@ import type { Env } from '../paths.js';
 
 /**
  * The program words of a hookd hook command: `[hookd]` or `[node, hookd.cjs]`; for the fast client
- * `[bash, hookd-client.bash]`, plus the node of its `HOOKD_NODE=` prefix (its fallback).
+ * `[bash, hookd-client.bash]` or the native `[hookd-client]`, plus the node of its `HOOKD_NODE=` prefix
+ * (its fallback).
  */
 export function hookdProgramWords(command: string): string[] {
   if (!isHookdCommand(command)) return [];

@@ -55,6 +55,12 @@ export function splitShellWords(command: string): string[] | undefined {
 
 /** File name of the fast client (bin/hookd-client.bash), run as `/bin/bash <abs>/bin/hookd-client.bash`. */
 export const FAST_CLIENT_NAME = 'hookd-client.bash';
+/** File name of the native fast client (dist/hookd-client, built from native/hookd-client.c), run by itself. */
+export const NATIVE_CLIENT_NAME = 'hookd-client';
+
+/** The two fast clients: the native binary when it was built and runs here, else the bash script. */
+export const FAST_CLIENTS = ['native', 'bash'] as const;
+export type FastClient = (typeof FAST_CLIENTS)[number];
 
 function isBashProgram(word: string): boolean {
   return /^bash(\d+(\.\d+)*)?$/.test(basename(word));
@@ -74,13 +80,23 @@ export function fastClientStart(words: readonly string[]): number {
  */
 export const FAST_BASH_OPTION = '--posix';
 
-/** True for the fast client's invocation: `[bash [--posix]] <dir>/hookd-client.bash ...`. */
-export function isFastClientInvocation(words: readonly string[]): boolean {
+/**
+ * Which fast client an invocation runs: `[bash [--posix]] <dir>/hookd-client.bash ...` (bash) or
+ * `<dir>/hookd-client ...` (native, never after bash); undefined for anything else.
+ */
+export function fastClientOf(words: readonly string[]): FastClient | undefined {
   const at = fastClientStart(words);
   let start = words[at] !== undefined && isBashProgram(words[at]) ? at + 1 : at;
   if (start > at && words[start] === FAST_BASH_OPTION) start++;
   const client = words[start];
-  return client !== undefined && basename(client) === FAST_CLIENT_NAME;
+  if (client === undefined) return undefined;
+  if (basename(client) === FAST_CLIENT_NAME) return 'bash';
+  return start === at && basename(client) === NATIVE_CLIENT_NAME ? 'native' : undefined;
+}
+
+/** True for a fast client's invocation, bash or native (fastClientOf). */
+export function isFastClientInvocation(words: readonly string[]): boolean {
+  return fastClientOf(words) !== undefined;
 }
 
 function isHookdProgram(word: string): boolean {
@@ -118,8 +134,8 @@ export function hookdInvocation(command: string): string[] | undefined {
 /**
  * The recognition rule: a hook command is hookd's own when its first word is the hookd program
  * (a file named hookd, hookd.cjs, hookd.mjs or hookd.js, any directory), or node followed by it,
- * and the next word is `hook`; or when it runs the fast client (`bash <dir>/hookd-client.bash`, or
- * the client by itself); or when it is the portable project form around such an invocation.
+ * and the next word is `hook`; or when it runs a fast client (`bash <dir>/hookd-client.bash`, or
+ * that script by itself, or the native `<dir>/hookd-client`); or when it is the portable project form around such an invocation.
  * Later words (options) are allowed.
  */
 export function isHookdCommand(command: unknown): boolean {
@@ -164,6 +180,21 @@ export function buildFastClientCommand(
   return [
     `HOOKD_NODE=${shellQuote(nodePath)}`,
     ...[bashPath, FAST_BASH_OPTION, resolve(clientPath), '--agent', agent].map(shellQuote),
+  ].join(' ');
+}
+
+/**
+ * The native fast client's command: `HOOKD_NODE=<abs node> <abs>/dist/hookd-client --agent X`. No shell
+ * of its own (the agent's `sh -c` execs it); its fallback runs HOOKD_NODE as the bash client's does.
+ */
+export function buildNativeClientCommand(
+  clientPath: string,
+  agent: string,
+  nodePath: string = process.execPath,
+): string {
+  return [
+    `HOOKD_NODE=${shellQuote(nodePath)}`,
+    ...[resolve(clientPath), '--agent', agent].map(shellQuote),
   ].join(' ');
 }
 

@@ -11,7 +11,13 @@ import {
   planJsonEdit,
   type FileChange,
 } from './edit-settings.js';
-import { buildFastClientCommand, buildHookdCommand } from './hookd-command.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../daemon/fast-server.js';
+import {
+  buildFastClientCommand,
+  buildHookdCommand,
+  buildNativeClientCommand,
+  type FastClient,
+} from './hookd-command.js';
 import {
   mergeHookdWiring,
   removeHookdEntries,
@@ -20,7 +26,13 @@ import {
   type WantedHook,
 } from './merge-hooks.js';
 import { readSettingsFile, type SettingsFileSnapshot } from './settings-file.js';
-import { fastClientPath, findBash, type Transport } from './transport.js';
+import {
+  fastClientPath,
+  findBash,
+  nativeClientPath,
+  nativeClientProblem,
+  type Transport,
+} from './transport.js';
 import { eventsToWire, type WiredEvent, type WiringReason } from './wiring.js';
 import { existsSync } from 'node:fs';
 
@@ -58,6 +70,11 @@ export interface InstallOptions extends SettingsTarget {
   config?: HookdConfig;
   /** The bash for the fast client (default: /bin/bash, else bash on PATH). */
   bashPath?: string;
+  /**
+   * Which fast client (default auto): native (dist/hookd-client) when it was built and its probe answers
+   * here, else bash; `native` or `bash` forces one (native that cannot run is an error).
+   */
+  client?: FastClient | 'auto';
   /** Wire the agent's default set of events whatever the config needs (today's behaviour). */
   allEvents?: boolean;
   /** Write a new http token first (the old one stops working for sessions started before). */
@@ -79,6 +96,8 @@ export interface InstallResult extends FileChange {
   command: string;
   /** The transport asked for (the command's: node or fast; http events are in `paths`). */
   transport: Transport;
+  /** The fast client the command runs, when it is the fast client's. */
+  client?: FastClient;
   events: { event: string; action: EventAction }[];
   /** Every event hookd is wired for by this install, with its transport. */
   paths: EventPath[];
@@ -160,17 +179,43 @@ function wiredEvents(options: InstallOptions, events: readonly string[]): WiredE
   }));
 }
 
-/** The command transport (node or fast) and its command; fast falls back to node where bash or the client is missing. */
+/**
+ * The command transport (node or fast), its fast client and its command: the native client where it
+ * runs, else bash's; fast falls back to node where neither can run.
+ */
 function commandTransport(
   options: InstallOptions,
   nodeCommand: string,
   notes: string[],
-): { transport: 'node' | 'fast'; command: string } {
+): { transport: 'node' | 'fast'; client?: FastClient; command: string } {
   if (options.transport === undefined || options.transport === 'node')
     return { transport: 'node', command: nodeCommand };
   if (options.scope === 'project') {
     notes.push('project scope: the node command (a shared file names no path of this machine)');
     return { transport: 'node', command: nodeCommand };
+  }
+  if (options.config && !options.config.daemon.fastListener)
+    notes.push(
+      'daemon.fastListener is off: the fast client takes the Node path for every event until it is on (then restart the daemon)',
+    );
+  const nodePath = options.nodePath ?? process.execPath;
+  const want = options.client ?? 'auto';
+  if (want !== 'bash') {
+    const native = nativeClientPath(options.hookdPath);
+    const problem = nativeClientProblem(native, { protocol: FAST_PROTOCOL, ...FAST_CLIENT_VERSIONS });
+    if (!problem)
+      return {
+        transport: 'fast',
+        client: 'native',
+        command: buildNativeClientCommand(native, options.agent, nodePath),
+      };
+    if (want === 'native')
+      throw new CliError(
+        `--client native: ${problem}`,
+        EXIT.FAILURE,
+        'Build it with a C compiler (npm run build in the hookd package), or use --client bash.',
+      );
+    notes.push(`the native fast client is not used: ${problem}; the bash client is wired`);
   }
   const bash = options.bashPath ?? findBash(options.env ?? process.env);
   const client = fastClientPath(options.hookdPath);
@@ -182,13 +227,10 @@ function commandTransport(
     );
     return { transport: 'node', command: nodeCommand };
   }
-  if (options.config && !options.config.daemon.fastListener)
-    notes.push(
-      'daemon.fastListener is off: the fast client takes the Node path for every event until it is on (then restart the daemon)',
-    );
   return {
     transport: 'fast',
-    command: buildFastClientCommand(bash, client, options.agent, options.nodePath ?? process.execPath),
+    client: 'bash',
+    command: buildFastClientCommand(bash, client, options.agent, nodePath),
   };
 }
 
@@ -256,7 +298,7 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
   const { location, events, timeoutSec, command: nodeCommand, snapshot } = await prepareInstall(options);
   const notes: string[] = [];
   const wired = wiredEvents(options, events);
-  const { transport: commandVia, command } = commandTransport(options, nodeCommand, notes);
+  const { transport: commandVia, client, command } = commandTransport(options, nodeCommand, notes);
   const commandHook = { type: 'command', command, timeout: timeoutSec };
   const http = options.transport === 'http' ? httpHook(options, snapshot, notes) : undefined;
   const paths: EventPath[] = [];
@@ -291,6 +333,7 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
     dryRun,
     command,
     transport: options.transport === 'http' ? 'http' : commandVia,
+    ...(client ? { client } : {}),
     events: merged.actions,
     paths,
     notes,

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { HTTP_HOOK_PATH } from '../daemon/http-credential.js';
@@ -6,16 +7,20 @@ import type { Env } from '../paths.js';
 import { isObject } from '../util/json-values.js';
 import {
   FAST_CLIENT_NAME,
+  fastClientOf,
   hookdInvocation,
   isFastClientInvocation,
   isHookdCommand,
+  NATIVE_CLIENT_NAME,
+  type FastClient,
 } from './hookd-command.js';
 
 /**
  * How the agent reaches hookd for an event (docs/hook.md, "Paths"):
  * - node: `<node> <hookd.cjs> hook --agent X`, one Node start per event;
- * - fast: `/bin/bash <hookd>/bin/hookd-client.bash --agent X`, the event runs in the daemon (falls back
- *   to the Node path by itself);
+ * - fast: `<hookd>/dist/hookd-client --agent X` (native, where it was built and runs) or
+ *   `/bin/bash <hookd>/bin/hookd-client.bash --agent X`, the event runs in the daemon (falls back to the
+ *   Node path by itself);
  * - http: Claude Code POSTs the event to the daemon's loopback listener (observe-only events only).
  */
 export const TRANSPORTS = ['node', 'fast', 'http'] as const;
@@ -24,6 +29,39 @@ export type Transport = (typeof TRANSPORTS)[number];
 /** The fast client shipped beside the hookd program: `<pkg>/bin/hookd-client.bash` for `<pkg>/dist/hookd.cjs`. */
 export function fastClientPath(hookdPath: string): string {
   return join(dirname(resolve(hookdPath)), '..', 'bin', FAST_CLIENT_NAME);
+}
+
+/** The native fast client built beside the hookd program: `<pkg>/dist/hookd-client` for `<pkg>/dist/hookd.cjs`. */
+export function nativeClientPath(hookdPath: string): string {
+  return join(dirname(resolve(hookdPath)), NATIVE_CLIENT_NAME);
+}
+
+/** The fast client versions and protocol this hookd's daemon serves (src/daemon/fast-server.ts). */
+export interface ClientRange {
+  protocol: number;
+  min: number;
+  max: number;
+}
+
+/**
+ * Why the native client at `path` cannot be wired, or undefined when it runs here and speaks a version
+ * the daemon serves: it is run with `--hookd-client-version` (a binary built for another system or
+ * architecture does not start; a stale one says an old version).
+ */
+export function nativeClientProblem(path: string, range: ClientRange): string | undefined {
+  if (!existsSync(path)) return `${path} was not built (no C compiler when hookd was built)`;
+  const probe = spawnSync(path, ['--hookd-client-version'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  if (probe.error) return `${path} does not run here: ${probe.error.message}`;
+  const m = /^hookd-client (\d{1,6}) protocol (\d{1,6})\n$/.exec(probe.stdout ?? '');
+  if (probe.status !== 0 || !m) return `${path} does not run here (exit ${probe.status ?? probe.signal})`;
+  const [version, protocol] = [Number(m[1]), Number(m[2])];
+  if (protocol !== range.protocol || version < range.min || version > range.max)
+    return `${path} is client ${version} protocol ${protocol}; this hookd serves ${range.min}-${range.max}, protocol ${range.protocol} (rebuild it: npm run build)`;
+  return undefined;
 }
 
 /** The bash the fast client runs with: /bin/bash, else the first bash on PATH; undefined where none is. */
@@ -46,6 +84,12 @@ export function isHookdHttpHook(hook: unknown): boolean {
 /** True for any hook object of hookd's: a hookd command (node or fast) or a hookd http hook. */
 export function isHookdHook(hook: unknown): boolean {
   return isObject(hook) && (isHookdCommand(hook.command) || isHookdHttpHook(hook));
+}
+
+/** Which fast client a hook object of hookd's runs (undefined: not a fast command). */
+export function fastClientOfHook(hook: unknown): FastClient | undefined {
+  if (!isObject(hook) || !isHookdCommand(hook.command)) return undefined;
+  return fastClientOf(hookdInvocation(hook.command as string) ?? []);
 }
 
 /** The transport of one of hookd's hook objects (undefined for a hook that is not hookd's). */

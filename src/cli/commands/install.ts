@@ -10,6 +10,7 @@ import {
   type InstallResult,
   type UninstallResult,
 } from '../../install/install.js';
+import { FAST_CLIENTS, type FastClient } from '../../install/hookd-command.js';
 import { TRANSPORTS, type Transport } from '../../install/transport.js';
 import { loadConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
@@ -28,6 +29,7 @@ interface InstallArgs extends TargetArgs {
   events?: string[];
   timeout?: number;
   transport?: Transport;
+  client?: FastClient | 'auto';
   'all-events'?: boolean;
   'rotate-token'?: boolean;
 }
@@ -100,6 +102,7 @@ function wiringFrom(args: InstallArgs) {
   const loaded = loadConfig({ env: process.env, projectDir, validator: () => validator });
   return {
     transport: args.transport ?? 'fast',
+    client: args.client ?? 'auto',
     config: loaded.config,
     allEvents: args['all-events'] ?? false,
     rotateToken: args['rotate-token'] ?? false,
@@ -148,6 +151,7 @@ function printInstall(out: Out, result: InstallResult): void {
     if (events.length > 0) out.write(`  ${`${action}:`.padEnd(11)}${events.join(', ')}\n`);
   }
   out.write(`  command:   ${result.command}\n`);
+  if (result.client) out.write(`  client:    ${result.client}\n`);
   for (const transport of ['fast', 'node', 'http'] as const) {
     const events = result.paths.filter((p) => p.transport === transport);
     if (events.length === 0) continue;
@@ -208,7 +212,13 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       .option('transport', {
         choices: TRANSPORTS,
         describe:
-          'fast: the bash client (default where bash exists); node: start Node per event; http: Claude Code posts observe-only events to the daemon',
+          'fast: the fast client (default; the native one where it runs, else bash); node: start Node per event; http: Claude Code posts observe-only events to the daemon',
+      })
+      .option('client', {
+        choices: ['auto', ...FAST_CLIENTS] as const,
+        default: 'auto' as const,
+        describe:
+          'The fast client: native (dist/hookd-client, built when a C compiler was there), bash (bin/hookd-client.bash), or auto: native when it was built and runs here, else bash',
       })
       .option('all-events', {
         type: 'boolean',
