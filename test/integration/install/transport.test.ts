@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,10 @@ import { configSchema } from '../../../src/config/schema.js';
 import { installHookd, uninstallHookd } from '../../../src/install/install.js';
 import { parseJsoncText } from '../../../src/install/jsonc-patch.js';
 import type { Agent } from '../../../src/install/agents.js';
+import { isHookdCommand } from '../../../src/install/hookd-command.js';
+import { fastClientOfHook, transportOf } from '../../../src/install/transport.js';
+import { hookdProgramWords, missingProgram } from '../../../src/doctor/hookd-program.js';
+import { ROOT } from '../daemon/process-helpers.js';
 
 // `hookd install --transport node|fast|http` on real settings files in a temp HOME, for both agents:
 // hookd's own entries move to the new transport in place; the user's entries, comments and layout stay.
@@ -119,6 +123,66 @@ for (const agent of ['droid', 'claude'] as const) {
       // uninstall recognises every transport's entries.
       const removed = await uninstallHookd({ agent, scope: 'user', env, now: fixedNow });
       expect(removed.removed.map((r) => r.event).sort()).toEqual(['PreToolUse', 'Stop']);
+    });
+
+    it('fast with the native client built: native by default, --client bash and back move the entries in place', async () => {
+      // The real native client (npm run build), copied into the stand-in package: its probe must answer.
+      const native = join(HOOKD, '..', 'hookd-client');
+      await copyFile(join(ROOT, 'dist', 'hookd-client'), native);
+      await chmod(native, 0o755);
+      const NATIVE_CMD = `HOOKD_NODE=${NODE} ${native} --agent ${agent}`;
+      const auto = await install(agent, { transport: 'fast', events: ['Stop', 'PreToolUse'] });
+      expect(auto).toMatchObject({ transport: 'fast', client: 'native', command: NATIVE_CMD });
+      const hooks = await hooksIn(agent);
+      const hook = hooks.Stop![0]!.hooks[0]!;
+      expect(hook.command).toBe(NATIVE_CMD);
+      // Every reader of the settings sees it as hookd's fast client.
+      expect([isHookdCommand(NATIVE_CMD), transportOf(hook), fastClientOfHook(hook)]).toEqual([
+        true,
+        'fast',
+        'native',
+      ]);
+      expect(hookdProgramWords(NATIVE_CMD)).toEqual([native, NODE]);
+      expect(missingProgram(NATIVE_CMD, env)).toBeUndefined();
+      const bash = await install(agent, {
+        transport: 'fast',
+        events: ['Stop', 'PreToolUse'],
+        client: 'bash',
+      });
+      expect(bash).toMatchObject({ client: 'bash', command: FAST_CMD(agent) });
+      const moved = await hooksIn(agent);
+      expect(moved.Stop).toHaveLength(1);
+      expect(moved.Stop![0]!.hooks).toEqual([{ ...hook, command: FAST_CMD(agent) }]);
+      expect(fastClientOfHook(moved.Stop![0]!.hooks[0])).toBe('bash');
+      await install(agent, { transport: 'fast', events: ['Stop', 'PreToolUse'] });
+      expect(await hooksIn(agent)).toEqual(hooks);
+      const again = await install(agent, { transport: 'fast', events: ['Stop', 'PreToolUse'] });
+      expect(again.changed).toBe(false);
+      // A client that is gone is what doctor names.
+      await rm(native);
+      expect(missingProgram(NATIVE_CMD, env)).toBe(`${native} does not exist`);
+    });
+
+    it('a native client that does not run here, or speaks another version: bash with a note; --client native refuses', async () => {
+      const native = join(HOOKD, '..', 'hookd-client');
+      for (const [body, why] of [
+        ['\x7fELF not for this machine', /does not run here/],
+        [
+          '#!/bin/sh\necho "hookd-client 1 protocol 2"\n',
+          /is client 1 protocol 2; this hookd serves 2-2, protocol 2/,
+        ],
+      ] as const) {
+        await writeFile(native, body, { mode: 0o755 });
+        const result = await install(agent, { transport: 'fast', events: ['Stop'] });
+        expect(result).toMatchObject({ transport: 'fast', client: 'bash', command: FAST_CMD(agent) });
+        expect(result.notes.join('\n')).toMatch(why);
+        await expect(
+          install(agent, { transport: 'fast', events: ['Stop'], client: 'native' }),
+        ).rejects.toThrow(why);
+      }
+      await rm(native);
+      const none = await install(agent, { transport: 'fast', events: ['Stop'] });
+      expect(none.notes.join('\n')).toMatch(/was not built/);
     });
 
     it('fast without bash, or without the client file, wires the Node path and says so', async () => {
