@@ -6,20 +6,26 @@ import { DROID_EVENTS } from '../../src/events/names.js';
 import { describeWithAgent } from '../harness/availability.js';
 import { agentHookRuns, runRealDroid, type DroidRun } from '../helpers/droid.js';
 import { makeTempDir } from '../helpers/temp.js';
+import { buildNativeClientCommand } from '../../src/install/hookd-command.js';
 import {
+  CLIENT_KINDS,
   handOffEnv,
   hookLogRecords,
+  NATIVE_CLIENT,
   startFastDaemon,
   TRANSPORTS,
+  useClient,
   writeFastConfig,
 } from '../integration/daemon/fast-client-helpers.js';
 import { ensureBuilt, stopDaemon } from '../integration/daemon/process-helpers.js';
 
-// The real Droid CLI 0.225.2 with the fast client as its hook command on all nine events
-// (`/bin/bash <repo>/bin/hookd-client.bash --agent droid`), against a real daemon with its listener on.
-// The same session is then played with the Node path (`node dist/hookd.cjs hook`) as the hook command,
-// and the hook time per event Droid recorded in its own transcripts is printed for both (not asserted:
-// figures, for the README and the issue). The runs share this machine's network namespace
+// The real Droid CLI 0.225.2 with the fast client as its hook command on all nine events, against a real
+// daemon with its listener on: the native client as `hookd install` wires it by default
+// (`HOOKD_NODE=<node> <repo>/dist/hookd-client --agent droid`), then the bash one
+// (`/bin/bash --posix <repo>/bin/hookd-client.bash --agent droid`). The same session is then played with
+// the Node path (`node dist/hookd.cjs hook`) as the hook command, and the hook time per event Droid
+// recorded in its own transcripts is printed for all three (not asserted: figures, for the README and
+// the issue). The runs share this machine's network namespace
 // (`isolate: false`): the fast client reaches the daemon on 127.0.0.1, which a namespace of its own
 // would hide.
 
@@ -46,7 +52,7 @@ describeWithAgent('droid', 'the fast client under the real Droid CLI 0.225.2', (
   let tmp: ReturnType<typeof makeTempDir>;
   let env: Record<string, string>;
   let daemon: ChildProcess | undefined;
-  let fast: DroidRun;
+  const fastRuns: Partial<Record<(typeof CLIENT_KINDS)[number], DroidRun>> = {};
   let node: DroidRun;
   const capture = () => join(tmp.dir, 'capture.txt');
   /** `<event> <parent pid> <event id> <cwd>` per recorder run. */
@@ -89,11 +95,15 @@ describeWithAgent('droid', 'the fast client under the real Droid CLI 0.225.2', (
     });
     daemon = await startFastDaemon(env);
     const common = { env, mode: 'jsonrpc' as const, script: SCRIPT, isolate: false };
-    fast = await runRealDroid({
-      ...common,
-      outDir: join(tmp.dir, 'fast'),
-      hookCmd: TRANSPORTS.fast('droid'),
-    });
+    for (const kind of [...CLIENT_KINDS].reverse()) {
+      useClient(kind);
+      fastRuns[kind] = await runRealDroid({
+        ...common,
+        outDir: join(tmp.dir, `fast-${kind}`),
+        hookCmd:
+          kind === 'native' ? buildNativeClientCommand(NATIVE_CLIENT, 'droid') : TRANSPORTS.fast('droid'),
+      });
+    }
     node = await runRealDroid({
       ...common,
       outDir: join(tmp.dir, 'node'),
@@ -108,22 +118,20 @@ describeWithAgent('droid', 'the fast client under the real Droid CLI 0.225.2', (
         m.set(r.hookEventName, [...(m.get(r.hookEventName) ?? []), r.hookEndTime - r.hookStartTime]);
       return m;
     };
-    const f = byEvent(fast);
-    const n = byEvent(node);
+    const columns = [
+      ...Object.entries(fastRuns).map(([kind, run]) => [kind, byEvent(run)] as const),
+      ['node', byEvent(node)] as const,
+    ];
+    const cell = (name: string, xs: number[]) =>
+      `${name} ${median(xs).toFixed(0).padStart(5)} ms (n=${xs.length})`.padEnd(26);
     for (const ev of DROID_EVENTS) {
-      if (!f.has(ev) && !n.has(ev)) continue;
-      lines.push(
-        `  ${ev.padEnd(17)} fast ${median(f.get(ev) ?? [])
-          .toFixed(0)
-          .padStart(5)} ms (n=${f.get(ev)?.length ?? 0})   node ${median(n.get(ev) ?? [])
-          .toFixed(0)
-          .padStart(5)} ms (n=${n.get(ev)?.length ?? 0})`,
-      );
+      if (!columns.some(([, m]) => m.has(ev))) continue;
+      lines.push(`  ${ev.padEnd(17)} ${columns.map(([name, m]) => cell(name, m.get(ev) ?? [])).join(' ')}`);
     }
     const all = (m: Map<string, number[]>) =>
       [...m.entries()].filter(([e]) => e !== 'Stop').flatMap(([, v]) => v);
     lines.push(
-      `  all but Stop      fast ${median(all(f)).toFixed(0).padStart(5)} ms (n=${all(f).length})   node ${median(all(n)).toFixed(0).padStart(5)} ms (n=${all(n).length})  (Stop waits for its 1 s hang)`,
+      `  all but Stop      ${columns.map(([name, m]) => cell(name, all(m))).join(' ')} (Stop waits for its 1 s hang)`,
     );
     console.log(
       `droid-fast-client: Droid's hook time per event (median, from its transcripts)\n${lines.join('\n')}`,
@@ -135,7 +143,12 @@ describeWithAgent('droid', 'the fast client under the real Droid CLI 0.225.2', (
     tmp?.cleanup();
   });
 
-  describe('Droid with the fast client as its hook command', () => {
+  describe.each(CLIENT_KINDS)('Droid with the %s fast client as its hook command', (kind) => {
+    let fast: DroidRun;
+    beforeAll(() => {
+      fast = fastRuns[kind]!;
+    });
+
     it('ran the session with the hooks as written', () => {
       expect(fast.rc, fast.stderr).toBe(0);
       expect(node.rc, node.stderr).toBe(0);

@@ -1,0 +1,45 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/daemon/fast-server.js';
+
+// native/hookd-client.c must build with any C99 compiler a user may have (macOS clang included): it
+// compiles here as strict C99, warning-free, and says the version and protocol the daemon serves.
+const SOURCE = resolve(import.meta.dirname, '../../../native/hookd-client.c');
+const source = readFileSync(SOURCE, 'utf8');
+const cc = process.env.CC || 'cc';
+const hasCc = spawnSync(cc, ['--version'], { stdio: 'ignore' }).status === 0;
+
+describe('the native fast client source', () => {
+  it('speaks the protocol and a client version the daemon serves', () => {
+    expect(source).toMatch(new RegExp(`#define PROTOCOL ${FAST_PROTOCOL}\\n`));
+    const version = Number(/#define CLIENT_VERSION (\d+)\n#endif/.exec(source)?.[1]);
+    expect(version).toBeGreaterThanOrEqual(FAST_CLIENT_VERSIONS.min);
+    expect(version).toBeLessThanOrEqual(FAST_CLIENT_VERSIONS.max);
+  });
+
+  it('never runs a shell and never prints the listener secrets', () => {
+    expect(source).not.toMatch(/\b(system|popen)\s*\(/);
+    expect(source).not.toMatch(/\bexecl?p?e?\s*\(\s*"\/bin\/sh"/);
+    // The only prints: the version probe, and messages naming the node, errno, and the event id.
+    const prints = source.match(/\b(f?printf)\s*\([^;]*;/g) ?? [];
+    for (const p of prints) expect(p).not.toMatch(/\b(dsec|tok)\b/);
+  });
+
+  it.runIf(hasCc || process.env.CI)('compiles as strict C99 without a warning', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookd-cc-'));
+    try {
+      const r = spawnSync(
+        cc,
+        ['-std=c99', '-pedantic', '-Wall', '-Wextra', '-Werror', '-o', join(dir, 'c'), SOURCE],
+        { encoding: 'utf8' },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
