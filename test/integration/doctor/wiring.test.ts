@@ -1,10 +1,11 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/schema.js';
 import { rotateHttpToken } from '../../../src/daemon/http-credential.js';
 import { installHookd } from '../../../src/install/install.js';
 import type { Agent } from '../../../src/install/agents.js';
+import { ROOT } from '../daemon/process-helpers.js';
 import { check, doctor, makeDoctorHome, writeJson, type DoctorHome } from './doctor-env.js';
 
 // `hookd doctor` compares the agent's wiring with what the config needs (check <agent>-wiring): missing
@@ -57,6 +58,22 @@ describe('doctor: the wiring matches the config', () => {
     const off = check(await doctor(h), 'droid-wiring');
     expect(off.status).toBe('ok');
     expect(off.detail).toContain('daemon.fastListener is off');
+  });
+
+  it('says which fast client the settings run, native or bash, and flags a native client that is gone', async () => {
+    setConfig(STOP_ONLY);
+    await install('droid', STOP_ONLY);
+    expect(check(await doctor(h), 'droid-wiring').detail).toContain('fast client: bash');
+    // The real native client (npm run build) in the package: install wires it, doctor says so.
+    const native = join(h.root, 'pkg', 'dist', 'hookd-client');
+    copyFileSync(join(ROOT, 'dist', 'hookd-client'), native);
+    chmodSync(native, 0o755);
+    expect((await install('droid', STOP_ONLY)).client).toBe('native');
+    const wiring = check(await doctor(h), 'droid-wiring');
+    expect(wiring.detail).toContain('Stop: fast (notification rules)');
+    expect(wiring.detail).toContain('fast client: native');
+    rmSync(native);
+    expect(JSON.stringify(await doctor(h))).toContain(`${native} does not exist`);
   });
 
   it('warns when a config edit needs an event the agent does not send, with the fix; ok again after install', async () => {
