@@ -42,7 +42,7 @@
 #endif
 
 #ifndef O_NOFOLLOW
-#define O_NOFOLLOW 0
+#error "O_NOFOLLOW is required: the client never follows a planted symlink (the bash client is used)"
 #endif
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
