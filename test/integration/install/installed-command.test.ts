@@ -39,21 +39,40 @@ describe('the installed hook command', () => {
     expect(ran).toMatchObject({ code: 2, stderr: 'no shell today\n' });
   });
 
-  it('user scope, fast client (the default): its Node fallback runs the guard with no node on the agent PATH', async () => {
-    box.writeConfig({ hooks: { PreToolUse: [{ hooks: [guard] }] } });
-    const installed = await runHookd(['install', '--agent', 'droid'], { env: box.env, cwd: box.project });
-    expect(installed.code, installed.stderr).toBe(0);
-    const command = installedStopCommand(join(box.env.HOME!, '.factory', 'settings.json'));
-    const client = join(dirname(HOOKD_BIN), '..', 'bin', 'hookd-client.bash');
-    expect(command).toBe(`HOOKD_NODE=${process.execPath} /bin/bash --posix ${client} --agent droid`);
-    // No daemon runs here: the client falls back to the Node path, with the node the install wrote.
-    const ran = await runAsAgent(agentPayload('droid', 'PreToolUse', { cwd: box.project }), {
-      env: { ...box.env, PATH: BARE_PATH },
-      cwd: box.project,
-      command,
-    });
-    expect(ran).toMatchObject({ code: 2, stderr: 'no shell today\n' });
-  });
+  // The default client is the native one (built by npm run build); `--client bash` is the script.
+  const cases: [string, string[], () => string][] = [
+    [
+      'native (the default)',
+      [],
+      () => `HOOKD_NODE=${process.execPath} ${join(dirname(HOOKD_BIN), 'hookd-client')} --agent droid`,
+    ],
+    [
+      'bash',
+      ['--client', 'bash'],
+      () =>
+        `HOOKD_NODE=${process.execPath} /bin/bash --posix ${join(dirname(HOOKD_BIN), '..', 'bin', 'hookd-client.bash')} --agent droid`,
+    ],
+  ];
+  it.each(cases.filter(([name]) => name === 'bash' || process.env.HOOKD_NO_NATIVE_CLIENT !== '1'))(
+    'user scope, fast client %s: its Node fallback runs the guard with no node on the agent PATH',
+    async (_n, flags, expected) => {
+      box.writeConfig({ hooks: { PreToolUse: [{ hooks: [guard] }] } });
+      const installed = await runHookd(['install', '--agent', 'droid', ...flags], {
+        env: box.env,
+        cwd: box.project,
+      });
+      expect(installed.code, installed.stderr).toBe(0);
+      const command = installedStopCommand(join(box.env.HOME!, '.factory', 'settings.json'));
+      expect(command).toBe(expected());
+      // No daemon runs here: the client falls back to the Node path, with the node the install wrote.
+      const ran = await runAsAgent(agentPayload('droid', 'PreToolUse', { cwd: box.project }), {
+        env: { ...box.env, PATH: BARE_PATH },
+        cwd: box.project,
+        command,
+      });
+      expect(ran).toMatchObject({ code: 2, stderr: 'no shell today\n' });
+    },
+  );
 
   it('project scope: no machine paths; says loudly where hookd is missing, runs it where it is on PATH', async () => {
     box.writeConfig({ hooks: { PreToolUse: [{ hooks: [guard] }] } });

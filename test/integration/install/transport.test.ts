@@ -125,43 +125,46 @@ for (const agent of ['droid', 'claude'] as const) {
       expect(removed.removed.map((r) => r.event).sort()).toEqual(['PreToolUse', 'Stop']);
     });
 
-    it('fast with the native client built: native by default, --client bash and back move the entries in place', async () => {
-      // The real native client (npm run build), copied into the stand-in package: its probe must answer.
-      const native = join(HOOKD, '..', 'hookd-client');
-      await copyFile(join(ROOT, 'dist', 'hookd-client'), native);
-      await chmod(native, 0o755);
-      const NATIVE_CMD = `HOOKD_NODE=${NODE} ${native} --agent ${agent}`;
-      const auto = await install(agent, { transport: 'fast', events: ['Stop', 'PreToolUse'] });
-      expect(auto).toMatchObject({ transport: 'fast', client: 'native', command: NATIVE_CMD });
-      const hooks = await hooksIn(agent);
-      const hook = hooks.Stop![0]!.hooks[0]!;
-      expect(hook.command).toBe(NATIVE_CMD);
-      // Every reader of the settings sees it as hookd's fast client.
-      expect([isHookdCommand(NATIVE_CMD), transportOf(hook), fastClientOfHook(hook)]).toEqual([
-        true,
-        'fast',
-        'native',
-      ]);
-      expect(hookdProgramWords(NATIVE_CMD)).toEqual([native, NODE]);
-      expect(missingProgram(NATIVE_CMD, env)).toBeUndefined();
-      const bash = await install(agent, {
-        transport: 'fast',
-        events: ['Stop', 'PreToolUse'],
-        client: 'bash',
-      });
-      expect(bash).toMatchObject({ client: 'bash', command: FAST_CMD(agent) });
-      const moved = await hooksIn(agent);
-      expect(moved.Stop).toHaveLength(1);
-      expect(moved.Stop![0]!.hooks).toEqual([{ ...hook, command: FAST_CMD(agent) }]);
-      expect(fastClientOfHook(moved.Stop![0]!.hooks[0])).toBe('bash');
-      await install(agent, { transport: 'fast', events: ['Stop', 'PreToolUse'] });
-      expect(await hooksIn(agent)).toEqual(hooks);
-      const again = await install(agent, { transport: 'fast', events: ['Stop', 'PreToolUse'] });
-      expect(again.changed).toBe(false);
-      // A client that is gone is what doctor names.
-      await rm(native);
-      expect(missingProgram(NATIVE_CMD, env)).toBe(`${native} does not exist`);
-    });
+    it.runIf(process.env.HOOKD_NO_NATIVE_CLIENT !== '1')(
+      'fast with the native client built: native by default, --client bash and back move the entries in place',
+      async () => {
+        // The real native client (npm run build), copied into the stand-in package: its probe must answer.
+        const native = join(HOOKD, '..', 'hookd-client');
+        await copyFile(join(ROOT, 'dist', 'hookd-client'), native);
+        await chmod(native, 0o755);
+        const NATIVE_CMD = `HOOKD_NODE=${NODE} ${native} --agent ${agent}`;
+        const auto = await install(agent, { transport: 'fast', events: ['Stop', 'PreToolUse'] });
+        expect(auto).toMatchObject({ transport: 'fast', client: 'native', command: NATIVE_CMD });
+        const hooks = await hooksIn(agent);
+        const hook = hooks.Stop![0]!.hooks[0]!;
+        expect(hook.command).toBe(NATIVE_CMD);
+        // Every reader of the settings sees it as hookd's fast client.
+        expect([isHookdCommand(NATIVE_CMD), transportOf(hook), fastClientOfHook(hook)]).toEqual([
+          true,
+          'fast',
+          'native',
+        ]);
+        expect(hookdProgramWords(NATIVE_CMD)).toEqual([native, NODE]);
+        expect(missingProgram(NATIVE_CMD, env)).toBeUndefined();
+        const bash = await install(agent, {
+          transport: 'fast',
+          events: ['Stop', 'PreToolUse'],
+          client: 'bash',
+        });
+        expect(bash).toMatchObject({ client: 'bash', command: FAST_CMD(agent) });
+        const moved = await hooksIn(agent);
+        expect(moved.Stop).toHaveLength(1);
+        expect(moved.Stop![0]!.hooks).toEqual([{ ...hook, command: FAST_CMD(agent) }]);
+        expect(fastClientOfHook(moved.Stop![0]!.hooks[0])).toBe('bash');
+        await install(agent, { transport: 'fast', events: ['Stop', 'PreToolUse'] });
+        expect(await hooksIn(agent)).toEqual(hooks);
+        const again = await install(agent, { transport: 'fast', events: ['Stop', 'PreToolUse'] });
+        expect(again.changed).toBe(false);
+        // A client that is gone is what doctor names.
+        await rm(native);
+        expect(missingProgram(NATIVE_CMD, env)).toBe(`${native} does not exist`);
+      },
+    );
 
     it('a native client that does not run here, or speaks another version: bash with a note; --client native refuses', async () => {
       const native = join(HOOKD, '..', 'hookd-client');
