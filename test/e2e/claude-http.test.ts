@@ -96,7 +96,11 @@ describeWithAgent('claude', 'http hooks under the real Claude Code 2.1.330', (bi
     expect(hooks.Stop![0]!.hooks[0]).toMatchObject({ type: 'http', timeout: 5 });
     expect(hooks.SessionEnd![0]!.hooks[0]).toMatchObject({ type: 'http' });
     expect(hooks.SessionStart![0]!.hooks[0]).toMatchObject({ type: 'command' });
-    expect(String(hooks.SessionStart![0]!.hooks[0]!.command)).toContain('hookd-client.bash --agent claude');
+    expect(String(hooks.SessionStart![0]!.hooks[0]!.command)).toContain(
+      process.env.HOOKD_NO_NATIVE_CLIENT === '1'
+        ? 'hookd-client.bash --agent claude'
+        : '/dist/hookd-client --agent claude',
+    );
   });
 
   it('SessionStart came through the command hook, once', () => {

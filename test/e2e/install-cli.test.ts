@@ -113,9 +113,13 @@ describe('hookd install / uninstall (built CLI)', () => {
     expect(result.paths).toEqual([{ event: 'Stop', transport: 'fast', matcher: '', reasons: ['rules'] }]);
     const data = JSON.parse(readFileSync(droidSettings(), 'utf8'));
     expect(Object.keys(data.hooks)).toEqual(['Stop']);
+    // The native client where npm run build compiled it (CI has a compiler), else the bash one.
     expect(data.hooks.Stop[0].hooks[0].command).toMatch(
-      /^HOOKD_NODE=\S+ \/bin\/bash --posix \S+\/bin\/hookd-client\.bash --agent droid$/,
+      process.env.HOOKD_NO_NATIVE_CLIENT === '1'
+        ? /^HOOKD_NODE=\S+ \/bin\/bash --posix \S+\/bin\/hookd-client\.bash --agent droid$/
+        : /^HOOKD_NODE=\S+ \S+\/dist\/hookd-client --agent droid$/,
     );
+    expect(result.client).toBe(process.env.HOOKD_NO_NATIVE_CLIENT === '1' ? 'bash' : 'native');
     const text = await hookd('install', '--transport', 'node');
     expect(text.stdout).toContain('updated:   Stop');
     expect(text.stdout).toContain('node:      Stop');

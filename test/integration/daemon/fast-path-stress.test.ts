@@ -101,7 +101,9 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
       console.log(
         `fast-path-stress: 500 concurrent clients done in ${ms.toFixed(0)} ms; ${byDaemon} ran in the daemon, ${500 - byDaemon} through the fallback`,
       );
-    });
+      // 500 processes on 2 cores: the time they take is the machine's load (70 to 125 s seen at load
+      // 100 to 300), not the property tested; the project's 60 s default would make it a timing test.
+    }, 600_000);
   });
 
   describe('the daemon SIGKILLed in the middle of a burst of 200 events', () => {
