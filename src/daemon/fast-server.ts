@@ -401,12 +401,19 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       clearInflight(options.inflightDir, inflight);
       inflight = undefined;
     };
-    const timer = setTimeout(() => {
-      if (phase === 'request' || phase === 'acked')
-        log.warn({ kind: 'fast', remote, phase }, 'fast client request timed out; closed');
-      if (phase !== 'running') socket.destroy(); // also a refused peer that does not hang up
-    }, limits.requestTimeoutMs);
-    timer.unref();
+    // One limit for the request (from connect) and a fresh one from the ACK to GO: a request that took
+    // most of its limit (a loaded machine) must not lose the event to the timer after its ACK went out,
+    // when the client may already have sent GO and counts on the daemon running it.
+    const arm = () => {
+      const t = setTimeout(() => {
+        if (phase === 'request' || phase === 'acked')
+          log.warn({ kind: 'fast', remote, phase }, 'fast client request timed out; closed');
+        if (phase !== 'running') socket.destroy(); // also a refused peer that does not hang up
+      }, limits.requestTimeoutMs);
+      t.unref();
+      return t;
+    };
+    let timer = arm();
     socket.once('close', () => {
       clearTimeout(timer);
       if (phase !== 'running') dropInflight();
@@ -527,6 +534,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       // whether it is run here (exactly once), and the record whether a daemon killed before its hand-off
       // loses it (the next daemon journals it). Without a record it is answered after its hand-off.
       if (p.observeOnly && inflight !== undefined) replied = true;
+      clearTimeout(timer);
+      timer = arm();
       const ack = `ACK ${p.lostCode} ${id}\n`;
       socket.write(replied ? `${ack}RESULT 0 0 0\n` : ack);
       if (rest.length > 0) onGo(rest);

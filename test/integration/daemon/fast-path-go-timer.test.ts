@@ -1,0 +1,109 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startFastServer, type FastServer } from '../../../src/daemon/fast-server.js';
+import { createDaemonLogger } from '../../../src/daemon/logger.js';
+import { makeTempDir } from '../../helpers/temp.js';
+import { handOffEnv, onToolEvents, toolEvent, writeFastConfig } from './fast-client-helpers.js';
+
+// The listener's time limit is per step: from connect to the whole request, then afresh from the ACK to
+// GO. A request that used most of its limit must not have its acknowledged event dropped by the timer
+// once the ACK is out (the client may have sent GO and counts on the daemon). The listener runs in this
+// process; only its timers are faked (sockets and the command are real), so the test moves the clock
+// instead of waiting for it.
+
+let tmp: ReturnType<typeof makeTempDir>;
+let env: Record<string, string>;
+let server: FastServer | undefined;
+const LIMIT = 10_000;
+
+beforeEach(() => {
+  tmp = makeTempDir('hkgt-');
+  env = handOffEnv(tmp.dir);
+  mkdirSync(env.HOOKD_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
+});
+afterEach(async () => {
+  vi.useRealTimers();
+  await server?.close();
+  server = undefined;
+  tmp.cleanup();
+});
+
+/** The fast listener file's fields: `<port> <daemon secret> <token> <protocol> <generation>`. */
+function listenerFileOf(runtimeDir: string): { port: number; secret: string; token: string } {
+  const [port = '', secret = '', token = ''] = readFileSync(join(runtimeDir, 'hookd.fast'), 'utf8')
+    .trim()
+    .split(' ');
+  return { port: Number(port), secret, token };
+}
+
+/** The next complete line from the socket (event-driven: the faked timers cannot stall it). */
+function lines(socket: Socket): { next: () => Promise<string | undefined> } {
+  let buf = '';
+  let ended = false;
+  const waiting: (() => void)[] = [];
+  const wake = () => waiting.splice(0).forEach((w) => w());
+  socket.on('data', (c: Buffer) => {
+    buf += c.toString('latin1');
+    wake();
+  });
+  socket.on('close', () => {
+    ended = true;
+    wake();
+  });
+  socket.on('error', () => {});
+  return {
+    next: async () => {
+      for (;;) {
+        const nl = buf.indexOf('\n');
+        if (nl >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          return line;
+        }
+        if (ended) return undefined;
+        await new Promise<void>((r) => waiting.push(r));
+      }
+    },
+  };
+}
+
+describe('the fast listener time limit', () => {
+  it('a fresh limit from the ACK: an event acknowledged late in its request limit still runs at GO', async () => {
+    writeFastConfig(env, onToolEvents('true'));
+    server = await startFastServer({
+      env,
+      runtimeDir: env.HOOKD_RUNTIME_DIR!,
+      logger: createDaemonLogger(env),
+      heldConfig: () => undefined,
+      generation: () => 1,
+      stopping: () => false,
+      handOff: async () => ({ outcome: 'acked' }),
+      limits: { requestTimeoutMs: LIMIT },
+    });
+    const { port, secret, token } = listenerFileOf(env.HOOKD_RUNTIME_DIR!);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const socket = connect(port, '127.0.0.1');
+    const read = lines(socket);
+    expect(await read.next()).toBe(`HOOKD-FAST ${secret}`);
+    // Most of the request's limit goes by before the request is complete.
+    vi.advanceTimersByTime(LIMIT - 100);
+    const body = toolEvent('late');
+    socket.write(
+      Buffer.concat([
+        Buffer.from(`${token}\n2 2 1\ndroid\n${process.pid} ${process.ppid} proc\n0022\n${tmp.dir}\0-\0\0`),
+        body,
+        Buffer.from('\0'),
+      ]),
+    );
+    const ack = await read.next();
+    expect(ack).toMatch(/^ACK 1 \S+$/);
+    // Past the request's limit, within the fresh one from the ACK.
+    vi.advanceTimersByTime(LIMIT - 100);
+    vi.useRealTimers();
+    socket.write('GO\n');
+    expect(await read.next()).toBe('RESULT 0 0 0');
+    socket.destroy();
+  });
+});
