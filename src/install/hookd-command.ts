@@ -177,10 +177,12 @@ export function buildFastClientCommand(
   agent: string,
   nodePath: string = process.execPath,
 ): string {
-  return [
-    `HOOKD_NODE=${shellQuote(nodePath)}`,
-    ...[bashPath, FAST_BASH_OPTION, resolve(clientPath), '--agent', agent].map(shellQuote),
-  ].join(' ');
+  return withHookdNode(nodePath, [bashPath, FAST_BASH_OPTION, resolve(clientPath), '--agent', agent]);
+}
+
+/** `HOOKD_NODE=<node> word...`, every part shell-quoted: a client command whose fallback runs that node. */
+function withHookdNode(nodePath: string, words: readonly string[]): string {
+  return [`HOOKD_NODE=${shellQuote(nodePath)}`, ...words.map(shellQuote)].join(' ');
 }
 
 /**
@@ -192,10 +194,7 @@ export function buildNativeClientCommand(
   agent: string,
   nodePath: string = process.execPath,
 ): string {
-  return [
-    `HOOKD_NODE=${shellQuote(nodePath)}`,
-    ...[resolve(clientPath), '--agent', agent].map(shellQuote),
-  ].join(' ');
+  return withHookdNode(nodePath, [resolve(clientPath), '--agent', agent]);
 }
 
 /** The hookd program as it is being run: process.argv[1], made absolute. */
