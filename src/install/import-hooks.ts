@@ -128,9 +128,12 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
       continue;
     }
     const list = Array.isArray(configHooks[foreign.event]) ? configHooks[foreign.event]! : [];
-    const text = JSON.stringify(foreign.entry);
-    const alreadyInConfig = list.some((existing) => JSON.stringify(existing) === text);
-    if (!alreadyInConfig) configHooks[foreign.event] = [...list, foreign.entry];
+    // Tagged with the agent it came from: its commands were written for that agent's events and
+    // variables. An untagged copy from an older import counts as already there.
+    const entry = { ...(foreign.entry as Record<string, unknown>), agent: options.agent };
+    const texts = [JSON.stringify(foreign.entry), JSON.stringify(entry)];
+    const alreadyInConfig = list.some((existing) => texts.includes(JSON.stringify(existing)));
+    if (!alreadyInConfig) configHooks[foreign.event] = [...list, entry];
     imported.push({ ...foreign, alreadyInConfig });
     taken.push(foreign);
   }

@@ -38,6 +38,10 @@ function toolCommand(event: HookEvent): unknown {
 
 /** Why an entry does not match the event, or null when it matches. */
 export function entryMismatch(entry: HookEntry, event: HookEvent): string | null {
+  // An entry for the other agent: an event of an unknown agent still runs it (a guard must not go missing).
+  if (entry.agent !== undefined && event.agent !== 'unknown' && entry.agent !== event.agent) {
+    return `agent ${JSON.stringify(entry.agent)} is not this event's (${event.agent})`;
+  }
   const p = event.payload;
   // `matcher` is the agent's own key: read the way the agent that sent the event reads it.
   const target = matcherTarget(event.agent, event.name, p);

@@ -60,6 +60,30 @@ describe('a hook moved into hookd verbatim behaves as it did in the agent', () =
     expect(ran).toMatchObject({ code: 2, stderr: 'no shell today\n' });
   });
 
+  it('an entry imported from Claude Code runs for Claude Code events only, not for Droid sessions', async () => {
+    const settings = join(box.env.HOME!, '.claude', 'settings.json');
+    mkdirSync(join(box.env.HOME!, '.claude'), { recursive: true });
+    writeFileSync(
+      settings,
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: NO_SHELL.hooks }] } }),
+    );
+    const imported = await runHookd(['import', '--agent', 'claude'], { env: box.env, cwd: box.project });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(box.env.HOOKD_CONFIG!, 'utf8'))).toMatchObject({
+      hooks: { PreToolUse: [{ matcher: 'Bash', agent: 'claude', hooks: NO_SHELL.hooks }] },
+    });
+    const claude = await runAsAgent(preToolUse('claude'), {
+      env: box.env,
+      cwd: box.project,
+      agent: 'claude',
+    });
+    expect(claude).toMatchObject({ code: 2, stderr: 'no shell today\n' });
+    // The same config from a Droid session: the entry is not Droid's (even with a matcher that matches).
+    const droid = JSON.stringify({ ...JSON.parse(preToolUse('droid')), tool_name: 'Bash' });
+    const ran = await runAsAgent(droid, { env: box.env, cwd: box.project, agent: 'droid' });
+    expect(ran).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+
   it('"blocking": false makes a command observe-only', async () => {
     box.writeConfig({
       hooks: { PreToolUse: [{ hooks: [cmd("echo 'x' >&2; exit 2", { blocking: false })] }] },

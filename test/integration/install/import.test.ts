@@ -50,7 +50,9 @@ describe('importAgentHooks', () => {
     expect(result.config).toMatchObject({ file: configPath(), created: true, changed: true });
     const configText = await readFile(configPath(), 'utf8');
     expect(validateConfigText(configText, configPath()).ok).toBe(true);
-    expect(JSON.parse(configText)).toEqual({ hooks: { PostToolUse: [lint], Stop: [say] } });
+    expect(JSON.parse(configText)).toEqual({
+      hooks: { PostToolUse: [{ ...lint, agent: 'droid' }], Stop: [{ ...say, agent: 'droid' }] },
+    });
     const settings = JSON.parse(await readFile(settingsPath(), 'utf8'));
     expect(settings.theme).toBe('dark');
     expect(validateAgentHooks(settings.hooks, 'droid').ok).toBe(true);
@@ -59,6 +61,14 @@ describe('importAgentHooks', () => {
     ).flatMap((entries) => entries.flatMap((e) => e.hooks.map((h) => h.command)));
     expect(commands).toHaveLength(9);
     expect(commands.every(isHookdCommand)).toBe(true);
+  });
+
+  it('an entry an older import moved in without its agent is not added again', async () => {
+    await writeJson(configPath(), { hooks: { Stop: [say] } });
+    await writeJson(settingsPath(), { hooks: { Stop: [say] } });
+    const result = await runImport();
+    expect(result.imported.map((i) => [i.event, i.alreadyInConfig])).toEqual([['Stop', true]]);
+    expect(JSON.parse(await readFile(configPath(), 'utf8'))).toEqual({ hooks: { Stop: [say] } });
   });
 
   it('keeps the other keys of an existing config and is idempotent', async () => {
@@ -71,7 +81,7 @@ describe('importAgentHooks', () => {
     const once = await readFile(configPath(), 'utf8');
     expect(JSON.parse(once)).toEqual({
       settings: { commandTimeoutSec: 20 },
-      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo mine' }] }, say] },
+      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo mine' }] }, { ...say, agent: 'droid' }] },
     });
     const again = await runImport();
     expect(again.imported).toEqual([]);
@@ -127,7 +137,9 @@ describe('importAgentHooks', () => {
     await writeJson(join(project, '.factory', 'settings.json'), { hooks: { Stop: [say] } });
     const result = await runImport({ scope: 'project', projectDir: project });
     expect(result.config.file).toBe(join(project, '.hookd', 'config.json'));
-    expect(JSON.parse(await readFile(result.config.file, 'utf8'))).toEqual({ hooks: { Stop: [say] } });
+    expect(JSON.parse(await readFile(result.config.file, 'utf8'))).toEqual({
+      hooks: { Stop: [{ ...say, agent: 'droid' }] },
+    });
   });
 
   it("Claude Code: moves command hooks; http, prompt and agent hooks stay in Claude's settings, with the reason", async () => {
@@ -170,7 +182,7 @@ describe('importAgentHooks', () => {
       },
     ]);
     expect(JSON.parse(await readFile(configPath(), 'utf8'))).toEqual({
-      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [guard] }] },
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [guard], agent: 'claude' }] },
     });
     const settings = JSON.parse(await readFile(claudeSettings, 'utf8')) as {
       hooks: Record<string, { matcher?: string; hooks: Record<string, unknown>[] }[]>;

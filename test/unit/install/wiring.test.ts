@@ -160,6 +160,17 @@ const ROWS: Row[] = [
     wired: {},
   },
   {
+    name: 'an entry for the other agent wires nothing; one for this agent does',
+    config: {
+      ...quiet,
+      hooks: {
+        Stop: [{ agent: 'claude', hooks: [cmd()] }],
+        PreToolUse: [{ agent: 'droid', matcher: 'Execute', hooks: [cmd()] }],
+      },
+    },
+    wired: { PreToolUse: 'Execute' },
+  },
+  {
     name: 'a matcher on a non-tool event is not narrowed',
     config: { ...quiet, hooks: { SessionStart: [{ matcher: 'startup', hooks: [cmd()] }] } },
     wired: { SessionStart: '' },

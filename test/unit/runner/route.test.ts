@@ -56,6 +56,30 @@ describe('planCommands', () => {
     ]);
   });
 
+  it('skips an entry for the other agent; an event whose agent is unknown still runs it', () => {
+    const c = config({
+      hooks: {
+        PreToolUse: [
+          { agent: 'claude', hooks: [cmd('claude-only')] },
+          { agent: 'droid', hooks: [cmd('droid-only')] },
+          { hooks: [cmd('both')] },
+        ],
+      },
+    });
+    const droid = event('jsonrpc/03-PreToolUse-Execute.json');
+    expect(droid.agent).toBe('droid');
+    const plan = planCommands(droid, c);
+    expect(plan.commands.map((p) => p.spec.command)).toEqual(['droid-only', 'both']);
+    expect(plan.skipped).toEqual([{ entry: 0, reason: 'agent "claude" is not this event\'s (droid)' }]);
+    const unknown = { ...droid, agent: 'unknown' as const };
+    expect(planCommands(unknown, c).commands.map((p) => p.spec.command)).toEqual([
+      'claude-only',
+      'droid-only',
+      'both',
+    ]);
+    expect(validateConfigObject({ hooks: { Stop: [{ agent: 'codex', hooks: [] }] } }, 't').ok).toBe(false);
+  });
+
   it('runs identical commands once and skips disabled ones', () => {
     const c = config({
       hooks: {
