@@ -11,7 +11,7 @@ import { effectiveRules, evaluateRules } from '../notify/rules.js';
 import { isWaitingAsk } from '../notify/session-state.js';
 import { missingVariables } from '../doctor/missing-variables.js';
 import { matcherTarget } from '../events/names.js';
-import { parseEvent } from '../events/parse.js';
+import { parseEvent, type DeclaredAgent } from '../events/parse.js';
 import type { HookEvent } from '../events/types.js';
 import type { Env } from '../paths.js';
 import { commandLabel, planCommands, type EntryLevels } from '../runner/route.js';
@@ -21,8 +21,15 @@ import { describeLadder } from '../notify/escalation.js';
 import { daemonLadders } from '../daemon/admin.js';
 import { describeLadderState } from '../daemon/escalator.js';
 
+/** How the agent of an explained event was settled: named (--agent), droid for a built event, or guessed. */
+export type AgentFrom = '--agent' | 'built' | 'guessed';
+
 export interface ExplainOptions {
   env: Env;
+  /** The agent the event is explained as (as `hookd hook --agent`); guessed from the payload when absent. */
+  agent?: DeclaredAgent | undefined;
+  /** How `agent` was settled, for the output; default: --agent when given, else guessed. */
+  agentFrom?: AgentFrom;
   now?: () => number;
   /** How long to wait for the daemon's answer. */
   daemonTimeoutMs?: number;
@@ -76,6 +83,8 @@ export interface Explanation {
   event: {
     name: string;
     agent: string;
+    /** Named with --agent, droid because the payload was built as Droid's, or guessed from the payload. */
+    agentFrom: AgentFrom;
     sessionId?: string;
     cwd?: string;
     projectDir?: string;
@@ -182,7 +191,7 @@ export async function explainEvent(
 ): Promise<Explanation> {
   const env = options.env;
   const now = (options.now ?? Date.now)();
-  const parsed = parseEvent(JSON.stringify(payload), env);
+  const parsed = parseEvent(JSON.stringify(payload), env, undefined, options.agent);
   if (!parsed.ok) throw new Error(parsed.detail);
   const event = parsed.event;
   const loaded = loadConfig({
@@ -217,11 +226,15 @@ export async function explainEvent(
       'hook commands are not run: rules with commandsFailed are evaluated as if every command succeeded',
     );
 
+  const agentFrom = options.agentFrom ?? (options.agent ? '--agent' : 'guessed');
   const byAgent = await agentEventPaths(env, event.projectDir ?? event.cwd ?? process.cwd(), config);
+  // The paths under the event's agent (every agent when it cannot be told): of an agent wired to hookd
+  // at all, or named with --agent (its event not reaching hookd is then the answer).
   const paths = AGENTS.filter(
     (agent) =>
       (event.agent === agent || event.agent === 'unknown') &&
-      byAgent[agent].some((p) => p.path !== 'not wired'),
+      ((agentFrom === '--agent' && options.agent === agent) ||
+        byAgent[agent].some((p) => p.path !== 'not wired')),
   ).map((agent) => {
     const p = pathOf(byAgent[agent], event.name);
     return {
@@ -238,6 +251,7 @@ export async function explainEvent(
     event: {
       name: event.name,
       agent: event.agent,
+      agentFrom,
       ...(event.sessionId ? { sessionId: event.sessionId } : {}),
       ...(event.cwd ? { cwd: event.cwd } : {}),
       ...(event.projectDir ? { projectDir: event.projectDir } : {}),

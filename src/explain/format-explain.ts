@@ -12,9 +12,15 @@ export function formatExplanation(x: Explanation, out: Pick<Out, 'color'>): stri
   const gray = (text: string) => paint(out, 'gray', text);
   const ev = x.event;
   const matcher = ev.matcher ? `  ${ev.matcher.field} ${JSON.stringify(ev.matcher.value)}` : '';
+  const agentFrom =
+    ev.agentFrom === '--agent'
+      ? ' (--agent)'
+      : ev.agentFrom === 'guessed'
+        ? ' (guessed; --agent to say)'
+        : '';
   lines.push(
     `${paint(out, 'bold', ev.name)}${matcher}` +
-      gray(`  agent ${ev.agent}  session ${ev.sessionId ?? '-'}  cwd ${ev.cwd ?? '-'}`),
+      gray(`  agent ${ev.agent}${agentFrom}  session ${ev.sessionId ?? '-'}  cwd ${ev.cwd ?? '-'}`),
   );
   if (x.disabled) lines.push(paint(out, 'yellow', x.disabled));
   for (const p of x.paths ?? []) {

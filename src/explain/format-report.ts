@@ -41,7 +41,7 @@ export function formatReport(report: HookReport, out: Pick<Out, 'color'>): strin
   const tool = typeof ev.payload.tool_name === 'string' ? ` ${ev.payload.tool_name}` : '';
   lines.push(
     paint(out, 'bold', `${ev.name}${tool}`) +
-      paint(out, 'gray', `  session ${ev.sessionId ?? '-'}  event ${ev.id}`),
+      paint(out, 'gray', `  agent ${ev.agent}  session ${ev.sessionId ?? '-'}  event ${ev.id}`),
   );
   for (const source of report.config?.sources ?? []) {
     if (!source.ok)

@@ -1,15 +1,18 @@
-import type { CommandModule } from 'yargs';
+import type { Argv, CommandModule } from 'yargs';
 import { readInputFile } from '../read-input.js';
-import { DROID_EVENTS } from '../../events/names.js';
+import { CLAUDE_EVENTS, DROID_EVENTS } from '../../events/names.js';
+import type { DeclaredAgent } from '../../events/parse.js';
 import { samplePayload } from '../../events/sample.js';
 import { processEvent } from '../../hook/process-event.js';
 import { UsageError } from '../../errors.js';
 import { cliProcessIO } from '../hook-io.js';
 import { formatJson, stdoutOut } from '../../terminal/output.js';
 import { formatReport, reportJson } from '../../explain/format-report.js';
+import type { AgentFrom } from '../../explain/explain-event.js';
 
 interface EmitArgs {
   event?: string;
+  agent?: DeclaredAgent;
   tool?: string;
   command?: string;
   file?: string;
@@ -47,6 +50,30 @@ export function parseFields(pairs: readonly string[]): Record<string, unknown> {
   return fields;
 }
 
+/**
+ * The agent an event of emit or explain is processed as: --agent when given; else droid for an event
+ * built from flags (its payload is Droid's), and guessed from a recorded payload, as `hookd hook` does.
+ */
+export function eventAgent(args: Pick<EmitArgs, 'agent' | 'from'>): {
+  agent: DeclaredAgent | undefined;
+  from: AgentFrom;
+} {
+  if (args.agent) return { agent: args.agent, from: '--agent' };
+  return args.from ? { agent: undefined, from: 'guessed' } : { agent: 'droid', from: 'built' };
+}
+
+/** The option both emit and explain take. */
+export const AGENT_OPTION = {
+  choices: ['droid', 'claude'] as const,
+  describe:
+    'Build and process the event as this agent sends it: its matchers, "agent" entries and decisions (explain: its path); default: droid for a built event, guessed for a payload file',
+};
+
+/** The events an agent sends, for usage messages. */
+export function eventsOf(agent: DeclaredAgent | undefined): readonly string[] {
+  return agent === 'claude' ? CLAUDE_EVENTS : DROID_EVENTS;
+}
+
 export function buildPayload(args: EmitArgs): Record<string, unknown> {
   if (args.from) {
     const text = readInputFile(args.from, `--from ${args.from}`);
@@ -63,8 +90,9 @@ export function buildPayload(args: EmitArgs): Record<string, unknown> {
     return payload;
   }
   if (!args.event)
-    throw new UsageError('name an event or give --from <file>', `Events: ${DROID_EVENTS.join(', ')}`);
+    throw new UsageError('name an event or give --from <file>', `Events: ${eventsOf(args.agent).join(', ')}`);
   return samplePayload(args.event, {
+    agent: args.agent ?? 'droid',
     ...(args.tool ? { tool: args.tool } : {}),
     ...(args.command ? { command: args.command } : {}),
     ...(args.file ? { filePath: args.file } : {}),
@@ -79,30 +107,48 @@ export function buildPayload(args: EmitArgs): Record<string, unknown> {
   });
 }
 
+const text = (describe: string) => ({ type: 'string' as const, describe });
+
+/** The event-building flags emit and explain share (same meaning, same defaults). */
+const EVENT_FLAGS = {
+  tool: text('tool_name for tool events (default Execute; Bash with --agent claude)'),
+  command: text('tool_input.command for Execute (Claude: Bash)'),
+  file: text(
+    'tool_input.file_path for Create/Edit/Read (Claude: Write/Edit/Read, and FileChanged, ConfigChange, InstructionsLoaded)',
+  ),
+  message: text(
+    'Notification message (Claude: also last_assistant_message of Stop, SubagentStop, StopFailure)',
+  ),
+  type: text('Notification notification_type'),
+  source: text('SessionStart source (Claude: also ConfigChange, DirectoryAdded, Pre/PostModelSwitch)'),
+  reason: text('SessionEnd reason (Claude: also PermissionDenied)'),
+  trigger: text('PreCompact trigger (Claude: also PostCompact, Setup)'),
+  session: text('session_id (default: a new UUID)'),
+  cwd: text('cwd of the event (default: the current directory)'),
+  agent: AGENT_OPTION,
+  field: {
+    type: 'string' as const,
+    array: true as const,
+    describe: 'Extra or replaced top-level field, key=value (JSON values parsed)',
+  },
+};
+
+/** The positional event name's help: Droid's nine events, Claude Code's others with --agent claude. */
+export const EVENT_NAMES_HELP =
+  `Droid's ${DROID_EVENTS.join(', ')}; with --agent claude also Claude Code's ` +
+  `${CLAUDE_EVENTS.filter((e) => !(DROID_EVENTS as readonly string[]).includes(e)).join(', ')}; ` +
+  'any other name gets the common fields (add more with --field)';
+
+/** Adds the shared event-building flags to a command. */
+export function eventFlags<T>(y: Argv<T>) {
+  return y.options(EVENT_FLAGS);
+}
+
 export const emitCommand: CommandModule<object, EmitArgs> = {
   command: 'emit [event]',
   describe: 'Build a realistic event and run it through the hook path, showing what ran',
   builder: (y) =>
-    y
-      .positional('event', {
-        type: 'string',
-        describe: `Event name (${DROID_EVENTS.join(', ')}, or any other)`,
-      })
-      .option('tool', { type: 'string', describe: 'tool_name for PreToolUse/PostToolUse (default Execute)' })
-      .option('command', { type: 'string', describe: 'tool_input.command for Execute' })
-      .option('file', { type: 'string', describe: 'tool_input.file_path for Create/Edit/Read' })
-      .option('message', { type: 'string', describe: 'Notification message' })
-      .option('type', { type: 'string', describe: 'Notification notification_type' })
-      .option('source', { type: 'string', describe: 'SessionStart source' })
-      .option('reason', { type: 'string', describe: 'SessionEnd reason' })
-      .option('trigger', { type: 'string', describe: 'PreCompact trigger' })
-      .option('session', { type: 'string', describe: 'session_id (default: a new UUID)' })
-      .option('cwd', { type: 'string', describe: 'cwd of the event (default: the current directory)' })
-      .option('field', {
-        type: 'string',
-        array: true,
-        describe: 'Extra or replaced top-level field, key=value (JSON values parsed)',
-      })
+    eventFlags(y.positional('event', { type: 'string', describe: `Event name: ${EVENT_NAMES_HELP}` }))
       .option('from', { type: 'string', describe: 'Read the payload from a JSON file instead' })
       .option('daemon', {
         type: 'boolean',
@@ -115,19 +161,30 @@ export const emitCommand: CommandModule<object, EmitArgs> = {
         'hookd emit PreToolUse --tool Execute --command "rm -rf /"',
         'Try a guard against a dangerous command',
       )
+      .example(
+        'hookd emit PreToolUse --agent claude --command "rm -rf /"',
+        'The same as Claude Code sends it (tool Bash): entries for "agent": "droid" are skipped',
+      )
+      .example('hookd emit PermissionRequest --agent claude --tool Write', 'An event only Claude Code has')
       .example('hookd emit Notification --type idle_prompt --no-daemon', 'Run Notification commands only')
-      .example('hookd emit --from event.json', 'Run a recorded payload')
-      .example('hookd emit Stop --print | hookd hook', 'Build a payload and pipe it to the real entry'),
+      .example('hookd emit --from event.json --agent claude', 'Run a recorded payload as Claude Code sent it')
+      .example(
+        'hookd emit Stop --agent claude --print | hookd hook --agent claude',
+        'Build a payload and pipe it to the real entry',
+      ),
   handler: async (args) => {
     const payload = buildPayload(args);
+    const { agent } = eventAgent(args);
     const out = stdoutOut();
     if (args.print) {
       out.write(`${JSON.stringify(payload)}\n`);
       return;
     }
-    const io = cliProcessIO({ daemon: args.daemon });
+    const io = { ...cliProcessIO({ daemon: args.daemon }), agent };
     try {
-      const report = await processEvent(Buffer.from(JSON.stringify(payload)), io);
+      // Claude Code ends its stdin line with a newline, Droid does not: commands get the agent's bytes.
+      const bytes = Buffer.from(`${JSON.stringify(payload)}${agent === 'claude' ? '\n' : ''}`);
+      const report = await processEvent(bytes, io);
       out.write(args.json ? formatJson(reportJson(report)) : formatReport(report, out));
     } finally {
       io.logger.close();

@@ -6,6 +6,7 @@ const explanation: Explanation = {
   event: {
     name: 'PreToolUse',
     agent: 'droid',
+    agentFrom: 'built',
     sessionId: 's1',
     cwd: '/p',
     matcher: { field: 'tool_name', value: 'Execute' },
