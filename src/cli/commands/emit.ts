@@ -45,7 +45,13 @@ export function parseFields(pairs: readonly string[]): Record<string, unknown> {
     try {
       value = JSON.parse(raw);
     } catch {}
-    fields[pair.slice(0, eq)] = value;
+    // An own property whatever the key: `__proto__=...` is a field like any other, not the prototype.
+    Object.defineProperty(fields, pair.slice(0, eq), {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return fields;
 }
