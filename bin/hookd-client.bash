@@ -33,12 +33,14 @@ __hk_node_path() {
 }
 # The Node path with the private copy as its stdin (written now when stdin went inline); it unlinks the
 # copy once it has checked the path.
+# After an ACK, HOOKD_FAST_EVENT_ID is the id the daemon acknowledged (its in-flight record's): the Node
+# path's event takes it, so the journal keeps the event once (src/hook/fast-event-id.ts); before, empty.
 __hk_fallback() {
   exec 3>&-
   if [ "$__hk_path" = - ]; then
     (umask 077 && set -C && exec > "$__hk_in" && printf '%s' "$__hk_body") 2> /dev/null
   fi
-  HOOKD_CLIENT_STDIN_COPY=$__hk_in exec "$__hk_node" "$__hk_dir/../dist/hookd.cjs" hook "$@" < "$__hk_in"
+  HOOKD_FAST_EVENT_ID=$__hk_fid HOOKD_CLIENT_STDIN_COPY=$__hk_in exec "$__hk_node" "$__hk_dir/../dist/hookd.cjs" hook "$@" < "$__hk_in"
 }
 
 if [ -n "$HOOKD_RUNTIME_DIR" ]; then
@@ -127,7 +129,9 @@ IFS=' ' read -r -u 3 __hk_ack __hk_lost __hk_id || __hk_fallback "$@"
 { [ "$__hk_c" = A ] && [ "$__hk_ack" = CK ]; } || __hk_fallback "$@"
 # The exit code if the daemon goes away from here on: 2 when a guard of the event fails closed, else 1.
 [ "$__hk_lost" = 2 ] || __hk_lost=1
-# A GO that cannot be written never reached the daemon: it did not run the event.
+# A GO that cannot be written never reached the daemon: it did not run the event (it wrote the event's
+# in-flight record: the Node path takes the event under the acknowledged id).
+__hk_fid=$__hk_id
 printf 'GO\n' >&3 2> /dev/null || __hk_fallback "$@"
 
 # From here on the event is the daemon's, never run again by the Node path.

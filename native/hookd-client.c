@@ -76,6 +76,10 @@ static char g_cjs[PATH_MAX + 16];
 static char g_rt[PATH_MAX];
 static char g_copy[PATH_MAX + 64]; /* the stdin copy's path, "" until one exists */
 static int g_sock = -1;
+/* The id the daemon acknowledged the event under, once its ACK was read: a fallback after that (a GO
+ * that cannot be written) passes it to the Node path (HOOKD_FAST_EVENT_ID), whose event takes it, so the
+ * journal keeps the event once (src/hook/fast-event-id.ts). "" before the ACK. */
+static char g_fast_id[81];
 
 /* ---------------------------------------------------------------- the Node path */
 
@@ -91,6 +95,9 @@ static void exec_node(void) {
     if (!args) exit(1);
     if (g_sock >= 0) close(g_sock);
     signal(SIGPIPE, SIG_DFL);
+    /* Never one inherited from the agent's environment: only the id this client was acknowledged. */
+    if (g_fast_id[0] ? setenv("HOOKD_FAST_EVENT_ID", g_fast_id, 1) != 0 : unsetenv("HOOKD_FAST_EVENT_ID") != 0)
+        exit(1);
     args[0] = (char *)g_node;
     args[1] = g_cjs;
     args[2] = "hook";
@@ -485,6 +492,16 @@ static int connect_loopback(int port, long long deadline) {
     return fd;
 }
 
+/* An event id as the Node path takes it: [A-Za-z0-9_-]{1,80} (src/hook/fast-event-id.ts). */
+static int event_id(const char *s) {
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (n >= 80 || !((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+                         (s[n] >= '0' && s[n] <= '9') || s[n] == '_' || s[n] == '-'))
+            return 0;
+    return n > 0;
+}
+
 /* Compares without stopping at the first difference. */
 static int same(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b), i;
@@ -618,7 +635,9 @@ int main(int argc, char **argv) {
     lost = lost_s[0] - '0';
     for (p = id; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
-    /* A GO that cannot be written never reached the daemon: it did not run the event. */
+    if (event_id(id)) strcpy(g_fast_id, id);
+    /* A GO that cannot be written never reached the daemon: it did not run the event (it wrote the
+     * event's in-flight record: the Node path takes the event under the same id, see g_fast_id). */
     if (write_all_until(g_sock, "GO\n", 3, now_ms() + wait_ms) != 0) fallback(g_in, in_len);
 
     /* From here on the event is the daemon's, never run again by the Node path. */

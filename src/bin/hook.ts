@@ -9,6 +9,7 @@ import type { HandOff } from '../hook/process-event.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { logFilePath, runtimeDir } from '../paths.js';
 import { releaseStdinCopy } from '../util/stdin-copy.js';
+import { takeFastEventId } from '../hook/fast-event-id.js';
 
 /**
  * Entry of the hook bundle (dist/hook.cjs). Loads only Node built-ins and the hook path; the zod
@@ -36,13 +37,14 @@ function writeAll(fd: number, text: string): void {
  * The fast client fell back to this path with its private copy of the agent's stdin as our stdin and its
  * path in HOOKD_CLIENT_STDIN_COPY: unlink it (our stdin stays open), once the path is checked to be one
  * (by name in the runtime dir, a regular file of ours, never through a symlink). Commands never see it.
+ * True when a copy was handed over and released.
  */
-function releaseClientCopy(): void {
+function releaseClientCopy(): boolean {
   const copy = process.env.HOOKD_CLIENT_STDIN_COPY;
-  if (copy === undefined) return;
+  if (copy === undefined) return false;
   delete process.env.HOOKD_CLIENT_STDIN_COPY;
   const problem = releaseStdinCopy(copy, runtimeDir(process.env));
-  if (!problem) return;
+  if (!problem) return true;
   const logger = createLineLogger(logFilePath(process.env));
   logger.log(
     'warn',
@@ -50,11 +52,13 @@ function releaseClientCopy(): void {
     `HOOKD_CLIENT_STDIN_COPY is not a stdin copy of the fast client (${problem}); left in place`,
   );
   logger.close();
+  return false;
 }
 
 /** `agent`: from `hookd hook --agent droid|claude` (the dispatcher passes only those two). */
 export async function hookMain(binPath: string, agent?: string): Promise<void> {
-  releaseClientCopy();
+  // The id of an event a daemon acknowledged before it died, from the fast client's fallback.
+  const eventId = takeFastEventId(process.env, releaseClientCopy());
   const validator = () => (require('./validate.cjs') as { validator: ConfigValidator }).validator;
   const handOff: HandOff = (message, options) =>
     (require('./client.cjs') as { handOff: HandOff }).handOff(message, options);
@@ -73,6 +77,7 @@ export async function hookMain(binPath: string, agent?: string): Promise<void> {
     handOff,
     daemonArgv: [process.execPath, binPath, 'daemon', 'run'],
     agent: isDeclaredAgent(agent) ? agent : undefined,
+    ...(eventId ? { eventId } : {}),
   });
   // Exit at once: lingering handles (a background child's pipes, sockets) must not hold the agent.
   // Output was written synchronously, so nothing is lost.

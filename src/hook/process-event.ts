@@ -38,6 +38,8 @@ export interface ProcessIO {
   now?: () => number;
   /** The agent named by the hook command (`hookd hook --agent claude`); guessed from the event when absent. */
   agent?: DeclaredAgent | undefined;
+  /** The event's id when it already has one (a daemon acknowledged it: src/hook/fast-event-id.ts). */
+  eventId?: string | undefined;
 }
 
 /**
@@ -57,6 +59,8 @@ export interface RunEventRequest {
   agent?: DeclaredAgent | undefined;
   /** The event already parsed from `bytes` (the daemon parses before it acknowledges, by event id). */
   parsed?: Extract<ParseResult, { ok: true }> | undefined;
+  /** The event's id when it already has one (a daemon acknowledged it); absent: a new one. */
+  id?: string | undefined;
 }
 
 /** What the caller plugs in: where config, time, processes, logs and the daemon come from. */
@@ -241,7 +245,7 @@ function keepTooDeep(
 
 /** `runEvent` with the hook process's options (ProcessIO); returns the report. */
 export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookReport> {
-  const request: RunEventRequest = { bytes: raw, env: io.env, cwd: io.cwd, agent: io.agent };
+  const request: RunEventRequest = { bytes: raw, env: io.env, cwd: io.cwd, agent: io.agent, id: io.eventId };
   return (await runEvent(request, io)).report;
 }
 
@@ -261,7 +265,13 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
     return { ...report.reply, outcomes: report.ran.map(toOutcome), report };
   };
 
-  const clock = edges.now ? { now: edges.now, id: newEventId } : undefined;
+  const given = request.id;
+  const clock =
+    given !== undefined
+      ? { now: edges.now ?? Date.now, id: () => given }
+      : edges.now
+        ? { now: edges.now, id: newEventId }
+        : undefined;
   const parsed = request.parsed ?? parseEvent(raw, io.env, clock, request.agent);
   if (!parsed.ok) {
     report.rejected = rejectInput(io, raw, parsed.reason, parsed.detail);

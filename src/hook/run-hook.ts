@@ -11,6 +11,8 @@ export interface HookMainIO extends Omit<ProcessIO, 'logger'> {
   writeStderr: (text: string) => void;
   /** The directory the agent started the hook in, when it no longer existed (see recoverWorkingDir). */
   lostCwd?: string;
+  /** The id a daemon acknowledged this event under before it died (src/hook/fast-event-id.ts). */
+  eventId?: string;
 }
 
 /**
@@ -49,6 +51,13 @@ export async function runHook(io: HookMainIO): Promise<number> {
       // Too big, never closed or unreadable: keep what arrived and let the agent go on.
       rejectInput({ env: io.env, logger, validator: io.validator }, input.bytes, input.reason, input.detail);
       return 0;
+    }
+    if (io.eventId) {
+      logger.log(
+        'warn',
+        { kind: 'fast', eventId: io.eventId },
+        'the daemon acknowledged this event and went away before the fast client could send GO; run here, under the same id',
+      );
     }
     const report = await processEvent(input.bytes, { ...io, logger });
     if (report.reply.stdout) io.writeStdout(report.reply.stdout);

@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readPid } from '../../helpers/procs.js';
 import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
-import { BIN, stopDaemon, useProcessCleanup } from './process-helpers.js';
+import { BIN, exited, stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
   CLIENT,
   CLIENT_KINDS,
@@ -55,7 +55,7 @@ afterEach(async () => {
 const inflight = () => join(env.HOOKD_STATE_DIR!, 'daemon', 'inflight');
 /** The hand-offs of the journal's `in` records. */
 function journaledIn(e: Record<string, string>) {
-  type In = { event: { payload: { tag?: string } }; results: { spawnError?: string }[] };
+  type In = { event: { id: string; payload: { tag?: string } }; results: { spawnError?: string }[] };
   return readFileSync(join(e.HOOKD_STATE_DIR!, 'daemon', 'journal.jsonl'), 'utf8')
     .split('\n')
     .filter(Boolean)
@@ -530,3 +530,148 @@ function connectedTo(port: number): boolean {
       return f[2]?.endsWith(`:${hex}`) === true && f[3] === '01';
     });
 }
+
+// The acknowledged event whose GO never reached the daemon: the daemon wrote the event's in-flight record
+// and its ACK, then died; the client's GO write failed, so the client ran the Node path (which runs the
+// commands and spools the event). The next daemon journals the spooled event and finds the dead daemon's
+// in-flight record: one event, so one `in` record, with the outcomes of the commands that really ran.
+// Made deterministic with a loopback relay between the client and the real daemon (the listener file
+// points the client at it): when the daemon's ACK line comes, the relay stops the client (SIGSTOP, waited
+// for), kills the daemon (SIGKILL, waited for), hands the ACK to the client and resets the connection.
+// Resumed, the client reads the ACK (queued before the reset) and its GO write fails.
+
+/** A process's state letter from /proc (T: stopped). */
+const procState = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0];
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The relay: the client connects here (the listener file is rewritten with this port), every byte goes
+ * through unchanged until the daemon's ACK line, which is held while `onAck` runs; then the ACK is written
+ * to the client and the connection is reset (RST). `reset` resolves once the socket is closed.
+ */
+async function goLosingRelay(daemonPort: number, onAck: () => Promise<void>) {
+  const acks: string[] = [];
+  let settle: () => void = () => {};
+  const reset = new Promise<void>((resolve) => (settle = resolve));
+  const server: Server = createServer((client: Socket) => {
+    const upstream = createConnection({ host: '127.0.0.1', port: daemonPort });
+    let pending = Buffer.alloc(0);
+    let held = false;
+    client.on('error', () => {});
+    upstream.on('error', () => {});
+    client.once('close', () => upstream.destroy());
+    client.on('data', (c) => upstream.write(c));
+    upstream.on('data', (c: Buffer) => {
+      if (held) return;
+      pending = Buffer.concat([pending, c]);
+      for (let nl = pending.indexOf(10); nl >= 0; nl = pending.indexOf(10)) {
+        const line = pending.subarray(0, nl + 1);
+        pending = pending.subarray(nl + 1);
+        if (!line.toString('latin1').startsWith('ACK ')) {
+          client.write(line);
+          continue;
+        }
+        held = true;
+        acks.push(line.toString('latin1').trim());
+        client.once('close', settle);
+        void onAck().then(() => client.write(line, () => client.resetAndDestroy()));
+        return;
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { port: (server.address() as { port: number }).port, acks, reset };
+}
+
+describe.each(CLIENT_KINDS)('the %s fast client, its GO lost with the daemon', (kind: ClientKind) => {
+  beforeAll(() => useClient(kind));
+
+  it('runs the commands once through the Node path; the event is journaled once, with what really ran', async () => {
+    writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 250 } });
+    const d = await daemon();
+    const [port, ...rest] = readFileSync(listenerFile(env), 'utf8').trim().split(' ');
+    const relay = await goLosingRelay(Number(port), async () => {
+      signalQuietly(run.child.pid, 'SIGSTOP');
+      await waitFor(() => procState(run.child.pid!) === 'T', 20_000, 'the client stopped');
+      const gone = exited(d);
+      signalQuietly(d.pid, 'SIGKILL');
+      await gone;
+      daemons.splice(daemons.indexOf(d), 1);
+    });
+    writeFileSync(listenerFile(env), `${[relay.port, ...rest].join(' ')}\n`, { mode: 0o600 });
+
+    const run = startHook('fast', {
+      env: { ...env, RUNS: runs, TAG: 's1-go' },
+      cwd: tmp.dir,
+      stdin: toolEvent('s1-go'),
+    });
+    pids.push(run.child.pid!);
+    // The daemon is dead, its record left, the ACK queued on the client's socket before the reset.
+    await relay.reset;
+    expect(readdirSync(inflight()).filter((n) => n.endsWith('.json'))).toHaveLength(1);
+    signalQuietly(run.child.pid, 'SIGCONT');
+    const ran = await run.done;
+    expect(ran.code, ran.stderr.toString()).toBe(0);
+    // The Node path ran the command (the daemon, which waits for GO, never did).
+    expect(ranLines('s1-go')).toHaveLength(1);
+    expect(ranLines('s1-go')[0]).not.toBe(`s1-go ${d.pid}`);
+    const ackedId = relay.acks[0]!.split(' ')[2];
+
+    await daemon();
+    expect(readdirSync(inflight()).filter((n) => n.endsWith('.json'))).toEqual([]);
+    const journaled = journaledIn(env).filter((h) => h.event.payload.tag === 's1-go');
+    expect(journaled).toHaveLength(1);
+    // The one the Node path handed over, under the id the daemon acknowledged: its command ran.
+    expect(journaled[0]!.event.id).toBe(ackedId);
+    expect(journaled[0]!.results.map((r) => r.spawnError)).toEqual([undefined]);
+    expect(ranLines('s1-go')).toHaveLength(1);
+  });
+});
+
+describe.each(CLIENT_KINDS)('HOOKD_FAST_EVENT_ID in the agent environment, %s client', (kind: ClientKind) => {
+  beforeAll(() => useClient(kind));
+
+  it('names no event and never reaches a command: the Node path, a client falling back before any ACK', async () => {
+    const seen = join(tmp.dir, 'seen');
+    writeFastConfig(env, onToolEvents(`printf "%s\\n" "\${HOOKD_FAST_EVENT_ID-unset}" >> ${seen}`));
+    const inherited = {
+      HOOKD_FAST_EVENT_ID: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee',
+      HOOKD_CLIENT_WAIT_S: '1',
+    };
+    await daemon();
+    // The ACK never reaches the client: it gives up after its wait and falls back with its stdin copy
+    // (written at the fallback when the payload went inline), as after a lost ACK.
+    const [port, ...rest] = readFileSync(listenerFile(env), 'utf8').trim().split(' ');
+    const relay = await goLosingRelay(Number(port), () => new Promise(() => {}));
+    writeFileSync(listenerFile(env), `${[relay.port, ...rest].join(' ')}\n`, { mode: 0o600 });
+    const runsOf = [
+      ['node', toolEvent('s2-node')],
+      ['fast', toolEvent('s2-inline')],
+      ['fast', toolEvent('s2-copy', { big: 'x'.repeat(100_000) })],
+    ] as const;
+    for (const [transport, stdin] of runsOf) {
+      const run = startHook(transport, { env: { ...env, ...inherited }, cwd: tmp.dir, stdin });
+      pids.push(run.child.pid!);
+      const done = await run.done;
+      expect(done.code, done.stderr.toString()).toBe(0);
+    }
+    expect(relay.acks).toHaveLength(2);
+    expect(readFileSync(seen, 'utf8')).toBe('unset\nunset\nunset\n');
+    const ids = await waitFor(
+      () => {
+        const found = journaledIn(env).filter((h) => h.event.payload.tag?.startsWith('s2-'));
+        return found.length === 3 && found.map((h) => h.event.id);
+      },
+      20_000,
+      'the three events journaled',
+    );
+    expect(new Set(ids).size).toBe(3);
+    expect(ids).not.toContain(inherited.HOOKD_FAST_EVENT_ID);
+  });
+});
