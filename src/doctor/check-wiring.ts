@@ -1,8 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import type { HookdConfig } from '../config/schema.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../daemon/fast-server.js';
 import { HTTP_HOOK_PATH, readHttpToken } from '../daemon/http-credential.js';
 import type { Agent } from '../install/agents.js';
-import { fastClientOfHook } from '../install/transport.js';
+import { fastClientOfHook, nativeClientProblem } from '../install/transport.js';
+import { hookdProgramWords } from './hookd-program.js';
 import type { Env } from '../paths.js';
 import { serviceFilePath, servicePlatform } from '../service/install-service.js';
 import { agentName, type SettingsFileState } from './agent-settings.js';
@@ -47,6 +50,32 @@ function httpProblems(http: readonly WiredHook[], config: HookdConfig | undefine
     } catch {}
   }
   return problems;
+}
+
+/**
+ * The native fast clients the settings run, probed as install probes before it wires one (its
+ * `--hookd-client-version`): a binary that does not run here (another system or architecture, not
+ * executable) fails every event it is given before hookd runs; one of a version this hookd's daemon does
+ * not serve is denied and takes the Node path each time. A client that is missing, or not an absolute
+ * path, is the `<agent>-hooks` check's (a broken hookd command).
+ */
+function nativeClientProblems(wired: readonly WiredHook[]): { broken: boolean; text: string }[] {
+  const paths = new Set<string>();
+  for (const w of wired)
+    if (fastClientOfHook(w.hook) === 'native') {
+      const client = hookdProgramWords(w.hook.command as string)[0];
+      if (client && isAbsolute(client) && existsSync(client)) paths.add(client);
+    }
+  const range = { protocol: FAST_PROTOCOL, ...FAST_CLIENT_VERSIONS };
+  return [...paths].flatMap((path) => {
+    const problem = nativeClientProblem(path, range);
+    if (!problem) return [];
+    const broken = problem.includes('does not run here');
+    const effect = broken
+      ? 'the agent gets an error for every event wired to it, and hookd does not run (no command, no guard)'
+      : 'the daemon denies it, and every event takes the Node path (it works, without the speed)';
+    return [{ broken, text: `native fast client: ${problem}: ${effect}` }];
+  });
 }
 
 /** Notes about what the paths in use cost or mean (not problems). */
@@ -123,6 +152,9 @@ export function checkWiring(
       env,
     ),
   );
+  const native = nativeClientProblems(wired);
+  const otherProblems = problems.length > 0;
+  problems.push(...native.map((n) => n.text));
   const lines = [
     ...problems,
     ...paths.map(formatEventPath),
@@ -133,6 +165,18 @@ export function checkWiring(
       : []),
     ...pathNotes(wired, config, env),
   ];
-  if (problems.length > 0) return result(id, title, 'warn', lines.join('\n'), `run \`${fix}\``);
+  if (problems.length > 0) {
+    // Re-wiring the fast transport probes the native client again and wires the bash one if it fails;
+    // it also wires what the config needs, unless the wiring's own fix names another transport.
+    const nativeFix = `hookd install --agent ${agent} --transport fast`;
+    const fixes =
+      native.length === 0
+        ? [fix]
+        : otherProblems && fix.includes('--transport')
+          ? [fix, nativeFix]
+          : [nativeFix];
+    const status = native.some((n) => n.broken) ? 'fail' : 'warn';
+    return result(id, title, status, lines.join('\n'), `run \`${fixes.join('` then `')}\``);
+  }
   return result(id, title, 'ok', lines.join('\n'));
 }

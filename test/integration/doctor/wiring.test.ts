@@ -2,6 +2,7 @@ import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/schema.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/daemon/fast-server.js';
 import { rotateHttpToken } from '../../../src/daemon/http-credential.js';
 import { installHookd } from '../../../src/install/install.js';
 import type { Agent } from '../../../src/install/agents.js';
@@ -76,6 +77,46 @@ describe('doctor: the wiring matches the config', () => {
       expect(wiring.detail).toContain('fast client: native');
       rmSync(native);
       expect(JSON.stringify(await doctor(h))).toContain(`${native} does not exist`);
+    },
+  );
+
+  it.runIf(process.env.HOOKD_NO_NATIVE_CLIENT !== '1')(
+    'probes the native client the settings run: a version the daemon does not serve, a binary that does not run',
+    async () => {
+      setConfig(STOP_ONLY);
+      const native = join(h.root, 'pkg', 'dist', 'hookd-client');
+      copyFileSync(join(ROOT, 'dist', 'hookd-client'), native);
+      chmodSync(native, 0o755);
+      expect((await install('droid', STOP_ONLY)).client).toBe('native');
+      expect(check(await doctor(h), 'droid-wiring').status).toBe('ok');
+      // An older client left in place (a hookd upgraded without a rebuild): it runs, the daemon denies it.
+      const { min, max } = FAST_CLIENT_VERSIONS;
+      writeFileSync(native, `#!/bin/sh\necho "hookd-client ${min - 1} protocol ${FAST_PROTOCOL}"\n`, {
+        mode: 0o755,
+      });
+      const stale = check(await doctor(h), 'droid-wiring');
+      expect(stale.status).toBe('warn');
+      expect(stale.detail).toContain(
+        `native fast client: ${native} is client ${min - 1} protocol ${FAST_PROTOCOL}; this hookd serves ${min}-${max}, protocol ${FAST_PROTOCOL}`,
+      );
+      expect(stale.detail).toContain('every event takes the Node path');
+      expect(stale.fix).toBe('run `hookd install --agent droid --transport fast`');
+      // One that prints nothing a client would: not a client of this hookd.
+      writeFileSync(native, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+      expect(check(await doctor(h), 'droid-wiring').detail).toContain(`${native} does not run here (exit 0)`);
+      // A file that cannot be run at all: every event wired to it fails before hookd runs.
+      writeFileSync(native, 'not a program\n');
+      chmodSync(native, 0o644);
+      const broken = check(await doctor(h), 'droid-wiring');
+      expect(broken.status).toBe('fail');
+      expect(broken.detail).toContain(`native fast client: ${native} does not run here`);
+      expect(broken.detail).toContain('hookd does not run');
+      expect(broken.fix).toBe('run `hookd install --agent droid --transport fast`');
+      // The fix: install probes it again and wires the bash client instead; doctor is content.
+      expect((await install('droid', STOP_ONLY)).client).toBe('bash');
+      const fixed = check(await doctor(h), 'droid-wiring');
+      expect(fixed.status).toBe('ok');
+      expect(fixed.detail).toContain('fast client: bash');
     },
   );
 
