@@ -60,7 +60,11 @@ function timed(file, args, stdin, env = process.env) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const child = spawn(file, args, { env, stdio: [stdin ? 'pipe' : 'ignore', 'ignore', 'inherit'] });
-    if (stdin) child.stdin.end(stdin);
+    if (stdin) {
+      // A client that falls back before it reads stdin (the daemon down) may exit first: EPIPE is fine.
+      child.stdin.on('error', () => {});
+      child.stdin.end(stdin);
+    }
     child.on('error', reject);
     child.on('close', (code) =>
       code === 0
