@@ -1,4 +1,4 @@
-import { closeSync, constants, ftruncateSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
@@ -137,12 +137,14 @@ export class Journal<R extends object> {
       for (;;) {
         try {
           if (!this.handle) throw new Error('journal is closed');
+          // Written synchronously: an append of a few records to the page cache takes microseconds,
+          // while a FileHandle write costs two thread-pool hops (0.5-4.5 ms of an event's hand-off under
+          // load); the hook and the fast client wait for it. Only the optional fdatasync stays async.
           // A nearly full disk takes part of a write without an error: write the rest until it is all
           // there (or the disk says no), never count a short write as whole.
-          for (let offset = 0; offset < data.length;) {
-            const { bytesWritten } = await this.handle.write(data, offset, data.length - offset);
-            offset += bytesWritten;
-          }
+          const fd = this.handle.fd;
+          for (let offset = 0; offset < data.length;)
+            offset += writeSync(fd, data, offset, data.length - offset);
           if (this.options.fsync) await this.handle.datasync();
           this.bytes += data.length;
           if (this.trouble) {
