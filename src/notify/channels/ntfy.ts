@@ -95,7 +95,7 @@ export function createNtfyChannel(
   config: NtfyChannelConfig,
   options: { fetch?: FetchLike; appUrl?: string } = {},
 ): Channel {
-  const fetchImpl = options.fetch ?? fetch;
+  const fetchImpl = options.fetch;
   const appUrl = options.appUrl ?? '';
   const problem = serverProblem(config.server)?.replace('<name>', name);
   const host = safeHost(config.server);

@@ -106,7 +106,7 @@ export function createSlackChannel(
   config: SlackChannelConfig,
   options: { fetch?: FetchLike } = {},
 ): Channel {
-  const fetchImpl = options.fetch ?? fetch;
+  const fetchImpl = options.fetch;
   const useApi = Boolean(config.botToken && config.channel);
   const sessionMode = useApi && config.mode === 'session-message';
   const apiBase = config.apiBaseUrl.replace(/\/+$/, '');

@@ -22,7 +22,7 @@ export function createWebhookChannel(
   config: WebhookChannelConfig,
   options: { fetch?: FetchLike; now?: () => number } = {},
 ): Channel {
-  const fetchImpl = options.fetch ?? fetch;
+  const fetchImpl = options.fetch;
   const now = options.now ?? Date.now;
   return {
     name,
