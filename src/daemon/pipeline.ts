@@ -372,10 +372,14 @@ export class Pipeline {
       );
   }
 
-  private async enrichWithin(event: HookEvent): Promise<Record<string, unknown>> {
+  /** The notify config for one event: the user's, or merged with its trusted project file's. */
+  private notifyOf(event: HookEvent): NotifyConfig {
+    return this.o.notifyFor?.(event) ?? this.o.notify();
+  }
+
+  private async enrichWithin(event: HookEvent, notify: NotifyConfig): Promise<Record<string, unknown>> {
     const { enrich } = this.o;
     if (!enrich) return {};
-    const notify = this.o.notifyFor?.(event) ?? this.o.notify();
     const { rules } = effectiveRules(notify);
     const wanted = rules.some((rule) => {
       const on = Array.isArray(rule.on) ? rule.on : [rule.on];
@@ -405,6 +409,7 @@ export class Pipeline {
   private async processOne(
     handoff: EventHandoff,
     enrichment: Record<string, unknown>,
+    notify: NotifyConfig,
   ): Promise<JournalRecord[]> {
     const { o, counts, noise } = this;
     const log = o.logger;
@@ -430,7 +435,6 @@ export class Pipeline {
         );
       }
     }
-    const notify = o.notifyFor?.(event) ?? o.notify();
     const evaluation = evaluateRules(event, enrichment, notify, noise, at, {
       ...(o.home ? { home: o.home } : {}),
       ...(o.defaultText ? { defaultText: o.defaultText } : {}),
@@ -746,11 +750,13 @@ export class Pipeline {
   private async processQueue(): Promise<void> {
     while (this.queue.length > 0 && !this.stopping) {
       const batch = this.queue.splice(0, 64);
-      const enrichments = await Promise.all(batch.map((h) => this.enrichWithin(h.event)));
+      // One lookup of each event's notify config (a project file's stat) for its enrichment and rules.
+      const notifies = batch.map((h) => this.notifyOf(h.event));
+      const enrichments = await Promise.all(batch.map((h, i) => this.enrichWithin(h.event, notifies[i]!)));
       const records: JournalRecord[] = [];
       const touched = new Set<string>();
       for (let i = 0; i < batch.length; i++) {
-        const out = await this.processOne(batch[i]!, enrichments[i]!);
+        const out = await this.processOne(batch[i]!, enrichments[i]!, notifies[i]!);
         for (const r of out) if (r.t === 'add') touched.add(r.d.channel);
         records.push(...out);
       }

@@ -37,8 +37,9 @@ export interface ProjectNotifyOptions {
 
 function stamp(file: string): string {
   try {
-    const st = statSync(file);
-    return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+    // No exception for the common case (no project file): a thrown ENOENT costs more than the stat.
+    const st = statSync(file, { throwIfNoEntry: false });
+    return st ? `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` : 'absent';
   } catch {
     return 'absent';
   }

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, lstatSync } from 'node:fs';
 import { lstat, open, type FileHandle } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import type { Logger } from 'pino';
@@ -72,6 +72,21 @@ async function refuse(path: string, uid: number | undefined): Promise<string | u
   return undefined;
 }
 
+/**
+ * A transcript path that is well formed but names nothing yet (Claude Code writes its transcript after
+ * SessionStart), told by one synchronous lstat without an exception: the look at each event of such a
+ * session costs microseconds and no thread-pool round trip beside the event's enrichment. Anything
+ * else (there, refused, an error) is for `start` to judge.
+ */
+function notThereYet(path: string): boolean {
+  if (!isAbsolute(path) || !path.endsWith('.jsonl') || path.includes('\0')) return false;
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 export class TranscriptWatch {
   private readonly files = new Map<string, Watched>();
   private readonly dirty = new Set<string>();
@@ -112,6 +127,10 @@ export class TranscriptWatch {
     if (typeof transcriptPath !== 'string' || !transcriptPath) return;
     const known = this.files.get(state.id);
     if (known?.path === transcriptPath) return;
+    if (notThereYet(transcriptPath)) {
+      this.o.logger.debug({ sessionId: state.id, path: transcriptPath }, 'transcript not there yet');
+      return;
+    }
     // One look at a time per session and path (events come faster than a stat).
     const key = `${state.id}\0${transcriptPath}`;
     if (this.opening.has(key)) return;

@@ -177,8 +177,8 @@ export function createEnricher(opts: CreateEnricherOptions = {}): Enricher {
     if (result.value) g.api = result.value;
   }
 
-  async function gatherGit(cwd: string, c: SessionCache, g: Gathered) {
-    if (c.git === undefined) c.git = (await readGitInfo(cwd)) ?? null;
+  function gatherGit(cwd: string, c: SessionCache, g: Gathered) {
+    if (c.git === undefined) c.git = readGitInfo(cwd) ?? null;
     if (c.git) g.git = c.git;
   }
 
@@ -190,10 +190,8 @@ export function createEnricher(opts: CreateEnricherOptions = {}): Enricher {
     signal: AbortSignal,
   ) {
     const cwd = event.cwd ?? str(event.payload.cwd);
-    const side = [
-      gatherApiSession(sessionId, c, g),
-      opts.gitBranch !== false && cwd ? gatherGit(cwd, c, g) : undefined,
-    ];
+    const side = [gatherApiSession(sessionId, c, g)];
+    if (opts.gitBranch !== false && cwd) gatherGit(cwd, c, g);
     await gatherLocal(event, sessionId, c, g, signal);
     await gatherMessage(event, sessionId, c, g);
     await Promise.all(side);

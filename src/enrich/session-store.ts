@@ -123,6 +123,12 @@ export async function readLocalSession(opts: ReadLocalSessionOptions): Promise<L
     (await findTranscript(factoryHome, opts.sessionId, index ? str(index.cwd) : undefined));
   info.transcriptPath = transcriptPath;
 
+  const settingsPath = transcriptPath
+    ? join(dirname(transcriptPath), `${opts.sessionId}.settings.json`)
+    : undefined;
+  // The settings file is read while the transcript is: two independent reads, on the path of every
+  // notification.
+  const settingsRead = settingsPath ? readJsonFileBounded(settingsPath, MAX_SETTINGS_BYTES) : undefined;
   if (transcriptPath && !opts.signal?.aborted) {
     const read = await readTranscript(transcriptPath, {
       maxReadBytes,
@@ -143,11 +149,8 @@ export async function readLocalSession(opts: ReadLocalSessionOptions): Promise<L
     info.warnings.push(`no local transcript for session ${opts.sessionId} under ${factoryHome}`);
   }
 
-  const settingsPath = transcriptPath
-    ? join(dirname(transcriptPath), `${opts.sessionId}.settings.json`)
-    : undefined;
-  if (settingsPath) {
-    const settings = await readJsonFileBounded(settingsPath, MAX_SETTINGS_BYTES);
+  if (settingsRead) {
+    const settings = await settingsRead;
     if (settings.ok && isObject(settings.value)) {
       applySettings(info, settings.value);
       info.sources.push('settings');
