@@ -66,8 +66,9 @@ export function connect(socketPath) {
   });
 }
 
-export async function startDaemon(env, socketPath) {
-  const child = spawn(process.execPath, [BIN, 'daemon', 'run'], { env, stdio: 'ignore' });
+/** `hookd daemon run` of this build (or of another one's `dist/hookd.cjs`), once it answers a ping. */
+export async function startDaemon(env, socketPath, bin = BIN) {
+  const child = spawn(process.execPath, [bin, 'daemon', 'run'], { env, stdio: 'ignore' });
   for (let i = 0; i < 400; i++) {
     try {
       const c = await connect(socketPath);
