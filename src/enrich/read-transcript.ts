@@ -28,29 +28,118 @@ export interface TranscriptRead {
 }
 
 const NEWLINE = 0x0a;
+/** Transcripts whose summary is kept to be read on from where the last read ended (least recently used go). */
+const KEPT_MAX = 64;
+/** Bytes compared again at each read on: the file's start (its session_start line) and before the offset. */
+const KEPT_HEAD_BYTES = 4096;
+const KEPT_TAIL_BYTES = 64;
+
+/**
+ * What the last whole read of a transcript found, to read on from there: the summary of its complete
+ * lines (without the wanted message, which depends on the event), the offset after its last newline, and
+ * the bytes at its start and before that offset, compared again before the summary is used. A file
+ * replaced (another inode), shorter, or whose compared bytes changed is read whole again.
+ */
+interface Kept {
+  dev: number;
+  ino: number;
+  offset: number;
+  head: Buffer;
+  tail: Buffer;
+  summary: TranscriptSummary;
+}
+const kept = new Map<string, Kept>();
+
+/** A summary another read can fold more lines into without changing this one. */
+function copySummary(summary: TranscriptSummary): TranscriptSummary {
+  const { wanted: _wanted, ...rest } = summary;
+  return {
+    ...rest,
+    toolCalls: { ...summary.toolCalls },
+    claudeUsage: { ...summary.claudeUsage },
+    claudeAssistantIds: new Set(summary.claudeAssistantIds),
+  };
+}
+
+function keep(path: string, entry: Kept): void {
+  kept.delete(path);
+  kept.set(path, entry);
+  while (kept.size > KEPT_MAX) kept.delete(kept.keys().next().value as string);
+}
+
+/**
+ * Folds the lines of `bytes` from `start` up to its last newline; returns where they end (the offset
+ * after that newline; `start` when there is none) and the rest, a final line not ended yet. Cut on the
+ * raw bytes: a newline byte is never inside a UTF-8 character.
+ */
+function foldWholeLines(
+  summary: TranscriptSummary,
+  bytes: Buffer,
+  start: number,
+  wantedId: string | undefined,
+): { end: number; rest: string } {
+  const end = Math.max(start, bytes.lastIndexOf(NEWLINE) + 1);
+  for (const line of bytes.toString('utf8', start, end).split('\n'))
+    addTranscriptLine(summary, line, wantedId);
+  return { end, rest: bytes.toString('utf8', end) };
+}
+
 /** The head window: the session_start line and the first messages' timestamps. */
 const HEAD_BYTES = 64 * 1024;
 /** Chunk size of the backwards scan. */
 const SCAN_CHUNK_BYTES = 1024 * 1024;
 
 function foldLines(summary: TranscriptSummary, text: string, wantedId: string | undefined): boolean {
-  const lines = text.split('\n');
-  const last = lines.length - 1;
-  let partial = false;
-  lines.forEach((line, index) => {
-    if (index === last && line.trim()) {
-      // A final line without its newline is usually being written right now.
-      const before = summary.corruptLines;
-      addTranscriptLine(summary, line, wantedId);
-      if (summary.corruptLines > before) {
-        summary.corruptLines = before;
-        partial = true;
-      }
-      return;
-    }
-    addTranscriptLine(summary, line, wantedId);
+  const end = text.lastIndexOf('\n') + 1;
+  for (const line of text.slice(0, end).split('\n')) addTranscriptLine(summary, line, wantedId);
+  return foldLast(summary, text.slice(end), wantedId);
+}
+
+/** Folds a final line without its newline when it parses; true when it did not (being written). */
+function foldLast(summary: TranscriptSummary, last: string, wantedId: string | undefined): boolean {
+  if (!last.trim()) return false;
+  // A final line without its newline is usually being written right now.
+  const before = summary.corruptLines;
+  addTranscriptLine(summary, last, wantedId);
+  if (summary.corruptLines === before) return false;
+  summary.corruptLines = before;
+  return true;
+}
+
+/**
+ * A transcript read whole before, read on from where that read ended (only the bytes appended since,
+ * plus the few compared again); undefined when it must be read whole (not kept, replaced, changed, or the
+ * wanted message is not among what is known). Same result as a whole read: the lines are folded in order.
+ */
+async function readOn(
+  handle: FileHandle,
+  path: string,
+  st: { dev: number; ino: number; size: number },
+  wantedId: string | undefined,
+): Promise<{ summary: TranscriptSummary; bytesRead: number; partial: boolean } | undefined> {
+  const k = kept.get(path);
+  if (!k || k.dev !== st.dev || k.ino !== st.ino || k.offset > st.size) return undefined;
+  const head = await readAt(handle, 0, k.head.length);
+  if (!head.equals(k.head)) return undefined;
+  const from = k.offset - k.tail.length;
+  const bytes = await readAt(handle, from, st.size - from);
+  if (bytes.length < k.tail.length || !bytes.subarray(0, k.tail.length).equals(k.tail)) return undefined;
+  const summary = copySummary(k.summary);
+  const { end, rest } = foldWholeLines(summary, bytes, k.tail.length, wantedId);
+  const offset = from + end;
+  const known = k.summary.lastAssistant;
+  if (wantedId && !summary.wanted && known?.id === wantedId) summary.wanted = known;
+  keep(path, {
+    dev: st.dev,
+    ino: st.ino,
+    offset,
+    head: k.head,
+    tail: Buffer.from(bytes.subarray(Math.max(0, end - KEPT_TAIL_BYTES), end)),
+    summary: copySummary(summary),
   });
-  return partial;
+  const partial = foldLast(summary, rest, wantedId);
+  if (wantedId && !summary.wanted) return undefined;
+  return { summary, bytesRead: head.length + bytes.length, partial };
 }
 
 async function readHead(handle: FileHandle, size: number, summary: TranscriptSummary, warnings: string[]) {
@@ -127,16 +216,33 @@ export async function readTranscript(path: string, options: ReadTranscriptOption
   let complete = false;
   try {
     handle = await open(path, 'r');
-    size = (await handle.stat()).size;
+    const st = await handle.stat();
+    size = st.size;
     const { maxReadBytes, messageId, signal } = options;
-    if (size <= maxReadBytes) {
+    const on = size <= maxReadBytes ? await readOn(handle, path, st, messageId) : undefined;
+    if (on) {
+      Object.assign(summary, on.summary);
+      bytesRead = on.bytesRead;
+      complete = true;
+      if (on.partial) warnings.push('transcript ends in a partial line (being written); it was skipped');
+    } else if (size <= maxReadBytes) {
       const all = await readAt(handle, 0, size);
       bytesRead = all.length;
       complete = true;
-      if (foldLines(summary, all.toString('utf8'), messageId)) {
+      const { end: offset, rest } = foldWholeLines(summary, all, 0, messageId);
+      keep(path, {
+        dev: st.dev,
+        ino: st.ino,
+        offset,
+        head: Buffer.from(all.subarray(0, Math.min(KEPT_HEAD_BYTES, offset))),
+        tail: Buffer.from(all.subarray(Math.max(0, offset - KEPT_TAIL_BYTES), offset)),
+        summary: copySummary(summary),
+      });
+      if (foldLast(summary, rest, messageId)) {
         warnings.push('transcript ends in a partial line (being written); it was skipped');
       }
     } else {
+      kept.delete(path);
       bytesRead += await readHead(handle, size, summary, warnings);
       const firstTimestampMs = summary.firstTimestampMs;
       const headStart = summary.sessionStart;
