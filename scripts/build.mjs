@@ -6,6 +6,7 @@
 //   dist/daemon.cjs   `hookd daemon run` alone (pino, zod, chokidar; no yargs): a smaller idle daemon
 //   dist/cli.cjs      every other command (yargs, pino, zod, chokidar...)
 //   dist/hookd-client the native fast client (native/hookd-client.c), when a C compiler is here
+//   dist/hookd-spawner the daemon's command spawner (native/hookd-spawner.c), likewise
 // node-notifier stays external: it ships vendored binaries found relative to its own files.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
@@ -54,28 +55,39 @@ await Promise.all(
 );
 chmodSync('dist/hookd.cjs', 0o755);
 
-// The native fast client (native/hookd-client.c; docs/hook.md, "The fast client"): built when a C
-// compiler is here, static where the libc allows it (one binary for any Linux libc of this machine's
-// architecture), else dynamic. No compiler: a note, and install wires the bash client.
-// HOOKD_NO_NATIVE_CLIENT=1 skips it.
-if (process.env.HOOKD_NO_NATIVE_CLIENT === '1') {
-  console.log('hookd: native fast client not built (HOOKD_NO_NATIVE_CLIENT=1); the bash client is used');
-} else {
-  const cc = process.env.CC || 'cc';
-  const flags = ['-std=c99', '-O2', '-Wall', '-Wextra', '-o', 'dist/hookd-client', 'native/hookd-client.c'];
-  const attempts = [['-static', ...flags], flags];
-  let built = false;
+// The native programs, built when a C compiler is here, static where the libc allows it (one binary for
+// any Linux libc of this machine's architecture), else dynamic:
+// - dist/hookd-client, the native fast client (native/hookd-client.c; docs/hook.md, "The fast client");
+//   without it install wires the bash client. HOOKD_NO_NATIVE_CLIENT=1 skips it.
+// - dist/hookd-spawner, the daemon's resident spawner (native/hookd-spawner.c; docs/daemon.md, "The
+//   spawner"); without it the daemon starts commands with child_process. HOOKD_NO_NATIVE_SPAWNER=1 skips it.
+// No compiler: a note for each, and the fallbacks above.
+const cc = process.env.CC || 'cc';
+function buildNative(source, output, fallback) {
+  const flags = ['-std=c99', '-O2', '-Wall', '-Wextra', '-o', output, source];
   let why = '';
-  for (const args of attempts) {
+  for (const args of [['-static', ...flags], flags]) {
     const r = spawnSync(cc, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     if (r.status === 0) {
-      built = true;
       if (r.stderr.trim()) process.stderr.write(r.stderr);
-      break;
+      chmodSync(output, 0o755);
+      return;
     }
     why = r.error ? r.error.message : r.stderr.trim().split('\n')[0];
-    rmSync('dist/hookd-client', { force: true });
+    rmSync(output, { force: true });
   }
-  if (built) chmodSync('dist/hookd-client', 0o755);
-  else console.log(`hookd: native fast client not built (${cc}: ${why}); the bash client is used`);
+  console.log(`hookd: ${output} not built (${cc}: ${why}); ${fallback}`);
 }
+if (process.env.HOOKD_NO_NATIVE_CLIENT === '1')
+  console.log('hookd: native fast client not built (HOOKD_NO_NATIVE_CLIENT=1); the bash client is used');
+else buildNative('native/hookd-client.c', 'dist/hookd-client', 'the bash client is used');
+if (process.env.HOOKD_NO_NATIVE_SPAWNER === '1')
+  console.log(
+    'hookd: spawner not built (HOOKD_NO_NATIVE_SPAWNER=1); the daemon starts commands with child_process',
+  );
+else
+  buildNative(
+    'native/hookd-spawner.c',
+    'dist/hookd-spawner',
+    'the daemon starts commands with child_process',
+  );
