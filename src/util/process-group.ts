@@ -9,7 +9,14 @@ export interface GroupLeader {
  * cannot be signalled, to the child alone. Never throws.
  */
 export function killProcessGroup(child: GroupLeader, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
+  if (child.pid === undefined) {
+    // Not started yet (the daemon's spawner answers a few ms after spawn()): the child keeps the kill
+    // for its group. A child_process child without a pid failed to start: kill() does nothing.
+    try {
+      child.kill(signal);
+    } catch {}
+    return;
+  }
   try {
     process.kill(-child.pid, signal);
   } catch {
