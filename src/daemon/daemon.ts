@@ -30,6 +30,7 @@ import { Digest } from './digest.js';
 import { collectStats, type DaemonStats } from './stats.js';
 import { requestHandler } from './requests.js';
 import { startFastServer, type FastServer } from './fast-server.js';
+import { createSpawner } from './spawner.js';
 import { inflightDir, recoverInflight } from './inflight.js';
 import { startHttpHooks, type HttpHooksServer } from './http-hooks.js';
 import { TranscriptWatch } from './transcript-watch.js';
@@ -386,6 +387,10 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
 
     if (existsSync(files.socket)) rmSync(files.socket, { force: true });
     const server: SocketServer = await listenOnSocket(files.socket, handle);
+    // Starts the commands of the events run here (the fast listener's, http's): a resident spawner,
+    // started at the first command (docs/daemon.md, "The spawner"); HOOKD_NO_SPAWNER=1: child_process.
+    const spawner = createSpawner({ env, logger: log });
+    cleanups.push(() => void spawner.close());
     // The fast client's listener (issue 12); events it forwards run here, then go to ingest.
     if (config.state.daemon.fastListener) {
       fast = await startFastServer({
@@ -396,6 +401,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         generation: () => config.state.appliedAt,
         stopping: () => stopping,
         inflightDir: inflightDir(env),
+        spawn: spawner.spawn,
         handOff: async (message) => {
           try {
             await ingest.receive(message);
@@ -419,6 +425,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           heldConfig: () => (config.state.ok ? config.state.full : undefined),
           stopping: () => stopping,
           projectDirOf: (session) => projectOf.get(session),
+          spawn: spawner.spawn,
           handOff: async (message) => {
             try {
               await ingest.receive(message);
@@ -465,6 +472,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         for (const timer of timers) clearInterval(timer);
         await fast?.close();
         await httpHooks?.close();
+        await spawner.close();
         await transcripts.close();
         for (const timer of releaseTimers) clearTimeout(timer);
         await escalator.close();

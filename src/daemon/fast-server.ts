@@ -11,6 +11,7 @@ import type { EventHandoff } from '../events/types.js';
 import { runEvent, type HandOff } from '../hook/process-event.js';
 import { createLineLoggerPool } from '../logging/line-logger.js';
 import { planCommands } from '../runner/route.js';
+import type { SpawnLike } from '../runner/run-command.js';
 import { logFilePath, userConfigPath, type Env } from '../paths.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import { readStdinCopy, releaseStdinCopy, sweepStdinCopies } from '../util/stdin-copy.js';
@@ -93,6 +94,8 @@ export interface FastServerOptions {
   inflightDir?: string;
   limits?: Partial<FastLimits>;
   now?: () => number;
+  /** How the events' commands start (the daemon's spawner, src/daemon/spawner.ts); default child_process. */
+  spawn?: SpawnLike;
 }
 
 export interface FastServer {
@@ -482,6 +485,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
             loadConfig: p.config,
             handOff: options.handOff,
             signal: abort.signal,
+            ...(options.spawn ? { spawn: options.spawn } : {}),
             // With its in-flight record kept, the event's answer goes out as soon as it is decided: a
             // daemon killed before the hand-off leaves the record (the next daemon journals it).
             ...(inflight !== undefined ? { onReply: answer } : {}),

@@ -7,6 +7,7 @@ import { validator } from '../config/resolve.js';
 import { runEvent, type HandOff } from '../hook/process-event.js';
 import { createLineLoggerPool } from '../logging/line-logger.js';
 import { logFilePath, userConfigPath, type Env } from '../paths.js';
+import type { SpawnLike } from '../runner/run-command.js';
 import { HTTP_HOOK_PATH, ensureHttpToken } from './http-credential.js';
 
 /**
@@ -39,6 +40,8 @@ export interface HttpHooksOptions {
   maxBodyBytes?: number;
   maxInflightBytes?: number;
   now?: () => number;
+  /** How commands start, should an event that came over http run any (the daemon's spawner). */
+  spawn?: SpawnLike;
 }
 
 export interface HttpHooksServer {
@@ -179,6 +182,7 @@ export async function startHttpHooks(options: HttpHooksOptions): Promise<HttpHoo
         loadConfig: configFor,
         handOff: options.handOff,
         ...(options.now ? { now: options.now } : {}),
+        ...(options.spawn ? { spawn: options.spawn } : {}),
       },
     );
     const { report } = ran;

@@ -226,3 +226,28 @@ export function signalQuietly(pid: number | undefined, signal: NodeJS.Signals): 
     process.kill(pid, signal);
   } catch {}
 }
+
+/**
+ * Shell text (test-side, never event data) for a command to print the pid of the daemon that ran it:
+ * its parent, or its parent's parent when the parent is the daemon's spawner (src/daemon/spawner.ts;
+ * the daemon starts commands through it). Through the Node path it is the `hookd hook` process.
+ */
+export const DAEMON_PID_SH =
+  '$(p=$PPID; [ "$(cat /proc/$p/comm 2>/dev/null)" = hookd-spawner ] && p=$(cut -d" " -f4 /proc/$p/stat); echo $p)';
+
+/** The daemon that runs process `pid`: its parent, or its parent's parent when that is the daemon's spawner. */
+export function daemonOf(pid: number): number | undefined {
+  const stat = (p: number) => {
+    try {
+      const text = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const open = text.indexOf('('),
+        close = text.lastIndexOf(')');
+      return { comm: text.slice(open + 1, close), ppid: Number(text.slice(close + 2).split(' ')[1]) };
+    } catch {
+      return undefined;
+    }
+  };
+  const parent = stat(pid)?.ppid;
+  if (parent === undefined) return undefined;
+  return stat(parent)?.comm === 'hookd-spawner' ? stat(parent)?.ppid : parent;
+}

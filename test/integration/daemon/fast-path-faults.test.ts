@@ -9,6 +9,8 @@ import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { BIN, exited, stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
+  DAEMON_PID_SH,
+  daemonOf,
   CLIENT,
   CLIENT_KINDS,
   NATIVE_CLIENT,
@@ -69,7 +71,7 @@ function journaledIn(e: Record<string, string>) {
     });
 }
 /** One line per run of the command: the event's tag (from the payload's env, TAG) and who ran it. */
-const APPEND = 'printf "%s %s\\n" "$TAG" "$PPID" >> "$RUNS"';
+const APPEND = `printf "%s %s\\n" "$TAG" "${DAEMON_PID_SH}" >> "$RUNS"`;
 const ranLines = (tag: string) =>
   existsSync(runs)
     ? readFileSync(runs, 'utf8')
@@ -225,11 +227,7 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
       await waitFor(() => readPid(`${pidFile}.child`), 20_000, 'the command to start');
       const files = [pidFile, `${pidFile}.child`];
       pids.push(...files.map((f) => readPid(f)!));
-      expect(
-        readFileSync(`/proc/${readPid(pidFile)!}/stat`, 'utf8')
-          .split(') ')[1]!
-          .split(' ')[1],
-      ).toBe(String(d.pid)); // run by the daemon: the fast path is under test
+      expect(daemonOf(readPid(pidFile)!)).toBe(d.pid); // run by the daemon: the fast path is under test
       signalQuietly(target === 'the client' ? run.child.pid : -run.child.pid!, signal);
       await run.done;
       expect(await pidsGone(files)).toBe(true);
@@ -332,7 +330,7 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
       h_lower: 'lower',
       _H_UNDER_1: 'under',
     });
-    const DUMP = 'env -0 > "$OUT.env"; cat > "$OUT.stdin"; echo $PPID > "$OUT.ppid"';
+    const DUMP = `env -0 > "$OUT.env"; cat > "$OUT.stdin"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`;
 
     function envOf(file: string): Map<string, string> {
       const entries = readFileSync(file, 'utf8').split('\0').filter(Boolean);
@@ -372,7 +370,10 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
     });
 
     it('bytes that are not UTF-8 in a value reach the command as they do through the Node path', async () => {
-      writeFastConfig(env, onToolEvents('printf %s "$H_BINARY" > "$OUT"; echo $PPID > "$OUT.ppid"'));
+      writeFastConfig(
+        env,
+        onToolEvents(`printf %s "$H_BINARY" > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`),
+      );
       const d = await daemon();
       const got: Record<string, Buffer> = {};
       for (const transport of ['fast', 'portable', 'node']) {
@@ -402,7 +403,7 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
     });
 
     it('variable names: identifiers are carried; names bash holds but cannot list are reported', async () => {
-      writeFastConfig(env, onToolEvents('env -0 > "$OUT"; echo $PPID > "$OUT.ppid"'));
+      writeFastConfig(env, onToolEvents(`env -0 > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`));
       const d = await daemon();
       const names = ['A.B', 'A-B', '1X', 'X Y', 'é', 'A_B', 'a', '_', 'X__', `L${'N'.repeat(200)}`];
       const carried: Record<string, string[]> = {};
@@ -494,7 +495,7 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
     });
 
     it('a payload of 8 MiB reaches the command byte-identical (sha256), run by the daemon', async () => {
-      writeFastConfig(env, onToolEvents('sha256sum > "$OUT"; echo $PPID > "$OUT.ppid"'));
+      writeFastConfig(env, onToolEvents(`sha256sum > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`));
       const d = await daemon();
       const head = toolEvent('s1-big', { pad: '' });
       // Multi-byte UTF-8 and every escape JSON allows, up to exactly 8 MiB.

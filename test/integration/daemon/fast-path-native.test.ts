@@ -18,6 +18,7 @@ import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { BIN, stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
+  DAEMON_PID_SH,
   handOffEnv,
   listenerFile,
   NATIVE_CLIENT,
@@ -86,7 +87,7 @@ describe('the native fast client', () => {
   );
 
   it('stdin byte for byte around the inline limit and far over 64 KiB, even with umask 777; no copy left', async () => {
-    writeFastConfig(env, onToolEvents('cat > "$OUT"; echo $PPID > "$OUT.ppid"'));
+    writeFastConfig(env, onToolEvents(`cat > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`));
     const d = await daemon();
     // A valid event of exactly `size` bytes, padded with 1-, 2- and 4-byte characters.
     const sized = (size: number) => {
@@ -142,7 +143,7 @@ describe('the native fast client', () => {
   it('names bash cannot hold (A-B, 1X, A.B, "X Y", é) reach the command in both env modes, as through the Node path', async () => {
     // The command's own sh (dash) drops such names from what it exports, so it reads its environment
     // as exec'd: /proc/$$/environ.
-    writeFastConfig(env, onToolEvents('cat /proc/$$/environ > "$OUT"; echo $PPID > "$OUT.ppid"'));
+    writeFastConfig(env, onToolEvents(`cat /proc/$$/environ > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`));
     const d = await daemon();
     const names = ['A-B', '1X', 'A.B', 'X Y', 'é', 'A_B', `L${'N'.repeat(200)}`];
     const extra = Object.fromEntries(names.map((n, i) => [n, `v${i}=x`]));
@@ -260,7 +261,7 @@ describe('the native fast client', () => {
   });
 
   it('a greeting that stalls mid-line is bounded by HOOKD_CLIENT_WAIT_S: nothing sent, the Node path runs the event once', async () => {
-    writeFastConfig(env, onToolEvents('printf "%s\\n" "$PPID" >> "$OUT"'), {
+    writeFastConfig(env, onToolEvents(`printf "%s\\n" "${DAEMON_PID_SH}" >> "$OUT"`), {
       daemon: { handoffTimeoutMs: 100 },
     });
     const received: Buffer[] = [];
@@ -293,7 +294,7 @@ describe('the native fast client', () => {
     ['the listener file', 'file'],
     ['the runtime dir', 'dir'],
   ])('%s a symlink: the Node path, with stdin untouched; the daemon sees nothing', async (_n, which) => {
-    writeFastConfig(env, onToolEvents('cat > "$OUT"; echo $PPID > "$OUT.ppid"'));
+    writeFastConfig(env, onToolEvents(`cat > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`));
     const d = await daemon();
     const file = listenerFile(env);
     if (which === 'file') {

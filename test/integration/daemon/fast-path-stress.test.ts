@@ -6,6 +6,7 @@ import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
+  DAEMON_PID_SH,
   handOffEnv,
   hookLogRecords,
   journaledTags,
@@ -72,7 +73,7 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
     it('500 concurrent clients against one daemon: each command runs once, each event is journaled once', async () => {
       const runs = join(tmp.dir, 'runs');
       // One line per run: the event's tag and the command's parent (the daemon, or a fallback's Node hook).
-      writeFastConfig(env, onToolEvents('printf "%s %s\\n" "$TAG" "$PPID" >> "$RUNS"'));
+      writeFastConfig(env, onToolEvents(`printf "%s %s\\n" "$TAG" "${DAEMON_PID_SH}" >> "$RUNS"`));
       const daemon = await startFastDaemon(env);
       daemons.push(daemon);
       const tags = Array.from({ length: 500 }, (_, i) => `s${i % 25}-c${i}`);

@@ -9,6 +9,7 @@ import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
+  DAEMON_PID_SH,
   CLIENT_KINDS,
   handOffEnv,
   hookLogRecords,
@@ -38,8 +39,7 @@ const WITNESS = {
       type: 'command',
       name: 'witness',
       blocking: false,
-      command:
-        'env -0 > "$W.env"; umask > "$W.umask"; pwd -P > "$W.pwd"; cat > "$W.stdin"; echo $PPID > "$W.ppid"',
+      command: `env -0 > "$W.env"; umask > "$W.umask"; pwd -P > "$W.pwd"; cat > "$W.stdin"; echo ${DAEMON_PID_SH} > "$W.ppid"`,
     },
   ],
 };

@@ -16,6 +16,7 @@ import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { isAlive, killHard, readPid, waitFor } from '../../helpers/procs.js';
 import { BIN, ROOT, ensureBuilt, spawnDaemon, stopDaemon, writeConfig } from './process-helpers.js';
 import {
+  DAEMON_PID_SH,
   CLIENT,
   CLIENT_KINDS,
   NATIVE_CLIENT,
@@ -218,7 +219,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
 
   it('the same env, umask, cwd and stdin bytes reach a command through the client (both env modes) and the Node path', async () => {
     configure(
-      'cat > "$OUT.stdin"; env > "$OUT.env"; umask > "$OUT.umask"; pwd -P > "$OUT.pwd"; echo $PPID > "$OUT.ppid"; echo said >&2; exit 2',
+      `cat > "$OUT.stdin"; env > "$OUT.env"; umask > "$OUT.umask"; pwd -P > "$OUT.pwd"; echo ${DAEMON_PID_SH} > "$OUT.ppid"; echo said >&2; exit 2`,
     );
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
@@ -433,7 +434,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   });
 
   it('hostile bytes in env and payload reach the command unchanged and are never evaluated', async () => {
-    configure('cat > "$OUT.stdin"; printf %s "$HOSTILE" > "$OUT.env"; echo $PPID > "$OUT.ppid"');
+    configure(`cat > "$OUT.stdin"; printf %s "$HOSTILE" > "$OUT.env"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`);
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
     const pwned = join(tmp.dir, 'pwned');
@@ -454,7 +455,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   });
 
   it('stdin reaches the daemon byte for byte, inline (under 4 KiB, no NUL) or through the copy, in a UTF-8 locale', async () => {
-    configure('cat > "$OUT"; echo $PPID > "$OUT.ppid"');
+    configure(`cat > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`);
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
     // A valid event padded to `size` bytes with 2- and 4-byte characters across the 4 KiB edge.
@@ -507,7 +508,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   });
 
   it('an 8 MiB payload passes', async () => {
-    configure('wc -c > "$OUT"; echo $PPID > "$OUT.ppid"');
+    configure(`wc -c > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`);
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
     const head = event('big');
@@ -565,7 +566,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   });
 
   it('versions: a client older or newer than the daemon is denied before the ACK, falls back once, and it is logged for doctor', async () => {
-    configure('cat >> "$OUT"; echo >> "$OUT"; echo $PPID >> "$OUT.ppid"');
+    configure(`cat >> "$OUT"; echo >> "$OUT"; echo ${DAEMON_PID_SH} >> "$OUT.ppid"`);
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
     // A copy of the client that says it is version 1, beside the real dist/ (its Node path).
@@ -618,7 +619,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   });
 
   it('a command marked "local": the daemon answers LOCAL and the client runs the Node path, once', async () => {
-    configure('cat >> "$OUT"; echo >> "$OUT"; echo $PPID > "$OUT.ppid"', { local: true });
+    configure(`cat >> "$OUT"; echo >> "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`, { local: true });
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(listenerFile()));
     const out = join(tmp.dir, 'runs');
