@@ -417,6 +417,8 @@ static void do_spawn(uint32_t id, unsigned char *frame, size_t len) {
     frame = NULL;
     g_held += inlen;
     (void)set_flag(c->in_fd, F_GETFL, F_SETFL, O_NONBLOCK);
+    (void)set_flag(c->out_fd[0], F_GETFL, F_SETFL, O_NONBLOCK);
+    (void)set_flag(c->out_fd[1], F_GETFL, F_SETFL, O_NONBLOCK);
     c->next = g_children;
     g_children = c;
     g_nchildren++;
@@ -528,6 +530,17 @@ static void reap(void) {
         for (c = g_children; c && c->pid != pid; c = c->next) {
         }
         if (!c || c->reaped) continue;
+        if (!c->released) {
+            /* What it wrote before it exited is in its pipes now: forwarded before its EXIT (at most a
+             * pipe's worth past OUT_HIGH), so the daemon's pipe grace never starts ahead of it. */
+            int i, k;
+            for (i = 0; i < 2; i++)
+                for (k = 0; k < 16 && c->out_fd[i] >= 0; k++) {
+                    size_t before = g_qlen;
+                    read_output(c, i);
+                    if (g_qlen == before) break;
+                }
+        }
         c->reaped = 1;
         if (!c->released) {
             unsigned char b[5];

@@ -40,7 +40,13 @@ const STDERR_KEPT = 4096;
 
 /** Where the spawner is: beside the bundle (dist/), or in dist/ when run from the sources (tests). */
 export function defaultSpawnerPath(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
+  let here: string;
+  try {
+    here = dirname(fileURLToPath(import.meta.url));
+  } catch {
+    // A bundle without import.meta (a test's own CJS bundle of the daemon): beside the program run.
+    here = dirname(process.argv[1] ?? '.');
+  }
   return basename(here) === 'dist' ? join(here, SPAWNER_NAME) : join(here, '..', '..', 'dist', SPAWNER_NAME);
 }
 
@@ -282,7 +288,8 @@ interface Generation {
 
 export function createSpawner(options: SpawnerOptions = {}): Spawner {
   const env = options.env ?? process.env;
-  const path = options.path ?? defaultSpawnerPath();
+  let resolved = options.path;
+  const path = () => (resolved ??= defaultSpawnerPath());
   const log = options.logger;
   const nodeSpawn: SpawnLike =
     options.nodeSpawn ??
@@ -297,7 +304,10 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
   const giveUp = (why: string, fields: Record<string, unknown> = {}) => {
     if (fallback) return;
     fallback = true;
-    log?.warn({ kind: 'spawner', path, why, ...fields }, 'commands start through child_process from now on');
+    log?.warn(
+      { kind: 'spawner', path: path(), why, ...fields },
+      'commands start through child_process from now on',
+    );
   };
 
   const send = (g: Generation, child: SpawnedChild) => {
@@ -428,7 +438,8 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
       giveUp(`died ${deathsInARow} times in a row`);
     for (const child of lost) {
       child.onRelease = undefined;
-      if (child.running()) {
+      // At the daemon's shutdown its commands keep running, as with child_process.
+      if (child.running() && !closing) {
         try {
           process.kill(-child.pid!, 'SIGKILL');
         } catch {
@@ -442,13 +453,13 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
   };
 
   const startGeneration = (): Generation | undefined => {
-    if (!existsSync(path)) {
-      giveUp('not built', { detail: `${path} does not exist` });
+    if (!existsSync(path())) {
+      giveUp('not built', { detail: `${path()} does not exist` });
       return undefined;
     }
     let proc: ChildProcess;
     try {
-      proc = process.getBuiltinModule('node:child_process').spawn(path, [], {
+      proc = process.getBuiltinModule('node:child_process').spawn(path(), [], {
         cwd: '/',
         env: {},
         detached: true, // its own session: a terminal's ^C to the daemon does not reach it
