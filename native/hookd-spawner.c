@@ -23,7 +23,8 @@
  *     'F' FAILED   <u32 errno> then a short message: nothing runs (pipe, fork, chdir or exec failed)
  *     'O' OUT      <u8 stream: 1 stdout, 2 stderr> then up to 64 KiB of its bytes
  *     'E' EOF      <u8 stream>: that stream ended (every writer closed it)
- *     'X' EXIT     <u8 0: exited, 1: killed by a signal><u32 code or signal number>
+ *     'X' EXIT     <u8 0: exited, 1: killed by a signal><u32 code or signal number>, sent after what
+ *                  its pipes held when it was reaped (what it wrote before it exited comes first)
  *   A command is forgotten once it has exited and both its streams ended, or at RELEASE.
  *
  * Rules: every length is checked before anything is allocated for it; a malformed frame ends the
