@@ -65,14 +65,21 @@ export interface FastLimits {
   maxPayloadBytes: number;
   /** cwd and environment together. */
   maxEnvBytes: number;
-  /** From connect to the whole request, and from ACK to GO. */
+  /** From connect to the whole request. */
   requestTimeoutMs: number;
+  /**
+   * From the ACK to GO. The client sends GO as soon as it reads the ACK, so only a starved or stopped
+   * client takes long; one that gave up has closed the socket. Closing early would lose an event whose
+   * GO is already on its way (the client never falls back after GO), so this limit is generous.
+   */
+  goTimeoutMs: number;
 }
 
 export const FAST_LIMITS: FastLimits = {
   maxPayloadBytes: 8 * 1024 * 1024,
   maxEnvBytes: 1024 * 1024,
   requestTimeoutMs: 10_000,
+  goTimeoutMs: 120_000,
 };
 const HEADER_LINES = 5;
 /** Stdin sent inline (the client sends at most 4 KiB so; more comes as a stdin copy). */
@@ -404,19 +411,19 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       clearInflight(options.inflightDir, inflight);
       inflight = undefined;
     };
-    // One limit for the request (from connect) and a fresh one from the ACK to GO: a request that took
-    // most of its limit (a loaded machine) must not lose the event to the timer after its ACK went out,
-    // when the client may already have sent GO and counts on the daemon running it.
-    const arm = () => {
+    // One limit for the request (from connect) and a fresh, longer one from the ACK to GO: a request that
+    // took most of its limit (a loaded machine) must not lose the event to the timer after its ACK went
+    // out, when the client may already have sent GO and counts on the daemon running it.
+    const arm = (ms: number) => {
       const t = setTimeout(() => {
         if (phase === 'request' || phase === 'acked')
           log.warn({ kind: 'fast', remote, phase }, 'fast client request timed out; closed');
         if (phase !== 'running') socket.destroy(); // also a refused peer that does not hang up
-      }, limits.requestTimeoutMs);
+      }, ms);
       t.unref();
       return t;
     };
-    let timer = arm();
+    let timer = arm(limits.requestTimeoutMs);
     socket.once('close', () => {
       clearTimeout(timer);
       if (phase !== 'running') dropInflight();
@@ -539,7 +546,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       // loses it (the next daemon journals it). Without a record it is answered after its hand-off.
       if (p.observeOnly && inflight !== undefined) replied = true;
       clearTimeout(timer);
-      timer = arm();
+      timer = arm(limits.goTimeoutMs);
       const ack = `ACK ${p.lostCode} ${id}\n`;
       socket.write(replied ? `${ack}RESULT 0 0 0\n` : ack);
       if (rest.length > 0) onGo(rest);

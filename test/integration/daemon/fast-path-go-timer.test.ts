@@ -69,41 +69,63 @@ function lines(socket: Socket): { next: () => Promise<string | undefined> } {
   };
 }
 
+async function ackedLate(limits: { requestTimeoutMs: number; goTimeoutMs?: number }, handOff: () => void) {
+  writeFastConfig(env, onToolEvents('true'));
+  server = await startFastServer({
+    env,
+    runtimeDir: env.HOOKD_RUNTIME_DIR!,
+    logger: createDaemonLogger(env),
+    heldConfig: () => undefined,
+    generation: () => 1,
+    stopping: () => false,
+    handOff: async () => {
+      handOff();
+      return { outcome: 'acked' };
+    },
+    limits,
+  });
+  const { port, secret, token } = listenerFileOf(env.HOOKD_RUNTIME_DIR!);
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const socket = connect(port, '127.0.0.1');
+  const read = lines(socket);
+  expect(await read.next()).toBe(`HOOKD-FAST ${secret}`);
+  // Most of the request's limit goes by before the request is complete.
+  vi.advanceTimersByTime(LIMIT - 100);
+  const body = toolEvent('late');
+  socket.write(
+    Buffer.concat([
+      Buffer.from(`${token}\n2 2 1\ndroid\n${process.pid} ${process.ppid} proc\n0022\n${tmp.dir}\0-\0\0`),
+      body,
+      Buffer.from('\0'),
+    ]),
+  );
+  expect(await read.next()).toMatch(/^ACK 1 \S+$/);
+  return { socket, read };
+}
+
 describe('the fast listener time limit', () => {
-  it('a fresh limit from the ACK: an event acknowledged late in its request limit still runs at GO', async () => {
-    writeFastConfig(env, onToolEvents('true'));
-    server = await startFastServer({
-      env,
-      runtimeDir: env.HOOKD_RUNTIME_DIR!,
-      logger: createDaemonLogger(env),
-      heldConfig: () => undefined,
-      generation: () => 1,
-      stopping: () => false,
-      handOff: async () => ({ outcome: 'acked' }),
-      limits: { requestTimeoutMs: LIMIT },
-    });
-    const { port, secret, token } = listenerFileOf(env.HOOKD_RUNTIME_DIR!);
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const socket = connect(port, '127.0.0.1');
-    const read = lines(socket);
-    expect(await read.next()).toBe(`HOOKD-FAST ${secret}`);
-    // Most of the request's limit goes by before the request is complete.
-    vi.advanceTimersByTime(LIMIT - 100);
-    const body = toolEvent('late');
-    socket.write(
-      Buffer.concat([
-        Buffer.from(`${token}\n2 2 1\ndroid\n${process.pid} ${process.ppid} proc\n0022\n${tmp.dir}\0-\0\0`),
-        body,
-        Buffer.from('\0'),
-      ]),
-    );
-    const ack = await read.next();
-    expect(ack).toMatch(/^ACK 1 \S+$/);
-    // Past the request's limit, within the fresh one from the ACK.
-    vi.advanceTimersByTime(LIMIT - 100);
+  it('a fresh, longer limit from the ACK: an event acknowledged late in its request limit still runs at GO', async () => {
+    let handedOff = 0;
+    const { socket, read } = await ackedLate({ requestTimeoutMs: LIMIT }, () => handedOff++);
+    // Past the request's limit several times over, within the one from the ACK to GO.
+    vi.advanceTimersByTime(LIMIT * 5);
     vi.useRealTimers();
     socket.write('GO\n');
     expect(await read.next()).toBe('RESULT 0 0 0');
+    expect(handedOff).toBe(1);
+    socket.destroy();
+  });
+
+  it('no GO within its limit: the connection is closed and the event is not run here', async () => {
+    let handedOff = 0;
+    const { socket, read } = await ackedLate(
+      { requestTimeoutMs: LIMIT, goTimeoutMs: LIMIT },
+      () => handedOff++,
+    );
+    vi.advanceTimersByTime(LIMIT + 1);
+    vi.useRealTimers();
+    expect(await read.next()).toBeUndefined();
+    expect(handedOff).toBe(0);
     socket.destroy();
   });
 });
