@@ -9,6 +9,7 @@ import { makeTempDir } from '../helpers/temp.js';
 import { buildNativeClientCommand } from '../../src/install/hookd-command.js';
 import {
   CLIENT_KINDS,
+  DAEMON_PID_SH,
   handOffEnv,
   hookLogRecords,
   NATIVE_CLIENT,
@@ -74,7 +75,8 @@ describeWithAgent('droid', 'the fast client under the real Droid CLI 0.225.2', (
     const record = {
       type: 'command',
       name: 'recorder',
-      command: 'printf "%s %s %s %s\\n" "$HOOKD_EVENT" "$PPID" "$HOOKD_EVENT_ID" "$PWD" >> "$CAP"',
+      // The process that started it: the daemon (through its spawner), or the hook process.
+      command: `printf "%s %s %s %s\\n" "$HOOKD_EVENT" "${DAEMON_PID_SH}" "$HOOKD_EVENT_ID" "$PWD" >> "$CAP"`,
       env: { CAP: capture() },
     };
     // A guard in sh: the event's stdin names the command Droid is about to run.
