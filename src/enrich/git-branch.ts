@@ -1,4 +1,4 @@
-import { readFileSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
 export interface GitInfo {
@@ -24,12 +24,24 @@ function statOf(path: string): Stats | undefined {
   }
 }
 
-function readSmall(path: string, info: Stats | undefined = statOf(path)): string | undefined {
-  if (!info?.isFile() || info.size > 4096) return undefined;
+/**
+ * A regular file of at most 4 KiB, judged on the open descriptor: a repository's `.git` or `HEAD` that is
+ * a FIFO, a device or swapped for one after a stat is never read (the read is synchronous: it must not
+ * block the daemon). Opened non-blocking, so opening a FIFO never waits for a writer either.
+ */
+function readSmall(path: string): string | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(path, 'utf8');
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size > 4096) return undefined;
+    const buf = Buffer.alloc(info.size);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return buf.toString('utf8', 0, n);
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -45,7 +57,7 @@ export function readGitInfo(cwd: string): GitInfo | undefined {
     let gitDir: string | undefined;
     if (info?.isDirectory()) gitDir = dotGit;
     else if (info) {
-      const pointer = readSmall(dotGit, info)?.match(/^gitdir:\s*(.+)\s*$/m)?.[1];
+      const pointer = readSmall(dotGit)?.match(/^gitdir:\s*(.+)\s*$/m)?.[1];
       if (pointer) gitDir = isAbsolute(pointer) ? pointer : resolve(dir, pointer);
     }
     if (gitDir) {

@@ -267,11 +267,9 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
 
   const given = request.id;
   const clock =
-    given !== undefined
-      ? { now: edges.now ?? Date.now, id: () => given }
-      : edges.now
-        ? { now: edges.now, id: newEventId }
-        : undefined;
+    given !== undefined || edges.now
+      ? { now: edges.now ?? Date.now, id: given !== undefined ? () => given : newEventId }
+      : undefined;
   const parsed = request.parsed ?? parseEvent(raw, io.env, clock, request.agent);
   if (!parsed.ok) {
     report.rejected = rejectInput(io, raw, parsed.reason, parsed.detail);

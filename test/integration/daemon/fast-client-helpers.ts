@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { isAlive, readPid } from '../../helpers/procs.js';
 import { isolatedEnv } from '../../helpers/temp.js';
@@ -250,4 +251,32 @@ export function daemonOf(pid: number): number | undefined {
   const parent = stat(pid)?.ppid;
   if (parent === undefined) return undefined;
   return stat(parent)?.comm === 'hookd-spawner' ? stat(parent)?.ppid : parent;
+}
+
+/**
+ * A loopback listener that is not hookd's daemon (a stale port taken by someone else, a stalled or
+ * scripted peer), named in the runtime dir's listener file as hookd's would be. `handle` gets each
+ * connection; every socket is destroyed and the server closed by the cleanup pushed on `cleanups`.
+ */
+export async function fakeListener(
+  env: Record<string, string>,
+  handle: (socket: Socket) => void,
+  cleanups: (() => unknown)[],
+  listenerTail = `${'a'.repeat(48)} ${'b'.repeat(48)} 2 1`,
+): Promise<{ sockets: Set<Socket> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((s: Socket) => {
+    sockets.add(s);
+    s.on('error', () => {});
+    handle(s);
+  });
+  cleanups.push(() => {
+    for (const s of sockets) s.destroy();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  mkdirSync(env.HOOKD_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
+  writeFileSync(listenerFile(env), `${port} ${listenerTail}\n`, { mode: 0o600 });
+  return { sockets };
 }

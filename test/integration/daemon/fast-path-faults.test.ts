@@ -9,25 +9,26 @@ import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { BIN, exited, stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
-  DAEMON_PID_SH,
-  daemonOf,
   CLIENT,
   CLIENT_KINDS,
-  NATIVE_CLIENT,
+  DAEMON_PID_SH,
   daemonLogText,
+  daemonOf,
+  fakeListener,
   handOffEnv,
   hookLogRecords,
   journaledTags,
   listenerFile,
+  NATIVE_CLIENT,
   onToolEvents,
   pidsGone,
   signalQuietly,
   startFastDaemon,
   startHook,
   toolEvent,
+  type ClientKind,
   useClient,
   writeFastConfig,
-  type ClientKind,
 } from './fast-client-helpers.js';
 
 // The fast path's faults, black-box (issue 12): each real fast client (bash, native) run as the agent runs it, a real
@@ -286,22 +287,16 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
         writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 100 } });
         const received: Buffer[] = [];
         let connections = 0;
-        const server: Server = createServer((s: Socket) => {
-          connections++;
-          s.on('data', (c: Buffer) => received.push(c));
-          s.on('error', () => {});
-          greet(s);
-        });
-        const sockets = new Set<Socket>();
-        server.on('connection', (s: Socket) => sockets.add(s));
-        cleanups.push(() => {
-          for (const s of sockets) s.destroy();
-          return new Promise<void>((r) => server.close(() => r()));
-        });
-        await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-        const port = (server.address() as { port: number }).port;
-        mkdirSync(env.HOOKD_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
-        writeFileSync(listenerFile(env), `${port} ${'a'.repeat(48)} ${'b'.repeat(48)}\n`, { mode: 0o600 });
+        await fakeListener(
+          env,
+          (s) => {
+            connections++;
+            s.on('data', (c: Buffer) => received.push(c));
+            greet(s);
+          },
+          cleanups,
+          `${'a'.repeat(48)} ${'b'.repeat(48)}`,
+        );
         const ran = await hook('s1-stale', { HOOKD_CLIENT_WAIT_S: '1' });
         expect(ran.code, ran.stderr.toString()).toBe(0);
         expect(ranLines('s1-stale')).toHaveLength(1);

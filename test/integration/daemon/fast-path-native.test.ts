@@ -1,15 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/daemon/fast-server.js';
@@ -19,6 +10,7 @@ import { waitFor } from './helpers.js';
 import { BIN, stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
   DAEMON_PID_SH,
+  fakeListener,
   handOffEnv,
   listenerFile,
   NATIVE_CLIENT,
@@ -223,31 +215,24 @@ describe('the native fast client', () => {
       (s) => s.destroy(),
     ];
     let n = 0;
-    const sockets = new Set<Socket>();
-    const server: Server = createServer((s: Socket) => {
-      sockets.add(s);
-      const answer = answers[n++]!;
-      let seen = '';
-      let acked = false;
-      s.on('error', () => {});
-      s.on('data', (c: Buffer) => {
-        seen += c.toString('latin1');
-        if (!acked && seen.endsWith('\0')) {
-          acked = true;
-          seen = '';
-          s.write(`ACK ${n === 1 ? 1 : 2} ev-${n}\n`);
-        } else if (acked && seen.startsWith('GO\n')) answer(s);
-      });
-      s.write(`HOOKD-FAST ${'a'.repeat(48)}\n`);
-    });
-    cleanups.push(() => {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((r) => server.close(() => r()));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as { port: number }).port;
-    mkdirSync(env.HOOKD_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
-    writeFileSync(listenerFile(env), `${port} ${'a'.repeat(48)} ${'b'.repeat(48)} 2 1\n`, { mode: 0o600 });
+    await fakeListener(
+      env,
+      (s) => {
+        const answer = answers[n++]!;
+        let seen = '';
+        let acked = false;
+        s.on('data', (c: Buffer) => {
+          seen += c.toString('latin1');
+          if (!acked && seen.endsWith('\0')) {
+            acked = true;
+            seen = '';
+            s.write(`ACK ${n === 1 ? 1 : 2} ev-${n}\n`);
+          } else if (acked && seen.startsWith('GO\n')) answer(s);
+        });
+        s.write(`HOOKD-FAST ${'a'.repeat(48)}\n`);
+      },
+      cleanups,
+    );
     const both = await run(native, toolEvent('s1-both'));
     expect(both.code).toBe(3);
     expect(
@@ -265,22 +250,15 @@ describe('the native fast client', () => {
       daemon: { handoffTimeoutMs: 100 },
     });
     const received: Buffer[] = [];
-    const sockets = new Set<Socket>();
-    const server: Server = createServer((s: Socket) => {
-      sockets.add(s);
-      s.on('data', (c: Buffer) => received.push(c));
-      s.on('error', () => {});
-      // The start of hookd's greeting, then nothing, the connection held open.
-      s.write(`HOOKD-FAST ${'a'.repeat(20)}`);
-    });
-    cleanups.push(() => {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((r) => server.close(() => r()));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as { port: number }).port;
-    mkdirSync(env.HOOKD_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
-    writeFileSync(listenerFile(env), `${port} ${'a'.repeat(48)} ${'b'.repeat(48)} 2 1\n`, { mode: 0o600 });
+    const { sockets } = await fakeListener(
+      env,
+      (s) => {
+        s.on('data', (c: Buffer) => received.push(c));
+        // The start of hookd's greeting, then nothing, the connection held open.
+        s.write(`HOOKD-FAST ${'a'.repeat(20)}`);
+      },
+      cleanups,
+    );
     const out = join(tmp.dir, 'runs');
     // Ends while the peer still holds the connection: the wait bounded it.
     const ran = await run(native, toolEvent('s1-stall'), { OUT: out, HOOKD_CLIENT_WAIT_S: '1' });
