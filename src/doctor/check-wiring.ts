@@ -70,11 +70,11 @@ function nativeClientProblems(wired: readonly WiredHook[]): { broken: boolean; t
   return [...paths].flatMap((path) => {
     const problem = nativeClientProblem(path, range);
     if (!problem) return [];
-    const broken = problem.includes('does not run here');
+    const { broken } = problem;
     const effect = broken
       ? 'the agent gets an error for every event wired to it, and hookd does not run (no command, no guard)'
       : 'the daemon denies it, and every event takes the Node path (it works, without the speed)';
-    return [{ broken, text: `native fast client: ${problem}: ${effect}` }];
+    return [{ broken, text: `native fast client: ${problem.text}: ${effect}` }];
   });
 }
 

@@ -211,11 +211,11 @@ function commandTransport(
       };
     if (want === 'native')
       throw new CliError(
-        `--client native: ${problem}`,
+        `--client native: ${problem.text}`,
         EXIT.FAILURE,
         'Build it with a C compiler (npm run build in the hookd package), or use --client bash.',
       );
-    notes.push(`the native fast client is not used: ${problem}; the bash client is wired`);
+    notes.push(`the native fast client is not used: ${problem.text}; the bash client is wired`);
   }
   const bash = options.bashPath ?? findBash(options.env ?? process.env);
   const client = fastClientPath(options.hookdPath);

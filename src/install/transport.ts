@@ -44,23 +44,37 @@ export interface ClientRange {
 }
 
 /**
+ * Why a native client cannot be wired: `broken` when it does not run here at all (every event wired to
+ * it would fail before hookd runs); else it is missing or speaks a version the daemon does not serve.
+ */
+export interface NativeClientProblem {
+  broken: boolean;
+  text: string;
+}
+
+/**
  * Why the native client at `path` cannot be wired, or undefined when it runs here and speaks a version
  * the daemon serves: it is run with `--hookd-client-version` (a binary built for another system or
  * architecture does not start; a stale one says an old version).
  */
-export function nativeClientProblem(path: string, range: ClientRange): string | undefined {
-  if (!existsSync(path)) return `${path} was not built (no C compiler when hookd was built)`;
+export function nativeClientProblem(path: string, range: ClientRange): NativeClientProblem | undefined {
+  if (!existsSync(path))
+    return { broken: false, text: `${path} was not built (no C compiler when hookd was built)` };
   const probe = spawnSync(path, ['--hookd-client-version'], {
     encoding: 'utf8',
     timeout: 10_000,
     stdio: ['ignore', 'pipe', 'ignore'],
   });
-  if (probe.error) return `${path} does not run here: ${probe.error.message}`;
+  if (probe.error) return { broken: true, text: `${path} does not run here: ${probe.error.message}` };
   const m = /^hookd-client (\d{1,6}) protocol (\d{1,6})\n$/.exec(probe.stdout ?? '');
-  if (probe.status !== 0 || !m) return `${path} does not run here (exit ${probe.status ?? probe.signal})`;
+  if (probe.status !== 0 || !m)
+    return { broken: true, text: `${path} does not run here (exit ${probe.status ?? probe.signal})` };
   const [version, protocol] = [Number(m[1]), Number(m[2])];
   if (protocol !== range.protocol || version < range.min || version > range.max)
-    return `${path} is client ${version} protocol ${protocol}; this hookd serves ${range.min}-${range.max}, protocol ${range.protocol} (rebuild it: npm run build)`;
+    return {
+      broken: false,
+      text: `${path} is client ${version} protocol ${protocol}; this hookd serves ${range.min}-${range.max}, protocol ${range.protocol} (rebuild it: npm run build)`,
+    };
   return undefined;
 }
 
