@@ -1,4 +1,5 @@
 import { createConnection } from 'node:net';
+import { basename } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { spoolDir, type Env } from '../paths.js';
 import type { EventHandoff } from '../events/types.js';
@@ -11,6 +12,7 @@ import {
   socketTrustProblem,
 } from './runtime-files.js';
 import { spoolFileName, writeSpoolFile } from './spool.js';
+import { socketAddress } from '../util/unix-socket.js';
 import type { HandOff, HandOffOptions, HandOffResult } from '../hook/hand-off.js';
 
 // On the hook's start-up path: Node built-ins, src/paths.ts and types only. No zod, no pino.
@@ -39,14 +41,20 @@ export function requestDaemon(
       code: 'EUNSAFE',
     });
   const timeoutMs = options.timeoutMs ?? 1000;
+  // A runtime dir too long for a socket address is reached through the folder (Linux).
+  const address = options.socketPath
+    ? { path: socketPath, release: () => {} }
+    : socketAddress(files.dir, basename(files.socket));
   return new Promise((resolve) => {
     let settled = false;
     let buffer = '';
-    const socket = createConnection(socketPath);
+    const socket = createConnection(address.path);
+    socket.once('connect', address.release);
     const finish = (result: Awaited<ReturnType<typeof requestDaemon>>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      address.release();
       socket.destroy();
       resolve(result);
     };

@@ -1,5 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { chmodSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { listenInDir } from '../util/unix-socket.js';
 import { parseRequest, replyLine, type DaemonRequest } from './protocol.js';
 
 /** Longest request line accepted (an event's payload is capped at 8 MiB by the hook). */
@@ -66,13 +68,7 @@ export async function listenOnSocket(socketPath: string, handle: RequestHandler)
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenInDir(server, dirname(socketPath), basename(socketPath));
   chmodSync(socketPath, 0o600);
   return {
     server,
