@@ -1,19 +1,22 @@
 /*
- * hookd fast client, native (issue 12; docs/hook.md, "The fast client").
+ * hookd fast client, native (docs/hook.md, "The fast client"; the wire protocol is in
+ * src/daemon/fast-server.ts).
  *
- * The same client as bin/hookd-client.bash, protocol 2, client version 2, without bash's start-up: run
- * by absolute path as the agent's hook command (`HOOKD_NODE=<node> <pkg>/dist/hookd-client --agent X`),
- * it hands the event (stdin bytes, environment, umask, cwd, parent pid) to the running daemon's loopback
- * listener (src/daemon/fast-server.ts has the protocol), prints the daemon's answer and exits with its
+ * Run by absolute path as the agent's hook command (`HOOKD_NODE=<node> <pkg>/dist/hookd-client --agent X
+ * --event E`), it hands the event (stdin bytes, environment, umask, cwd) to the running daemon over the
+ * unix socket `fast.sock` in the user's private runtime dir, prints the daemon's answer and exits with its
  * code. It falls back to the Node path (`node <this dir>/hookd.cjs hook <args>`, same stdin bytes) ONLY
  * when the daemon did not acknowledge the event, so no command ever runs twice.
  *
- * Rules kept here, as in the bash client: event data never becomes shell text (nothing here runs a
- * shell); nothing is sent to a listener before it proved it knows the daemon's secret; the secrets are
- * never printed; every read is bounded in size (and, before the acknowledgement, in time); the stdin
- * copy is created exclusively, never through a symlink, mode 0600 whatever the umask.
+ * Rules kept here: nothing is sent to a peer that is not the user's daemon: the runtime dir must be a
+ * real directory of this user's that nobody else can write to (as the Node path checks it), the socket a
+ * socket of this user's, and the process listening on it must run as this user (the kernel says so:
+ * SO_PEERCRED on Linux, getpeereid elsewhere). No port, no secret on the wire: nothing another local user
+ * can squat or replay. Event data never becomes shell text (nothing here runs a shell); every read is
+ * bounded in size (and, before the acknowledgement, in time); the stdin copy is created exclusively, never
+ * through a symlink, mode 0600 whatever the umask.
  *
- * Portable POSIX C99; Linux's /proc where it exists (the environment mode `proc`, this file's path).
+ * Portable POSIX C99 plus the peer-credential call of each system.
  */
 #if defined(__APPLE__)
 #define _DARWIN_C_SOURCE
@@ -23,8 +26,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -35,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__APPLE__)
@@ -58,15 +60,16 @@ extern char **environ;
 #ifdef HOOKD_CLIENT_VERSION
 #define CLIENT_VERSION HOOKD_CLIENT_VERSION
 #else
-#define CLIENT_VERSION 2
+#define CLIENT_VERSION 3
 #endif
-#define PROTOCOL 2
+#define PROTOCOL 3
+/* The daemon's socket in the runtime dir (FAST_SOCKET in src/daemon/fast-server.ts). */
+#define SOCKET_NAME "fast.sock"
 /* Stdin sent inline when it has no NUL byte and is at most this long: the daemon takes up to 64 KiB
  * inline (MAX_INLINE_BYTES); the margin keeps clear of it. More goes to a private copy. */
 #define INLINE_MAX (60 * 1024)
 #define IO_CHUNK (64 * 1024)
-/* The listener file, the greeting, the ACK and the RESULT lines: all short. */
-#define LISTENER_MAX 1024
+/* The ACK and RESULT lines: short. */
 #define LINE_MAX_BYTES 512
 
 static char **g_argv;
@@ -74,12 +77,16 @@ static int g_argc;
 static const char *g_node = "node";
 static char g_cjs[PATH_MAX + 16];
 static char g_rt[PATH_MAX];
+static int g_rtfd = -1; /* the runtime dir, opened and checked; connected through */
 static char g_copy[PATH_MAX + 64]; /* the stdin copy's path, "" until one exists */
 static int g_sock = -1;
 /* The id the daemon acknowledged the event under, once its ACK was read: a fallback after that (a GO
  * that cannot be written) passes it to the Node path (HOOKD_FAST_EVENT_ID), whose event takes it, so the
  * journal keeps the event once (src/hook/fast-event-id.ts). "" before the ACK. */
 static char g_fast_id[81];
+/* Why this client would not talk to what it found in the runtime dir (a dir, socket or listener that is
+ * not the user's own), for the Node path's log; NULL when it found nothing to refuse. */
+static const char *g_refused;
 
 /* ---------------------------------------------------------------- the Node path */
 
@@ -94,9 +101,12 @@ static void exec_node(void) {
     int i;
     if (!args) exit(1);
     if (g_sock >= 0) close(g_sock);
+    if (g_rtfd >= 0) close(g_rtfd);
     signal(SIGPIPE, SIG_DFL);
     /* Never one inherited from the agent's environment: only the id this client was acknowledged. */
     if (g_fast_id[0] ? setenv("HOOKD_FAST_EVENT_ID", g_fast_id, 1) != 0 : unsetenv("HOOKD_FAST_EVENT_ID") != 0)
+        exit(1);
+    if (g_refused ? setenv("HOOKD_CLIENT_REFUSED", g_refused, 1) != 0 : unsetenv("HOOKD_CLIENT_REFUSED") != 0)
         exit(1);
     args[0] = (char *)g_node;
     args[1] = g_cjs;
@@ -397,11 +407,6 @@ static int runtime_dir(void) {
     return n > 0 && (size_t)n < sizeof g_rt - 32 ? 0 : -1;
 }
 
-struct listener {
-    char buf[LISTENER_MAX + 1];
-    char *port, *dsec, *tok, *proto, *gen;
-};
-
 /* Splits the next word off *p (spaces and tabs); NULL when none. */
 static char *word(char **p, int rest) {
     char *s = *p, *e;
@@ -421,75 +426,129 @@ static char *word(char **p, int rest) {
     return s;
 }
 
-/* Reads the listener file `<port> <daemon secret> <token> <protocol> <generation>`: not a symlink, a
- * regular file, its first line at most LISTENER_MAX bytes. 0 when usable. */
-static int read_listener(struct listener *l) {
-    char path[PATH_MAX + 16];
+/*
+ * The runtime dir, opened without following a symlink and judged by fstat: a directory of this user's
+ * that nobody else can write to (the Node path's own rule, src/util/private-fs.ts privateDirProblem),
+ * holding a socket of this user's that is not a symlink. The dir's fd is kept: the socket is reached
+ * through it. 0 when usable; -1 when there is nothing (no dir, no socket: no daemon); -2 when what is
+ * there is not the user's own.
+ */
+static int open_runtime_dir(void) {
     struct stat st;
-    ssize_t n = 0, r;
-    char *nl, *p;
-    int fd;
-    if (lstat(g_rt, &st) != 0 || S_ISLNK(st.st_mode)) return -1;
-    snprintf(path, sizeof path, "%s/hookd.fast", g_rt);
-    fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return -1;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return -1;
-    }
-    while ((size_t)n < LISTENER_MAX) {
-        r = read(fd, l->buf + n, LISTENER_MAX - (size_t)n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        n += r;
-    }
-    close(fd);
-    l->buf[n] = '\0';
-    if (memchr(l->buf, '\0', (size_t)n)) return -1;
-    nl = strchr(l->buf, '\n');
-    if (nl) *nl = '\0';
-    else if (n >= LISTENER_MAX) return -1;
-    p = l->buf;
-    l->port = word(&p, 0);
-    l->dsec = word(&p, 0);
-    l->tok = word(&p, 0);
-    l->proto = word(&p, 0);
-    l->gen = word(&p, 1);
-    if (!all_digits(l->port) || strlen(l->port) > 5 || atoi(l->port) < 1 || atoi(l->port) > 65535) return -1;
-    if (!nonempty(l->dsec) || !nonempty(l->tok)) return -1;
-    if (!nonempty(l->gen)) l->gen = "-";
-    return 0;
+    int fd = open(g_rt, O_RDONLY | O_NOFOLLOW | O_CLOEXEC
+#if defined(O_DIRECTORY)
+                            | O_DIRECTORY
+#endif
+    );
+    if (fd < 0) return errno == ENOENT ? -1 : -2;
+    g_rtfd = fd;
+    if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) != 0)
+        return -2;
+    if (fstatat(fd, SOCKET_NAME, &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? -1 : -2;
+    return S_ISSOCK(st.st_mode) && st.st_uid == geteuid() ? 0 : -2;
 }
 
-/* Connects to 127.0.0.1:port, non-blocking, bounded by the wait. The socket stays non-blocking. */
-static int connect_loopback(int port, long long deadline) {
-    struct sockaddr_in a;
-    int fd, err = 0, one = 1;
-    socklen_t len = sizeof err;
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) return -1;
-    fcntl(fd, F_SETFD, FD_CLOEXEC);
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-#if defined(SO_NOSIGPIPE)
-    setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+/* 0 when the process listening on `fd` runs as this user, as the kernel recorded it. */
+static int peer_is_me(int fd) {
+#if defined(__linux__) && defined(SO_PEERCRED)
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof cred) return -1;
+    return cred.uid == geteuid() ? 0 : -1;
+#else
+    uid_t uid;
+    gid_t gid;
+    if (getpeereid(fd, &uid, &gid) != 0) return -1;
+    return uid == geteuid() ? 0 : -1;
 #endif
+}
+
+/*
+ * Connects to the daemon's socket through the runtime dir's fd: on Linux by /proc/self/fd/<fd>/<name>
+ * (no race with a dir renamed after it was checked, and no limit on the runtime dir's length); else by
+ * the absolute path, or, when that is longer than a socket address holds, from inside the dir (fchdir
+ * there and back). Blocking, bounded by the wait (a full backlog), then non-blocking. -1 on failure.
+ */
+static int connect_daemon(long long wait_ms) {
+    struct sockaddr_un a;
+    struct timeval tv;
+    int fd, r, back = -1;
+    size_t len = strlen(g_rt) + 1 + sizeof SOCKET_NAME;
     memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((unsigned short)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        if (errno != EINPROGRESS && errno != EINTR) {
-            close(fd);
-            return -1;
-        }
-        if (!wait_fd(fd, POLLOUT, deadline) || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ||
-            err != 0) {
-            close(fd);
-            return -1;
+    a.sun_family = AF_UNIX;
+#if defined(__linux__)
+    snprintf(a.sun_path, sizeof a.sun_path, "/proc/self/fd/%d/%s", g_rtfd, SOCKET_NAME);
+    if (access(a.sun_path, F_OK) != 0)
+#endif
+    {
+        if (len <= sizeof a.sun_path) {
+            size_t rt = strlen(g_rt);
+            memcpy(a.sun_path, g_rt, rt);
+            a.sun_path[rt] = '/';
+            memcpy(a.sun_path + rt + 1, SOCKET_NAME, sizeof SOCKET_NAME);
+        } else {
+            back = open(".", O_RDONLY | O_CLOEXEC);
+            if (back < 0 || fchdir(g_rtfd) != 0) {
+                if (back >= 0) close(back);
+                return -1;
+            }
+            snprintf(a.sun_path, sizeof a.sun_path, "%s", SOCKET_NAME);
         }
     }
+    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd >= 0) {
+        int one = 1;
+        (void)one;
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+#if defined(SO_NOSIGPIPE)
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#endif
+        tv.tv_sec = (time_t)(wait_ms / 1000);
+        tv.tv_usec = (suseconds_t)((wait_ms % 1000) * 1000);
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        do r = connect(fd, (struct sockaddr *)&a, sizeof a);
+        while (r != 0 && errno == EINTR);
+        if (r != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (back >= 0) {
+        /* Back where the agent started this client: the Node path and the request need it. */
+        if (fchdir(back) != 0) {
+            if (fd >= 0) close(fd);
+            fd = -1;
+        }
+        close(back);
+    }
+    if (fd < 0) return -1;
+    tv.tv_sec = 0;
+    tv.tv_usec = 0;
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    if (peer_is_me(fd) != 0) {
+        close(fd);
+        return -2;
+    }
     return fd;
+}
+
+/* Makes sure fds 0, 1 and 2 are open (on /dev/null when the agent closed one): a socket or file opened
+ * later must never land on them and be read as the event or written as the answer. */
+static void std_fds(void) {
+    int fd;
+    for (fd = 0; fd < 3; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd) exit(1);
+    }
+}
+
+/* An event name as the hook takes it on its command line: letters only, at most 64. */
+static int event_name(const char *s) {
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (n >= 64 || !((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z'))) return 0;
+    return n > 0;
 }
 
 /* An event id as the Node path takes it: [A-Za-z0-9_-]{1,80} (src/hook/fast-event-id.ts). */
@@ -502,15 +561,7 @@ static int event_id(const char *s) {
     return n > 0;
 }
 
-/* Compares without stopping at the first difference. */
-static int same(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b), i;
-    unsigned char d = la != lb;
-    for (i = 0; i < la && i < lb; i++) d |= (unsigned char)(a[i] ^ b[i]);
-    return d == 0;
-}
-
-/* The working directory as bash's $PWD: the inherited PWD when it names this directory, else getcwd. */
+/* The working directory as a shell's $PWD: the inherited PWD when it names this directory, else getcwd. */
 static int working_dir(char *out, size_t cap) {
     const char *pwd = getenv("PWD");
     struct stat a, b;
@@ -527,15 +578,15 @@ static int working_dir(char *out, size_t cap) {
 static char g_in[INLINE_MAX + 1];
 
 int main(int argc, char **argv) {
-    struct listener l;
-    const char *agent = "-", *wait_s, *v;
+    const char *agent = "-", *event = "-", *wait_s, *v;
     long long wait_ms = 2000, deadline;
-    char line[LINE_MAX_BYTES], hello[LINE_MAX_BYTES + 16], dir[PATH_MAX], cwd[PATH_MAX], head[LINE_MAX_BYTES * 2];
+    char line[LINE_MAX_BYTES], dir[PATH_MAX], cwd[PATH_MAX], head[LINE_MAX_BYTES];
     size_t in_len = 0;
-    int proc_mode, inline_ok, eof = 0, lost = 1, copy_fd, n;
+    int inline_ok, eof = 0, lost = 1, copy_fd, n, i;
     mode_t mask;
     char *id, *lost_s, *p;
 
+    std_fds();
     g_argc = argc;
     g_argv = argv;
     if (argc == 2 && strcmp(argv[1], "--hookd-client-version") == 0) {
@@ -554,23 +605,28 @@ int main(int argc, char **argv) {
     wait_s = getenv("HOOKD_CLIENT_WAIT_S");
     if (all_digits(wait_s)) wait_ms = strlen(wait_s) > 6 ? 999999000LL : atoll(wait_s) * 1000;
 
-    if (runtime_dir() != 0) node_path();
+    /* `--agent droid|claude` and `--event <Name>`, as install writes them; anything else is the Node
+     * path's to read. */
+    for (i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--agent") == 0)
+            agent = strcmp(argv[i + 1], "droid") == 0 || strcmp(argv[i + 1], "claude") == 0 ? argv[i + 1] : "-";
+        else if (strcmp(argv[i], "--event") == 0)
+            event = event_name(argv[i + 1]) ? argv[i + 1] : "-";
+        else
+            break;
+    }
+
     if ((v = getenv("HOOKD")) && strcmp(v, "0") == 0) node_path();
-    if (read_listener(&l) != 0) node_path();
-
-    if (argc > 2 && strcmp(argv[1], "--agent") == 0 && argv[2][0])
-        agent = strcmp(argv[2], "droid") == 0 || strcmp(argv[2], "claude") == 0 ? argv[2] : "-";
-
-    /* Connect, and let the daemon speak first: nothing is sent to a listener that does not know its
-     * secret (a stale port bound by someone else), and stdin is not touched until it does. The whole
-     * greeting line is bounded by the wait (a peer may send part of a line and stall). */
-    deadline = now_ms() + wait_ms;
-    g_sock = connect_loopback(atoi(l.port), deadline);
+    if (runtime_dir() != 0) node_path();
+    /* No daemon (no runtime dir, no socket, nobody listening): the Node path with the agent's stdin
+     * untouched. A runtime dir, socket or listener that is not the user's own: the same, and the Node
+     * path logs why (HOOKD_CLIENT_REFUSED). Nothing is sent before the peer was checked. */
+    n = open_runtime_dir();
+    if (n == -2) g_refused = "runtime-dir";
+    if (n != 0) node_path();
+    g_sock = connect_daemon(wait_ms);
+    if (g_sock == -2) g_refused = "peer";
     if (g_sock < 0) node_path();
-    deadline = now_ms() + wait_ms;
-    if (read_line(line, sizeof line, deadline) != 0) node_path();
-    snprintf(hello, sizeof hello, "HOOKD-FAST %s", l.dsec);
-    if (!same(line, hello)) node_path();
 
     /* stdin, with large reads: all of it inline when short and without a NUL byte; else a private copy
      * in the runtime dir (the daemon reads it), the rest streamed to it (bounded memory). */
@@ -598,24 +654,21 @@ int main(int argc, char **argv) {
         close(copy_fd);
     }
 
-    /* The request: the header lines, cwd, the copy's path or `-`, the environment (list mode) and the
-     * empty entry, the inline stdin and its NUL. Before the ACK every write is bounded by the wait. */
-    v = getenv("HOOKD_CLIENT_PROC");
-    proc_mode = !(v && strcmp(v, "0") == 0) && access("/proc/self/environ", R_OK) == 0;
+    /* The request: the header lines, cwd, the copy's path or `-`, the environment and the empty entry,
+     * the inline stdin and its NUL. Before the ACK every write is bounded by the wait. */
     mask = umask(0);
     umask(mask);
     if (working_dir(cwd, sizeof cwd) != 0) fallback(g_in, in_len);
     g_tx_deadline = now_ms() + wait_ms;
-    n = snprintf(head, sizeof head, "%s\n%d %d %s\n%s\n%ld %ld %s\n%04o\n", l.tok, PROTOCOL, CLIENT_VERSION,
-                 l.gen, agent, (long)getpid(), (long)getppid(), proc_mode ? "proc" : "list",
+    n = snprintf(head, sizeof head, "HOOKD-FAST %d %d\n%s\n%s\n%04o\n", PROTOCOL, CLIENT_VERSION, agent, event,
                  (unsigned)(mask & 07777));
     if (n <= 0 || (size_t)n >= sizeof head) fallback(g_in, in_len);
     if (tx_put(head, (size_t)n) != 0 || tx_field(cwd) != 0 || tx_field(inline_ok ? "-" : g_copy) != 0)
         fallback(g_in, in_len);
-    if (!proc_mode) {
+    {
         char **e;
-        /* Every NAME=value entry (names bash cannot hold too); an entry without a name would end the
-         * list early, and the daemon skips those anyway. */
+        /* Every NAME=value entry of the environment the agent gave this client (names a shell cannot
+         * hold too); an entry without a name would end the list early, and the daemon skips those. */
         for (e = environ; *e; e++)
             if ((*e)[0] != '=' && strchr(*e, '=') && tx_field(*e) != 0) fallback(g_in, in_len);
     }
@@ -647,7 +700,8 @@ int main(int argc, char **argv) {
         unsigned long long left[2];
         int code, out_ok[2] = {1, 1}, which = 0;
         if (read_line(line, sizeof line, -1) != 0 || strncmp(line, "RESULT ", 7) != 0) {
-            fprintf(stderr, "hookd: the daemon went away while running the event (%s)\n", id);
+            fprintf(stderr, "hookd: the daemon went away while running the event (%s)\n",
+                    g_fast_id[0] ? g_fast_id : "unknown id");
             return lost;
         }
         p = line;

@@ -55,8 +55,31 @@ function releaseClientCopy(): boolean {
   return false;
 }
 
+/**
+ * The fast client found a runtime dir, socket or listener that is not the user's own and came here
+ * instead (HOOKD_CLIENT_REFUSED names which): logged, never shown to commands.
+ */
+function logClientRefusal(): void {
+  const refused = process.env.HOOKD_CLIENT_REFUSED;
+  if (refused === undefined) return;
+  delete process.env.HOOKD_CLIENT_REFUSED;
+  if (!/^[a-z-]{1,32}$/.test(refused)) return;
+  const what =
+    refused === 'peer'
+      ? 'the process listening on the fast socket runs as another user'
+      : 'the runtime dir or its fast socket is not private to this user';
+  const logger = createLineLogger(logFilePath(process.env));
+  logger.log(
+    'warn',
+    { kind: 'fast', refused, runtimeDir: runtimeDir(process.env) },
+    `the fast client refused to talk to the daemon: ${what}; this event took the Node path (hookd doctor)`,
+  );
+  logger.close();
+}
+
 /** `agent`: from `hookd hook --agent droid|claude` (the dispatcher passes only those two). */
 export async function hookMain(binPath: string, agent?: string): Promise<void> {
+  logClientRefusal();
   // The id of an event a daemon acknowledged before it died, from the fast client's fallback.
   const eventId = takeFastEventId(process.env, releaseClientCopy());
   const validator = () => (require('./validate.cjs') as { validator: ConfigValidator }).validator;

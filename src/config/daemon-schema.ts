@@ -26,15 +26,10 @@ export const DAEMON_DEFAULTS = {
   /** The journal is compacted when it grows past this many bytes. */
   compactBytes: 8 * 1024 * 1024,
   /**
-   * Listen on 127.0.0.1 for the fast client (bin/hookd-client.bash), which runs events in the daemon
-   * instead of starting Node per event. Read at start.
+   * Listen on the private unix socket `<runtime dir>/fast.sock` for the native fast client, which runs
+   * events in the daemon instead of starting Node per event. Read at start.
    */
   fastListener: true,
-  /**
-   * Claude Code's `type: "http"` hooks (observe-only events): a loopback HTTP listener on a stable port,
-   * with a stable bearer token in the state dir. Read at start.
-   */
-  httpHooks: { enabled: false, port: 47615 },
   logLevel: 'info' as 'trace' | 'debug' | 'info' | 'warn' | 'error',
 } as const;
 
@@ -52,26 +47,14 @@ export const daemonConfigSchema = z
       .boolean()
       .default(DAEMON_DEFAULTS.fastListener)
       .describe(
-        'Listen on 127.0.0.1 for the fast client (bin/hookd-client.bash), which runs events in the daemon; false: the client always takes the Node path. Read at start.',
+        'Listen on the private unix socket <runtime dir>/fast.sock for the native fast client, which runs events in the daemon; false: the client always takes the Node path. Read at start.',
       ),
     httpHooks: z
-      .strictObject({
-        enabled: z
-          .boolean()
-          .default(DAEMON_DEFAULTS.httpHooks.enabled)
-          .describe("Listen on 127.0.0.1 for Claude Code's http hooks (hookd install --transport http)."),
-        port: z
-          .number()
-          .int()
-          .min(1024)
-          .max(65535)
-          .default(DAEMON_DEFAULTS.httpHooks.port)
-          .describe(
-            'The stable loopback port written into the hooks; changing it needs hookd install again.',
-          ),
-      })
-      .default(() => ({ ...DAEMON_DEFAULTS.httpHooks }))
-      .describe('Claude Code\'s type "http" hooks for observe-only events. Read at start.'),
+      .looseObject({})
+      .optional()
+      .describe(
+        "No longer used: hookd does not serve Claude Code's http hooks (a loopback port cannot prove who listens on it). Kept so that older configs stay valid; remove it.",
+      ),
     handoffTimeoutMs: z
       .number()
       .int()

@@ -29,10 +29,9 @@ import { Ingest } from './ingest.js';
 import { Digest } from './digest.js';
 import { collectStats, type DaemonStats } from './stats.js';
 import { requestHandler } from './requests.js';
-import { startFastServer, type FastServer } from './fast-server.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, startFastServer, type FastServer } from './fast-server.js';
 import { createSpawner } from './spawner.js';
 import { inflightDir, recoverInflight } from './inflight.js';
-import { startHttpHooks, type HttpHooksServer } from './http-hooks.js';
 import { TranscriptWatch } from './transcript-watch.js';
 
 export { DaemonRunningError } from './lock-holder.js';
@@ -147,7 +146,6 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       ...(options.config ? { fixed: options.config } : {}),
       onChange: (state) => {
         if (state.ok) rebuildChannels(state);
-        fast?.configChanged();
       },
     });
     if (channels.size === 0) rebuildChannels(config.state);
@@ -281,14 +279,6 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       // An injected reading (tests) stands in for the configured probe.
       presence: options.presence ?? presence,
     });
-    // The project dir of recent sessions (bounded): an http hook's event carries no environment.
-    const projectOf = new Map<string, string>();
-    const rememberProject = (event: HookEvent) => {
-      if (!event.sessionId || !event.projectDir || event.agent !== 'claude') return;
-      projectOf.delete(event.sessionId);
-      projectOf.set(event.sessionId, event.projectDir);
-      if (projectOf.size > 1000) projectOf.delete(projectOf.keys().next().value!);
-    };
     const transcripts = new TranscriptWatch({
       logger: log,
       now,
@@ -305,10 +295,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       commit,
       paused: () => journal.trouble !== undefined,
       spoolDir: spoolDir(env),
-      enqueue: (handoff) => {
-        rememberProject(handoff.event);
-        pipeline.enqueue(handoff);
-      },
+      enqueue: (handoff) => pipeline.enqueue(handoff),
       now,
       logger: log,
     });
@@ -345,6 +332,10 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         pipeline: pipeline.counts,
         digest: digest.counts,
         presence: () => presenceNow().status(),
+        fast: () =>
+          fast
+            ? { socket: fast.socket, protocol: FAST_PROTOCOL, clientVersions: { ...FAST_CLIENT_VERSIONS } }
+            : undefined,
       });
 
     let stopping = false;
@@ -387,18 +378,16 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
 
     if (existsSync(files.socket)) rmSync(files.socket, { force: true });
     const server: SocketServer = await listenOnSocket(files.socket, handle);
-    // Starts the commands of the events run here (the fast listener's, http's): a resident spawner,
+    // Starts the commands of the events run here (the fast listener's): a resident spawner,
     // started at the first command (docs/daemon.md, "The spawner"); HOOKD_NO_SPAWNER=1: child_process.
     const spawner = createSpawner({ env, logger: log });
     cleanups.push(() => void spawner.close());
-    // The fast client's listener (issue 12); events it forwards run here, then go to ingest.
+    // The fast client's listener; events it forwards run here, then go to ingest.
     if (config.state.daemon.fastListener) {
       fast = await startFastServer({
         env,
         runtimeDir: files.dir,
         logger: log,
-        heldConfig: () => (config.state.ok ? config.state.full : undefined),
-        generation: () => config.state.appliedAt,
         stopping: () => stopping,
         inflightDir: inflightDir(env),
         spawn: spawner.spawn,
@@ -413,35 +402,6 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         },
       });
       cleanups.push(() => void fast?.close());
-    }
-    // Claude Code's http hooks (observe-only events): a stable port and token; a busy port is logged, not fatal.
-    let httpHooks: HttpHooksServer | undefined;
-    if (config.state.daemon.httpHooks.enabled) {
-      try {
-        httpHooks = await startHttpHooks({
-          env,
-          port: config.state.daemon.httpHooks.port,
-          logger: log,
-          heldConfig: () => (config.state.ok ? config.state.full : undefined),
-          stopping: () => stopping,
-          projectDirOf: (session) => projectOf.get(session),
-          spawn: spawner.spawn,
-          handOff: async (message) => {
-            try {
-              await ingest.receive(message);
-              return { outcome: 'acked' };
-            } catch (error) {
-              return { outcome: 'failed', error: (error as Error).message };
-            }
-          },
-        });
-        cleanups.push(() => void httpHooks?.close());
-      } catch (error) {
-        log.error(
-          { kind: 'http-hook', port: config.state.daemon.httpHooks.port, error: (error as Error).message },
-          "cannot listen for Claude Code's http hooks; those events are lost until the port is free",
-        );
-      }
     }
     writePrivateFileAtomic(files.pid, `${process.pid}\n`, { ensureDir: false });
     rmSync(files.starting, { force: true });
@@ -471,7 +431,6 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         const ingestStopped = ingest.stop();
         for (const timer of timers) clearInterval(timer);
         await fast?.close();
-        await httpHooks?.close();
         await spawner.close();
         await transcripts.close();
         for (const timer of releaseTimers) clearTimeout(timer);

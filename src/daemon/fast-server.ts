@@ -1,5 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
@@ -12,23 +11,26 @@ import { runEvent, type HandOff } from '../hook/process-event.js';
 import { createLineLoggerPool } from '../logging/line-logger.js';
 import { planCommands } from '../runner/route.js';
 import type { SpawnLike } from '../runner/run-command.js';
-import { logFilePath, userConfigPath, type Env } from '../paths.js';
+import { logFilePath, type Env } from '../paths.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import { readStdinCopy, releaseStdinCopy, sweepStdinCopies } from '../util/stdin-copy.js';
+import { listenInDir } from '../util/unix-socket.js';
 import { clearInflight, diedOutcome, recordInflight } from './inflight.js';
 
 /**
- * The fast listener (issue 12): the bash client (bin/hookd-client.bash) forwards one event, the daemon
- * runs it with `runEvent` and answers. Protocol 2, one event per connection:
+ * The fast listener: the native client (native/hookd-client.c) forwards one event over the unix socket
+ * `fast.sock` in the private runtime dir, the daemon runs it with `runEvent` and answers. Only this user
+ * can reach the socket (the runtime dir is 0700 and theirs), and the client checks, before it sends a
+ * byte, that the dir and socket are the user's own and that the process listening runs as the user
+ * (SO_PEERCRED / getpeereid): no port, no secret on the wire, nothing another user can squat or replay.
+ * Protocol 3, one event per connection:
  *
- *   daemon: `HOOKD-FAST <daemon secret>\n`      (the client sends nothing until this matches)
- *   client: `<token>\n<protocol> <client version> <config generation>\n<agent>\n<pid> <ppid> <env mode>\n
- *           <umask>\n` (what `umask` prints), then `<cwd>\0<stdin copy path>\0`, then in env mode
- *           `list` `NAME=value\0`... and an empty entry `\0`; in mode `proc` only the empty entry (the
- *           daemon reads /proc/<pid>/environ: the environment the agent gave the client, exactly);
- *           with `-` for the copy's path, the stdin bytes follow inline, ended by a NUL (the client
- *           sends inline a stdin under 4 KiB without a NUL byte)
- *   daemon: `DENY <reason>\n` (bad token, versions, caps, a stdin copy that is not one), or
+ *   client: `HOOKD-FAST <protocol> <client version>\n<agent>\n<event>\n<umask>\n` (agent `droid`,
+ *           `claude` or `-`; event the name install put on the command line or `-`; umask as `umask`
+ *           prints it), then `<cwd>\0<stdin copy path>\0`, then the environment as `NAME=value\0`...
+ *           and an empty entry `\0`; with `-` for the copy's path, the stdin bytes follow inline, ended
+ *           by a NUL (the client sends inline a stdin of at most 60 KiB without a NUL byte)
+ *   daemon: `DENY <reason>\n` (versions, caps, a stdin copy that is not one), or
  *           `LOCAL\n` (a command of this event is marked "local": the client runs the Node path), or
  *           `ACK <lost code> <event id>\n`, followed at once by `RESULT 0 0 0\n` when the event runs no
  *           command; <lost code> is the exit code for a client that loses the daemon after GO: 2 when
@@ -48,13 +50,19 @@ import { clearInflight, diedOutcome, recordInflight } from './inflight.js';
  * record (none kept, not written, no hand-off) an event is answered after its hand-off.
  */
 
+/** The first word of every request. */
 export const FAST_HELLO = 'HOOKD-FAST';
 /** The protocol this daemon speaks; a client speaking another one is denied (and falls back). */
-export const FAST_PROTOCOL = 2;
-/** The client script versions (`__hk_cv` in bin/hookd-client.bash) this daemon serves. */
-export const FAST_CLIENT_VERSIONS = { min: 2, max: 2 } as const;
-/** The listener file in the private runtime dir: `<port> <daemon secret> <client token> <protocol> <generation>\n`. */
-export const FAST_FILE = 'hookd.fast';
+export const FAST_PROTOCOL = 3;
+/** The native client versions (`CLIENT_VERSION` in native/hookd-client.c) this daemon serves. */
+export const FAST_CLIENT_VERSIONS = { min: 3, max: 3 } as const;
+/** The listener's unix socket in the private runtime dir (`SOCKET_NAME` in native/hookd-client.c). */
+export const FAST_SOCKET = 'fast.sock';
+/**
+ * The loopback listener file of older versions (a port and secrets): removed at start, so that a client
+ * of an older version finds no listener and takes the Node path.
+ */
+export const LEGACY_FAST_FILE = 'hookd.fast';
 /** The version mismatches the listener saw (written at the first one), for doctor; private runtime dir. */
 export const FAST_STATUS_FILE = 'fast-status.json';
 /** A stdin copy older than this is what a killed client left behind. */
@@ -81,8 +89,8 @@ export const FAST_LIMITS: FastLimits = {
   requestTimeoutMs: 10_000,
   goTimeoutMs: 120_000,
 };
-const HEADER_LINES = 5;
-/** Stdin sent inline (the client sends at most 4 KiB so; more comes as a stdin copy). */
+const HEADER_LINES = 4;
+/** Stdin sent inline (the client sends at most 60 KiB so; more comes as a stdin copy). */
 const MAX_INLINE_BYTES = 64 * 1024;
 const MAX_HEADER_BYTES = 512;
 
@@ -90,10 +98,6 @@ export interface FastServerOptions {
   env: Env;
   runtimeDir: string;
   logger: Logger;
-  /** The config the daemon holds (the whole file, validated as the hook does), when it is in force. */
-  heldConfig: () => LoadedConfig | undefined;
-  /** The generation of the config in force (changes at each applied reload). */
-  generation: () => number;
   /** Hands the event to rules and the ledger (ingest -> journal -> pipeline). */
   handOff: HandOff;
   stopping: () => boolean;
@@ -106,13 +110,11 @@ export interface FastServerOptions {
 }
 
 export interface FastServer {
-  port: number;
-  file: string;
+  /** The unix socket it listens on. */
+  socket: string;
   close(): Promise<void>;
   /** Events whose commands are running now. */
   running(): number;
-  /** Rewrites the listener file with the current config generation. */
-  configChanged(): void;
 }
 
 /** The fast status file: what doctor shows about the listener besides the listener file. */
@@ -140,29 +142,19 @@ export function readFastStatus(runtimeDir: string): FastStatus | undefined {
 }
 
 export interface FastRequest {
-  token: string;
   protocol: string;
   clientVersion: string;
-  generation: string;
   agent: DeclaredAgent | undefined;
-  pid: number | undefined;
-  ppid: number | undefined;
-  envMode: 'list' | 'proc';
+  /** The event name on the client's command line (install writes it), when valid. */
+  declaredEvent: string | undefined;
   umask: number | undefined;
   cwd: string;
   /** The stdin copy's path; `-` when the bytes came inline. */
   stdinPath: string;
-  /** The stdin bytes sent inline (a small stdin without a NUL byte: no copy, no fork in the client). */
+  /** The stdin bytes sent inline (a small stdin without a NUL byte: no copy). */
   inline: Buffer | undefined;
-  /** The `list` entries (empty in `proc` mode). */
+  /** The client's environment, as the agent gave it. */
   env: Env;
-}
-
-const digest = (s: string | Buffer) => createHash('sha256').update(s).digest();
-
-/** Constant-time comparison of a presented token with the expected one (hashed: equal lengths). */
-export function tokenMatches(presented: string, expected: string): boolean {
-  return timingSafeEqual(digest(presented), digest(expected));
 }
 
 /** `NAME=value` entries (NUL-separated) into an environment; entries without a name are skipped. */
@@ -204,31 +196,28 @@ class RequestReader {
   /** Where the inline stdin bytes start, when the request carries them (`-` for the copy's path). */
   private sectionEnd = -1;
   private inline: Buffer | undefined;
-  private tokenChecked = false;
-  constructor(
-    private readonly limits: FastLimits,
-    /** The token check, done on the first line before anything else is read. */
-    private readonly tokenOk: (presented: string) => boolean,
-  ) {}
+  private helloChecked = false;
+  constructor(private readonly limits: FastLimits) {}
 
   push(chunk: Buffer): Pushed {
     const from = this.buf.length;
     this.buf = from === 0 ? chunk : Buffer.concat([this.buf, chunk]);
     if (!this.header) {
+      // The first line says who speaks: `HOOKD-FAST <protocol> <client version>`, checked before anything
+      // else is kept.
       const first = this.buf.indexOf(10);
-      if (!this.tokenChecked && first >= 0) {
-        if (first > MAX_HEADER_BYTES || !this.tokenOk(this.buf.subarray(0, first).toString('latin1')))
-          return { state: 'bad', reason: 'bad token' };
-        this.tokenChecked = true;
-      }
-      const second = first >= 0 ? this.buf.indexOf(10, first + 1) : -1;
-      if (second >= 0 && second <= MAX_HEADER_BYTES) {
-        const [protocol = '', client = ''] = this.buf
-          .subarray(first + 1, second)
+      if (!this.helloChecked && first >= 0) {
+        const [hello = '', protocol = '', client = '', ...more] = this.buf
+          .subarray(0, Math.min(first, MAX_HEADER_BYTES))
           .toString('latin1')
           .split(' ');
+        if (first > MAX_HEADER_BYTES || hello !== FAST_HELLO || more.length > 0)
+          return { state: 'bad', reason: 'not a fast client request' };
         const problem = versionProblem(protocol, client);
         if (problem) return { state: 'bad', reason: `version: ${problem}`, version: { protocol, client } };
+        this.helloChecked = true;
+      } else if (!this.helloChecked && this.buf.length > MAX_HEADER_BYTES) {
+        return { state: 'bad', reason: 'not a fast client request' };
       }
       let nl = -1;
       for (let line = 0; line < HEADER_LINES; line++) {
@@ -278,19 +267,14 @@ class RequestReader {
 
   request(): FastRequest {
     const h = this.header!;
-    const [protocol = '', clientVersion = '', generation = ''] = (h[1] ?? '').split(' ');
-    const [pid, ppid, mode] = (h[3] ?? '').split(' ');
-    const num = (s: string | undefined) => (/^\d{1,10}$/.test(s ?? '') ? Number(s) : undefined);
+    const [, protocol = '', clientVersion = ''] = (h[0] ?? '').split(' ');
+    const event = h[2] ?? '';
     return {
-      token: h[0]!,
       protocol,
       clientVersion,
-      generation,
-      agent: h[2] === 'droid' || h[2] === 'claude' ? h[2] : undefined,
-      pid: num(pid),
-      ppid: num(ppid),
-      envMode: mode === 'proc' ? 'proc' : 'list',
-      umask: /^[0-7]{1,4}$/.test(h[4] ?? '') ? parseInt(h[4]!, 8) : undefined,
+      agent: h[1] === 'droid' || h[1] === 'claude' ? h[1] : undefined,
+      declaredEvent: /^[A-Za-z]{1,64}$/.test(event) ? event : undefined,
+      umask: /^[0-7]{1,4}$/.test(h[3] ?? '') ? parseInt(h[3]!, 8) : undefined,
       cwd: this.fields[0] ?? '',
       stdinPath: this.fields[1] ?? '',
       inline: this.inline,
@@ -300,71 +284,13 @@ class RequestReader {
 }
 
 /**
- * The client's environment as the agent gave it (Linux): /proc/<pid>/environ, at most maxBytes. The
- * process must be the client: its parent is the one the client named (a client in another pid
- * namespace names a pid that is someone else here).
- */
-function procEnviron(pid: number | undefined, ppid: number | undefined, maxBytes: number): Env | string {
-  if (pid === undefined || pid <= 1) return 'no client pid';
-  let environ: { buf: Buffer; length: number };
-  try {
-    // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so read after the last `)`.
-    const statRead = readProcFile(`/proc/${pid}/stat`, 4096);
-    const stat = statRead.buf.toString('latin1', 0, statRead.length);
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (parent !== ppid) return 'client pid not seen here (another pid namespace?)';
-    environ = readProcFile(`/proc/${pid}/environ`, maxBytes + 1);
-  } catch (error) {
-    return `cannot read the client's environment: ${(error as NodeJS.ErrnoException).code ?? 'error'}`;
-  }
-  if (environ.length > maxBytes) return 'environment too large';
-  return parseEnvEntries(environ.buf.toString('utf8', 0, environ.length).split('\0'));
-}
-
-/** One buffer for the /proc reads (they are synchronous, one at a time), grown as needed. */
-let procBuffer = Buffer.allocUnsafe(64 * 1024);
-
-/**
- * Reads a /proc file (its size says 0: read to the end) into the shared buffer, at most `maxBytes`; the
- * bytes are valid until the next read. No fstat, no growing copies as readFileSync makes.
- */
-function readProcFile(file: string, maxBytes: number): { buf: Buffer; length: number } {
-  const fd = openSync(file, 'r');
-  try {
-    let length = 0;
-    for (;;) {
-      if (length === procBuffer.length) {
-        if (length >= maxBytes) break;
-        const grown = Buffer.allocUnsafe(Math.min(procBuffer.length * 2, maxBytes));
-        procBuffer.copy(grown, 0, 0, length);
-        procBuffer = grown;
-      }
-      const n = readSync(fd, procBuffer, length, Math.min(procBuffer.length, maxBytes) - length, null);
-      if (n === 0) break;
-      length += n;
-      if (length >= maxBytes) break;
-    }
-    return { buf: procBuffer, length };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Starts the fast listener on 127.0.0.1 (port 0) and writes its port and two fresh secrets to the
- * private runtime dir. The secrets are never logged.
+ * Starts the fast listener on `<runtime dir>/fast.sock` (0600 in the private 0700 runtime dir), removing
+ * a socket a dead daemon left and the loopback listener file of older versions.
  */
 export async function startFastServer(options: FastServerOptions): Promise<FastServer> {
   const limits: FastLimits = { ...FAST_LIMITS, ...options.limits };
   const log = options.logger;
   const now = options.now ?? Date.now;
-  // 144 bits in 24 characters: the bash client reads the greeting a byte per timed read (the peer is not
-  // yet known, so every byte is bounded), about 15 µs a byte, so the greeting is kept short.
-  const daemonSecret = randomBytes(18).toString('base64url');
-  const token = randomBytes(24).toString('hex');
-  // The token's digest, once: each request's check hashes only what it presents (tokenMatches).
-  const tokenDigest = digest(token);
-  const greeting = Buffer.from(`${FAST_HELLO} ${daemonSecret}\n`);
   const sockets = new Set<Socket>();
   const status: FastStatus = {
     v: 1,
@@ -377,6 +303,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     writePrivateFileAtomic(statusFile, `${JSON.stringify(status)}\n`, { ensureDir: false });
   let running = 0;
   let requests = 0;
+  let connections = 0;
   // As `hookd hook` does (src/bin/hook.ts): a default the forwarded environment may override.
   const bin = process.argv[1];
   const hooksDir = bin ? join(dirname(bin), '..', 'hooks') : undefined;
@@ -385,21 +312,20 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
   const configMemory = new ConfigMemory(64);
   // The hook log(s) kept open across events (reopened every second: rotations by other processes).
   const lineLoggers = createLineLoggerPool();
-  const configFor = (projectDir: string | undefined, env: Env): LoadedConfig => {
-    const held = options.heldConfig();
-    if (held && projectDir === undefined && userConfigPath(env) === userConfigPath(options.env)) return held;
-    return loadConfig({ env, projectDir, validator: () => validator, memory: configMemory });
-  };
+  // Each event loads its config as the hook would, through the memory: an edit is seen by the next event,
+  // not only once the daemon's own watcher applied it.
+  const configFor = (projectDir: string | undefined, env: Env): LoadedConfig =>
+    loadConfig({ env, projectDir, validator: () => validator, memory: configMemory });
 
   const serve = (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.on('error', () => {});
-    socket.setNoDelay(true);
-    const remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    // Which connection, for the log (a unix socket has no peer address).
+    const remote = `#${++connections}`;
     const abort = new AbortController();
     let phase: 'request' | 'acked' | 'running' | 'done' = 'request';
-    const reader = new RequestReader(limits, (presented) => timingSafeEqual(digest(presented), tokenDigest));
+    const reader = new RequestReader(limits);
     let prepared: Prepared | undefined;
     /** The client has its answer (the RESULT went out): its going away is no longer a reason to kill. */
     let replied = false;
@@ -510,19 +436,11 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     };
     const onRequest = (req: FastRequest, rest: Buffer) => {
       if (options.stopping()) return refuse('stopping');
-      if (req.generation !== String(options.generation()))
-        log.debug({ kind: 'fast', generation: req.generation }, 'fast client read an older listener file');
       const copy = req.inline
         ? { ok: true as const, bytes: req.inline }
         : readStdinCopy(req.stdinPath, options.runtimeDir, limits.maxPayloadBytes);
       if (!copy.ok) return refuse(`stdin copy: ${copy.problem}`);
-      let forwarded = req.env;
-      if (req.envMode === 'proc') {
-        const read = procEnviron(req.pid, req.ppid, limits.maxEnvBytes);
-        if (typeof read === 'string') return refuse(read);
-        forwarded = read;
-      }
-      const env: Env = hooksDir ? { HOOKD_HOOKS_DIR: hooksDir, ...forwarded } : forwarded;
+      const env: Env = hooksDir ? { HOOKD_HOOKS_DIR: hooksDir, ...req.env } : req.env;
       const p = prepare(req, env, copy.bytes);
       if (p === 'local') {
         phase = 'done';
@@ -570,7 +488,6 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       }
       onRequest(reader.request(), r.rest);
     });
-    socket.write(greeting);
   };
 
   interface Prepared {
@@ -638,23 +555,16 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
   };
 
   const server: Server = createServer({ allowHalfOpen: false }, serve);
-  // Bounded whatever local peers do: at most this many connections, each capped in size and time.
+  // Bounded whatever a peer does: at most this many connections, each capped in size and time.
   server.maxConnections = 1024;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const file = join(options.runtimeDir, FAST_FILE);
-  const writeListenerFile = () =>
-    writePrivateFileAtomic(
-      file,
-      `${port} ${daemonSecret} ${token} ${FAST_PROTOCOL} ${options.generation()}\n`,
-      { ensureDir: false },
-    );
+  const socketFile = join(options.runtimeDir, FAST_SOCKET);
+  // The daemon holds the one-daemon lock: a socket here is a dead daemon's. So is a listener file of
+  // an older version, which its clients would still read.
+  rmSync(socketFile, { force: true });
+  rmSync(join(options.runtimeDir, LEGACY_FAST_FILE), { force: true });
   rmSync(statusFile, { force: true }); // a previous daemon's; written again at the first mismatch
-  writeListenerFile();
+  await listenInDir(server, options.runtimeDir, FAST_SOCKET, 1024);
+  chmodSync(socketFile, 0o600);
   const swept = sweepStdinCopies(options.runtimeDir, now(), STALE_COPY_MS);
   if (swept > 0) log.info({ kind: 'fast', swept }, 'removed stdin copies left by killed fast clients');
   const sweeper = setInterval(
@@ -662,22 +572,13 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     STALE_COPY_MS,
   );
   sweeper.unref();
-  log.info({ kind: 'fast', port, protocol: FAST_PROTOCOL }, 'fast listener ready on 127.0.0.1');
+  log.info({ kind: 'fast', socket: socketFile, protocol: FAST_PROTOCOL }, 'fast listener ready');
 
   return {
-    port,
-    file,
+    socket: socketFile,
     running: () => running,
-    configChanged: () => {
-      try {
-        writeListenerFile();
-      } catch (error) {
-        log.warn({ kind: 'fast', error: (error as Error).message }, 'cannot rewrite the listener file');
-      }
-    },
     close: async () => {
       clearInterval(sweeper);
-      rmSync(file, { force: true });
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await closed;

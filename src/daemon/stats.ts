@@ -18,12 +18,21 @@ export interface ChannelStatus extends Omit<ChannelStats, 'latencies'> {
   latencyP99Ms?: number;
 }
 
+/** What the daemon listens on: unix sockets in its private runtime dir, no TCP port. */
+export interface Listening {
+  /** The control socket (events from the Node path, `hookd status`, `hookd daemon stop`...). */
+  control: string;
+  /** The fast client's socket and the protocol it speaks; absent when daemon.fastListener is off. */
+  fast?: { socket: string; protocol: number; clientVersions: { min: number; max: number } };
+}
+
 export interface DaemonStats {
   v: number;
   pid: number;
   startedAt: number;
   uptimeMs: number;
   socketPath: string;
+  listening: Listening;
   /** `error` while the disk refuses writes (full, I/O error): new events are refused meanwhile. */
   journal: { file: string; bytes: number; error?: string; troubleSince?: number };
   events: {
@@ -61,6 +70,8 @@ export interface StatsSources {
   pipeline: PipelineCounts;
   digest: { digests: number };
   presence?: () => PresenceStatus;
+  /** The fast listener, when it runs. */
+  fast?: () => Listening['fast'];
   pid?: number;
   memory?: () => { rssBytes: number; heapUsedBytes: number };
 }
@@ -86,6 +97,10 @@ export function collectStats(s: StatsSources): DaemonStats {
     startedAt: s.startedAt,
     uptimeMs: s.now() - s.startedAt,
     socketPath: s.socketPath,
+    listening: (() => {
+      const fast = s.fast?.();
+      return { control: s.socketPath, ...(fast ? { fast } : {}) };
+    })(),
     journal: {
       file: journal.file,
       bytes: journal.size,

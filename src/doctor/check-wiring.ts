@@ -1,13 +1,10 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { HookdConfig } from '../config/schema.js';
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../daemon/fast-server.js';
-import { HTTP_HOOK_PATH, readHttpToken } from '../daemon/http-credential.js';
 import type { Agent } from '../install/agents.js';
 import { fastClientOfHook, nativeClientProblem } from '../install/transport.js';
 import { hookdProgramWords } from './hookd-program.js';
-import type { Env } from '../paths.js';
-import { serviceFilePath, servicePlatform } from '../service/install-service.js';
 import { agentName, type SettingsFileState } from './agent-settings.js';
 import {
   eventPaths,
@@ -19,36 +16,24 @@ import {
 } from './event-paths.js';
 import { result, type CheckResult } from './types.js';
 
-/** What is wrong with hookd's http hooks: the listener, the port, the token, the file's mode. */
-function httpProblems(http: readonly WiredHook[], config: HookdConfig | undefined, env: Env): string[] {
-  if (http.length === 0) return [];
+/**
+ * Entries older hookd versions wrote that no longer reach the daemon safely: the bash fast client (it
+ * now runs the Node path: safe, without the speed) and Claude Code's http hooks (no longer served: those
+ * events are lost). `hookd install` replaces both.
+ */
+function retiredProblems(wired: readonly WiredHook[]): string[] {
   const problems: string[] = [];
-  const listener = config?.daemon.httpHooks;
-  if (!listener?.enabled)
+  const files = (which: (w: WiredHook) => boolean) => [...new Set(wired.filter(which).map((w) => w.file))];
+  const http = files((w) => w.transport === 'http');
+  if (http.length > 0)
     problems.push(
-      'daemon.httpHooks.enabled is off: Claude Code posts to a port nobody answers, and those events are lost',
+      `http hooks in ${http.join(', ')}: hookd no longer serves them (a loopback port cannot prove to Claude Code that hookd is behind it; another local user could take it), so those events never reach hookd`,
     );
-  const ports = new Set(http.map((h) => new URL(h.hook.url as string).port));
-  if (listener && [...ports].some((p) => Number(p) !== listener.port))
+  const bash = files((w) => fastClientOfHook(w.hook) === 'bash');
+  if (bash.length > 0)
     problems.push(
-      `the hooks post to port ${[...ports].join(', ')} but the daemon listens on ${listener.port}`,
+      `the retired bash fast client in ${bash.join(', ')}: it runs the Node path now (safe, about 80 ms an event); the native client is faster`,
     );
-  const { token, problem } = readHttpToken(env);
-  const headers = http.map((h) => (h.hook.headers as Record<string, unknown> | undefined)?.Authorization);
-  if (problem) problems.push(problem);
-  else if (!token || headers.some((v) => v !== `Bearer ${token}`))
-    problems.push(
-      "the token in the settings is not the daemon's (rotated or lost): Claude Code gets 401 and the events are lost",
-    );
-  for (const file of new Set(http.map((h) => h.file))) {
-    try {
-      const mode = statSync(file).mode & 0o777;
-      if ((mode & 0o077) !== 0)
-        problems.push(
-          `${file} holds hookd's token and others can read it (mode ${mode.toString(8)}): chmod 600 it`,
-        );
-    } catch {}
-  }
   return problems;
 }
 
@@ -79,30 +64,14 @@ function nativeClientProblems(wired: readonly WiredHook[]): { broken: boolean; t
 }
 
 /** Notes about what the paths in use cost or mean (not problems). */
-function pathNotes(wired: readonly WiredHook[], config: HookdConfig | undefined, env: Env): string[] {
+function pathNotes(wired: readonly WiredHook[], config: HookdConfig | undefined): string[] {
   const notes: string[] = [];
-  const clients = [...new Set(wired.map((w) => fastClientOfHook(w.hook)).filter((c) => c !== undefined))];
-  if (clients.length > 0)
-    notes.push(
-      `fast client: ${clients
-        .map((c) =>
-          c === 'native'
-            ? 'native (dist/hookd-client: no shell, ~1 ms of its own)'
-            : 'bash (bin/hookd-client.bash: a bash start per event; hookd install wires the native one where it was built)',
-        )
-        .join(' and ')}`,
-    );
+  if (wired.some((w) => fastClientOfHook(w.hook) === 'native'))
+    notes.push('fast client: native (dist/hookd-client: no shell, ~1 ms of its own)');
   if (wired.some((w) => w.transport === 'fast') && config && !config.daemon.fastListener)
     notes.push(
       'daemon.fastListener is off: the fast client takes the Node path for every event (it works, without the speed)',
     );
-  if (wired.some((w) => w.transport === 'http')) {
-    const service = existsSync(serviceFilePath(servicePlatform(), env));
-    const files = [...new Set(wired.filter((w) => w.transport === 'http').map((w) => w.file))];
-    notes.push(
-      `http (${HTTP_HOOK_PATH}): Claude Code posts observe-only events to the daemon (~2 ms, no process) with hookd's token, written as is in ${files.join(', ')} (which must stay 0600); while the daemon is down they are lost, not spooled${service ? '' : ', and the daemon does not run as a service (hookd daemon install-service)'}`,
-    );
-  }
   return notes;
 }
 
@@ -115,7 +84,6 @@ export function checkWiring(
   agent: Agent,
   states: readonly SettingsFileState[],
   config: HookdConfig | undefined,
-  env: Env,
 ): CheckResult {
   const id = `${agent}-wiring`;
   const title = `${agentName(agent)} wiring matches the config`;
@@ -141,17 +109,7 @@ export function checkWiring(
         )
         .join(', ')}`,
     );
-  for (const p of paths.filter((p) => p.path === 'http' && p.commands))
-    problems.push(`${p.event} runs commands but comes over http: their decisions cannot reach the agent`);
-  if (paths.some((p) => p.event === 'SessionStart' && p.path === 'http'))
-    problems.push('SessionStart over http: Claude Code does not call SessionStart http hooks');
-  problems.push(
-    ...httpProblems(
-      wired.filter((w) => w.transport === 'http'),
-      config,
-      env,
-    ),
-  );
+  problems.push(...retiredProblems(wired));
   const native = nativeClientProblems(wired);
   const otherProblems = problems.length > 0;
   problems.push(...native.map((n) => n.text));
@@ -163,10 +121,10 @@ export function checkWiring(
           `wired but not needed: ${extra.map((p) => p.event).join(', ')} (each costs a hookd run per event; \`${fix}\` removes them)`,
         ]
       : []),
-    ...pathNotes(wired, config, env),
+    ...pathNotes(wired, config),
   ];
   if (problems.length > 0) {
-    // Re-wiring the fast transport probes the native client again and wires the bash one if it fails;
+    // Re-wiring the fast transport probes the native client again and wires the Node path if it fails;
     // it also wires what the config needs, unless the wiring's own fix names another transport.
     const nativeFix = `hookd install --agent ${agent} --transport fast`;
     const fixes =

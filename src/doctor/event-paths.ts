@@ -1,7 +1,7 @@
 import type { HookdConfig } from '../config/schema.js';
 import { AGENT_PROFILES, AGENTS, SCOPES, type Agent } from '../install/agents.js';
 import type { Env } from '../paths.js';
-import { transportOf, type Transport } from '../install/transport.js';
+import { transportOf, type WiredTransport } from '../install/transport.js';
 import { eventsToWire, type WiringReason } from '../install/wiring.js';
 import { hooksIn, inspectSettingsFile, type SettingsFileState } from './agent-settings.js';
 
@@ -11,7 +11,7 @@ export interface WiredHook {
   event: string;
   /** `hooks.Stop[0].hooks[1]` */
   path: string;
-  transport: Transport;
+  transport: WiredTransport;
   matcher: string;
   hook: Record<string, unknown>;
 }
@@ -20,18 +20,18 @@ export interface WiredHook {
 export interface EventPath {
   event: string;
   /** The transport the settings files give it, or 'not wired'. */
-  path: Transport | 'not wired';
+  path: WiredTransport | 'not wired';
   /** The matcher of hookd's entry ('' = every call); the one the config needs in `neededMatcher`. */
   matcher?: string;
   file?: string;
   /** Why the config needs the event; empty when it does not (a wired event then only costs time). */
   reasons: WiringReason[];
   neededMatcher?: string;
-  /** Commands run for it: their decisions must reach the agent (http cannot carry them). */
+  /** Commands run for it: their decisions must reach the agent. */
   commands: boolean;
 }
 
-/** hookd's hooks (node, fast, http) in a settings file the agent accepts. */
+/** hookd's hooks (node, fast, and the retired http) in a settings file the agent accepts. */
 export function wiredHooksOf(state: SettingsFileState): WiredHook[] {
   return hooksIn(state).flatMap(({ event, path, entry, hook }) => {
     const transport = transportOf(hook);
@@ -81,11 +81,7 @@ export function eventPaths(
 /** The install command that wires what the config needs, with the transport in use. */
 export function fixCommand(agent: Agent, paths: readonly EventPath[]): string {
   const used = new Set(paths.map((p) => p.path));
-  const transport = used.has('http')
-    ? ' --transport http'
-    : used.has('node') && !used.has('fast')
-      ? ' --transport node'
-      : '';
+  const transport = used.has('node') && !used.has('fast') && !used.has('http') ? ' --transport node' : '';
   return `hookd install --agent ${agent}${transport}`;
 }
 

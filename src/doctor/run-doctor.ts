@@ -79,7 +79,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
         const checks = [
           ...states.map(checkSettingsFile),
           checkAgentWiring(agent, states, env),
-          checkWiring(agent, states, hookd, env),
+          checkWiring(agent, states, hookd),
         ];
         if (options.drill) checks.push(await runDrill(agent, states, env, options.projectDir));
         const userFile = states.find((s) => s.scope === 'user')!.file;

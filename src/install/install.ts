@@ -1,6 +1,5 @@
 import { CliError, EXIT, UsageError } from '../errors.js';
 import type { HookdConfig } from '../config/schema.js';
-import { httpHookUrl, readHttpToken, ensureHttpToken, rotateHttpToken } from '../daemon/http-credential.js';
 import type { Env } from '../paths.js';
 import { validateAgentHooks, type AgentHooksProblem } from './agent-hooks.js';
 import { AGENT_PROFILES, locateSettingsFile, type Agent, type Scope } from './agents.js';
@@ -11,13 +10,10 @@ import {
   planJsonEdit,
   type FileChange,
 } from './edit-settings.js';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../daemon/fast-server.js';
-import {
-  buildFastClientCommand,
-  buildHookdCommand,
-  buildNativeClientCommand,
-  type FastClient,
-} from './hookd-command.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, FAST_SOCKET } from '../daemon/fast-server.js';
+import { runtimeDir } from '../paths.js';
+import { socketPathProblem } from '../util/unix-socket.js';
+import { buildHookdCommand, buildNativeClientCommand, type FastClient } from './hookd-command.js';
 import {
   mergeHookdWiring,
   removeHookdEntries,
@@ -25,16 +21,9 @@ import {
   type EventAction,
   type WantedHook,
 } from './merge-hooks.js';
-import { readSettingsFile, type SettingsFileSnapshot } from './settings-file.js';
-import {
-  fastClientPath,
-  findBash,
-  nativeClientPath,
-  nativeClientProblem,
-  type Transport,
-} from './transport.js';
+import { readSettingsFile } from './settings-file.js';
+import { nativeClientPath, nativeClientProblem, type Transport } from './transport.js';
 import { eventsToWire, type WiredEvent, type WiringReason } from './wiring.js';
-import { existsSync } from 'node:fs';
 
 /** Where and for which agent: shared by install, uninstall and import. */
 export interface SettingsTarget {
@@ -59,8 +48,8 @@ export interface InstallOptions extends SettingsTarget {
   /** The node written into a user-scope command (default: the node running this install). */
   nodePath?: string;
   /**
-   * How the agent reaches hookd (default node). fast needs bash (else node, with a note); http is Claude
-   * Code's, for the events that run no command (the others get the fast or node command).
+   * How the agent reaches hookd (default node). fast needs the native client to run here (else node,
+   * with a note saying why and what it costs).
    */
   transport?: Transport;
   /**
@@ -68,17 +57,13 @@ export interface InstallOptions extends SettingsTarget {
    * hookd's entries of other events are removed. Without it (and without events): the agent's default set.
    */
   config?: HookdConfig;
-  /** The bash for the fast client (default: /bin/bash, else bash on PATH). */
-  bashPath?: string;
   /**
-   * Which fast client (default auto): native (dist/hookd-client) when it was built and its probe answers
-   * here, else bash; `native` or `bash` forces one (native that cannot run is an error).
+   * Which fast client (default auto): the native one (dist/hookd-client) when it was built and its probe
+   * answers here, else the Node path; `native` makes one that cannot run an error.
    */
-  client?: FastClient | 'auto';
+  client?: 'native' | 'auto';
   /** Wire the agent's default set of events whatever the config needs (today's behaviour). */
   allEvents?: boolean;
-  /** Write a new http token first (the old one stops working for sessions started before). */
-  rotateToken?: boolean;
 }
 
 /** How one wired event reaches hookd, and why it is wired. */
@@ -94,14 +79,14 @@ export interface InstallResult extends FileChange {
   scope: Scope;
   dryRun: boolean;
   command: string;
-  /** The transport asked for (the command's: node or fast; http events are in `paths`). */
+  /** The transport the command uses: node or fast. */
   transport: Transport;
   /** The fast client the command runs, when it is the fast client's. */
   client?: FastClient;
   events: { event: string; action: EventAction }[];
   /** Every event hookd is wired for by this install, with its transport. */
   paths: EventPath[];
-  /** Things to know (a fallback to node, the http token, the service). */
+  /** Things to know (a fallback to node and why, the listener off). */
   notes: string[];
   /** Problems the agent tolerates but that do not do what they look like (never ours). */
   warnings: AgentHooksProblem[];
@@ -169,7 +154,7 @@ function wiredEvents(options: InstallOptions, events: readonly string[]): WiredE
   const needed = options.config ? eventsToWire(options.config, options.agent) : undefined;
   if (needed && computesWiring(options)) return needed;
   // --events or --all-events: those events, each with the config's reasons; without a config, every
-  // event is taken to run commands (never sent over http).
+  // event is taken to run commands.
   const byEvent = new Map((needed ?? []).map((w) => [w.event, w]));
   return events.map((event) => ({
     event,
@@ -179,9 +164,13 @@ function wiredEvents(options: InstallOptions, events: readonly string[]): WiredE
   }));
 }
 
+/** What the Node path costs per event, for the note that says it is wired instead of the fast client. */
+const NODE_PATH_COST =
+  'each event then starts Node (about 80 ms an event; `--events` narrows which events are wired)';
+
 /**
  * The command transport (node or fast), its fast client and its command: the native client where it
- * runs, else bash's; fast falls back to node where neither can run.
+ * runs, else the Node path, with a note saying why.
  */
 function commandTransport(
   options: InstallOptions,
@@ -198,93 +187,25 @@ function commandTransport(
     notes.push(
       'daemon.fastListener is off: the fast client takes the Node path for every event until it is on (then restart the daemon)',
     );
+  const tooLong = socketPathProblem(runtimeDir(options.env ?? process.env), FAST_SOCKET);
+  if (tooLong) notes.push(`${tooLong}: until then the fast client takes the Node path for every event`);
   const nodePath = options.nodePath ?? process.execPath;
-  const want = options.client ?? 'auto';
-  if (want !== 'bash') {
-    const native = nativeClientPath(options.hookdPath);
-    const problem = nativeClientProblem(native, { protocol: FAST_PROTOCOL, ...FAST_CLIENT_VERSIONS });
-    if (!problem)
-      return {
-        transport: 'fast',
-        client: 'native',
-        command: buildNativeClientCommand(native, options.agent, nodePath),
-      };
-    if (want === 'native')
-      throw new CliError(
-        `--client native: ${problem.text}`,
-        EXIT.FAILURE,
-        'Build it with a C compiler (npm run build in the hookd package), or use --client bash.',
-      );
-    notes.push(`the native fast client is not used: ${problem.text}; the bash client is wired`);
-  }
-  const bash = options.bashPath ?? findBash(options.env ?? process.env);
-  const client = fastClientPath(options.hookdPath);
-  if (!bash || !existsSync(client)) {
-    notes.push(
-      !bash
-        ? 'no bash on this machine (/bin/bash or PATH): the Node path is wired instead of the fast client'
-        : `the fast client ${client} is missing: the Node path is wired instead`,
-    );
-    return { transport: 'node', command: nodeCommand };
-  }
-  return {
-    transport: 'fast',
-    client: 'bash',
-    command: buildFastClientCommand(bash, client, options.agent, nodePath),
-  };
-}
-
-/** What a dry run shows where a token would be written for the first time. */
-const NEW_TOKEN = '<a new token>';
-
-/** The http hook object, after the checks: Claude Code only, user files only, a private file, the listener on. */
-function httpHook(
-  options: InstallOptions,
-  snapshot: SettingsFileSnapshot,
-  notes: string[],
-): Record<string, unknown> {
-  if (options.agent !== 'claude')
-    throw new UsageError(
-      '--transport http is for Claude Code only: Droid accepts only hooks of type "command"',
-      'Use --transport fast (the default) or node for Droid.',
-    );
-  if (options.scope === 'project' && !options.file)
-    throw new UsageError(
-      '--transport http writes a secret token into the settings file: not into a project file your teammates share',
-      'Install it in user scope (the default), or use --transport fast for the project.',
-    );
-  const config = options.config;
-  if (!config?.daemon.httpHooks.enabled)
+  const native = nativeClientPath(options.hookdPath);
+  const problem = nativeClientProblem(native, { protocol: FAST_PROTOCOL, ...FAST_CLIENT_VERSIONS });
+  if (!problem)
+    return {
+      transport: 'fast',
+      client: 'native',
+      command: buildNativeClientCommand(native, options.agent, nodePath),
+    };
+  if (options.client === 'native')
     throw new CliError(
-      "--transport http needs the daemon's http listener, which is off",
+      `--client native: ${problem.text}`,
       EXIT.FAILURE,
-      'Add "daemon": { "httpHooks": { "enabled": true } } to the hookd config, restart the daemon (hookd daemon stop), then run this again.',
+      'Build it with a C compiler (npm run build in the hookd package), or use --transport node.',
     );
-  if (snapshot.exists && snapshot.mode !== undefined && (snapshot.mode & 0o077) !== 0)
-    throw new CliError(
-      `${snapshot.file} can be read by other users (mode ${snapshot.mode.toString(8).padStart(4, '0')}), and the http hooks put hookd's token in it`,
-      EXIT.FAILURE,
-      `chmod 600 ${snapshot.target} and run the command again (or use --transport fast).`,
-    );
-  const env = options.env ?? process.env;
-  const dryRun = options.dryRun ?? false;
-  let token: string;
-  if (dryRun) token = readHttpToken(env).token ?? NEW_TOKEN;
-  else if (options.rotateToken) {
-    token = rotateHttpToken(env);
-    notes.push(
-      'a new http token was written: Claude Code sessions started before it are refused (401) until restarted',
-    );
-  } else token = ensureHttpToken(env).token;
-  notes.push(
-    `http hooks post to ${httpHookUrl(config.daemon.httpHooks.port)} with hookd's token written in ${snapshot.file} (mode 0600): events sent while the daemon is down are lost (run it as a service: hookd daemon install-service)`,
-  );
-  return {
-    type: 'http',
-    url: httpHookUrl(config.daemon.httpHooks.port),
-    headers: { Authorization: `Bearer ${token}` },
-    timeout: 5,
-  };
+  notes.push(`the native fast client is not used: ${problem.text}; the Node path is wired: ${NODE_PATH_COST}`);
+  return { transport: 'node', command: nodeCommand };
 }
 
 /**
@@ -300,19 +221,13 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
   const wired = wiredEvents(options, events);
   const { transport: commandVia, client, command } = commandTransport(options, nodeCommand, notes);
   const commandHook = { type: 'command', command, timeout: timeoutSec };
-  const http = options.transport === 'http' ? httpHook(options, snapshot, notes) : undefined;
-  const paths: EventPath[] = [];
-  const wanted: WantedHook[] = wired.map((w) => {
-    // Claude Code does not call a SessionStart http hook; an event with commands needs their decisions.
-    const viaHttp = http !== undefined && !w.commands && w.event !== 'SessionStart';
-    paths.push({
-      event: w.event,
-      transport: viaHttp ? 'http' : commandVia,
-      matcher: w.matcher,
-      reasons: w.reasons,
-    });
-    return { event: w.event, matcher: w.matcher, hook: viaHttp ? http : commandHook };
-  });
+  const paths: EventPath[] = wired.map((w) => ({
+    event: w.event,
+    transport: commandVia,
+    matcher: w.matcher,
+    reasons: w.reasons,
+  }));
+  const wanted: WantedHook[] = wired.map((w) => ({ event: w.event, matcher: w.matcher, hook: commandHook }));
   const merged = mergeHookdWiring(hooksOf(snapshot.data), wanted, {
     removeUnwanted: computesWiring(options),
   });
@@ -320,19 +235,14 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
   const plan = planJsonEdit(snapshot, 'hooks', merged.hooks);
   const dryRun = options.dryRun ?? false;
   const now = (options.now ?? (() => new Date()))();
-  // A new file holding the http token is created private.
-  const target = http && !snapshot.exists ? { ...snapshot, mode: 0o600 } : snapshot;
-  const change = dryRun ? stripText(plan) : await applyJsonEdit(target, plan, now);
-  // The token is a secret: the printed diff names it, never shows it.
-  const token = http ? (http.headers as Record<string, string>).Authorization!.slice('Bearer '.length) : '';
-  if (token && token !== NEW_TOKEN) change.diff = change.diff.replaceAll(token, '<hookd http token>');
+  const change = dryRun ? stripText(plan) : await applyJsonEdit(snapshot, plan, now);
   return {
     ...change,
     agent: options.agent,
     scope: options.scope,
     dryRun,
     command,
-    transport: options.transport === 'http' ? 'http' : commandVia,
+    transport: commandVia,
     ...(client ? { client } : {}),
     events: merged.actions,
     paths,

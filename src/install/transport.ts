@@ -1,12 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { HTTP_HOOK_PATH } from '../daemon/http-credential.js';
-import { findOnPath } from '../notify/channels/desktop.js';
-import type { Env } from '../paths.js';
 import { isObject } from '../util/json-values.js';
 import {
-  FAST_CLIENT_NAME,
   fastClientOf,
   hookdInvocation,
   isFastClientInvocation,
@@ -18,18 +14,21 @@ import {
 /**
  * How the agent reaches hookd for an event (docs/hook.md, "Paths"):
  * - node: `<node> <hookd.cjs> hook --agent X`, one Node start per event;
- * - fast: `<hookd>/dist/hookd-client --agent X` (native, where it was built and runs) or
- *   `/bin/bash <hookd>/bin/hookd-client.bash --agent X`, the event runs in the daemon (falls back to the
- *   Node path by itself);
- * - http: Claude Code POSTs the event to the daemon's loopback listener (observe-only events only).
+ * - fast: `<hookd>/dist/hookd-client --agent X` (the native client, where it was built and runs), the
+ *   event runs in the daemon (it falls back to the Node path by itself).
  */
-export const TRANSPORTS = ['node', 'fast', 'http'] as const;
+export const TRANSPORTS = ['node', 'fast'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
-/** The fast client shipped beside the hookd program: `<pkg>/bin/hookd-client.bash` for `<pkg>/dist/hookd.cjs`. */
-export function fastClientPath(hookdPath: string): string {
-  return join(dirname(resolve(hookdPath)), '..', 'bin', FAST_CLIENT_NAME);
-}
+/**
+ * A transport found in an agent's settings: what install writes, or `http`, the Claude Code http hooks
+ * older versions wrote (a loopback port can never prove to Claude that the daemon is behind it; no
+ * longer served: doctor reports them, install replaces them).
+ */
+export type WiredTransport = Transport | 'http';
+
+/** The path of the retired http hooks' URL, by which their entries are recognised. */
+const RETIRED_HTTP_PATH = '/hookd/v1/claude';
 
 /** The native fast client built beside the hookd program: `<pkg>/dist/hookd-client` for `<pkg>/dist/hookd.cjs`. */
 export function nativeClientPath(hookdPath: string): string {
@@ -78,18 +77,12 @@ export function nativeClientProblem(path: string, range: ClientRange): NativeCli
   return undefined;
 }
 
-/** The bash the fast client runs with: /bin/bash, else the first bash on PATH; undefined where none is. */
-export function findBash(env: Env): string | undefined {
-  if (existsSync('/bin/bash')) return '/bin/bash';
-  return findOnPath('bash', env.PATH);
-}
-
-/** True when a hook object is one of hookd's http hooks (a loopback URL with hookd's path). */
+/** True when a hook object is one of the http hooks older hookd versions wrote (a loopback URL with hookd's path). */
 export function isHookdHttpHook(hook: unknown): boolean {
   if (!isObject(hook) || hook.type !== 'http' || typeof hook.url !== 'string') return false;
   try {
     const url = new URL(hook.url);
-    return url.hostname === '127.0.0.1' && url.pathname === HTTP_HOOK_PATH;
+    return url.hostname === '127.0.0.1' && url.pathname === RETIRED_HTTP_PATH;
   } catch {
     return false;
   }
@@ -107,7 +100,7 @@ export function fastClientOfHook(hook: unknown): FastClient | undefined {
 }
 
 /** The transport of one of hookd's hook objects (undefined for a hook that is not hookd's). */
-export function transportOf(hook: unknown): Transport | undefined {
+export function transportOf(hook: unknown): WiredTransport | undefined {
   if (isHookdHttpHook(hook)) return 'http';
   if (!isObject(hook) || !isHookdCommand(hook.command)) return undefined;
   const words = hookdInvocation(hook.command as string) ?? [];

@@ -78,11 +78,7 @@ describe('hookd doctor (built CLI)', () => {
     ]);
     expect(results.get('droid-hooks')).toMatchObject({ status: 'ok' });
     // The default install: the fast client, for the events the config needs, and nothing missing.
-    expect(results.get('droid-hooks')!.detail).toContain(
-      process.env.HOOKD_NO_NATIVE_CLIENT === '1'
-        ? '/bin/hookd-client.bash --agent droid'
-        : '/dist/hookd-client --agent droid',
-    );
+    expect(results.get('droid-hooks')!.detail).toContain('/dist/hookd-client --agent droid');
     expect(results.get('droid-wiring')).toMatchObject({ status: 'ok' });
     expect([...results.values()].filter((r) => r.status === 'fail')).toEqual([]);
     expect(ran.code).toBe(0);

@@ -10,8 +10,8 @@ import {
   type InstallResult,
   type UninstallResult,
 } from '../../install/install.js';
-import { FAST_CLIENTS, type FastClient } from '../../install/hookd-command.js';
 import { TRANSPORTS, type Transport } from '../../install/transport.js';
+import { UsageError } from '../../errors.js';
 import { loadConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
 import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
@@ -28,14 +28,35 @@ interface TargetArgs {
 interface InstallArgs extends TargetArgs {
   events?: string[];
   timeout?: number;
-  transport?: Transport;
-  client?: FastClient | 'auto';
+  transport?: string;
+  client?: string;
   'all-events'?: boolean;
-  'rotate-token'?: boolean;
 }
 
 interface ImportArgs extends InstallArgs {
   config?: string;
+}
+
+/** `--transport`: node or fast; http hooks are no longer written (a loopback port cannot be proven). */
+function transportArg(value: string): Transport {
+  if ((TRANSPORTS as readonly string[]).includes(value)) return value as Transport;
+  if (value === 'http')
+    throw new UsageError(
+      '--transport http is no longer supported: a loopback port cannot prove to Claude Code that hookd is behind it, so another local user who takes the port gets every event and the token',
+      'Use --transport fast (the default): the native client reaches the daemon over a private unix socket and checks who listens.',
+    );
+  throw new UsageError(`--transport ${value}: use fast or node`);
+}
+
+/** `--client`: auto or native; the bash client is retired. */
+function clientArg(value: string): 'native' | 'auto' {
+  if (value === 'auto' || value === 'native') return value;
+  if (value === 'bash')
+    throw new UsageError(
+      '--client bash is no longer supported: bash cannot reach the daemon over its private unix socket or check who listens on it',
+      'Use --client native (built with a C compiler), or --transport node.',
+    );
+  throw new UsageError(`--client ${value}: use auto or native`);
 }
 
 function targetOptions<T>(y: Argv<T>) {
@@ -101,11 +122,10 @@ function wiringFrom(args: InstallArgs) {
   const projectDir = args.scope === 'project' ? (args.project ?? process.cwd()) : undefined;
   const loaded = loadConfig({ env: process.env, projectDir, validator: () => validator });
   return {
-    transport: args.transport ?? 'fast',
-    client: args.client ?? 'auto',
+    transport: transportArg(args.transport ?? 'fast'),
+    client: clientArg(args.client ?? 'auto'),
     config: loaded.config,
     allEvents: args['all-events'] ?? false,
-    rotateToken: args['rotate-token'] ?? false,
   };
 }
 
@@ -210,33 +230,24 @@ export const installCommand: CommandModule<object, InstallArgs> = {
   builder: (y) =>
     installOptions(y)
       .option('transport', {
-        choices: TRANSPORTS,
+        type: 'string',
         describe:
-          'fast: the fast client (default; the native one where it runs, else bash); node: start Node per event; http: Claude Code posts observe-only events to the daemon',
+          'fast: the native fast client, the event runs in the daemon (default; the Node path where the client does not run here); node: start Node per event',
       })
       .option('client', {
-        choices: ['auto', ...FAST_CLIENTS] as const,
-        default: 'auto' as const,
+        type: 'string',
+        default: 'auto',
         describe:
-          'The fast client: native (dist/hookd-client, built when a C compiler was there), bash (bin/hookd-client.bash), or auto: native when it was built and runs here, else bash',
+          'The fast client: native (dist/hookd-client, built when a C compiler was there: an error where it does not run), or auto: native where it runs, else the Node path',
       })
       .option('all-events', {
         type: 'boolean',
         default: false,
         describe: 'Wire every event the agent fires, not only those the config needs',
       })
-      .option('rotate-token', {
-        type: 'boolean',
-        default: false,
-        describe: 'With --transport http: write a new token (sessions started before are refused)',
-      })
       .example(
         'hookd install',
         'Wire the fast client into ~/.factory/settings.json for the events the config needs',
-      )
-      .example(
-        'hookd install --agent claude --transport http',
-        'Observe-only events over http, the rest via the fast client',
       )
       .example(
         'hookd install --all-events --transport node',

@@ -59,7 +59,7 @@ export function formatPaths(paths: StatusReport['paths'], out: Pick<Out, 'color'
         );
     const parts = (['fast', 'node', 'http'] as const)
       .filter((path) => by(path).length > 0)
-      .map((path) => `${path}: ${by(path).join(', ')}`);
+      .map((path) => `${path === 'http' ? 'http (no longer served)' : path}: ${by(path).join(', ')}`);
     lines.push(`${AGENT_PROFILES[agent].displayName} paths: ${parts.join('; ') || 'none'}`);
     const missing = list.filter((p) => p.path === 'not wired' && p.reasons.length > 0).map((p) => p.event);
     if (missing.length > 0)
@@ -168,6 +168,11 @@ export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now 
     lines.push(
       `${paint(out, 'green', 'daemon: running')} (pid ${s.pid}, up ${formatDuration(s.uptimeMs)}) ${s.socketPath}`,
     );
+    // Older daemons do not say what they listen on.
+    if (s.listening)
+      lines.push(
+        `listening: ${s.listening.control} (control)${s.listening.fast ? `, ${s.listening.fast.socket} (fast client, protocol ${s.listening.fast.protocol})` : ', no fast listener'}; no TCP port`,
+      );
     if (s.config.ok)
       lines.push(
         `config: ok (${s.config.file ?? 'built-in'}, loaded ${formatAgo(s.config.appliedAt ? now - s.config.appliedAt : undefined)})`,

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { isAlive, readPid } from '../../helpers/procs.js';
@@ -11,20 +11,17 @@ import { BIN, ROOT, spawnDaemon, writeConfig } from './process-helpers.js';
 // it, against a real daemon process, and read back only effects (files the commands wrote, log records,
 // the journal). Nothing here knows the client's wire protocol.
 
-export const CLIENT = resolve(ROOT, 'bin/hookd-client.bash');
 /** The native client `npm run build` compiles (native/hookd-client.c). */
 export const NATIVE_CLIENT = resolve(ROOT, 'dist/hookd-client');
 
 /**
- * The two fast clients. The fast-path suites run once per client: `describe.each(CLIENT_KINDS)` with
- * `useClient(kind)` in a beforeAll, so that TRANSPORTS.fast is the client of the running block.
- * The native one is never skipped: where it was not built the native runs fail (unless the build was
- * told not to build it, HOOKD_NO_NATIVE_CLIENT=1, in which case it is not in the list).
+ * The fast clients the fast-path suites run against (`describe.each(CLIENT_KINDS)` with `useClient(kind)`
+ * in a beforeAll). One since the bash client was retired; never skipped: where it was not built the runs
+ * fail (CI installs gcc).
  */
-export const CLIENT_KINDS: readonly ClientKind[] =
-  process.env.HOOKD_NO_NATIVE_CLIENT === '1' ? ['bash'] : ['bash', 'native'];
-export type ClientKind = 'bash' | 'native';
-let current: ClientKind = 'bash';
+export const CLIENT_KINDS: readonly ClientKind[] = ['native'];
+export type ClientKind = 'native';
+let current: ClientKind = 'native';
 export function useClient(kind: ClientKind): void {
   current = kind;
 }
@@ -33,9 +30,9 @@ export const currentClient = (): ClientKind => current;
 /** Single-quotes a test-side path for sh (never event data). */
 const shq = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
-/** The fast client's program words as install writes them (bash: `/bin/bash --posix <script>`). */
-export function clientProgram(kind: ClientKind = current): string {
-  return kind === 'native' ? shq(NATIVE_CLIENT) : `/bin/bash --posix ${shq(CLIENT)}`;
+/** The fast client's program words as install writes them. */
+export function clientProgram(_kind: ClientKind = current): string {
+  return shq(NATIVE_CLIENT);
 }
 
 /** The two transports, as the hook command written in the agent's settings (fast: the current client). */
@@ -91,12 +88,13 @@ export const onToolEvents = (command: string, more: Record<string, unknown> = {}
   return { PreToolUse: entry, PostToolUse: entry };
 };
 
-export const listenerFile = (env: Record<string, string>) => join(env.HOOKD_RUNTIME_DIR!, 'hookd.fast');
+/** The fast listener's unix socket in the runtime dir. */
+export const fastSocket = (env: Record<string, string>) => join(env.HOOKD_RUNTIME_DIR!, 'fast.sock');
 
 /** A real daemon process with its fast listener up. */
 export async function startFastDaemon(env: Record<string, string>): Promise<ChildProcess> {
   const daemon = await spawnDaemon(env);
-  await waitFor(() => existsSync(listenerFile(env)), 20_000, 'the fast listener file');
+  await waitFor(() => existsSync(fastSocket(env)), 20_000, 'the fast listener socket');
   return daemon;
 }
 
@@ -254,15 +252,14 @@ export function daemonOf(pid: number): number | undefined {
 }
 
 /**
- * A loopback listener that is not hookd's daemon (a stale port taken by someone else, a stalled or
- * scripted peer), named in the runtime dir's listener file as hookd's would be. `handle` gets each
- * connection; every socket is destroyed and the server closed by the cleanup pushed on `cleanups`.
+ * A listener on the fast socket that is not a working daemon (a stalled or scripted peer of the user's
+ * own), where the daemon's would be. `handle` gets each connection; every socket is destroyed and the
+ * server closed by the cleanup pushed on `cleanups`.
  */
 export async function fakeListener(
   env: Record<string, string>,
   handle: (socket: Socket) => void,
   cleanups: (() => unknown)[],
-  listenerTail = `${'a'.repeat(48)} ${'b'.repeat(48)} 2 1`,
 ): Promise<{ sockets: Set<Socket> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((s: Socket) => {
@@ -274,9 +271,7 @@ export async function fakeListener(
     for (const s of sockets) s.destroy();
     return new Promise<void>((r) => server.close(() => r()));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as { port: number }).port;
   mkdirSync(env.HOOKD_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
-  writeFileSync(listenerFile(env), `${port} ${listenerTail}\n`, { mode: 0o600 });
+  await new Promise<void>((r) => server.listen(fastSocket(env), () => r()));
   return { sockets };
 }

@@ -52,8 +52,6 @@ async function listen(keepRecords: boolean): Promise<void> {
     env,
     runtimeDir: env.HOOKD_RUNTIME_DIR!,
     logger: createDaemonLogger(env),
-    heldConfig: () => undefined,
-    generation: () => 1,
     stopping: () => false,
     handOff: (message) => new Promise((release) => held.push({ message, release })),
     ...(keepRecords ? { inflightDir: inflightDir() } : {}),

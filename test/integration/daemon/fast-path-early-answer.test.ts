@@ -10,7 +10,7 @@ import {
   handOffEnv,
   hookLogRecords,
   journaledTags,
-  listenerFile,
+  fastSocket,
   signalQuietly,
   startFastDaemon,
   startHook,
@@ -62,8 +62,8 @@ class RawClient {
   private waiters: (() => void)[] = [];
   closed = false;
   private readonly socket: Socket;
-  constructor(port: number) {
-    this.socket = connect(port, '127.0.0.1');
+  constructor(path: string) {
+    this.socket = connect(path);
     this.socket.on('data', (c: Buffer) => {
       this.text += c.toString('latin1');
       for (const w of this.waiters.splice(0)) w();
@@ -90,20 +90,16 @@ class RawClient {
   }
 }
 
-/** Connects, checks the greeting, sends one event with `entries` as its environment. */
+/** Connects and sends one event with `entries` as its environment, as the client does. */
 async function send(stdin: Buffer, entries: Record<string, string>): Promise<RawClient> {
-  const [port, secret, token, , generation] = readFileSync(listenerFile(env), 'utf8').trim().split(' ');
-  const client = new RawClient(Number(port));
-  const greeting = await client.until((t) => t.includes('\n'));
-  expect(greeting).toBe(`HOOKD-FAST ${secret}\n`);
-  const head = `${token}\n2 2 ${generation}\ndroid\n${process.pid} 1 list\n0022\n`;
+  const client = new RawClient(fastSocket(env));
+  const head = `HOOKD-FAST 3 3\ndroid\n-\n0022\n`;
   const list = Object.entries(entries).map(([k, v]) => `${k}=${v}\0`);
   await client.write(
     Buffer.concat([Buffer.from(`${head}${tmp.dir}\0-\0${list.join('')}\0`), stdin, Buffer.from('\0')]),
   );
   return client;
 }
-const afterGreeting = (text: string) => text.slice(text.indexOf('\n') + 1);
 
 /**
  * The old order, for an event without an in-flight record: without a GO only the ACK comes (the daemon
@@ -111,13 +107,13 @@ const afterGreeting = (text: string) => text.slice(text.indexOf('\n') + 1);
  */
 async function expectAnsweredAfterGo(entries: Record<string, string>, tag: string): Promise<void> {
   const nogo = await send(toolEvent(`${tag}-nogo`), entries);
-  await nogo.until((t) => /\nACK [12] \S+\n/.test(t));
+  await nogo.until((t) => /^ACK [12] \S+\n/.test(t));
   nogo.end();
-  expect(afterGreeting(await nogo.until(() => false))).toMatch(/^ACK 1 \S+\n$/);
+  expect(await nogo.until(() => false)).toMatch(/^ACK 1 \S+\n$/);
   const go = await send(toolEvent(`${tag}-go`), entries);
-  await go.until((t) => /\nACK [12] \S+\n/.test(t));
+  await go.until((t) => /^ACK [12] \S+\n/.test(t));
   await go.write('GO\n');
-  expect(afterGreeting(await go.until(() => false))).toMatch(/^ACK 1 \S+\nRESULT 0 0 0\n$/);
+  expect(await go.until(() => false)).toMatch(/^ACK 1 \S+\nRESULT 0 0 0\n$/);
 }
 
 describe('observe-only events answered at the ACK (issue 12, the daemon fast path)', () => {
@@ -125,7 +121,7 @@ describe('observe-only events answered at the ACK (issue 12, the daemon fast pat
     writeFastConfig(env, {});
     const first = await daemon();
     const client = await send(toolEvent('ea-killed'), env);
-    const answer = afterGreeting(await client.until((t) => t.includes('RESULT 0 0 0\n')));
+    const answer = await client.until((t) => t.includes('RESULT 0 0 0\n'));
     const [ack, result, rest] = answer.split('\n');
     expect(ack).toMatch(/^ACK 1 \S+$/);
     expect([result, rest]).toEqual(['RESULT 0 0 0', '']);
@@ -156,7 +152,7 @@ describe('observe-only events answered at the ACK (issue 12, the daemon fast pat
     writeFastConfig(env, {});
     await daemon();
     const client = await send(toolEvent('ea-nogo'), env);
-    const answer = afterGreeting(await client.until((t) => t.includes('RESULT 0 0 0\n')));
+    const answer = await client.until((t) => t.includes('RESULT 0 0 0\n'));
     ids.set('ea-nogo', answer.split(' ')[2]!.split('\n')[0]!);
     client.end();
     await client.until(() => false); // the daemon closes its side

@@ -1,6 +1,5 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFastServer, type FastServer } from '../../../src/daemon/fast-server.js';
 import { createDaemonLogger } from '../../../src/daemon/logger.js';
@@ -29,14 +28,6 @@ afterEach(async () => {
   server = undefined;
   tmp.cleanup();
 });
-
-/** The fast listener file's fields: `<port> <daemon secret> <token> <protocol> <generation>`. */
-function listenerFileOf(runtimeDir: string): { port: number; secret: string; token: string } {
-  const [port = '', secret = '', token = ''] = readFileSync(join(runtimeDir, 'hookd.fast'), 'utf8')
-    .trim()
-    .split(' ');
-  return { port: Number(port), secret, token };
-}
 
 /** The next complete line from the socket (event-driven: the faked timers cannot stall it). */
 function lines(socket: Socket): { next: () => Promise<string | undefined> } {
@@ -75,8 +66,6 @@ async function ackedLate(limits: { requestTimeoutMs: number; goTimeoutMs?: numbe
     env,
     runtimeDir: env.HOOKD_RUNTIME_DIR!,
     logger: createDaemonLogger(env),
-    heldConfig: () => undefined,
-    generation: () => 1,
     stopping: () => false,
     handOff: async () => {
       handOff();
@@ -84,17 +73,16 @@ async function ackedLate(limits: { requestTimeoutMs: number; goTimeoutMs?: numbe
     },
     limits,
   });
-  const { port, secret, token } = listenerFileOf(env.HOOKD_RUNTIME_DIR!);
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-  const socket = connect(port, '127.0.0.1');
+  const socket = connect(server.socket);
   const read = lines(socket);
-  expect(await read.next()).toBe(`HOOKD-FAST ${secret}`);
+  await new Promise<void>((r) => socket.once('connect', () => r()));
   // Most of the request's limit goes by before the request is complete.
   vi.advanceTimersByTime(LIMIT - 100);
   const body = toolEvent('late');
   socket.write(
     Buffer.concat([
-      Buffer.from(`${token}\n2 2 1\ndroid\n${process.pid} ${process.ppid} proc\n0022\n${tmp.dir}\0-\0\0`),
+      Buffer.from(`HOOKD-FAST 3 3\ndroid\n-\n0022\n${tmp.dir}\0-\0PATH=${process.env.PATH}\0\0`),
       body,
       Buffer.from('\0'),
     ]),

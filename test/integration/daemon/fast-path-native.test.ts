@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +12,8 @@ import {
   DAEMON_PID_SH,
   fakeListener,
   handOffEnv,
-  listenerFile,
+  fastSocket,
+  hookLogRecords,
   NATIVE_CLIENT,
   onToolEvents,
   signalQuietly,
@@ -22,9 +23,9 @@ import {
   writeFastConfig,
 } from './fast-client-helpers.js';
 
-// What only the native client (native/hookd-client.c, dist/hookd-client) does, or does differently from
-// the bash one, through a real daemon process and real sockets. The suites shared with the bash client
-// (fast-path*.test.ts) run against it too.
+// What the native client (native/hookd-client.c, dist/hookd-client) does at its edges, through a real
+// daemon process and real sockets: sizes, bytes, names, split answers, closed descriptors, and a runtime
+// dir or socket that is not the user's own.
 
 const { pids, cleanups } = useProcessCleanup();
 let tmp: ReturnType<typeof makeTempDir>;
@@ -132,7 +133,7 @@ describe('the native fast client', () => {
     expect(copies()).toEqual([]);
   });
 
-  it('names bash cannot hold (A-B, 1X, A.B, "X Y", é) reach the command in both env modes, as through the Node path', async () => {
+  it('names a shell cannot hold (A-B, 1X, A.B, "X Y", é) reach the command, as through the Node path', async () => {
     // The command's own sh (dash) drops such names from what it exports, so it reads its environment
     // as exec'd: /proc/$$/environ.
     writeFastConfig(env, onToolEvents(`cat /proc/$$/environ > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`));
@@ -141,8 +142,7 @@ describe('the native fast client', () => {
     const extra = Object.fromEntries(names.map((n, i) => [n, `v${i}=x`]));
     const carried: Record<string, string[]> = {};
     for (const [name, argv, mode] of [
-      ['proc', [NATIVE_CLIENT, '--agent', 'droid'], {}],
-      ['list', [NATIVE_CLIENT, '--agent', 'droid'], { HOOKD_CLIENT_PROC: '0' }],
+      ['list', [NATIVE_CLIENT, '--agent', 'droid'], {}],
       ['node', [process.execPath, BIN, 'hook', '--agent', 'droid'], {}],
     ] as const) {
       const out = join(tmp.dir, name);
@@ -164,9 +164,7 @@ describe('the native fast client', () => {
       );
       carried[name] = names.filter((n, i) => seen.get(n) === `v${i}=x`);
     }
-    expect(readPid(join(tmp.dir, 'proc.ppid'))).toBe(d.pid);
     expect(readPid(join(tmp.dir, 'list.ppid'))).toBe(d.pid);
-    expect(carried.proc).toEqual(names);
     expect(carried.list).toEqual(names);
     expect(carried.node).toEqual(names);
   });
@@ -204,8 +202,7 @@ describe('the native fast client', () => {
   });
 
   it('an answer with both stdout and stderr is split by the announced lengths; a daemon gone after GO exits with the lost code', async () => {
-    // A fake daemon that knows the listener file's secret: it greets, acknowledges, waits for GO, then
-    // answers as the script says.
+    // A scripted daemon: it acknowledges the request, waits for GO, then answers as the script says.
     const answers: ((s: Socket) => void)[] = [
       (s) => {
         const out = Buffer.concat([Buffer.alloc(100_000, 'o'), Buffer.from([0, 1, 255, 10])]);
@@ -213,6 +210,8 @@ describe('the native fast client', () => {
         s.end(Buffer.concat([Buffer.from(`RESULT 3 ${out.length} ${err.length}\n`), out, err]));
       },
       (s) => s.destroy(),
+      // A line that is not a RESULT: the message still names the acknowledged event.
+      (s) => s.end('BOGUS-LINE-THAT-OVERWRITES\n'),
     ];
     let n = 0;
     await fakeListener(
@@ -229,7 +228,6 @@ describe('the native fast client', () => {
             s.write(`ACK ${n === 1 ? 1 : 2} ev-${n}\n`);
           } else if (acked && seen.startsWith('GO\n')) answer(s);
         });
-        s.write(`HOOKD-FAST ${'a'.repeat(48)}\n`);
       },
       cleanups,
     );
@@ -243,19 +241,20 @@ describe('the native fast client', () => {
     expect(gone.code).toBe(2); // the ACK said 2: a guard of the event fails closed
     expect(gone.stderr.toString()).toBe('hookd: the daemon went away while running the event (ev-2)\n');
     expect(gone.stdout.length).toBe(0);
+    const bogus = await run(native, toolEvent('s1-bogus'));
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr.toString()).toBe('hookd: the daemon went away while running the event (ev-3)\n');
   });
 
-  it('a greeting that stalls mid-line is bounded by HOOKD_CLIENT_WAIT_S: nothing sent, the Node path runs the event once', async () => {
+  it('an acknowledgement that stalls mid-line is bounded by HOOKD_CLIENT_WAIT_S: the Node path runs the event once', async () => {
     writeFastConfig(env, onToolEvents(`printf "%s\\n" "${DAEMON_PID_SH}" >> "$OUT"`), {
       daemon: { handoffTimeoutMs: 100 },
     });
-    const received: Buffer[] = [];
     const { sockets } = await fakeListener(
       env,
       (s) => {
-        s.on('data', (c: Buffer) => received.push(c));
-        // The start of hookd's greeting, then nothing, the connection held open.
-        s.write(`HOOKD-FAST ${'a'.repeat(20)}`);
+        // The start of an ACK, then nothing, the connection held open.
+        s.once('data', () => s.write('ACK 1 ev'));
       },
       cleanups,
     );
@@ -265,25 +264,50 @@ describe('the native fast client', () => {
     expect(ran.code, ran.stderr.toString()).toBe(0);
     expect(sockets.size).toBe(1);
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(1);
-    expect(Buffer.concat(received).length).toBe(0);
+  });
+
+  it('with its stdin, stdout or stderr closed by the agent, the client never reads or writes its own socket there', async () => {
+    writeFastConfig(
+      env,
+      onToolEvents(`cat > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"; echo said >&2; exit 2`),
+    );
+    const d = await daemon();
+    const out = join(tmp.dir, 'closed');
+    // stdin closed: an empty event (rejected input: no command runs), not the client's own socket.
+    const closed = (prelude: string, stdin: Buffer) => {
+      const h = startHook(native, { env: { ...env, OUT: out }, cwd: tmp.dir, stdin, prelude });
+      pids.push(h.child.pid!);
+      return h.done;
+    };
+    const none = await closed('exec <&-', Buffer.alloc(0));
+    expect(none.code).toBe(0);
+    expect(existsSync(out)).toBe(false);
+    // stderr closed: the guard's answer still reaches the agent as an exit code, nothing else is written.
+    const bytes = toolEvent('s1-closed-err');
+    const noErr = await closed('exec 2>&-', bytes);
+    expect(noErr.code).toBe(2);
+    expect(readFileSync(out).equals(bytes)).toBe(true);
+    expect(readPid(`${out}.ppid`)).toBe(d.pid);
   });
 
   it.each([
-    ['the listener file', 'file'],
-    ['the runtime dir', 'dir'],
-  ])('%s a symlink: the Node path, with stdin untouched; the daemon sees nothing', async (_n, which) => {
+    ['the socket is a symlink', 'socket'],
+    ['the runtime dir is a symlink', 'dir'],
+    ['the runtime dir is writable by its group', 'group'],
+    ['the runtime dir is writable by everyone', 'world'],
+  ])('%s: the Node path, with stdin untouched; the daemon sees nothing', async (_n, which) => {
     writeFastConfig(env, onToolEvents(`cat > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`));
     const d = await daemon();
-    const file = listenerFile(env);
-    if (which === 'file') {
-      const real = join(env.HOOKD_RUNTIME_DIR!, 'elsewhere');
-      copyFileSync(file, real);
-      renameSync(file, `${file}.moved`);
-      symlinkSync(real, file);
-    } else {
+    const socket = fastSocket(env);
+    if (which === 'socket') {
+      renameSync(socket, `${socket}.moved`);
+      symlinkSync(`${socket}.moved`, socket);
+    } else if (which === 'dir') {
       const moved = `${env.HOOKD_RUNTIME_DIR!}.real`;
       renameSync(env.HOOKD_RUNTIME_DIR!, moved);
       symlinkSync(moved, env.HOOKD_RUNTIME_DIR!);
+    } else {
+      chmodSync(env.HOOKD_RUNTIME_DIR!, which === 'group' ? 0o770 : 0o777);
     }
     const out = join(tmp.dir, 'out');
     const bytes = toolEvent('s1-link');
@@ -291,5 +315,7 @@ describe('the native fast client', () => {
     expect(ran.code, ran.stderr.toString()).toBe(0);
     expect(readFileSync(out).equals(bytes)).toBe(true);
     expect(readPid(`${out}.ppid`)).not.toBe(d.pid); // the Node path ran it
+    // And it says why in the hook log: the client would not talk to what it found.
+    expect(hookLogRecords(env).some((r) => r.kind === 'fast' && r.refused === 'runtime-dir')).toBe(true);
   });
 });

@@ -22,7 +22,7 @@ import {
   type ClientKind,
 } from './fast-client-helpers.js';
 
-// The fast path under load, black-box (issue 12): many real fast clients (bash, then native) at once against one real daemon,
+// The fast path under load, black-box: many real fast clients at once against one real daemon,
 // and the daemon SIGKILLed in the middle of a burst. Effects only: the lines the commands appended, the
 // daemon's journal, hookd.log.
 

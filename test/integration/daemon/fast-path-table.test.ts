@@ -46,25 +46,9 @@ const WITNESS = {
 
 /** Variables that differ by nature between two runs of an event (the rest must be equal). */
 const PER_RUN = ['HOOKD_EVENT_ID', 'W'];
-/**
- * Each client, each way of forwarding the environment: read by the daemon from /proc (Linux, the
- * default), and the portable one (macOS; forced here with HOOKD_CLIENT_PROC=0). The bash client's
- * portable mode sends what `compgen -e` lists, after its bash has set SHLVL one higher and `_` to itself
- * (the Node path runs no bash); the native client sends its environ as the agent gave it.
- */
+/** The fast client sends its environment as the agent gave it: only what differs per run may differ. */
 const CLIENT_MODES = {
-  fast: { client: 'bash', env: {}, differs: PER_RUN },
-  portable: {
-    client: 'bash',
-    env: { HOOKD_CLIENT_PROC: '0' },
-    differs: [...PER_RUN, 'HOOKD_CLIENT_PROC', 'SHLVL', '_'],
-  },
   native: { client: 'native', env: {}, differs: PER_RUN },
-  'native-list': {
-    client: 'native',
-    env: { HOOKD_CLIENT_PROC: '0' },
-    differs: [...PER_RUN, 'HOOKD_CLIENT_PROC'],
-  },
 } as const;
 const modes = Object.entries(CLIENT_MODES).filter(([, m]) => CLIENT_KINDS.includes(m.client));
 

@@ -9,15 +9,15 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import { connect, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
+import { listeningSockets } from '../../helpers/other-user.js';
 import { isAlive, killHard, readPid, waitFor } from '../../helpers/procs.js';
 import { BIN, ROOT, ensureBuilt, spawnDaemon, stopDaemon, writeConfig } from './process-helpers.js';
 import {
   DAEMON_PID_SH,
-  CLIENT,
   CLIENT_KINDS,
   NATIVE_CLIENT,
   currentClient,
@@ -25,8 +25,8 @@ import {
   type ClientKind,
 } from './fast-client-helpers.js';
 
-// The fast path of issue 12 through real processes and real sockets: each fast client (the bash script
-// and the native one), the daemon's loopback listener, and the Node path they fall back to.
+// The fast path through real processes and real sockets: the native fast client, the daemon's unix
+// socket listener, and the Node path it falls back to.
 
 interface Ran {
   code: number | null;
@@ -47,19 +47,15 @@ function collect(child: ChildProcess, stdin: Buffer): Promise<Ran> {
   );
 }
 
-/**
- * `/bin/bash /abs/bin/hookd-client.bash --agent droid` or `/abs/dist/hookd-client --agent droid` (the
- * client of the running block), as an agent runs it.
- */
+/** `/abs/dist/hookd-client --agent droid` (the client of the running block), as an agent runs it. */
 function startClient(
   env: Record<string, string>,
   cwd: string,
   umask = '027',
-  client = currentClient() === 'native' ? NATIVE_CLIENT : CLIENT,
+  client = currentClient() === 'native' ? NATIVE_CLIENT : NATIVE_CLIENT,
 ): ChildProcess {
-  const run = client.endsWith('.bash') ? 'exec /bin/bash "$0"' : 'exec "$0"';
   // The umask is set by a parent shell, as the agent's own umask would be.
-  return spawn('/bin/sh', ['-c', `umask ${umask}; ${run} --agent droid`, client], {
+  return spawn('/bin/sh', ['-c', `umask ${umask}; exec "$0" --agent droid`, client], {
     env,
     cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -109,13 +105,9 @@ function configure(command: string, extra: Record<string, unknown> = {}): void {
   });
 }
 const runtime = () => join(env.XDG_RUNTIME_DIR!, 'hookd');
-const listenerFile = () => join(runtime(), 'hookd.fast');
+const fastSocket = () => join(runtime(), 'fast.sock');
 const daemonLog = () => join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'daemon.log');
 const hookLog = () => join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'hookd.log');
-const listener = () => {
-  const [port, secret, token, protocol, generation] = readFileSync(listenerFile(), 'utf8').trim().split(' ');
-  return { port: Number(port), secret: secret!, token: token!, protocol, generation };
-};
 
 /** A stdin copy as the client writes it (`c.<pid>.<n>` in the runtime dir, 0600). */
 function stdinCopy(bytes: Buffer, name = `c.${process.pid}.${Math.floor(Math.random() * 1e9)}`): string {
@@ -125,40 +117,25 @@ function stdinCopy(bytes: Buffer, name = `c.${process.pid}.${Math.floor(Math.ran
   return file;
 }
 
-/** A protocol-2 request head as the client sends it (list mode), then cwd, the copy's path and entries. */
-function request(
-  token: string,
-  copy: string,
-  entries: string[],
-  versions = `2 2 ${listener().generation}`,
-): Buffer {
-  const head = `${token}\n${versions}\ndroid\n${process.pid} 1 list\n0022\n`;
+/** A protocol-3 request as the client sends it: the head, then cwd, the copy's path and entries. */
+function request(copy: string, entries: string[], versions = '3 3'): Buffer {
+  const head = `HOOKD-FAST ${versions}\ndroid\n-\n0022\n`;
   return Buffer.from(`${head}${tmp.dir}\0${copy}\0${entries.map((e) => `${e}\0`).join('')}\0`);
 }
 
-/** Connects, waits for the greeting, sends `data`; resolves with everything the daemon said after it. */
+/** Connects, sends `data`; resolves with everything the daemon said. */
 function exchange(data: Buffer, opts: { go?: boolean; until?: (text: string) => boolean } = {}) {
   return new Promise<string>((done) => {
-    const s = connect(listener().port, '127.0.0.1');
+    const s = connect(fastSocket());
     let text = '';
-    let greeted = false;
+    s.once('connect', () => s.write(data));
     s.on('data', (c: Buffer) => {
       text += c.toString('latin1');
-      if (!greeted && text.includes('\n')) {
-        greeted = true;
-        text = text.slice(text.indexOf('\n') + 1);
-        s.write(data);
-      } else if (
-        greeted &&
-        opts.go &&
-        text.startsWith('ACK ') &&
-        text.includes('\n') &&
-        !text.includes('GO')
-      ) {
+      if (opts.go && text.startsWith('ACK ') && text.includes('\n') && !text.includes('GO')) {
         s.write('GO\n');
         opts.go = false;
       }
-      if (greeted && opts.until?.(text)) s.destroy();
+      if (opts.until?.(text)) s.destroy();
     });
     s.on('error', () => {});
     s.on('close', () => done(text));
@@ -183,46 +160,39 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 12)', (kind: ClientKind) => {
+describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener', (kind: ClientKind) => {
   beforeAll(() => useClient(kind));
-  it('the listener file is private and the daemon answers on 127.0.0.1 only', async () => {
+  it('the fast socket is private (0600 in the 0700 runtime dir) and the daemon listens on no TCP port', async () => {
     configure('true');
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
-    expect(statSync(listenerFile()).mode & 0o777).toBe(0o600);
+    await waitFor(() => existsSync(fastSocket()));
+    expect(statSync(fastSocket()).isSocket()).toBe(true);
+    expect(statSync(fastSocket()).mode & 0o777).toBe(0o600);
     expect(statSync(join(env.XDG_RUNTIME_DIR!, 'hookd')).mode & 0o777).toBe(0o700);
-    const { port, secret, token, protocol } = listener();
-    expect(port).toBeGreaterThan(0);
-    expect(protocol).toBe('2');
-    expect(secret).toMatch(/^[\w-]{24}$/);
-    expect(token).toMatch(/^[0-9a-f]{48}$/);
-    expect(token).not.toBe(secret);
-    const log = readFileSync(daemonLog(), 'utf8');
-    expect(log).not.toContain(secret);
-    expect(log).not.toContain(token);
+    // One event, so that everything the daemon starts for events (its spawner) is running.
+    expect((await collect(startClient(env, tmp.dir), event('first'))).code).toBe(0);
+    const { tcp, unix } = listeningSockets([daemon.pid!]);
+    expect(tcp).toEqual([]);
+    expect(unix.sort()).toEqual([fastSocket(), join(runtime(), 'hookd.sock')].sort());
   });
 
-  it('the listener file carries the config generation, rewritten when the daemon applies an edit', async () => {
+  it('a config edit applies to the next event through the client', async () => {
     configure('cat >> "$OUT"; echo >> "$OUT"');
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
-    const first = listener();
-    expect(first.generation).toMatch(/^\d+$/);
-    configure('cat >> "$OUT.edited"; echo >> "$OUT.edited"');
-    expect(await waitFor(() => listener().generation !== first.generation, 10_000)).toBe(true);
-    const after = listener();
-    expect([after.port, after.secret, after.token]).toEqual([first.port, first.secret, first.token]);
+    await waitFor(() => existsSync(fastSocket()));
     const out = join(tmp.dir, 'runs');
+    expect((await collect(startClient({ ...env, OUT: out }, tmp.dir), event('before'))).code).toBe(0);
+    configure('cat >> "$OUT.edited"; echo >> "$OUT.edited"');
     expect((await collect(startClient({ ...env, OUT: out }, tmp.dir), event('edited'))).code).toBe(0);
-    expect([count(out, 'edited'), count(`${out}.edited`, 'edited')]).toEqual([0, 1]);
+    expect([count(out, 'before'), count(out, 'edited'), count(`${out}.edited`, 'edited')]).toEqual([1, 0, 1]);
   });
 
-  it('the same env, umask, cwd and stdin bytes reach a command through the client (both env modes) and the Node path', async () => {
+  it('the same env, umask, cwd and stdin bytes reach a command through the client and the Node path', async () => {
     configure(
       `cat > "$OUT.stdin"; env > "$OUT.env"; umask > "$OUT.umask"; pwd -P > "$OUT.pwd"; echo ${DAEMON_PID_SH} > "$OUT.ppid"; echo said >&2; exit 2`,
     );
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     const cwd = join(tmp.dir, 'home');
     const bytes = event('same');
     const node = await collect(startNodePath({ ...env, OUT: join(tmp.dir, 'node') }, cwd), bytes);
@@ -231,13 +201,10 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
     const vars = (which: string) =>
       readFileSync(join(tmp.dir, `${which}.env`), 'utf8')
         .split('\n')
-        .filter((l) => !/^(_|SHLVL|OUT|HOOKD_EVENT_ID|HOOKD_CLIENT_PROC)=/.test(l))
+        .filter((l) => !/^(_|SHLVL|OUT|HOOKD_EVENT_ID)=/.test(l))
         .sort();
-    // proc: the daemon reads /proc/<client pid>/environ; list: the client's builtin loop sends it.
-    for (const [mode, extra] of [
-      ['proc', {}],
-      ['list', { HOOKD_CLIENT_PROC: '0' }],
-    ] as const) {
+    // The client sends its environment as the agent gave it.
+    for (const [mode, extra] of [['list', {}]] as const) {
       const fast = await collect(startClient({ ...env, ...extra, OUT: join(tmp.dir, mode) }, cwd), bytes);
       expect([fast.code, fast.stderr], mode).toEqual([2, 'said\n']);
       for (const part of ['stdin', 'umask', 'pwd'])
@@ -250,11 +217,11 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
       expect(readFileSync(join(tmp.dir, `${mode}.umask`), 'utf8').trim()).toBe('0027');
       expect(vars(mode), mode).toEqual(vars('node'));
       // The client's private copies are gone from the runtime dir.
-      expect(readdirSync(runtime()).sort(), mode).toEqual(['hookd.fast', 'hookd.pid', 'hookd.sock']);
+      expect(readdirSync(runtime()).sort(), mode).toEqual(['fast.sock', 'hookd.pid', 'hookd.sock']);
     }
   });
 
-  it('falls back to the Node path when no listener file exists; the command runs once', async () => {
+  it('falls back to the Node path when there is no socket; the command runs once', async () => {
     configure('cat >> "$OUT"; echo >> "$OUT"');
     const out = join(tmp.dir, 'runs');
     const ran = await collect(startClient({ ...env, OUT: out }, tmp.dir), event('nolistener'));
@@ -262,14 +229,14 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
     expect(count(out, 'nolistener')).toBe(1);
   });
 
-  it('a killed daemon (stale listener file, refused connection): the Node path runs it once', async () => {
+  it('a killed daemon (stale socket, refused connection): the Node path runs it once', async () => {
     configure('cat >> "$OUT"; echo >> "$OUT"');
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     daemon.kill('SIGKILL');
     await new Promise((r) => daemon!.once('exit', r));
     daemon = undefined;
-    expect(existsSync(listenerFile())).toBe(true);
+    expect(existsSync(fastSocket())).toBe(true);
     const out = join(tmp.dir, 'runs');
     const ran = await collect(startClient({ ...env, OUT: out }, tmp.dir), event('killed'));
     expect(ran.code).toBe(0);
@@ -281,7 +248,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
       '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no é 😀"}}';
     configure(`printf '%s' '${decision}'`);
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     const fast = await collect(startClient(env, tmp.dir), event('decide'));
     const node = await collect(startNodePath(env, tmp.dir), event('decide'));
     expect({ ...fast, stdout: fast.stdout.toString() }).toEqual({ ...node, stdout: node.stdout.toString() });
@@ -292,7 +259,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   it('a stopped daemon (SIGSTOP): the client falls back after its bounded wait; resumed, the daemon does not run it again', async () => {
     configure('cat >> "$OUT"; echo >> "$OUT"');
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     const out = join(tmp.dir, 'runs');
     process.kill(daemon.pid!, 'SIGSTOP');
     const ran = await collect(
@@ -312,17 +279,16 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   it('a request the daemon takes only after the client gave up (no GO) is never run', async () => {
     configure('cat >> "$OUT"; echo >> "$OUT"');
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
-    const { port, token } = listener();
+    await waitFor(() => existsSync(fastSocket()));
     const out = join(tmp.dir, 'runs');
     const copy = stdinCopy(event('late'));
     await new Promise<void>((done) => {
-      const s = connect(port, '127.0.0.1');
+      const s = connect(fastSocket());
       s.on('error', () => {});
-      s.once('data', () => {
-        // The daemon stops right after its greeting; the client sends, waits in vain, gives up.
+      s.once('connect', () => {
+        // The daemon stops right after the connection; the client sends, waits in vain, gives up.
         process.kill(daemon!.pid!, 'SIGSTOP');
-        s.end(request(token, copy, [`OUT=${out}`]), () => {
+        s.end(request(copy, [`OUT=${out}`]), () => {
           s.destroy();
           done();
         });
@@ -344,7 +310,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
     const pidFile = join(tmp.dir, 'cmd.pid');
     configure(`cat >> "$OUT"; echo >> "$OUT"; echo $$ > ${pidFile}; exec sleep 300`);
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     const out = join(tmp.dir, 'runs');
     const client = startClient({ ...env, OUT: out }, tmp.dir);
     const done = collect(client, event('acked'));
@@ -361,7 +327,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
     const pidFile = join(tmp.dir, 'cmd.pid');
     configure(`echo $$ > ${pidFile}; sleep 300 & echo $! > ${pidFile}.child; wait`);
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     const client = startClient(env, tmp.dir);
     const done = collect(client, event('abandoned'));
     expect(await waitFor(() => readPid(`${pidFile}.child`) !== undefined, 800)).toBe(true);
@@ -372,80 +338,52 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
     expect(await waitFor(() => pids.every((p) => !isAlive(p)), 800)).toBe(true);
   });
 
-  it('a stale port bound by another process receives nothing; the Node path runs the event', async () => {
-    configure('cat >> "$OUT"; echo >> "$OUT"');
-    const out = join(tmp.dir, 'runs');
-    for (const greeting of ['', 'HOOKD-FAST1 not-the-secret\n']) {
-      let received = 0;
-      const server = createServer((s: Socket) => {
-        s.on('data', (c: Buffer) => (received += c.length));
-        s.on('error', () => {});
-        if (greeting) s.write(greeting);
-      });
-      servers.push(server);
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-      const port = (server.address() as { port: number }).port;
-      const { mkdirSync } = await import('node:fs');
-      mkdirSync(join(env.XDG_RUNTIME_DIR!, 'hookd'), { recursive: true, mode: 0o700 });
-      writeFileSync(listenerFile(), `${port} ${'a'.repeat(48)} ${'b'.repeat(48)}\n`, { mode: 0o600 });
-      const tag = `stale${greeting.length}`;
-      const ran = await collect(
-        startClient({ ...env, OUT: out, HOOKD_CLIENT_WAIT_S: '1' }, tmp.dir),
-        event(tag),
-      );
-      expect(ran.code).toBe(0);
-      expect(count(out, tag)).toBe(1);
-      expect(received).toBe(0);
-    }
-  });
-
-  it('refuses a request with a missing or wrong token, and logs it without the token', async () => {
+  it('refuses what is not a fast client request, before reading more, and logs it', async () => {
     configure('cat >> "$OUT"');
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
-    const copy = stdinCopy(event('token'));
-    for (const token of ['0'.repeat(48), 'droid', '']) {
-      const reply = await exchange(request(token, copy, [`OUT=${tmp.dir}/x`]));
-      expect(reply).toBe('DENY bad-token\n');
+    await waitFor(() => existsSync(fastSocket()));
+    const copy = stdinCopy(event('hello'));
+    const good = request(copy, [`OUT=${tmp.dir}/x`]);
+    for (const head of ['GET / HTTP/1.1\n', 'HOOKD-FAST\n', 'HOOKD-FAST 3 3 extra\n', 'hookd-fast 3 3\n']) {
+      const reply = await exchange(Buffer.concat([Buffer.from(head), good.subarray(good.indexOf(10) + 1)]));
+      expect(reply, head).toBe(
+        head.startsWith('HOOKD-FAST\n')
+          ? 'DENY version:-client-protocol-,-daemon-3\n'
+          : 'DENY not-a-fast-client-request\n',
+      );
     }
     await waitFor(() => readFileSync(daemonLog(), 'utf8').includes('request refused'));
-    const log = readFileSync(daemonLog(), 'utf8');
-    expect(log).toContain('bad token');
-    expect(log).not.toContain('0'.repeat(48));
+    expect(readFileSync(daemonLog(), 'utf8')).toContain('not a fast client request');
     expect(existsSync(`${tmp.dir}/x`)).toBe(false);
   });
 
   it('caps what a peer may send: a long first line, an endless environment, inline stdin over 64 KiB, a copy over 8 MiB', async () => {
     configure('true');
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
-    const { token } = listener();
+    await waitFor(() => existsSync(fastSocket()));
     const ask = async (data: Buffer) => (await exchange(data)).split('\n')[0];
-    expect(await ask(Buffer.alloc(4096, 'a'))).toBe('DENY header-too-long');
-    expect(await ask(Buffer.from(`${token}\n${'2 '.repeat(400)}`))).toBe('DENY header-too-long');
-    const endless = request(token, '/x', ['A=x'.repeat(1)]).subarray(0, -1);
+    expect(await ask(Buffer.alloc(4096, 'a'))).toBe('DENY not-a-fast-client-request');
+    expect(await ask(Buffer.from(`HOOKD-FAST 3 3\n${'2 '.repeat(400)}`))).toBe('DENY header-too-long');
+    const endless = request('/x', ['A=x'.repeat(1)]).subarray(0, -1);
     expect(await ask(Buffer.concat([endless, Buffer.from('A=x\0'.repeat(300_000))]))).toBe(
       'DENY environment-too-large',
     );
-    const inline = Buffer.concat([request(token, '-', []), Buffer.alloc(64 * 1024 + 1, 'x')]);
+    const inline = Buffer.concat([request('-', []), Buffer.alloc(64 * 1024 + 1, 'x')]);
     expect(await ask(inline)).toBe('DENY payload-too-large');
     const big = stdinCopy(Buffer.alloc(8 * 1024 * 1024 + 1, 'x'));
-    expect(await ask(request(token, big, []))).toMatch(/^DENY stdin-copy:-8388609-bytes,-over-8388608$/);
+    expect(await ask(request(big, []))).toMatch(/^DENY stdin-copy:-8388609-bytes,-over-8388608$/);
   });
 
   it('hostile bytes in env and payload reach the command unchanged and are never evaluated', async () => {
     configure(`cat > "$OUT.stdin"; printf %s "$HOSTILE" > "$OUT.env"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`);
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     const pwned = join(tmp.dir, 'pwned');
     const hostile = `$(touch ${pwned}) \`touch ${pwned}\` '"; touch ${pwned}; \n\\0 %s %n \t${'\u00e9\u{1F600}'}`;
     const bytes = event(hostile, { tool_input: { command: `$(touch ${pwned})\n'\`"` } });
-    for (const proc of ['1', '0']) {
-      const out = join(tmp.dir, `h${proc}`);
-      const ran = await collect(
-        startClient({ ...env, OUT: out, HOSTILE: hostile, HOOKD_CLIENT_PROC: proc }, tmp.dir),
-        bytes,
-      );
+    for (const run of ['1', '2']) {
+      const out = join(tmp.dir, `h${run}`);
+      const ran = await collect(startClient({ ...env, OUT: out, HOSTILE: hostile }, tmp.dir), bytes);
       expect(ran.code).toBe(0);
       expect(readFileSync(`${out}.stdin`)).toEqual(bytes);
       expect(readFileSync(`${out}.env`, 'utf8')).toBe(hostile);
@@ -454,10 +392,10 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
     }
   });
 
-  it('stdin reaches the daemon byte for byte, inline (under 4 KiB, no NUL) or through the copy, in a UTF-8 locale', async () => {
+  it('stdin reaches the daemon byte for byte, inline (up to 60 KiB, no NUL) or through the copy, in a UTF-8 locale', async () => {
     configure(`cat > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`);
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     // A valid event padded to `size` bytes with 2- and 4-byte characters across the 4 KiB edge.
     const sized = (size: number, tail = '') => {
       const base = event('edge', { pad: '' });
@@ -510,7 +448,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   it('an 8 MiB payload passes', async () => {
     configure(`wc -c > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`);
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     const head = event('big');
     const filler = 8 * 1024 * 1024 - head.length - 16;
     const bytes = event('big', { pad: 'x'.repeat(filler) });
@@ -525,11 +463,11 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   it('an observe-only event is acknowledged by event id and answered with the ACK; run only after GO', async () => {
     writeConfig(env, {});
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     const post = (tag: string) => event(tag, { hook_event_name: 'PostToolUse' });
     const ask = async (tag: string, go: boolean) => {
       const copy = stdinCopy(post(tag));
-      const reply = await exchange(request(listener().token, copy, [`HOME=${env.HOME}`]), {
+      const reply = await exchange(request(copy, [`HOME=${env.HOME}`]), {
         go,
         until: (text) => (go ? false : text.includes('RESULT 0 0 0\n')),
       });
@@ -568,29 +506,19 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   it('versions: a client older or newer than the daemon is denied before the ACK, falls back once, and it is logged for doctor', async () => {
     configure(`cat >> "$OUT"; echo >> "$OUT"; echo ${DAEMON_PID_SH} >> "$OUT.ppid"`);
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     // A copy of the client that says it is version 1, beside the real dist/ (its Node path).
     const pkg = join(tmp.dir, 'pkg');
-    let old: string;
-    if (kind === 'bash') {
-      mkdirSync(join(pkg, 'bin'), { recursive: true });
-      symlinkSync(join(ROOT, 'dist'), join(pkg, 'dist'));
-      old = join(pkg, 'bin', 'hookd-client.bash');
-      const script = readFileSync(CLIENT, 'utf8');
-      expect(script).toContain('\n__hk_cv=2 ');
-      writeFileSync(old, script.replace('\n__hk_cv=2 ', '\n__hk_cv=1 '));
-    } else {
-      // The native one built as version 1 (a real file: it finds hookd.cjs beside its own path).
-      mkdirSync(join(pkg, 'dist'), { recursive: true });
-      symlinkSync(join(ROOT, 'dist', 'hookd.cjs'), join(pkg, 'dist', 'hookd.cjs'));
-      old = join(pkg, 'dist', 'hookd-client');
-      const cc = spawnSync(
-        process.env.CC || 'cc',
-        ['-DHOOKD_CLIENT_VERSION=1', '-o', old, join(ROOT, 'native', 'hookd-client.c')],
-        { encoding: 'utf8' },
-      );
-      expect(cc.status, cc.stderr).toBe(0);
-    }
+    // The client built as version 1 (a real file: it finds hookd.cjs beside its own path).
+    mkdirSync(join(pkg, 'dist'), { recursive: true });
+    symlinkSync(join(ROOT, 'dist', 'hookd.cjs'), join(pkg, 'dist', 'hookd.cjs'));
+    const old = join(pkg, 'dist', 'hookd-client');
+    const cc = spawnSync(
+      process.env.CC || 'cc',
+      ['-DHOOKD_CLIENT_VERSION=1', '-o', old, join(ROOT, 'native', 'hookd-client.c')],
+      { encoding: 'utf8' },
+    );
+    expect(cc.status, cc.stderr).toBe(0);
     const out = join(tmp.dir, 'runs');
     const ran = await collect(startClient({ ...env, OUT: out }, tmp.dir, '022', old), event('old-client'));
     expect(ran.code).toBe(0);
@@ -599,21 +527,21 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
     expect(readdirSync(runtime()).filter((n) => n.startsWith('c.'))).toEqual([]); // it unlinked the copy
     // A newer protocol, raw: denied before anything is read or run.
     const copy = stdinCopy(event('new-protocol'));
-    expect(await exchange(request(listener().token, copy, [`OUT=${out}`], '3 9 0'))).toBe(
-      'DENY version:-client-protocol-3,-daemon-2\n',
+    expect(await exchange(request(copy, [`OUT=${out}`], '4 9'))).toBe(
+      'DENY version:-client-protocol-4,-daemon-3\n',
     );
     expect(count(out, 'new-protocol')).toBe(0);
     const log = readFileSync(daemonLog(), 'utf8');
-    expect(log).toContain('client version 1, daemon serves 2-2');
-    expect(log).toContain('client protocol 3, daemon 2');
+    expect(log).toContain('client version 1, daemon serves 3-3');
+    expect(log).toContain('client protocol 4, daemon 3');
     const status = JSON.parse(readFileSync(join(runtime(), 'fast-status.json'), 'utf8')) as Record<
       string,
       unknown
     >;
     expect(status).toMatchObject({
-      protocol: 2,
+      protocol: 3,
       mismatches: 2,
-      lastMismatch: { protocol: '3', client: '9' },
+      lastMismatch: { protocol: '4', client: '9' },
     });
     expect(statSync(join(runtime(), 'fast-status.json')).mode & 0o777).toBe(0o600);
   });
@@ -621,7 +549,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   it('a command marked "local": the daemon answers LOCAL and the client runs the Node path, once', async () => {
     configure(`cat >> "$OUT"; echo >> "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`, { local: true });
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     const out = join(tmp.dir, 'runs');
     const bytes = event('local');
     const ran = await collect(startClient({ ...env, OUT: out }, tmp.dir), bytes);
@@ -637,9 +565,8 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
   it('the stdin copy a request names is checked: a path outside the runtime dir or a symlink is refused, not read', async () => {
     configure('cat >> "$OUT"; echo >> "$OUT"');
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     const out = join(tmp.dir, 'runs');
-    const { token } = listener();
     const foreign = join(tmp.dir, 'c.1.1');
     writeFileSync(foreign, event('foreign'), { mode: 0o600 });
     const target = join(tmp.dir, 'secret.json');
@@ -648,20 +575,11 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
     symlinkSync(target, link);
     const renamed = stdinCopy(event('renamed'), 'stdin.json');
     const ask = async (path: string) =>
-      (await exchange(request(token, path, [`OUT=${out}`]), { go: true })).split('\n')[0];
+      (await exchange(request(path, [`OUT=${out}`]), { go: true })).split('\n')[0];
     expect(await ask(foreign)).toBe('DENY stdin-copy:-not-in-the-private-runtime-dir');
     expect(await ask(`${runtime()}/../../c.1.1`)).toBe('DENY stdin-copy:-not-in-the-private-runtime-dir');
     expect(await ask(link)).toBe('DENY stdin-copy:-a-symlink');
     expect(await ask(renamed)).toBe('DENY stdin-copy:-not-a-stdin-copy-name-(c.<pid>.<n>)');
-    // proc mode: the named pid must be the client (its parent as the client said), else nothing is read.
-    const copy = stdinCopy(event('proc'));
-    const proc = (ppid: number) =>
-      Buffer.from(
-        `${token}\n2 2 ${listener().generation}\ndroid\n${process.pid} ${ppid} proc\n0022\n${tmp.dir}\0${copy}\0\0`,
-      );
-    expect((await exchange(proc(process.ppid === 1 ? 2 : 1))).split('\n')[0]).toBe(
-      'DENY client-pid-not-seen-here-(another-pid-namespace?)',
-    );
     expect(existsSync(out)).toBe(false);
     expect([existsSync(foreign), existsSync(target), existsSync(link), existsSync(renamed)]).toEqual([
       true,
@@ -680,7 +598,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener (issue 1
     const old = new Date(Date.now() - 5 * 60_000);
     for (const f of [stale, output, other]) utimesSync(f, old, old);
     daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(listenerFile()));
+    await waitFor(() => existsSync(fastSocket()));
     expect([existsSync(stale), existsSync(output), existsSync(fresh), existsSync(other)]).toEqual([
       false,
       false,

@@ -39,21 +39,15 @@ describe('the installed hook command', () => {
     expect(ran).toMatchObject({ code: 2, stderr: 'no shell today\n' });
   });
 
-  // The default client is the native one (built by npm run build); `--client bash` is the script.
+  // The default client is the native one (built by npm run build).
   const cases: [string, string[], () => string][] = [
     [
       'native (the default)',
       [],
       () => `HOOKD_NODE=${process.execPath} ${join(dirname(HOOKD_BIN), 'hookd-client')} --agent droid`,
     ],
-    [
-      'bash',
-      ['--client', 'bash'],
-      () =>
-        `HOOKD_NODE=${process.execPath} /bin/bash --posix ${join(dirname(HOOKD_BIN), '..', 'bin', 'hookd-client.bash')} --agent droid`,
-    ],
   ];
-  it.each(cases.filter(([name]) => name === 'bash' || process.env.HOOKD_NO_NATIVE_CLIENT !== '1'))(
+  it.each(cases)(
     'user scope, fast client %s: its Node fallback runs the guard with no node on the agent PATH',
     async (_n, flags, expected) => {
       box.writeConfig({ hooks: { PreToolUse: [{ hooks: [guard] }] } });
