@@ -1,7 +1,7 @@
 import { closeSync, constants, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ConfigSource, LoadedConfig } from '../config/load.js';
-import { trustFixCommand } from '../config/trust.js';
+import { untrustedFix, untrustedText } from '../config/trust.js';
 import type { HookdNotice } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { stateDir, type Env } from '../paths.js';
@@ -54,18 +54,20 @@ export function logConfigState(logger: LineLogger, loaded: LoadedConfig, eventId
         );
     }
     if (untrusted(source)) {
-      const fix = trustFixCommand(projectDirOf(source));
+      const trust = source.trust!;
+      const fix = untrustedFix(trust, projectDirOf(source));
       logger.log(
         'warn',
         {
           kind: 'config-untrusted',
           eventId,
           file: source.file,
-          trust: source.trust!.state,
-          sha256: source.trust!.sha256,
+          trust: trust.state,
+          sha256: trust.sha256,
+          ...(trust.lapsed ? { lapsed: true } : {}),
           fix,
         },
-        `${source.file} is ${source.trust!.state === 'changed' ? 'changed since you trusted it' : 'not trusted'}; ignored. To use it: ${fix}`,
+        `${source.file} is ${untrustedText(trust)}; ignored. To use it: ${fix}`,
       );
     }
   }
@@ -75,11 +77,13 @@ function noticesFor(loaded: LoadedConfig): HookdNotice[] {
   const notices: HookdNotice[] = [];
   for (const source of loaded.sources) {
     if (untrusted(source)) {
-      const changed = source.trust!.state === 'changed';
+      const trust = source.trust!;
+      const changed = trust.state === 'changed';
+      const why = changed ? ' (it changed since you trusted it)' : trust.reason ? ` (${trust.reason})` : '';
       notices.push({
-        key: `untrusted:${source.file}:${source.trust!.sha256}`,
+        key: `untrusted:${source.file}:${trust.sha256 || trust.reason}`,
         title: changed ? 'hookd: project config changed, not trusted' : 'hookd: project config not trusted',
-        body: `${source.file} is ignored${changed ? ' (it changed since you trusted it)' : ''}. Review it; to use it run: ${trustFixCommand(projectDirOf(source))}`,
+        body: `${source.file} is ignored${why}. Review it; to use it: ${untrustedFix(trust, projectDirOf(source))}`,
       });
     } else if (!source.ok && source.issues.length > 0) {
       const first = source.issues[0]!;
