@@ -5,8 +5,11 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  readdirSync,
   realpathSync,
+  renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -291,6 +294,56 @@ describe('trust records of an older hookd (keyed by the config file)', () => {
   });
 });
 
+describe('a project config whose trust lapsed says so once per session', () => {
+  it('on stderr (exit 0), once per session, naming `hookd trust <dir>`', async () => {
+    await trust(trusted);
+    writeFileSync(
+      join(trusted, '.hookd', 'config.json'),
+      JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: './check.sh' }] }] } }),
+    );
+    const first = await hookIn(trusted, 'session-a');
+    expect(first.code).toBe(0);
+    expect(ran(trusted)).toBe(false);
+    expect(first.stderr).toContain(`${trusted}/.hookd/config.json`);
+    expect(first.stderr).toContain('changed since you trusted it');
+    expect(first.stderr).toContain(`hookd trust ${trusted}`);
+    expect(first.stderr.trim().split('\n')).toHaveLength(1);
+
+    const again = await hookIn(trusted, 'session-a');
+    expect([again.code, again.stderr]).toEqual([0, '']);
+
+    const other = await hookIn(trusted, 'session-b');
+    expect(other.code).toBe(0);
+    expect(other.stderr).toContain(`hookd trust ${trusted}`);
+
+    // The markers are private.
+    const markers = join(env.XDG_STATE_HOME!, 'hookd', 'trust-lapses');
+    expect(statSync(markers).mode & 0o777).toBe(0o700);
+    expect(readdirSync(markers)).toHaveLength(2);
+
+    // Trusted again: nothing more to say, the config applies.
+    await trust(trusted);
+    const trustedAgain = await hookIn(trusted, 'session-c');
+    expect([trustedAgain.code, trustedAgain.stderr]).toEqual([0, '']);
+    expect(ran(trusted)).toBe(true);
+  });
+
+  it('says it for a config that became a symlink, with the fix; a never-trusted project says nothing', async () => {
+    await trust(trusted);
+    renameSync(join(trusted, '.hookd', 'config.json'), join(trusted, 'hookd.json'));
+    symlinkSync('../hookd.json', join(trusted, '.hookd', 'config.json'));
+    const lapsed = await hookIn(trusted);
+    expect(lapsed.code).toBe(0);
+    expect(ran(trusted)).toBe(false);
+    expect(lapsed.stderr).toContain('is a symlink');
+    expect(lapsed.stderr).toContain(`hookd trust ${trusted}`);
+
+    makeProject(hostile, true);
+    const never = await hookIn(hostile);
+    expect([never.code, never.stderr]).toEqual([0, '']);
+  });
+});
+
 describe('the daemon runs events under the same rule (fast path)', () => {
   let daemon: ChildProcess | undefined;
   afterEach(async () => {
@@ -326,5 +379,29 @@ describe('the daemon runs events under the same rule (fast path)', () => {
       (r) => r.kind === 'config-untrusted' && r.file === join(hostile, '.hookd', 'config.json'),
     );
     expect(record).toMatchObject({ trust: 'unsafe', pid: daemon.pid });
+  });
+
+  it('says a lapsed trust once per session through the fast client too (the answer waits for it)', async () => {
+    ensureBuilt();
+    const fastEnv = handOffEnv(join(tmp.dir, 'f'));
+    writeFastConfig(fastEnv, {});
+    expect((await runHookd(['trust', trusted], { env: fastEnv })).code).toBe(0);
+    writeFileSync(join(trusted, '.hookd', 'config.json'), JSON.stringify({ hooks: {} }));
+    daemon = await startFastDaemon(fastEnv);
+    const run = (sessionId: string) =>
+      startHook('fast', {
+        env: { ...fastEnv, FACTORY_PROJECT_DIR: trusted },
+        cwd: trusted,
+        stdin: sessionStart(trusted, sessionId),
+      }).done;
+    const first = await run('fast-lapse');
+    expect(first.code).toBe(0);
+    expect(first.stderr.toString()).toContain(`hookd trust ${trusted}`);
+    const again = await run('fast-lapse');
+    expect([again.code, again.stderr.toString()]).toEqual([0, '']);
+    // Both went through the daemon, which ran them (the second, with nothing to say, after its answer).
+    const events = () => hookLogRecords(fastEnv).filter((r) => r.kind === 'event' && r.cwd === trusted);
+    await waitFor(() => events().length === 2, 20_000, 'both events');
+    expect(events().map((r) => r.pid)).toEqual([daemon.pid, daemon.pid]);
   });
 });
