@@ -4,11 +4,12 @@ import type { HookdConfig } from './schema.js';
 import type { ConfigIssue } from './issues.js';
 import type { ConfigLevel } from './merge.js';
 import {
-  readProjectConfigBytes,
+  projectConfigStamp,
+  readProjectConfig,
   readTrust,
-  sha256Hex,
   trustFilePath,
   trustOf,
+  type ProjectConfigRead,
   type TrustInfo,
 } from './trust.js';
 import { fnv1a } from '../util/fast.js';
@@ -23,7 +24,8 @@ import { isObject } from '../util/json-values.js';
  * only when a file changed.
  *
  * Two safety rules live here (README "Project configs and trust"):
- * - a project file applies only while its bytes hash to a value the user trusted (`hookd trust`);
+ * - a project file applies only while its bytes hash to a value the user trusted for that project dir
+ *   (`hookd trust`), and only when read without following a link inside the project;
  * - an invalid user file is replaced by the last user file that validated (kept privately, and
  *   validated again with the current schema before it is used), never by "no config at all".
  *
@@ -38,7 +40,10 @@ export interface ConfigSource {
   /** False when the file exists but is invalid or unreadable; its content is then not applied. */
   ok: boolean;
   issues: ConfigIssue[];
-  /** Project files only: whether the user trusted these exact bytes. Applied only when `trusted`. */
+  /**
+   * Project files only: whether the user trusted these exact bytes in this project dir. Applied only
+   * when `trusted`; an `unsafe` one (a link inside the project) exists but was not read.
+   */
   trust?: TrustInfo;
   /** The file is invalid, and the last version that validated (saved then) is in force instead. */
   lastGood?: { savedAt: string };
@@ -161,14 +166,17 @@ function readText(file: string): string | null {
   }
 }
 
+/** The config files of a load: the user's, then the project's (with the dir it applies in). */
 export function configFiles(
   env: Env,
   projectDir: string | undefined,
-): { level: ConfigLevel; file: string }[] {
-  const files: { level: ConfigLevel; file: string }[] = [{ level: 'user', file: userConfigPath(env) }];
+): { level: ConfigLevel; file: string; projectDir?: string }[] {
+  const files: { level: ConfigLevel; file: string; projectDir?: string }[] = [
+    { level: 'user', file: userConfigPath(env) },
+  ];
   if (projectDir && !env.HOOKD_NO_PROJECT_CONFIG) {
     const project = projectConfigPath(projectDir);
-    if (project !== files[0]!.file) files.push({ level: 'project', file: project });
+    if (project !== files[0]!.file) files.push({ level: 'project', file: project, projectDir });
   }
   return files;
 }
@@ -248,10 +256,16 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   const cacheDir = join(stateDir(env), 'config-cache');
 
   // The cache key: the schema, each file's fingerprint (size, mtime, ctime, inode: any write changes
-  // ctime) and, with a project file, the trust file's. A hit needs no read, no hash, no zod.
+  // ctime; for the project file, its `.hookd` folder and itself as entries, a link seen as a link) and,
+  // with a project file, the trust file's. A hit needs no read, no hash, no zod.
   const currentKey = () =>
-    `${SCHEMA_ID}|${files.map((f) => `${f.level}=${fingerprint(f.file)}`).join('|')}` +
-    (files.length > 1 ? `|trust=${fingerprint(trustFilePath(env))}` : '');
+    `${SCHEMA_ID}|${files
+      .map((f) =>
+        f.projectDir === undefined
+          ? `${f.level}=${fingerprint(f.file)}`
+          : `${f.level}=${f.file}:${projectConfigStamp(f.projectDir)}`,
+      )
+      .join('|')}` + (files.length > 1 ? `|trust=${fingerprint(trustFilePath(env))}` : '');
   const key = currentKey();
   const names = files.map((f) => f.file).join('\0');
   const cacheFile = join(cacheDir, `${fnv1a(names)}.json`);
@@ -273,20 +287,21 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     warnings.push(...cacheWarnings);
   }
 
-  // The project file: its bytes, their hash (node:crypto is loaded only here, when a project file
-  // exists and changed), and whether the user trusted exactly these bytes.
+  // The project file, read without following a link inside the project (config/trust.ts): its bytes,
+  // their hash (node:crypto is loaded only here, when a project file exists and changed), and whether
+  // the user trusted exactly these bytes in this project dir.
   const inputs: ConfigFileInput[] = [];
   const trustWarnings: LoadWarning[] = [];
-  for (const f of files.slice(1)) {
-    let bytes: Buffer | null = null;
-    let readError: ConfigFileInput['readError'];
+  for (const { level, file, projectDir } of files.slice(1)) {
+    let read: ProjectConfigRead | undefined;
     try {
-      bytes = readProjectConfigBytes(f.file);
+      read = readProjectConfig(projectDir!);
     } catch (error) {
-      readError = describeReadError(error, f.file);
+      inputs.push({ level, file, text: null, readError: describeReadError(error, file), apply: false });
+      continue;
     }
-    if (bytes === null) {
-      inputs.push({ ...f, text: null, ...(readError !== undefined ? { readError, apply: false } : {}) });
+    if (read.kind === 'absent') {
+      inputs.push({ level, file, text: null });
       continue;
     }
     const trusted = readTrust(env);
@@ -296,8 +311,9 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
         level: 'error',
         message: `${trusted.problem}; no project config is trusted until it is fixed (hookd trust <dir> rewrites it)`,
       });
-    const trust = trustOf(trusted.records, f.file, sha256Hex(bytes));
-    inputs.push({ ...f, text: bytes.toString('utf8'), trust, apply: trust.state === 'trusted' });
+    const trust = trustOf(trusted.data, read);
+    const text = read.kind === 'file' ? read.bytes.toString('utf8') : null;
+    inputs.push({ level, file, text, trust, apply: trust.state === 'trusted' });
   }
 
   const lastGoodFile = join(cacheDir, `last-good-${fnv1a(user.file)}.json`);

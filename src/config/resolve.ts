@@ -34,7 +34,9 @@ export function resolveConfig(files: Parameters<ConfigValidator['resolveConfig']
         ...extra,
       });
     } else if (text === null) {
-      sources.push({ level, file, exists: false, ok: true, issues: [], ...extra });
+      // An `unsafe` project file (a link inside the project) exists, but hookd did not read it.
+      const exists = input.trust?.state === 'unsafe';
+      sources.push({ level, file, exists, ok: true, issues: [], ...extra });
       continue;
     } else {
       const result = validateConfigText(text, file, level);

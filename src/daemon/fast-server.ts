@@ -8,6 +8,7 @@ import { validator } from '../config/resolve.js';
 import { parseEvent, type DeclaredAgent, type ParseResult } from '../events/parse.js';
 import type { EventHandoff } from '../events/types.js';
 import { runEvent, type HandOff } from '../hook/process-event.js';
+import { trustLapsePending } from '../hook/config-report.js';
 import { createLineLoggerPool } from '../logging/line-logger.js';
 import { planCommands } from '../runner/route.js';
 import type { SpawnLike } from '../runner/run-command.js';
@@ -549,7 +550,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       lostCode,
       config: () => loaded,
       answered: false,
-      observeOnly: planned.length === 0,
+      // A project config whose lapsed trust this session has not been told of: the event's answer says it.
+      observeOnly: planned.length === 0 && !trustLapsePending(env, loaded, parsed.event.sessionId),
       ...(inflight ? { inflight } : {}),
     };
   };

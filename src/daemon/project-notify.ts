@@ -6,12 +6,12 @@ import { loadConfig } from '../config/load.js';
 import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
 import { mergeProjectNotify } from '../config/project-notify.js';
 import { validator } from '../config/resolve.js';
-import { trustFilePath } from '../config/trust.js';
+import { projectConfigStamp, trustFilePath } from '../config/trust.js';
 import type { HookEvent } from '../events/types.js';
 import { buildChannels, type BuildChannelsOptions } from '../notify/channels/build-channels.js';
 import type { Channel } from '../notify/channels/channel.js';
 import { projectDirOf } from '../notify/notification.js';
-import { projectConfigPath, type Env } from '../paths.js';
+import type { Env } from '../paths.js';
 
 /** How many project dirs the daemon keeps merged configs for (least recently used ones are dropped). */
 export const PROJECT_CACHE_MAX = 64;
@@ -65,7 +65,9 @@ export class ProjectNotifyCache {
   notifyFor(event: HookEvent): NotifyConfig | undefined {
     const dir = projectDirOf(event);
     if (!dir || this.options.env.HOOKD_NO_PROJECT_CONFIG) return undefined;
-    const fileStamp = stamp(projectConfigPath(dir));
+    // The project's `.hookd` folder and config as entries (a link seen as a link): a config swapped for a
+    // link, or a link retargeted, is loaded again (and then not applied: config/trust.ts).
+    const fileStamp = projectConfigStamp(dir);
     if (fileStamp === 'absent' && !this.entries.has(dir)) return undefined;
     const fingerprint = `${fileStamp}|${stamp(trustFilePath(this.options.env))}|${this.options.userVersion()}`;
     let entry = this.entries.get(dir);

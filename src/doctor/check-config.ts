@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
-import { trustFixCommand } from '../config/trust.js';
+import { untrustedFix, untrustedText } from '../config/trust.js';
 import { validator } from '../config/resolve.js';
 import type { ConfigIssue } from '../config/issues.js';
 import type { Env } from '../paths.js';
@@ -41,9 +41,9 @@ export function checkConfig(env: Env, projectDir: string): ConfigCheck {
   const untrusted = loaded.sources.filter((s) => s.exists && s.trust && s.trust.state !== 'trusted');
   const trustLines = untrusted.map(
     (s) =>
-      `${s.file} is ${s.trust!.state === 'changed' ? 'changed since you trusted it' : 'not trusted'}: hooks run as if it did not exist`,
+      `${s.file} is ${untrustedText(s.trust!)}${s.trust!.lapsed ? ' (trust lapsed: its commands no longer run)' : ''}: hooks run as if it did not exist`,
   );
-  const trustFix = untrusted.map((s) => trustFixCommand(dirname(dirname(s.file))));
+  const trustFix = untrusted.map((s) => untrustedFix(s.trust!, dirname(dirname(s.file))));
   if (issues.length > 0) {
     const invalid = loaded.sources.filter((s) => !s.ok);
     const ignored = invalid.filter((s) => !s.lastGood).map((s) => s.file);

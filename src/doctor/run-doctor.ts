@@ -10,6 +10,7 @@ import { checkApiKey } from './check-api.js';
 import { checkBacklog } from './check-backlog.js';
 import { checkChannel } from './check-channels.js';
 import { checkConfig } from './check-config.js';
+import { checkTrust } from './check-trust.js';
 import { checkDaemon } from './check-daemon.js';
 import { checkFast } from './check-fast.js';
 import { checkDesktop } from './check-desktop.js';
@@ -72,6 +73,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
       run: async () => checkNodeVersion(options.nodeVersion ?? process.versions.node),
     },
     { title: 'hookd config', run: async () => config.result },
+    { title: 'project trust', run: async () => checkTrust(env) },
     ...AGENTS.map((agent) => ({
       title: `${agent} settings`,
       run: async () => {

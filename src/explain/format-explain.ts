@@ -1,5 +1,6 @@
 import { formatDuration, paint, type Out } from '../terminal/output.js';
 import type { Explanation } from './explain-event.js';
+import { untrustedText } from '../config/trust.js';
 
 function quote(text: string, max = 80): string {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -47,7 +48,7 @@ export function formatExplanation(x: Explanation, out: Pick<Out, 'color'>): stri
         paint(
           out,
           'red',
-          `config ${f.file} (${f.level}) is ${f.trust.state === 'changed' ? 'changed since you trusted it' : 'not trusted'} and ignored (to use it: hookd trust <dir>)`,
+          `config ${f.file} (${f.level}) is ${untrustedText(f.trust)} and ignored (to use it: hookd trust <dir>)`,
         ),
       );
     if (f.ok)

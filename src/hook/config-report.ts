@@ -1,12 +1,13 @@
-import { closeSync, constants, openSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ConfigSource, LoadedConfig } from '../config/load.js';
-import { trustFixCommand } from '../config/trust.js';
+import { untrustedFix, untrustedText } from '../config/trust.js';
 import type { HookdNotice } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { stateDir, type Env } from '../paths.js';
 import { fnv1a } from '../util/fast.js';
 import { ensurePrivateDir } from '../util/private-fs.js';
+import { printable } from '../util/printable.js';
 
 /**
  * Saying loudly, on every event, what of the config is not in force: an invalid file (and whether the
@@ -54,18 +55,20 @@ export function logConfigState(logger: LineLogger, loaded: LoadedConfig, eventId
         );
     }
     if (untrusted(source)) {
-      const fix = trustFixCommand(projectDirOf(source));
+      const trust = source.trust!;
+      const fix = untrustedFix(trust, projectDirOf(source));
       logger.log(
         'warn',
         {
           kind: 'config-untrusted',
           eventId,
           file: source.file,
-          trust: source.trust!.state,
-          sha256: source.trust!.sha256,
+          trust: trust.state,
+          sha256: trust.sha256,
+          ...(trust.lapsed ? { lapsed: true } : {}),
           fix,
         },
-        `${source.file} is ${source.trust!.state === 'changed' ? 'changed since you trusted it' : 'not trusted'}; ignored. To use it: ${fix}`,
+        `${source.file} is ${untrustedText(trust)}; ignored. To use it: ${fix}`,
       );
     }
   }
@@ -75,11 +78,13 @@ function noticesFor(loaded: LoadedConfig): HookdNotice[] {
   const notices: HookdNotice[] = [];
   for (const source of loaded.sources) {
     if (untrusted(source)) {
-      const changed = source.trust!.state === 'changed';
+      const trust = source.trust!;
+      const changed = trust.state === 'changed';
+      const why = changed ? ' (it changed since you trusted it)' : trust.reason ? ` (${trust.reason})` : '';
       notices.push({
-        key: `untrusted:${source.file}:${source.trust!.sha256}`,
+        key: `untrusted:${source.file}:${trust.sha256 || trust.reason}`,
         title: changed ? 'hookd: project config changed, not trusted' : 'hookd: project config not trusted',
-        body: `${source.file} is ignored${changed ? ' (it changed since you trusted it)' : ''}. Review it; to use it run: ${trustFixCommand(projectDirOf(source))}`,
+        body: `${source.file} is ignored${why}. Review it; to use it: ${untrustedFix(trust, projectDirOf(source))}`,
       });
     } else if (!source.ok && source.issues.length > 0) {
       const first = source.issues[0]!;
@@ -124,4 +129,94 @@ export function claimConfigNotices(env: Env, loaded: LoadedConfig): HookdNotice[
       return false;
     }
   });
+}
+
+/** Markers of lapsed trust already reported, kept at most this many (the oldest go first). */
+export const MAX_LAPSE_MARKERS = 256;
+const KEEP_LAPSE_MARKERS = 192;
+
+/** Drops the oldest markers once there are more than MAX_LAPSE_MARKERS: the folder stays bounded. */
+function pruneLapseMarkers(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  if (names.length <= MAX_LAPSE_MARKERS) return;
+  const aged = names.map((name) => {
+    try {
+      return { name, at: lstatSync(join(dir, name)).mtimeMs };
+    } catch {
+      return { name, at: 0 };
+    }
+  });
+  aged.sort((a, b) => a.at - b.at);
+  for (const { name } of aged.slice(0, aged.length - KEEP_LAPSE_MARKERS)) {
+    try {
+      unlinkSync(join(dir, name));
+    } catch {}
+  }
+}
+
+const lapsedSources = (loaded: LoadedConfig) => loaded.sources.filter((s) => untrusted(s) && s.trust!.lapsed);
+const lapseDir = (env: Env) => join(stateDir(env), 'trust-lapses');
+function lapseMarker(dir: string, sessionId: string | undefined, source: ConfigSource): string {
+  const key = `${sessionId ?? ''}\0${source.file}`;
+  return join(dir, `${fnv1a(key)}${fnv1a(`${key}\0`)}`);
+}
+
+/**
+ * Whether `claimTrustLapses` has something to say for this session (a stat per lapsed config, none
+ * without one): a caller that answers the agent before running the event (the daemon's fast path, for
+ * an event that runs no command) waits for the event's own answer instead.
+ */
+export function trustLapsePending(env: Env, loaded: LoadedConfig, sessionId: string | undefined): boolean {
+  const dir = lapseDir(env);
+  return lapsedSources(loaded).some(
+    (source) => !lstatSync(lapseMarker(dir, sessionId, source), { throwIfNoEntry: false }),
+  );
+}
+
+/**
+ * The line for the agent's stderr about each project config whose trust lapsed (the user trusted the
+ * project's config, and it no longer applies: it changed, or became a link), once per session and file:
+ * each is claimed with an exclusive private marker in `<state>/trust-lapses` (bounded). '' when there is
+ * nothing new to say. A marker that cannot be written does not silence it.
+ */
+export function claimTrustLapses(env: Env, loaded: LoadedConfig, sessionId: string | undefined): string {
+  const lapsed = lapsedSources(loaded);
+  if (lapsed.length === 0) return '';
+  const dir = lapseDir(env);
+  let markers = true;
+  try {
+    ensurePrivateDir(dir);
+  } catch {
+    markers = false;
+  }
+  let text = '';
+  for (const source of lapsed) {
+    if (markers) {
+      try {
+        const fd = openSync(
+          lapseMarker(dir, sessionId, source),
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+          0o600,
+        );
+        closeSync(fd);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      }
+    }
+    const trust = source.trust!;
+    const why =
+      trust.state === 'changed' ? 'it changed since you trusted it' : (trust.reason ?? 'not trusted');
+    text += printable(
+      `hookd: ${source.file} no longer applies (${why}); its commands do not run. To use it again: ${untrustedFix(trust, projectDirOf(source))}`,
+      2000,
+    );
+    text += '\n';
+  }
+  if (markers && text) pruneLapseMarkers(dir);
+  return text;
 }

@@ -18,7 +18,7 @@ import { runEventCommands, type RanCommand } from '../runner/run-event.js';
 import type { SpawnLike } from '../runner/run-command.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { monotonicMs, newEventId } from '../util/fast.js';
-import { claimConfigNotices, logConfigState } from './config-report.js';
+import { claimConfigNotices, claimTrustLapses, logConfigState } from './config-report.js';
 import { failed } from '../events/failed.js';
 
 type Env = Record<string, string | undefined>;
@@ -309,6 +309,13 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   logFallbacks(io.logger, event, report.ran);
   for (const r of report.ran) logCommand(io.logger, event, r);
   report.reply = decideReply(event, report.ran);
+  // A project config whose trust lapsed, said once per session on the agent's stderr, which the agent
+  // shows the user. Only with exit 0: never in a block reason the model reads. Not for an event that
+  // came over http: its answer reaches no one, the next event of the session says it.
+  if (report.reply.exitCode === 0 && io.env.HOOKD_TRANSPORT !== 'http') {
+    const lapse = claimTrustLapses(io.env, loaded, event.sessionId);
+    if (lapse) report.reply = { ...report.reply, stderr: report.reply.stderr + lapse };
+  }
   edges.onReply?.(report.reply);
 
   const daemon = loaded.config.daemon;

@@ -59,6 +59,7 @@ describe('hookd doctor (built CLI)', () => {
     expect([...results.keys()]).toEqual([
       'node',
       'config',
+      'project-trust',
       'droid-settings-user',
       'droid-settings-project',
       'droid-hooks',

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { readInputFile } from '../read-input.js';
 import { loadConfig, type ConfigSource } from '../../config/load.js';
-import { trustFixCommand } from '../../config/trust.js';
+import { untrustedFix, untrustedText } from '../../config/trust.js';
 import { effectiveConfig } from '../../explain/effective-config.js';
 import { validator } from '../../config/resolve.js';
 import { formatIssues } from '../../config/issues.js';
@@ -29,8 +29,8 @@ function untrusted(s: ConfigSource): boolean {
 }
 
 function untrustedLine(s: ConfigSource): string {
-  const why = s.trust?.state === 'changed' ? 'changed since it was trusted' : 'not trusted';
-  return `${s.file} is ${why}, so hookd ignores it; review it, then run: ${trustFixCommand(dirname(dirname(s.file)))}`;
+  const lapsed = s.trust!.lapsed ? ' (your trust lapsed)' : '';
+  return `${s.file} is ${untrustedText(s.trust!)}${lapsed}, so hookd ignores it; review it, then: ${untrustedFix(s.trust!, dirname(dirname(s.file)))}`;
 }
 
 function sourceState(out: Out, s: ConfigSource): string {

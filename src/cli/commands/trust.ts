@@ -3,15 +3,17 @@ import type { CommandModule } from 'yargs';
 import { formatIssues } from '../../config/issues.js';
 import { ignoredProjectKeys } from '../../config/merge.js';
 import {
-  listTrusted,
-  readProjectConfigBytes,
-  revokeProjectFile,
-  trustProjectFile,
+  readProjectConfig,
+  readTrust,
+  revokeProject,
+  trustProject,
+  trustReport,
+  type ProjectConfigRead,
+  type TrustReport,
 } from '../../config/trust.js';
 import { validateConfigText } from '../../config/validate.js';
-import { projectConfigPath } from '../../paths.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { formatJson, paint, stdoutOut } from '../../terminal/output.js';
+import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
 
 interface TrustArgs {
   dir?: string;
@@ -31,77 +33,119 @@ function listCommands(config: { hooks: Record<string, { hooks: { command: string
   );
 }
 
+/** `hookd trust --list` for people: each trusted project and whether its config applies now. */
+function printReport(out: Out, report: TrustReport): void {
+  if (report.trusted.length === 0 && report.notCarriedOver.length === 0)
+    out.write('No project config is trusted.\n');
+  for (const t of report.trusted) {
+    const meta = `sha256 ${t.sha256.slice(0, 12)}…, ${t.trustedAt}${t.carriedOver ? ', carried over from an older record' : ''}`;
+    out.write(`${t.dir}  ${paint(out, 'gray', meta)}\n`);
+    if (t.state !== 'applies')
+      out.write(
+        `  ${paint(out, t.state === 'absent' ? 'gray' : 'yellow', `${t.state === 'absent' ? 'no config now' : 'trust lapsed'}: ${t.problem}`)}\n  fix: ${t.fix}\n`,
+      );
+  }
+  if (report.notCarriedOver.length > 0) {
+    out.write(
+      `\nRecords of an older hookd (keyed by the config file) that could not carry over to a project dir; kept until you trust the project again or revoke them:\n`,
+    );
+    for (const o of report.notCarriedOver)
+      out.write(
+        `${o.file}  ${paint(out, 'gray', `sha256 ${o.sha256.slice(0, 12)}…, ${o.trustedAt}`)}\n  ${paint(out, 'yellow', o.reason)}\n  fix: ${o.fix}\n`,
+      );
+  }
+}
+
+/** The project config as `hookd trust` reads it, or a clear error: absent, unreadable, or a link. */
+function readForTrust(dir: string): Extract<ProjectConfigRead, { kind: 'file' }> {
+  let read: ProjectConfigRead;
+  try {
+    read = readProjectConfig(dir);
+  } catch (error) {
+    throw new CliError(`cannot read ${dir}/.hookd/config.json: ${(error as Error).message}`);
+  }
+  if (read.kind === 'absent')
+    throw new CliError(
+      `${read.file} does not exist`,
+      EXIT.FAILURE,
+      'Name the project dir that holds .hookd/config.json.',
+    );
+  if (read.kind === 'unsafe')
+    throw new CliError(`${read.reason}; it was not trusted`, EXIT.FAILURE, `Fix: ${read.fix}.`);
+  return read;
+}
+
 export const trustCommand: CommandModule<object, TrustArgs> = {
   command: 'trust [dir]',
-  describe: "Trust a project's .hookd/config.json as it is now (a changed file needs trust again)",
+  describe: "Trust a project's .hookd/config.json as it is now, for that project dir only",
   builder: (y) =>
     y
       .positional('dir', {
         type: 'string',
         describe: 'Project dir (default: the agent project dir, else cwd)',
       })
-      .option('revoke', { type: 'boolean', default: false, describe: 'Stop trusting the project file' })
-      .option('list', { type: 'boolean', default: false, describe: 'List the trusted project files' })
+      .option('revoke', {
+        type: 'boolean',
+        default: false,
+        describe: "Stop trusting the project's config (or an older record, by its file)",
+      })
+      .option('list', {
+        type: 'boolean',
+        default: false,
+        describe: 'List the trusted projects, whether each config applies now, and old records',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'Print the result as JSON' })
       .example('hookd trust', "Review, then trust this project's .hookd/config.json")
       .example('hookd trust --revoke ~/src/app', 'Stop applying that project file')
-      .example('hookd trust --list --json', 'The trusted files and their sha256')
+      .example('hookd trust --list --json', 'The trusted projects, their sha256 and state')
       .epilogue(
-        "A project file is applied only while its bytes hash to the trusted sha256. It may add commands; its settings apply to its own commands only (commandTimeoutSec), and it never changes the user's commands.",
+        "A project config is applied only in the project dir it was trusted for, only while its bytes hash to the trusted sha256, and only as a regular file in a real .hookd folder (hookd follows no symlink inside a project). It may add commands; its settings apply to its own commands only (commandTimeoutSec), and it never changes the user's commands.",
       ),
   handler: (args) => {
     const env = process.env;
     const out = stdoutOut();
     if (args.list) {
       if (args.dir !== undefined || args.revoke) throw new UsageError('--list takes no dir and no --revoke');
-      const { trusted, problem } = listTrusted(env);
-      if (args.json) out.write(formatJson({ trusted, ...(problem ? { problem } : {}) }));
-      else {
-        if (trusted.length === 0) out.write('No project config is trusted.\n');
-        for (const t of trusted)
-          out.write(`${t.file}  ${paint(out, 'gray', `sha256 ${t.sha256.slice(0, 12)}…, ${t.trustedAt}`)}\n`);
-      }
-      if (problem) {
-        process.stderr.write(`hookd: ${problem}; nothing is trusted until \`hookd trust\` rewrites it\n`);
+      const report = trustReport(env);
+      if (args.json) out.write(formatJson(report));
+      else printReport(out, report);
+      if (report.problem) {
+        process.stderr.write(
+          `hookd: ${report.problem}; nothing is trusted until \`hookd trust\` rewrites it\n`,
+        );
         process.exitCode = EXIT.FAILURE;
       }
       return;
     }
     const dir = projectDirArg(args.dir);
-    const file = projectConfigPath(dir);
     if (args.revoke) {
-      const removed = revokeProjectFile(env, file);
-      if (args.json) out.write(formatJson({ file, revoked: removed }));
+      const removed = revokeProject(env, dir);
+      if (args.json) out.write(formatJson({ dir, revoked: removed.length > 0, removed }));
       else
-        out.write(removed ? `No longer trusted: ${file}\n` : `${file} was not trusted; nothing changed.\n`);
+        out.write(
+          removed.length > 0
+            ? `No longer trusted: ${removed.join(', ')}\n`
+            : `${dir} was not trusted; nothing changed.\n`,
+        );
       return;
     }
-    let bytes: Buffer | null;
-    try {
-      bytes = readProjectConfigBytes(file);
-    } catch (error) {
-      throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
-    }
-    if (bytes === null)
-      throw new CliError(
-        `${file} does not exist`,
-        EXIT.FAILURE,
-        'Name the project dir that holds .hookd/config.json.',
-      );
-    const checked = validateConfigText(bytes.toString('utf8'), file, 'project');
+    const read = readForTrust(dir);
+    const { file } = read;
+    const text = read.bytes.toString('utf8');
+    const checked = validateConfigText(text, file, 'project');
     if (!checked.ok)
       throw new CliError(
         `${file} is not a valid hookd config; it was not trusted:\n${formatIssues(checked.issues)}`,
         EXIT.FAILURE,
         'Fix it (`hookd validate --project` shows every problem), then trust it.',
       );
-    const damaged = listTrusted(env).problem;
+    const damaged = readTrust(env).problem;
     if (damaged)
       process.stderr.write(
         `hookd: ${damaged}; it is rewritten with this record only (trust other projects again)\n`,
       );
-    const trusted = trustProjectFile(env, file);
-    const ignored = ignoredProjectKeys(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
+    const trusted = trustProject(env, dir, { read });
+    const ignored = ignoredProjectKeys(JSON.parse(text) as Record<string, unknown>);
     const commands = listCommands(checked.config);
     if (args.json) {
       out.write(
@@ -115,7 +159,7 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
       return;
     }
     out.write(
-      `${paint(out, 'green', '✓')} Trusted ${trusted.file} (sha256 ${trusted.sha256.slice(0, 12)}…).\n`,
+      `${paint(out, 'green', '✓')} Trusted ${trusted.file} in ${trusted.dir} (sha256 ${trusted.sha256.slice(0, 12)}…).\n`,
     );
     out.write(
       commands.length > 0
@@ -134,6 +178,6 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
       out.write(
         `Not applied from a project file: ${ignored.join(', ')} (see README "Project configs and trust").\n`,
       );
-    out.write('Any change to the file needs `hookd trust` again.\n');
+    out.write('It applies in this project dir only; any change to the file needs `hookd trust` again.\n');
   },
 };

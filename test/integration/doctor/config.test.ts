@@ -1,5 +1,6 @@
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { trustProject } from '../../../src/config/trust.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { check, doctor, makeDoctorHome, writeJson, type DoctorHome } from './doctor-env.js';
 
@@ -68,5 +69,64 @@ describe('doctor: project trust and the last good config', () => {
     const result = check(await doctor(h), 'config');
     expect(result.status).toBe('fail');
     expect(result.detail).toContain('last config that validated');
+  });
+});
+
+describe('doctor: project trust records', () => {
+  const hooks = (command: string) => ({ hooks: { Stop: [{ hooks: [{ type: 'command', command }] }] } });
+
+  it('is ok when every trusted project config applies as trusted', async () => {
+    writeJson(join(h.project, '.hookd', 'config.json'), hooks('true'));
+    trustProject(h.env, h.project);
+    const result = check(await doctor(h), 'project-trust');
+    expect(result.status).toBe('ok');
+    expect(result.detail).toContain('1 trusted project config(s) apply');
+  });
+
+  it('warns of a trusted project whose trust lapsed and of an old record that could not carry over', async () => {
+    const project = realpathSync(h.project);
+    const file = join(project, '.hookd', 'config.json');
+    // An older hookd's record for a file reached through a link (not a project's .hookd/config.json).
+    const shared = join(h.root, 'shared.json');
+    writeFileSync(shared, JSON.stringify(hooks('true')));
+    const state = join(h.env.XDG_STATE_HOME!, 'hookd');
+    mkdirSync(state, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(state, 'trust.json'),
+      JSON.stringify({
+        v: 1,
+        files: { [shared]: { sha256: 'a'.repeat(64), trustedAt: '2025-01-01T00:00:00Z' } },
+      }),
+      { mode: 0o600 },
+    );
+    writeJson(file, hooks('true'));
+    trustProject(h.env, project);
+    writeJson(file, hooks('./guard.sh'));
+    // A second trusted project whose config became a link.
+    const linked = join(h.root, 'linked');
+    mkdirSync(join(linked, '.hookd'), { recursive: true });
+    writeJson(join(linked, 'hookd.json'), hooks('true'));
+    writeJson(join(linked, '.hookd', 'config.json'), hooks('true'));
+    trustProject(h.env, linked);
+    rmSync(join(linked, '.hookd', 'config.json'));
+    symlinkSync('../hookd.json', join(linked, '.hookd', 'config.json'));
+
+    const results = await doctor(h);
+    const trust = check(results, 'project-trust');
+    expect(trust.status).toBe('warn');
+    expect(trust.detail).toContain(
+      `${project}: trust lapsed, its commands no longer run: ${file} changed since you trusted it`,
+    );
+    expect(trust.detail).toContain(`${realpathSync(linked)}: trust lapsed`);
+    expect(trust.detail).toContain('is a symlink');
+    expect(trust.detail).toContain(`${shared}: an older record that could not carry over`);
+    expect(trust.fix).toContain(`hookd trust ${project}`);
+    expect(trust.fix).toContain(`hookd trust --revoke ${shared}`);
+
+    // The current project's config check says its trust lapsed.
+    const config = check(results, 'config');
+    expect(config.status).toBe('warn');
+    expect(config.detail).toContain('changed since you trusted it (trust lapsed');
+    expect(config.fix).toContain(`hookd trust ${h.project}`);
   });
 });

@@ -75,9 +75,11 @@ describe('a trusted project file’s notify (issue 13)', () => {
   it('a file trusted before project notify rules applied keeps its hooks but not its notify, until trusted again', () => {
     const loaded = load(userConfig, { notify: { rules: [{ on: 'Stop', channels: ['ops'] }] } });
     const trustFile = join(env.HOOKD_STATE_DIR!, 'trust.json');
-    const data = JSON.parse(readFileSync(trustFile, 'utf8')) as { files: Record<string, { notify?: true }> };
+    const data = JSON.parse(readFileSync(trustFile, 'utf8')) as {
+      projects: Record<string, { notify?: true }>;
+    };
     expect(loaded.config.notify!.rules).toHaveLength(2);
-    for (const record of Object.values(data.files)) delete record.notify;
+    for (const record of Object.values(data.projects)) delete record.notify;
     writeFileSync(trustFile, JSON.stringify(data));
     const old = loadConfig({
       env,
