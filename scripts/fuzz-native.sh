@@ -52,9 +52,20 @@ if [ -z "$cases" ] && [ -z "$seconds" ]; then seconds=60; fi
 
 # A compiler that builds with both sanitizers, or a clear error (CI installs gcc and libc6-dev; gcc brings
 # libasan and libubsan).
-mkdir -p "$out/crashes"
-chmod 700 "$out" "$out/crashes"
+# The builds and the saved inputs are private: a new --out is created 0700, an existing one must be the
+# user's and writable by no one else (not /tmp itself).
+private_dir() {
+  local owner mode
+  [ -d "$1" ] || mkdir -p -m 700 "$1"
+  read -r owner mode < <(stat -c '%u %a' "$1")
+  if [ "$owner" != "$(id -u)" ] || (((8#$mode & 8#022) != 0)); then
+    echo "fuzz-native: $1 must be a directory of yours that no one else can write (--out)" >&2
+    exit 2
+  fi
+}
+private_dir "$out"
 out=$(cd "$out" && pwd)
+private_dir "$out/crashes"
 if ! command -v "$cc" >/dev/null 2>&1; then
   echo "fuzz-native: no $cc: the sanitizer fuzzing needs gcc with AddressSanitizer and UBSan" \
     "(Debian: apt-get install gcc libc6-dev; FUZZ_CC names another compiler)" >&2
