@@ -77,8 +77,11 @@ function logClientRefusal(): void {
   logger.close();
 }
 
-/** `agent`: from `hookd hook --agent droid|claude` (the dispatcher passes only those two). */
-export async function hookMain(binPath: string, agent?: string): Promise<void> {
+/**
+ * `agent`: from `hookd hook --agent droid|claude` (the dispatcher passes only those two); `event`: from
+ * `--event <name>`, the event this command is wired to (used when its input cannot be read).
+ */
+export async function hookMain(binPath: string, agent?: string, event?: string): Promise<void> {
   logClientRefusal();
   // The id of an event a daemon acknowledged before it died, from the fast client's fallback.
   const eventId = takeFastEventId(process.env, releaseClientCopy());
@@ -100,6 +103,7 @@ export async function hookMain(binPath: string, agent?: string): Promise<void> {
     handOff,
     daemonArgv: [process.execPath, binPath, 'daemon', 'run'],
     agent: isDeclaredAgent(agent) ? agent : undefined,
+    declaredEvent: event,
     ...(eventId ? { eventId } : {}),
   });
   // Exit at once: lingering handles (a background child's pipes, sockets) must not hold the agent.

@@ -13,9 +13,15 @@ export const DEFAULTS = {
   killGraceMs: 500,
   /** Captured bytes kept per stream of each command (head and tail are kept). */
   maxOutputBytes: 64 * 1024,
-  /** Bytes of stdin accepted from the agent (env HOOKD_MAX_STDIN_BYTES: read before any config). */
-  maxStdinBytes: 8 * 1024 * 1024,
-  /** How long hookd waits for the agent to close stdin (env HOOKD_STDIN_TIMEOUT_MS). */
+  /**
+   * Bytes of stdin accepted from the agent (env HOOKD_MAX_STDIN_BYTES: read before any config). The
+   * agents set no limit of their own (both handed a hook a 100 MiB Write whole); Claude Code edits files
+   * up to 1 GiB and its PostToolUse carries the whole file: 2 GiB covers that with room for JSON escapes.
+   */
+  maxStdinBytes: 2 * 1024 * 1024 * 1024,
+  /** Bytes of stdin held in memory; past them it goes to a private file (env HOOKD_STDIN_MEMORY_BYTES). */
+  stdinMemoryBytes: 8 * 1024 * 1024,
+  /** How long hookd waits for more of stdin before it gives up on an agent that does not close it (env HOOKD_STDIN_TIMEOUT_MS). */
   stdinTimeoutMs: 5000,
   /** Dead-letter folder keeps at most this many rejected inputs (oldest removed first). */
   deadLetterMax: 200,

@@ -17,6 +17,23 @@ export const DROID_EVENTS = [
 
 export type DroidEventName = (typeof DROID_EVENTS)[number];
 
+/**
+ * What an event name hookd takes from outside the payload looks like (`hookd hook --event PreToolUse`,
+ * or the name found in input it could not read): letters, digits and `_`, starting with a letter, at
+ * most 64 characters. Every event of both agents is such a name.
+ */
+const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+export function isEventName(value: unknown): value is string {
+  return typeof value === 'string' && EVENT_NAME.test(value);
+}
+
+/**
+ * Events where exit 2 makes the agent go on instead of stopping (the next one says `stop_hook_active`):
+ * hookd never answers them with exit 2 for a failure of its own, which would loop.
+ */
+export const GO_ON_EVENTS: ReadonlySet<string> = new Set(['Stop', 'SubagentStop']);
+
 export function isDroidEvent(name: string): name is DroidEventName {
   return (DROID_EVENTS as readonly string[]).includes(name);
 }

@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { newEventId } from '../util/fast.js';
 import type { AgentKind, HookEvent, HookPayload } from './types.js';
 import { str } from '../util/json-values.js';
+import type { ScanOptions, ScanResult } from './json-scan.js';
 
 export type ParseFailure = 'empty' | 'binary' | 'not-json' | 'not-object' | 'too-deep';
 export type ParseResult =
@@ -46,7 +47,7 @@ export function isDeclaredAgent(value: unknown): value is DeclaredAgent {
  * CLAUDE_PROJECT_DIR stays fixed while the payload's cwd follows `cd`; an enclosing Droid session's
  * FACTORY_PROJECT_DIR (its environment passes through) is not this session's project.
  */
-function projectDirOf(agent: AgentKind, env: Env, cwd: string | undefined): string | undefined {
+export function projectDirOf(agent: AgentKind, env: Env, cwd: string | undefined): string | undefined {
   if (agent === 'claude') return str(env.CLAUDE_PROJECT_DIR) ?? cwd;
   return str(env.FACTORY_PROJECT_DIR) ?? str(env.DROID_PROJECT_DIR) ?? str(env.CLAUDE_PROJECT_DIR) ?? cwd;
 }
@@ -62,6 +63,24 @@ export const MAX_EVENT_DEPTH = 128;
 
 /** What a value nested deeper than MAX_EVENT_DEPTH becomes in hookd's copy of the event. */
 export const TOO_DEEP_MARKER = `[nested deeper than ${MAX_EVENT_DEPTH} levels]`;
+
+/**
+ * The longest string hookd keeps whole in its own copy of an event too large to hold (a Write of a large
+ * file): longer ones are cut with a marker. Above what a command's environment takes (128 KiB), so a cut
+ * value is never exported; commands get the whole bytes on stdin.
+ */
+export const SCANNED_STRING_MAX = 1024 * 1024;
+
+/** How an event too large to hold is scanned into hookd's copy: at most `budget` bytes of it. */
+export function eventScanOptions(budget: number): ScanOptions {
+  return {
+    build: true,
+    maxString: SCANNED_STRING_MAX,
+    budget,
+    maxDepth: MAX_EVENT_DEPTH,
+    tooDeepMarker: TOO_DEEP_MARKER,
+  };
+}
 
 /** Replaces every object or array below `max` levels by the marker, without recursion. */
 function clampDepth(root: object, max: number): void {
@@ -106,6 +125,42 @@ function looksBinary(bytes: Buffer): boolean {
   return bytes.includes(0) || !isUtf8(bytes);
 }
 
+/** The bytes after a UTF-8 byte order mark (EF BB BF), which some writers put before JSON. */
+export function withoutBom(bytes: Buffer): Buffer {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+}
+
+type Clock = { now(): number; id(): string };
+const DEFAULT_CLOCK: Clock = { now: Date.now, id: newEventId };
+
+/** The event hookd makes of a payload object: its name, ids, agent and project dir. */
+function eventOf(payload: HookPayload, env: Env, clock: Clock, declaredAgent?: DeclaredAgent): HookEvent {
+  const cwd = str(payload.cwd);
+  const agent = declaredAgent ?? detectAgent(payload, env);
+  const event: HookEvent = {
+    id: clock.id(),
+    receivedAt: clock.now(),
+    agent,
+    name: str(payload.hook_event_name) ?? 'Unknown',
+    payload,
+  };
+  const sessionId = str(payload.session_id);
+  if (sessionId) event.sessionId = sessionId;
+  if (cwd) event.cwd = cwd;
+  const transcriptPath = str(payload.transcript_path);
+  if (transcriptPath) event.transcriptPath = transcriptPath;
+  const projectDir = projectDirOf(agent, env, cwd);
+  if (projectDir) event.projectDir = projectDir;
+  return event;
+}
+
+/** Why a value that JSON.parse returned is not an event object, or undefined when it is one. */
+function notAnObject(value: unknown): string | undefined {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return undefined;
+  const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  return `stdin is JSON but ${kind}, not an event object`;
+}
+
 /**
  * Parses one agent payload leniently: any JSON object is an event; unknown events and fields pass
  * through untouched. Only input that is not a JSON object at all is rejected.
@@ -113,11 +168,11 @@ function looksBinary(bytes: Buffer): boolean {
 export function parseEvent(
   raw: Buffer | string,
   env: Env = process.env,
-  clock: { now(): number; id(): string } = { now: Date.now, id: newEventId },
+  clock: Clock = DEFAULT_CLOCK,
   /** The agent named by the command (`hookd hook --agent claude`); guessed when absent. */
   declaredAgent?: DeclaredAgent,
 ): ParseResult {
-  const bytes = typeof raw === 'string' ? Buffer.from(raw) : raw;
+  const bytes = withoutBom(typeof raw === 'string' ? Buffer.from(raw) : raw);
   if (bytes.length === 0 || bytes.toString('utf8').trim() === '') {
     return {
       ok: false,
@@ -135,27 +190,37 @@ export function parseEvent(
   } catch (error) {
     return { ok: false, reason: 'not-json', detail: `stdin is not JSON: ${(error as Error).message}` };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    return { ok: false, reason: 'not-object', detail: `stdin is JSON but ${kind}, not an event object` };
-  }
-  if (tooDeep) clampDepth(value, MAX_EVENT_DEPTH);
-  const payload = value as HookPayload;
-  const cwd = str(payload.cwd);
-  const agent = declaredAgent ?? detectAgent(payload, env);
-  const event: HookEvent = {
-    id: clock.id(),
-    receivedAt: clock.now(),
-    agent,
-    name: str(payload.hook_event_name) ?? 'Unknown',
-    payload,
-  };
-  const sessionId = str(payload.session_id);
-  if (sessionId) event.sessionId = sessionId;
-  if (cwd) event.cwd = cwd;
-  const transcriptPath = str(payload.transcript_path);
-  if (transcriptPath) event.transcriptPath = transcriptPath;
-  const projectDir = projectDirOf(agent, env, cwd);
-  if (projectDir) event.projectDir = projectDir;
+  const notObject = notAnObject(value);
+  if (notObject) return { ok: false, reason: 'not-object', detail: notObject };
+  if (tooDeep) clampDepth(value as object, MAX_EVENT_DEPTH);
+  const event = eventOf(value as HookPayload, env, clock, declaredAgent);
   return tooDeep ? { ok: true, event, tooDeep } : { ok: true, event };
+}
+
+/**
+ * The event of a stdin too large to hold whole, from the scan that read it (src/events/json-scan.ts,
+ * with `build`): hookd's own copy is the scan's bounded copy (long strings cut with a marker); its
+ * commands get the whole bytes on stdin.
+ */
+export function parseScanned(
+  scan: ScanResult,
+  bytes: number,
+  env: Env = process.env,
+  clock: Clock = DEFAULT_CLOCK,
+  declaredAgent?: DeclaredAgent,
+): ParseResult {
+  if (scan.root === 'none' && scan.state !== 'invalid')
+    return {
+      ok: false,
+      reason: 'empty',
+      detail: 'stdin was empty; the agent sends the event as JSON on stdin',
+    };
+  if (scan.state !== 'complete') {
+    const why = scan.state === 'invalid' ? scan.error : `it ends inside the JSON value (${bytes} bytes)`;
+    return { ok: false, reason: 'not-json', detail: `stdin is not JSON: ${why}` };
+  }
+  const notObject = notAnObject(scan.value);
+  if (notObject) return { ok: false, reason: 'not-object', detail: notObject };
+  const event = eventOf(scan.value as HookPayload, env, clock, declaredAgent);
+  return scan.tooDeep ? { ok: true, event, tooDeep: true } : { ok: true, event };
 }

@@ -3,12 +3,17 @@ import type { HandOff } from './hand-off.js';
 import { loadConfig } from '../config/load.js';
 import { DEAD_LETTER_MAX_BYTES, keepDeadLetter, type DeadLetterLimits } from '../events/dead-letter.js';
 import {
+  eventScanOptions,
   MAX_EVENT_DEPTH,
   parseEvent,
+  parseScanned,
   type DeclaredAgent,
   type ParseFailure,
   type ParseResult,
 } from '../events/parse.js';
+import { scanJson, type ScanResult } from '../events/json-scan.js';
+import { GO_ON_EVENTS, isEventName } from '../events/names.js';
+import type { SpilledStdin } from '../events/read-stdin.js';
 import type { CommandOutcome, EventHandoff, HookEvent } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { deadLetterDir } from '../paths.js';
@@ -20,6 +25,8 @@ import { DEFAULTS } from '../config/defaults.js';
 import { monotonicMs, newEventId } from '../util/fast.js';
 import { claimConfigNotices, claimTrustLapses, logConfigState } from './config-report.js';
 import { failed } from '../events/failed.js';
+import { boundedPayload } from './handoff-bound.js';
+import { guardsAtStake, identifyUnreadable, unreadableReply } from './unreadable.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -42,6 +49,13 @@ export interface ProcessIO {
   eventId?: string | undefined;
 }
 
+/** How much stdin hookd takes, and how much of it in memory (docs/hook.md, "Input limits"). */
+export function inputLimits(env: Env): { maxBytes: number; memoryBytes: number; timeoutMs: number } {
+  const maxBytes = Number(env.HOOKD_MAX_STDIN_BYTES) || DEFAULTS.maxStdinBytes;
+  const memoryBytes = Math.min(Number(env.HOOKD_STDIN_MEMORY_BYTES) || DEFAULTS.stdinMemoryBytes, maxBytes);
+  return { maxBytes, memoryBytes, timeoutMs: Number(env.HOOKD_STDIN_TIMEOUT_MS) || DEFAULTS.stdinTimeoutMs };
+}
+
 /**
  * One event to run: what the agent gave the hook. Everything a command sees comes from here, never from
  * the running process (see docs/hook.md, "Running one event").
@@ -61,6 +75,15 @@ export interface RunEventRequest {
   parsed?: Extract<ParseResult, { ok: true }> | undefined;
   /** The event's id when it already has one (a daemon acknowledged it); absent: a new one. */
   id?: string | undefined;
+  /**
+   * The event named by the hook command (`hookd hook --event PreToolUse`): which event this is when its
+   * input cannot be read. Taken only when it looks like an event name (names.ts, isEventName).
+   */
+  declaredEvent?: string | undefined;
+  /** stdin could not be read whole (too big, not closed in time); `bytes` is what came. */
+  readFailure?: { reason: 'too-big' | 'timeout' | 'error'; detail: string; scan?: ScanResult | undefined };
+  /** stdin was too large to hold: it is in this private file, `bytes` its first part. */
+  spilled?: SpilledStdin | undefined;
 }
 
 /** What the caller plugs in: where config, time, processes, logs and the daemon come from. */
@@ -99,7 +122,13 @@ export interface RunEventReply {
 /** Everything that happened to one event: what `hookd emit` prints and tests assert on. */
 export interface HookReport {
   event?: HookEvent;
-  rejected?: { reason: ParseFailure | string; detail: string; deadLetter?: string | undefined };
+  rejected?: {
+    reason: ParseFailure | string;
+    detail: string;
+    deadLetter?: string | undefined;
+    /** The guards marked `"onError": "block"` that would have run: hookd answered exit 2. */
+    guardsNotRun?: string[];
+  };
   config?: LoadedConfig;
   planned: PlannedCommand[];
   skipped: SkippedEntry[];
@@ -205,6 +234,8 @@ export function rejectInput(
   raw: Buffer,
   reason: string,
   detail: string,
+  /** What is known of the event all the same (its name, tool). */
+  fields: Record<string, unknown> = {},
 ): { reason: string; detail: string; deadLetter?: string | undefined } {
   const deadLetter = keepDeadLetter(
     deadLetterDir(io.env),
@@ -214,7 +245,7 @@ export function rejectInput(
   );
   io.logger.log(
     'error',
-    { kind: 'bad-input', reason, bytes: raw.length, deadLetter },
+    { kind: 'bad-input', reason, bytes: raw.length, deadLetter, ...fields },
     `rejected input: ${detail}${deadLetter ? ` (kept in ${deadLetter})` : ''}`,
   );
   return { reason, detail, deadLetter };
@@ -241,6 +272,82 @@ function keepTooDeep(
     { kind: 'too-deep', event: event.name, eventId: event.id, bytes: raw.length, deadLetter: kept },
     `${event.name}: ${detail}${kept ? ` (original kept in ${kept})` : ''}`,
   );
+}
+
+/** The config for an event of this project dir: the caller's (the daemon's), else loaded from disk. May throw. */
+function configFor(edges: RunEventEdges, env: Env, projectDir: string | undefined): LoadedConfig {
+  return edges.loadConfig
+    ? edges.loadConfig(projectDir, env)
+    : loadConfig({ env, projectDir, validator: edges.validator });
+}
+
+/**
+ * Input hookd could not read: kept as a dead letter and logged, as always; and when a guard marked
+ * `"onError": "block"` would have run for the event (unreadable.ts says which), the agent gets exit 2
+ * with what happened and each such guard is logged as "guard not run". Never for Stop or SubagentStop.
+ */
+function answerUnreadable(
+  request: RunEventRequest,
+  edges: RunEventEdges,
+  report: HookReport,
+  failure: { reason: string; detail: string; scan?: ScanResult | undefined },
+): void {
+  const io = { ...edges, env: request.env };
+  const declaredEvent = isEventName(request.declaredEvent) ? request.declaredEvent : undefined;
+  const unreadable = identifyUnreadable(failure.scan ?? scanJson(request.bytes), io.env, {
+    event: declaredEvent,
+    agent: request.agent,
+  });
+  const known = {
+    ...(unreadable.name !== undefined ? { event: unreadable.name, eventFrom: unreadable.nameFrom } : {}),
+    ...(typeof unreadable.known.tool_name === 'string' ? { tool: unreadable.known.tool_name } : {}),
+  };
+  report.rejected = rejectInput(io, request.bytes, failure.reason, failure.detail, known);
+  if (unreadable.name !== undefined && GO_ON_EVENTS.has(unreadable.name)) return;
+  let loaded: LoadedConfig;
+  try {
+    loaded = configFor(edges, io.env, unreadable.projectDir);
+  } catch (error) {
+    io.logger.log('error', { kind: 'config' }, `cannot load config: ${(error as Error).message}`);
+    return;
+  }
+  const guards = guardsAtStake(unreadable, loaded);
+  if (guards.length === 0) return;
+  report.config = loaded;
+  report.planned = guards.map((g) => g.guard);
+  report.rejected.guardsNotRun = [...new Set(guards.map((g) => g.guard.name))];
+  report.reply = unreadableReply(unreadable, failure.detail, guards);
+  for (const { event, guard } of guards) {
+    io.logger.log(
+      'error',
+      {
+        kind: 'command',
+        event,
+        name: guard.name,
+        command: guard.spec.command,
+        blocking: true,
+        origin: guard.origin,
+        outcome: GUARD_NOT_RUN,
+        reason: failure.reason,
+      },
+      `${guard.name} could not run: hookd could not read the ${unreadable.name ?? 'event'} event (${failure.detail}); it is marked "onError": "block", so hookd blocks`,
+    );
+  }
+}
+
+/**
+ * The request's event. Past the in-memory limit (a spilled stdin, or bytes a caller holds), hookd's own
+ * copy is the scan's bounded one (strings cut with a marker), never a whole parse.
+ */
+function parseRequest(
+  request: RunEventRequest,
+  memoryBytes: number,
+  clock: { now(): number; id(): string } | undefined,
+): ParseResult {
+  const { spilled, bytes, env, agent } = request;
+  if (spilled) return parseScanned(spilled.scan, spilled.size, env, clock, agent);
+  if (bytes.length <= memoryBytes) return parseEvent(bytes, env, clock, agent);
+  return parseScanned(scanJson(bytes, eventScanOptions(memoryBytes)), bytes.length, env, clock, agent);
 }
 
 /** `runEvent` with the hook process's options (ProcessIO); returns the report. */
@@ -270,20 +377,39 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
     given !== undefined || edges.now
       ? { now: edges.now ?? Date.now, id: given !== undefined ? () => given : newEventId }
       : undefined;
-  const parsed = request.parsed ?? parseEvent(raw, io.env, clock, request.agent);
+  if (request.declaredEvent !== undefined && !isEventName(request.declaredEvent))
+    io.logger.log(
+      'warn',
+      { kind: 'event-flag', value: request.declaredEvent },
+      `--event ${JSON.stringify(request.declaredEvent)} is not an event name (letters, digits and _); ignored`,
+    );
+  const limits = inputLimits(io.env);
+  const spilled = request.spilled;
+  if (request.readFailure) {
+    answerUnreadable(request, edges, report, request.readFailure);
+    return finish();
+  }
+  if (!spilled && raw.length > limits.maxBytes) {
+    answerUnreadable(request, edges, report, {
+      reason: 'too-big',
+      detail: `stdin is larger than ${limits.maxBytes} bytes`,
+    });
+    return finish();
+  }
+  const parsed = request.parsed ?? parseRequest(request, limits.memoryBytes, clock);
   if (!parsed.ok) {
-    report.rejected = rejectInput(io, raw, parsed.reason, parsed.detail);
+    answerUnreadable(request, edges, report, parsed);
     return finish();
   }
   const event = parsed.event;
+  if (typeof event.payload.hook_event_name !== 'string' && isEventName(request.declaredEvent))
+    event.name = request.declaredEvent;
   report.event = event;
   if (parsed.tooDeep) keepTooDeep(io, raw, event);
 
   let loaded: LoadedConfig;
   try {
-    loaded = edges.loadConfig
-      ? edges.loadConfig(event.projectDir, io.env)
-      : loadConfig({ env: io.env, projectDir: event.projectDir, validator: io.validator });
+    loaded = configFor(edges, io.env, event.projectDir);
   } catch (error) {
     io.logger.log(
       'error',
@@ -300,7 +426,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   report.skipped = plan.skipped;
   report.ran = await runEventCommands(event, plan.commands, loaded.config, {
     env: io.env,
-    rawStdin: raw,
+    rawStdin: spilled ? { file: spilled.path } : raw,
     fallbackCwd: request.cwd,
     ...(request.umask !== undefined ? { umask: request.umask } : {}),
     ...(edges.spawn ? { spawn: edges.spawn } : {}),
@@ -320,7 +446,8 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
 
   const daemon = loaded.config.daemon;
   if (io.handOff && daemon.enabled && io.env.HOOKD_DAEMON !== '0') {
-    const message: EventHandoff = { v: 1, type: 'event', event, results: report.ran.map(toOutcome) };
+    const bounded = { ...event, payload: boundedPayload(event.payload) };
+    const message: EventHandoff = { v: 1, type: 'event', event: bounded, results: report.ran.map(toOutcome) };
     const notices = claimConfigNotices(io.env, loaded);
     if (notices.length > 0) message.notices = notices;
     try {
@@ -346,7 +473,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
       agent: event.agent,
       cwd: event.cwd,
       tool: typeof event.payload.tool_name === 'string' ? event.payload.tool_name : undefined,
-      bytes: raw.length,
+      bytes: spilled?.size ?? raw.length,
       commands: report.ran.length,
       failed: report.ran.filter((r) => failed(r.result, r.planned.spec.blocking)).length,
       notRun: report.ran.filter((r) => r.planned.spec.blocking && notRunReason(r) !== undefined).length,

@@ -1,18 +1,21 @@
-import { DEFAULTS } from '../config/defaults.js';
-import type { StdinResult } from '../events/read-stdin.js';
+import { join } from 'node:path';
+import { eventScanOptions } from '../events/parse.js';
+import { removeSpill, type StdinLimits, type StdinResult } from '../events/read-stdin.js';
 import { createLineLogger } from '../logging/line-logger.js';
-import { logFilePath } from '../paths.js';
-import { processEvent, rejectInput, type ProcessIO } from './process-event.js';
+import { logFilePath, stateDir } from '../paths.js';
+import { inputLimits, runEvent, type ProcessIO, type RunEventRequest } from './process-event.js';
 
 export interface HookMainIO extends Omit<ProcessIO, 'logger'> {
-  /** Reads stdin once within the limits (readStdin over a stream, or readStdinFd). */
-  readInput: (limits: { maxBytes: number; timeoutMs: number }) => Promise<StdinResult>;
+  /** Reads stdin once within the limits (readStdin over the process's stdin). */
+  readInput: (limits: StdinLimits) => Promise<StdinResult>;
   writeStdout: (text: string) => void;
   writeStderr: (text: string) => void;
   /** The directory the agent started the hook in, when it no longer existed (see recoverWorkingDir). */
   lostCwd?: string;
   /** The id a daemon acknowledged this event under before it died (src/hook/fast-event-id.ts). */
   eventId?: string;
+  /** The event named by the hook command (`hookd hook --event PreToolUse`). */
+  declaredEvent?: string | undefined;
 }
 
 /**
@@ -42,27 +45,41 @@ export async function runHook(io: HookMainIO): Promise<number> {
       );
       return 0;
     }
-    const limits = {
-      maxBytes: Number(io.env.HOOKD_MAX_STDIN_BYTES) || DEFAULTS.maxStdinBytes,
-      timeoutMs: Number(io.env.HOOKD_STDIN_TIMEOUT_MS) || DEFAULTS.stdinTimeoutMs,
+    const limits = inputLimits(io.env);
+    // Past the in-memory limit, stdin goes to a private file in the state dir (on disk: the runtime dir
+    // may be memory) and is scanned on the way into hookd's bounded copy of the event.
+    const input = await io.readInput({
+      ...limits,
+      spillDir: join(stateDir(io.env), 'stdin'),
+      scan: eventScanOptions(limits.memoryBytes),
+    });
+    const request: RunEventRequest = {
+      bytes: input.bytes,
+      env: io.env,
+      cwd: io.cwd,
+      agent: io.agent,
+      id: io.eventId,
+      declaredEvent: io.declaredEvent,
+      // Too big, never closed or unreadable: what arrived is kept; a guard that must not be skipped blocks.
+      ...(input.ok
+        ? { spilled: input.spilled }
+        : { readFailure: { reason: input.reason, detail: input.detail, scan: input.scan } }),
     };
-    const input = await io.readInput(limits);
-    if (!input.ok) {
-      // Too big, never closed or unreadable: keep what arrived and let the agent go on.
-      rejectInput({ env: io.env, logger, validator: io.validator }, input.bytes, input.reason, input.detail);
-      return 0;
-    }
-    if (io.eventId) {
+    if (input.ok && io.eventId) {
       logger.log(
         'warn',
         { kind: 'fast', eventId: io.eventId },
         'the daemon acknowledged this event and went away before the fast client could send GO; run here, under the same id',
       );
     }
-    const report = await processEvent(input.bytes, { ...io, logger });
-    if (report.reply.stdout) io.writeStdout(report.reply.stdout);
-    if (report.reply.stderr) io.writeStderr(report.reply.stderr);
-    return report.reply.exitCode;
+    try {
+      const reply = await runEvent(request, { ...io, logger });
+      if (reply.stdout) io.writeStdout(reply.stdout);
+      if (reply.stderr) io.writeStderr(reply.stderr);
+      return reply.exitCode;
+    } finally {
+      if (input.ok && input.spilled) removeSpill(input.spilled.path);
+    }
   } catch (error) {
     logger.log(
       'fatal',

@@ -36,8 +36,16 @@ function toolCommand(event: HookEvent): unknown {
   return input && typeof input === 'object' ? (input as Record<string, unknown>).command : undefined;
 }
 
+/**
+ * How fields the event lacks are read: as the agent reads them (no value: a matcher does not match), or,
+ * for input hookd could not read whole, as unknown (`absentMatches`: the entry may apply).
+ */
+export interface MatchOptions {
+  absentMatches?: boolean;
+}
+
 /** Why an entry does not match the event, or null when it matches. */
-export function entryMismatch(entry: HookEntry, event: HookEvent): string | null {
+export function entryMismatch(entry: HookEntry, event: HookEvent, options: MatchOptions = {}): string | null {
   // An entry for the other agent: an event of an unknown agent still runs it (a guard must not go missing).
   if (entry.agent !== undefined && event.agent !== 'unknown' && entry.agent !== event.agent) {
     return `agent ${JSON.stringify(entry.agent)} is not this event's (${event.agent})`;
@@ -46,7 +54,13 @@ export function entryMismatch(entry: HookEntry, event: HookEvent): string | null
   // `matcher` is the agent's own key: read the way the agent that sent the event reads it.
   const target = matcherTarget(event.agent, event.name, p);
   const rule = { agent: event.agent, wideList: claudeWideListEvent(event.name) };
-  if (entry.matcher !== undefined && target && !matchesPattern(entry.matcher, target.value, rule)) {
+  const unknown = (value: unknown) => options.absentMatches === true && value === undefined;
+  if (
+    entry.matcher !== undefined &&
+    target &&
+    !unknown(target.value) &&
+    !matchesPattern(entry.matcher, target.value, rule)
+  ) {
     return `matcher ${JSON.stringify(entry.matcher)} does not match ${target.field} ${JSON.stringify(target.value ?? null)}`;
   }
   const checks: [keyof HookEntry, string, unknown][] = [
@@ -59,7 +73,7 @@ export function entryMismatch(entry: HookEntry, event: HookEvent): string | null
   ];
   for (const [key, label, value] of checks) {
     const pattern = entry[key] as string | undefined;
-    if (pattern !== undefined && !matchesPattern(pattern, value)) {
+    if (pattern !== undefined && !unknown(value) && !matchesPattern(pattern, value)) {
       return `${key} ${JSON.stringify(pattern)} does not match ${label} ${JSON.stringify(value ?? null)}`;
     }
   }
@@ -81,6 +95,7 @@ export function planCommands(
   event: HookEvent,
   config: HookdConfig,
   levels: EntryLevels = {},
+  match: MatchOptions = {},
 ): { commands: PlannedCommand[]; skipped: SkippedEntry[]; disabled: string[] } {
   const entries = Object.hasOwn(config.hooks, event.name) ? config.hooks[event.name]! : [];
   const entryLevels =
@@ -93,7 +108,7 @@ export function planCommands(
   const seen = new Set<string>();
   const userDisabled = new Set<string>();
   entries.forEach((entry, entryIndex) => {
-    const mismatch = entryMismatch(entry, event);
+    const mismatch = entryMismatch(entry, event, match);
     if (mismatch) {
       skipped.push({ entry: entryIndex, reason: mismatch });
       return;

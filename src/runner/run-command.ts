@@ -1,5 +1,5 @@
 import type { ChildProcess, spawn as spawnType } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { closeSync, constants, openSync, statSync } from 'node:fs';
 import { BoundedBuffer } from './bounded-buffer.js';
 import { monotonicMs } from '../util/fast.js';
 import { killProcessGroup, processGroupAlive } from '../util/process-group.js';
@@ -8,8 +8,11 @@ export interface RunCommandOptions {
   command: string;
   cwd: string;
   env: Record<string, string>;
-  /** The raw event bytes, written to stdin and then closed. */
-  stdin: Buffer;
+  /**
+   * The raw event bytes, written to stdin and then closed; or a file holding them (an event too large to
+   * hold in memory), opened for this command alone (never through a symlink) as its stdin.
+   */
+  stdin: Buffer | { file: string };
   timeoutMs: number;
   killGraceMs: number;
   maxOutputBytes: number;
@@ -75,6 +78,15 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   if (cwdProblem) {
     return { ...base, exitCode: null, signal: null, durationMs: 0, spawnError: cwdProblem };
   }
+  let stdinFd: number | undefined;
+  if (!Buffer.isBuffer(options.stdin)) {
+    try {
+      stdinFd = openSync(options.stdin.file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    } catch (error) {
+      const why = `cannot open the event's stdin file: ${(error as Error).message}`;
+      return { ...base, exitCode: null, signal: null, durationMs: 0, spawnError: why };
+    }
+  }
   // Loaded here, not at the top: an event without commands never pays for child_process.
   const spawn = options.spawn ?? process.getBuiltinModule('node:child_process').spawn;
   return new Promise((resolve) => {
@@ -84,11 +96,14 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
         cwd: options.cwd,
         env: options.env,
         detached: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
+        stdio: [stdinFd ?? 'pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
       resolve({ ...base, exitCode: null, signal: null, durationMs: 0, spawnError: (error as Error).message });
       return;
+    } finally {
+      // The child has its own copy of the descriptor.
+      if (stdinFd !== undefined) closeSync(stdinFd);
     }
     let killedBy: CommandResult['killedBy'] = null;
     let exitCode: number | null = null;
@@ -136,8 +151,10 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
 
     child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.stdin!.on('error', () => {}); // the command may not read stdin (EPIPE)
-    child.stdin!.end(options.stdin);
+    if (Buffer.isBuffer(options.stdin)) {
+      child.stdin!.on('error', () => {}); // the command may not read stdin (EPIPE)
+      child.stdin!.end(options.stdin);
+    }
     child.on('error', (error) => {
       spawnError = error.message;
       finish();

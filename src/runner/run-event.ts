@@ -60,7 +60,8 @@ export async function runEventCommands(
   io: {
     /** The agent's environment: the commands' environment is built from it, never from process.env. */
     env: Record<string, string | undefined>;
-    rawStdin: Buffer;
+    /** The event's bytes, or the private file holding them when too large for memory. */
+    rawStdin: Buffer | { file: string };
     /** Where commands run when neither the command nor the event names a directory. */
     fallbackCwd: string;
     /** The agent's umask, when it differs from this process's (see RunCommandOptions.umask). */

@@ -15,7 +15,16 @@ export const hookCommand: CommandModule = {
         describe:
           'The agent that runs this command (written by `hookd install`); without it hookd guesses from the event',
       })
+      .option('event', {
+        type: 'string',
+        describe:
+          'The event this command is wired to (written by `hookd install`): which event it is when hookd cannot read its input, so a guard marked "onError": "block" still blocks',
+      })
       .example('hookd hook --agent claude < event.json', 'Run an event as Claude Code sends it')
+      .example(
+        'hookd hook --agent droid --event PreToolUse < event.json',
+        'Run a PreToolUse as install wires it',
+      )
       .example('hookd hook < event.json', 'Run the commands configured for the event in event.json')
       .example('HOOKD=0 droid', 'Disable hookd for one agent run')
       .epilogue(
@@ -30,6 +39,7 @@ export const hookCommand: CommandModule = {
     process.exitCode = await runHook({
       ...io,
       agent: isDeclaredAgent(agent) ? agent : undefined,
+      declaredEvent: typeof argv.event === 'string' ? argv.event : undefined,
       readInput: (limits) => readStdin(process.stdin, limits),
       writeStdout: (t) => process.stdout.write(t),
       writeStderr: (t) => process.stderr.write(t),

@@ -110,32 +110,35 @@ describe('hookd hook --agent', () => {
     expect(captured().map((l) => l.agent)).toEqual(['droid', 'claude', 'droid']);
   });
 
-  it.each([[['hook', '--agent', 'claude']], [['hook', '--agent=droid']], [['hook']]])(
-    '%j runs on the hook bundle alone (no CLI, no yargs)',
-    async (args) => {
-      const out = join(tmp.dir, 'modules.json');
-      const probe = join(tmp.dir, 'probe.cjs');
-      writeFileSync(
-        probe,
-        `process.on('exit',()=>require('fs').writeFileSync(${JSON.stringify(out)},JSON.stringify(Object.keys(require.cache))))`,
-      );
-      const ran = await runHookd(args, {
-        env: { ...env, NODE_OPTIONS: `--require ${probe}` },
-        stdin: JSON.stringify({ ...claudeFixture('print/15-Stop.json'), cwd: claudeProject }),
-      });
-      expect(ran.code).toBe(0);
-      const loaded = (JSON.parse(readFileSync(out, 'utf8')) as string[]).map((f) =>
-        f.slice(f.lastIndexOf('/') + 1),
-      );
-      expect(loaded).toContain('hook.cjs');
-      expect(loaded).not.toContain('cli.cjs');
-      // validate.cjs (zod) is loaded only when the config changed since its last check
-      expect(
-        loaded.filter((f) => !['hookd.cjs', 'hook.cjs', 'probe.cjs', 'validate.cjs'].includes(f)),
-      ).toEqual([]);
-      expect(HOOKD_BIN.endsWith('hookd.cjs')).toBe(true);
-    },
-  );
+  it.each([
+    [['hook', '--agent', 'claude']],
+    [['hook', '--agent=droid']],
+    [['hook']],
+    [['hook', '--agent', 'claude', '--event', 'Stop']],
+    [['hook', '--event=Stop', '--agent=claude']],
+  ])('%j runs on the hook bundle alone (no CLI, no yargs)', async (args) => {
+    const out = join(tmp.dir, 'modules.json');
+    const probe = join(tmp.dir, 'probe.cjs');
+    writeFileSync(
+      probe,
+      `process.on('exit',()=>require('fs').writeFileSync(${JSON.stringify(out)},JSON.stringify(Object.keys(require.cache))))`,
+    );
+    const ran = await runHookd(args, {
+      env: { ...env, NODE_OPTIONS: `--require ${probe}` },
+      stdin: JSON.stringify({ ...claudeFixture('print/15-Stop.json'), cwd: claudeProject }),
+    });
+    expect(ran.code).toBe(0);
+    const loaded = (JSON.parse(readFileSync(out, 'utf8')) as string[]).map((f) =>
+      f.slice(f.lastIndexOf('/') + 1),
+    );
+    expect(loaded).toContain('hook.cjs');
+    expect(loaded).not.toContain('cli.cjs');
+    // validate.cjs (zod) is loaded only when the config changed since its last check
+    expect(loaded.filter((f) => !['hookd.cjs', 'hook.cjs', 'probe.cjs', 'validate.cjs'].includes(f))).toEqual(
+      [],
+    );
+    expect(HOOKD_BIN.endsWith('hookd.cjs')).toBe(true);
+  });
 
   it('an unknown agent goes to the CLI, which says what is allowed', async () => {
     const ran = await runHookd(['hook', '--agent', 'cursor'], { env, stdin: '{}' });

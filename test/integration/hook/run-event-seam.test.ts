@@ -126,4 +126,128 @@ describe('runEvent (the seam)', () => {
     });
     expect(broken).toMatchObject({ exitCode: 0, stdout: '', stderr: '', outcomes: [] });
   });
+
+  describe('input it cannot read, as the daemon passes the bytes it received', () => {
+    const home = () => {
+      const dir = realpathSync(mkdtempSync(join(tmpdir(), 'hookd-seam-bad-')));
+      dirs.push(dir);
+      return dir;
+    };
+    const failClosed = (dir: string) =>
+      resolveConfig([
+        {
+          level: 'user',
+          file: join(dir, 'config.json'),
+          text: JSON.stringify({
+            hooks: {
+              PreToolUse: [
+                {
+                  matcher: 'Bash',
+                  hooks: [{ type: 'command', name: 'g', command: 'exit 0', onError: 'block' }],
+                },
+              ],
+              Stop: [{ hooks: [{ type: 'command', name: 's', command: 'exit 0', onError: 'block' }] }],
+            },
+          }),
+        },
+      ]);
+    const run = (
+      dir: string,
+      bytes: string,
+      more: { declaredEvent?: string; env?: Record<string, string> } = {},
+    ) =>
+      runEvent(
+        {
+          bytes: Buffer.from(bytes),
+          env: { PATH: process.env.PATH, HOME: dir, HOOKD_STATE_DIR: join(dir, 'state'), ...more.env },
+          cwd: dir,
+          agent: 'claude',
+          declaredEvent: more.declaredEvent,
+        },
+        { logger, validator: () => validator, loadConfig: () => failClosed(dir) },
+      );
+
+    it.each([
+      ['not JSON, the event declared', 'garbage', { declaredEvent: 'PreToolUse' }],
+      [
+        'cut, the event and tool read from it',
+        '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"comm',
+        {},
+      ],
+      [
+        'over the size limit',
+        JSON.stringify({
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Bash',
+          tool_input: { command: 'x'.repeat(5000) },
+        }),
+        { env: { HOOKD_MAX_STDIN_BYTES: '1000' } },
+      ],
+    ])('%s: exit 2, the guard not run', async (_name, bytes, more) => {
+      const reply = await run(home(), bytes, more);
+      expect(reply).toMatchObject({ exitCode: 2, stdout: '', outcomes: [] });
+      expect(reply.stderr).toMatch(/^hookd: g could not run \(hookd could not read this PreToolUse event: /);
+      expect(reply.report.rejected?.guardsNotRun).toEqual(['g']);
+    });
+
+    it('a Stop, or another tool: exit 0', async () => {
+      const dir = home();
+      expect(await run(dir, '{"hook_event_name":"Stop","stop_hook_act')).toMatchObject({
+        exitCode: 0,
+        stderr: '',
+      });
+      expect(await run(dir, 'garbage', { declaredEvent: 'Stop' })).toMatchObject({ exitCode: 0, stderr: '' });
+      expect(await run(dir, '{"hook_event_name":"PreToolUse","tool_name":"Read","tool_in')).toMatchObject({
+        exitCode: 0,
+      });
+    });
+
+    it('bytes over the in-memory limit are read into a bounded copy, and the guard runs', async () => {
+      const dir = home();
+      const config = resolveConfig([
+        {
+          level: 'user',
+          file: join(dir, 'config.json'),
+          text: JSON.stringify({
+            hooks: {
+              PreToolUse: [{ hooks: [{ type: 'command', command: 'wc -c >&2; exit 2', onError: 'block' }] }],
+            },
+          }),
+        },
+      ]);
+      const bytes = Buffer.from(
+        JSON.stringify({
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Write',
+          tool_input: { content: 'c'.repeat(300_000) },
+        }),
+      );
+      const handed: EventHandoff[] = [];
+      const reply = await runEvent(
+        {
+          bytes,
+          env: {
+            PATH: process.env.PATH,
+            HOME: dir,
+            HOOKD_STATE_DIR: join(dir, 'state'),
+            HOOKD_STDIN_MEMORY_BYTES: '100000',
+          },
+          cwd: dir,
+          agent: 'claude',
+        },
+        {
+          logger,
+          validator: () => validator,
+          loadConfig: () => config,
+          handOff: async (message) => (handed.push(message), { outcome: 'acked' }),
+        },
+      );
+      expect(reply.exitCode).toBe(2);
+      expect(reply.stderr.trim()).toBe(String(bytes.length));
+      const content = (reply.report.event!.payload.tool_input as { content: string }).content;
+      expect(content).toBe('c'.repeat(300_000));
+      const handedContent = (handed[0]!.event.payload.tool_input as { content: string }).content;
+      expect(handedContent).toMatch(/^c{65536}… \(300000 characters, cut\)$/);
+    });
+  });
 });

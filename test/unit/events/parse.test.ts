@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseEvent } from '../../../src/events/parse.js';
+import { scanJson } from '../../../src/events/json-scan.js';
+import { eventScanOptions, parseEvent, parseScanned } from '../../../src/events/parse.js';
 import { droidFixtures } from '../../helpers/fixtures.js';
 
 describe('parseEvent', () => {
@@ -46,5 +47,29 @@ describe('parseEvent', () => {
     expect(result.ok && result.event.projectDir).toBe('/p');
     const unknown = parseEvent('{"whatever": true}', {});
     expect(unknown.ok && unknown.event.name).toBe('Unknown');
+  });
+
+  it('reads JSON behind a UTF-8 byte order mark, on both parse paths', () => {
+    const bytes = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from('{"hook_event_name":"PreToolUse","tool_name":"Bash"}'),
+    ]);
+    const whole = parseEvent(bytes, {});
+    expect(whole.ok && whole.event.name).toBe('PreToolUse');
+    const scanned = parseScanned(scanJson(bytes, eventScanOptions(1 << 20)), bytes.length, {});
+    expect(scanned.ok && scanned.event.payload).toEqual({ hook_event_name: 'PreToolUse', tool_name: 'Bash' });
+    const onlyBom = parseEvent(Buffer.from([0xef, 0xbb, 0xbf]), {});
+    expect(!onlyBom.ok && onlyBom.reason).toBe('empty');
+  });
+
+  it.each([
+    ['empty', '  ', 'empty'],
+    ['cut', '{"hook_event_name": "Pre', 'not-json'],
+    ['not JSON', '{oops}', 'not-json'],
+    ['an array', '[1]', 'not-object'],
+  ])('rejects %s input scanned past the in-memory limit as parseEvent does', (_name, input, reason) => {
+    const result = parseScanned(scanJson(Buffer.from(input), eventScanOptions(1 << 20)), input.length, {});
+    expect(!result.ok && result.reason).toBe(reason);
+    expect(!parseEvent(input, {}).ok && (parseEvent(input, {}) as { reason: string }).reason).toBe(reason);
   });
 });
