@@ -282,6 +282,20 @@ static ssize_t read_until(int fd, char *buf, size_t cap, long long deadline) {
     }
 }
 
+/*
+ * One read of stdin, waiting at most `idle_ms` for bytes to come (the agent may never close it): bytes,
+ * 0 at EOF, -1 on an error, -2 when nothing came in time.
+ */
+static ssize_t read_stdin(char *buf, size_t cap, long long idle_ms) {
+    for (;;) {
+        ssize_t r;
+        if (!wait_fd(0, POLLIN, now_ms() + idle_ms)) return -2;
+        r = read(0, buf, cap);
+        if (r >= 0) return r;
+        if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) return -1;
+    }
+}
+
 /* What was read from the socket and not used yet. */
 static char g_rx[IO_CHUNK];
 static size_t g_rx_len;
@@ -579,10 +593,10 @@ static char g_in[INLINE_MAX + 1];
 
 int main(int argc, char **argv) {
     const char *agent = "-", *event = "-", *wait_s, *v;
-    long long wait_ms = 2000, deadline;
+    long long wait_ms = 2000, idle_ms = 5000, deadline;
     char line[LINE_MAX_BYTES], dir[PATH_MAX], cwd[PATH_MAX], head[LINE_MAX_BYTES];
     size_t in_len = 0;
-    int inline_ok, eof = 0, lost = 1, copy_fd, n, i;
+    int inline_ok, eof = 0, stalled = 0, lost = 1, copy_fd, n, i;
     mode_t mask;
     char *id, *lost_s, *p;
 
@@ -604,6 +618,9 @@ int main(int argc, char **argv) {
 
     wait_s = getenv("HOOKD_CLIENT_WAIT_S");
     if (all_digits(wait_s)) wait_ms = strlen(wait_s) > 6 ? 999999000LL : atoll(wait_s) * 1000;
+    /* How long stdin may stay silent before the event counts as cut short (the Node path's rule). */
+    v = getenv("HOOKD_STDIN_TIMEOUT_MS");
+    if (all_digits(v) && strlen(v) <= 9 && atoll(v) > 0) idle_ms = atoll(v);
 
     /* `--agent droid|claude` and `--event <Name>`, as install writes them; anything else is the Node
      * path's to read. */
@@ -629,9 +646,12 @@ int main(int argc, char **argv) {
     if (g_sock < 0) node_path();
 
     /* stdin, with large reads: all of it inline when short and without a NUL byte; else a private copy
-     * in the runtime dir (the daemon reads it), the rest streamed to it (bounded memory). */
+     * in the runtime dir (the daemon reads it), the rest streamed to it (bounded memory). An agent that
+     * stops writing without closing it: what came is sent as cut short (`timeout`), and the daemon
+     * answers as the Node path does (a guard marked "onError": "block" fails closed). */
     while (in_len < sizeof g_in) {
-        ssize_t r = read_until(0, g_in + in_len, sizeof g_in - in_len, -1);
+        ssize_t r = read_stdin(g_in + in_len, sizeof g_in - in_len, idle_ms);
+        if (r == -2) stalled = 1;
         if (r <= 0) {
             eof = 1;
             break;
@@ -645,8 +665,9 @@ int main(int argc, char **argv) {
         copy_fd = create_copy();
         if (copy_fd < 0 || write_all(copy_fd, g_in, in_len) != 0) node_path_piped(copy_fd, 0, g_in, in_len);
         committed = in_len;
-        for (;;) {
-            ssize_t r = read_until(0, chunk, sizeof chunk, -1);
+        while (!stalled) {
+            ssize_t r = read_stdin(chunk, sizeof chunk, idle_ms);
+            if (r == -2) stalled = 1;
             if (r <= 0) break;
             if (write_all(copy_fd, chunk, (size_t)r) != 0) node_path_piped(copy_fd, committed, chunk, (size_t)r);
             committed += (unsigned long long)r;
@@ -660,8 +681,8 @@ int main(int argc, char **argv) {
     umask(mask);
     if (working_dir(cwd, sizeof cwd) != 0) fallback(g_in, in_len);
     g_tx_deadline = now_ms() + wait_ms;
-    n = snprintf(head, sizeof head, "HOOKD-FAST %d %d\n%s\n%s\n%04o\n", PROTOCOL, CLIENT_VERSION, agent, event,
-                 (unsigned)(mask & 07777));
+    n = snprintf(head, sizeof head, "HOOKD-FAST %d %d\n%s\n%s\n%04o\n%s\n", PROTOCOL, CLIENT_VERSION, agent,
+                 event, (unsigned)(mask & 07777), stalled ? "timeout" : "eof");
     if (n <= 0 || (size_t)n >= sizeof head) fallback(g_in, in_len);
     if (tx_put(head, (size_t)n) != 0 || tx_field(cwd) != 0 || tx_field(inline_ok ? "-" : g_copy) != 0)
         fallback(g_in, in_len);

@@ -8,6 +8,9 @@ import { validator } from '../config/resolve.js';
 import { parseEvent, type DeclaredAgent, type ParseResult } from '../events/parse.js';
 import type { EventHandoff } from '../events/types.js';
 import { runEvent, type HandOff } from '../hook/process-event.js';
+import { guardsAtStake, identifyUnreadable } from '../hook/unreadable.js';
+import { scanJson } from '../events/json-scan.js';
+import { DEFAULTS } from '../config/defaults.js';
 import { trustLapsePending } from '../hook/config-report.js';
 import { createLineLoggerPool } from '../logging/line-logger.js';
 import { planCommands } from '../runner/route.js';
@@ -26,9 +29,10 @@ import { clearInflight, diedOutcome, recordInflight } from './inflight.js';
  * (SO_PEERCRED / getpeereid): no port, no secret on the wire, nothing another user can squat or replay.
  * Protocol 3, one event per connection:
  *
- *   client: `HOOKD-FAST <protocol> <client version>\n<agent>\n<event>\n<umask>\n` (agent `droid`,
- *           `claude` or `-`; event the name install put on the command line or `-`; umask as `umask`
- *           prints it), then `<cwd>\0<stdin copy path>\0`, then the environment as `NAME=value\0`...
+ *   client: `HOOKD-FAST <protocol> <client version>\n<agent>\n<event>\n<umask>\n<stdin>\n` (agent
+ *           `droid`, `claude` or `-`; event the name install put on the command line or `-`; umask as
+ *           `umask` prints it; stdin `eof`, or `timeout` when the agent did not close it within
+ *           HOOKD_STDIN_TIMEOUT_MS of its last byte: the bytes are what came), then `<cwd>\0<stdin copy path>\0`, then the environment as `NAME=value\0`...
  *           and an empty entry `\0`; with `-` for the copy's path, the stdin bytes follow inline, ended
  *           by a NUL (the client sends inline a stdin of at most 60 KiB without a NUL byte)
  *   daemon: `DENY <reason>\n` (versions, caps, a stdin copy that is not one), or
@@ -90,7 +94,7 @@ export const FAST_LIMITS: FastLimits = {
   requestTimeoutMs: 10_000,
   goTimeoutMs: 120_000,
 };
-const HEADER_LINES = 4;
+const HEADER_LINES = 5;
 /** Stdin sent inline (the client sends at most 60 KiB so; more comes as a stdin copy). */
 const MAX_INLINE_BYTES = 64 * 1024;
 const MAX_HEADER_BYTES = 512;
@@ -156,6 +160,8 @@ export interface FastRequest {
   inline: Buffer | undefined;
   /** The client's environment, as the agent gave it. */
   env: Env;
+  /** `timeout`: the agent did not close stdin in time; the bytes are what came (a guard fails closed). */
+  stdin: 'eof' | 'timeout';
 }
 
 /** `NAME=value` entries (NUL-separated) into an environment; entries without a name are skipped. */
@@ -276,6 +282,7 @@ class RequestReader {
       agent: h[1] === 'droid' || h[1] === 'claude' ? h[1] : undefined,
       declaredEvent: /^[A-Za-z]{1,64}$/.test(event) ? event : undefined,
       umask: /^[0-7]{1,4}$/.test(h[3] ?? '') ? parseInt(h[3]!, 8) : undefined,
+      stdin: h[4] === 'timeout' ? 'timeout' : 'eof',
       cwd: this.fields[0] ?? '',
       stdinPath: this.fields[1] ?? '',
       inline: this.inline,
@@ -412,6 +419,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
             umask: p.req.umask,
             agent: p.req.agent,
             parsed: p.parsed.ok ? p.parsed : undefined,
+            declaredEvent: p.req.declaredEvent,
+            ...(p.readFailure ? { readFailure: p.readFailure } : {}),
           },
           {
             logger: lineLogger,
@@ -503,6 +512,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     observeOnly?: boolean;
     /** The client's exit code when it loses the daemon after GO (sent with the ACK). */
     lostCode: 1 | 2;
+    /** stdin was not read whole (the agent did not close it in time). */
+    readFailure?: { reason: 'timeout'; detail: string };
     /** The in-flight record (the hand-off the event gets if the daemon dies while running it). */
     inflight?: EventHandoff;
     skip?: 'off' | 'depth';
@@ -510,12 +521,35 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
 
   /** Parses and plans the event before the ACK: its id, whether it runs commands, whether one is local. */
   const prepare = (req: FastRequest, env: Env, bytes: Buffer): Prepared | 'local' => {
-    const parsed = parseEvent(bytes, env, undefined, req.agent);
-    const base = { req, env, bytes, parsed, lostCode: 1 as const };
+    const readFailure =
+      req.stdin === 'timeout'
+        ? {
+            reason: 'timeout' as const,
+            detail: `stdin was not closed within ${Number(env.HOOKD_STDIN_TIMEOUT_MS) || DEFAULTS.stdinTimeoutMs} ms of its last byte`,
+          }
+        : undefined;
+    const parsed: ParseResult = readFailure
+      ? { ok: false, reason: 'not-json', detail: readFailure.detail } // cut short: not parsed
+      : parseEvent(bytes, env, undefined, req.agent);
+    const base = { req, env, bytes, parsed, lostCode: 1 as const, ...(readFailure ? { readFailure } : {}) };
     if (env.HOOKD === '0') return { ...base, config: configFor, answered: true, skip: 'off' };
     if (Number(env.HOOKD_DEPTH ?? 0) >= 4)
       return { ...base, config: configFor, answered: true, skip: 'depth' };
-    if (!parsed.ok) return { ...base, config: configFor, answered: false };
+    if (!parsed.ok) {
+      // Input hookd cannot read: a guard marked "onError": "block" at stake makes the answer exit 2, and
+      // a client that loses the daemon after GO exits 2 too.
+      let lostCode: 1 | 2 = 1;
+      try {
+        const unreadable = identifyUnreadable(scanJson(bytes), env, {
+          event: req.declaredEvent,
+          agent: req.agent,
+        });
+        if (guardsAtStake(unreadable, configFor(unreadable.projectDir, env)).length > 0) lostCode = 2;
+      } catch {
+        // No config: nothing to run, the answer is exit 0.
+      }
+      return { ...base, lostCode, config: configFor, answered: false };
+    }
     let loaded: LoadedConfig;
     try {
       loaded = configFor(parsed.event.projectDir, env);

@@ -197,6 +197,16 @@ export function buildNativeClientCommand(
   return withHookdNode(nodePath, [resolve(clientPath), '--agent', agent]);
 }
 
+/**
+ * A hookd command for one event: `<command> --event <Event>`. Every form install writes (node, the native
+ * client, the portable project form) ends with hookd's own arguments, so the event goes last. When the
+ * event's input cannot be read, hookd still knows which event it is (a guard marked "onError": "block"
+ * fails closed).
+ */
+export function commandForEvent(command: string, event: string): string {
+  return `${command} --event ${shellQuote(event)}`;
+}
+
 /** The hookd program as it is being run: process.argv[1], made absolute. */
 export function currentHookdPath(argv: readonly string[] = process.argv): string {
   const script = argv[1];

@@ -13,7 +13,12 @@ import {
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, FAST_SOCKET } from '../daemon/fast-server.js';
 import { runtimeDir } from '../paths.js';
 import { socketPathProblem } from '../util/unix-socket.js';
-import { buildHookdCommand, buildNativeClientCommand, type FastClient } from './hookd-command.js';
+import {
+  buildHookdCommand,
+  buildNativeClientCommand,
+  commandForEvent,
+  type FastClient,
+} from './hookd-command.js';
 import {
   mergeHookdWiring,
   removeHookdEntries,
@@ -204,7 +209,9 @@ function commandTransport(
       EXIT.FAILURE,
       'Build it with a C compiler (npm run build in the hookd package), or use --transport node.',
     );
-  notes.push(`the native fast client is not used: ${problem.text}; the Node path is wired: ${NODE_PATH_COST}`);
+  notes.push(
+    `the native fast client is not used: ${problem.text}; the Node path is wired: ${NODE_PATH_COST}`,
+  );
   return { transport: 'node', command: nodeCommand };
 }
 
@@ -220,14 +227,18 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
   const notes: string[] = [];
   const wired = wiredEvents(options, events);
   const { transport: commandVia, client, command } = commandTransport(options, nodeCommand, notes);
-  const commandHook = { type: 'command', command, timeout: timeoutSec };
   const paths: EventPath[] = wired.map((w) => ({
     event: w.event,
     transport: commandVia,
     matcher: w.matcher,
     reasons: w.reasons,
   }));
-  const wanted: WantedHook[] = wired.map((w) => ({ event: w.event, matcher: w.matcher, hook: commandHook }));
+  // Each event's entry names its event: hookd knows which event it is even when its input is unreadable.
+  const wanted: WantedHook[] = wired.map((w) => ({
+    event: w.event,
+    matcher: w.matcher,
+    hook: { type: 'command', command: commandForEvent(command, w.event), timeout: timeoutSec },
+  }));
   const merged = mergeHookdWiring(hooksOf(snapshot.data), wanted, {
     removeUnwanted: computesWiring(options),
   });

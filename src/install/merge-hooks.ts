@@ -1,3 +1,4 @@
+import { commandForEvent } from './hookd-command.js';
 import { isHookdHook, transportOf } from './transport.js';
 import { isObject } from '../util/json-values.js';
 
@@ -126,10 +127,16 @@ export function mergeHookdEntries(
   input: AgentHooks | undefined,
   options: { events: readonly string[]; command: string; timeoutSec: number },
 ): MergeResult {
-  const hook = { type: 'command', command: options.command, timeout: options.timeoutSec };
   return mergeHookdWiring(
     input,
-    options.events.map((event) => ({ event, hook })),
+    options.events.map((event) => ({
+      event,
+      hook: {
+        type: 'command',
+        command: commandForEvent(options.command, event),
+        timeout: options.timeoutSec,
+      },
+    })),
   );
 }
 

@@ -170,7 +170,7 @@ function printInstall(out: Out, result: InstallResult): void {
     const events = result.events.filter((e) => e.action === action).map((e) => e.event);
     if (events.length > 0) out.write(`  ${`${action}:`.padEnd(11)}${events.join(', ')}\n`);
   }
-  out.write(`  command:   ${result.command}\n`);
+  out.write(`  command:   ${result.command} --event <event>\n`);
   if (result.client) out.write(`  client:    ${result.client}\n`);
   for (const transport of ['fast', 'node', 'http'] as const) {
     const events = result.paths.filter((p) => p.transport === transport);

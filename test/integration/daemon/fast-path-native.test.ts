@@ -319,3 +319,93 @@ describe('the native fast client', () => {
     expect(hookLogRecords(env).some((r) => r.kind === 'fast' && r.refused === 'runtime-dir')).toBe(true);
   });
 });
+
+describe('input the daemon cannot read, through the native client: a guard that fails closed still blocks', () => {
+  const guardBlocks = {
+    PreToolUse: [
+      {
+        matcher: 'Write|Execute',
+        hooks: [
+          {
+            type: 'command',
+            name: 'guard',
+            command: `wc -c > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"; echo blocked >&2; exit 2`,
+            onError: 'block',
+          },
+        ],
+      },
+    ],
+    Stop: [{ hooks: [{ type: 'command', name: 'stop-guard', command: 'exit 2', onError: 'block' }] }],
+  };
+  const withEvent = (event: string) => `${native} --event ${event}`;
+
+  it('not JSON, with the event on the command line: exit 2 from the daemon, "guard not run"', async () => {
+    writeFastConfig(env, guardBlocks);
+    const d = await daemon();
+    const ran = await run(withEvent('PreToolUse'), Buffer.from('{"tool_name": "Write", cut'));
+    expect(ran.code, ran.stderr.toString()).toBe(2);
+    expect(ran.stderr.toString()).toMatch(/guard could not run \(hookd could not read this PreToolUse event/);
+    await waitFor(
+      () => hookLogRecords(env).some((r) => r.outcome === 'guard not run' && r.name === 'guard'),
+      20_000,
+      'the guard logged as not run',
+    );
+    // The daemon answered (the Node path would have logged from another process).
+    expect(hookLogRecords(env).find((r) => r.outcome === 'guard not run')?.pid).toBe(d.pid);
+    // Never on Stop: exit 2 there would make the agent go on.
+    const stop = await run(withEvent('Stop'), Buffer.from('not json'));
+    expect(stop.code).toBe(0);
+  });
+
+  it('a stdin the agent never closes: cut short after HOOKD_STDIN_TIMEOUT_MS, exit 2 for the guard', async () => {
+    writeFastConfig(env, guardBlocks);
+    const d = await daemon();
+    const h = startHook(withEvent('PreToolUse'), {
+      env: { ...env, HOOKD_STDIN_TIMEOUT_MS: '300', OUT: join(tmp.dir, 'never') },
+      cwd: tmp.dir,
+      stdin: Buffer.alloc(0),
+      // The agent's shell keeps a writer of the client's stdin open (a FIFO held by a sleeping child).
+      prelude: `mkfifo '${tmp.dir}/in'; { printf '%s' '{"hook_event_name":"PreToolUse","tool_name":"Execute"'; exec sleep 600; } > '${tmp.dir}/in' 2>/dev/null </dev/null & echo $! > '${tmp.dir}/writer.pid'; exec < '${tmp.dir}/in'`,
+    });
+    pids.push(h.child.pid!);
+    const ran = await h.done;
+    const writer = readPid(join(tmp.dir, 'writer.pid'));
+    if (writer) pids.push(writer);
+    expect(ran.code, ran.stderr.toString()).toBe(2);
+    expect(ran.stderr.toString()).toMatch(/stdin was not closed within 300 ms/);
+    expect(existsSync(join(tmp.dir, 'never'))).toBe(false);
+    expect(hookLogRecords(env).find((r) => r.outcome === 'guard not run')?.pid).toBe(d.pid);
+  });
+
+  it('a 10 MiB Write: the guard runs with every byte (the Node path takes what the daemon does not hold)', async () => {
+    writeFastConfig(env, guardBlocks);
+    await daemon();
+    const payload = Buffer.from(
+      JSON.stringify({
+        session_id: 's-big',
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Write',
+        tool_input: { file_path: 'big.txt', content: 'x'.repeat(10 * 1024 * 1024) },
+      }),
+    );
+    const out = join(tmp.dir, 'big');
+    const ran = await run(withEvent('PreToolUse'), payload, { OUT: out });
+    expect(ran.code, ran.stderr.toString()).toBe(2);
+    expect(Number(readFileSync(out, 'utf8').trim())).toBe(payload.length);
+    expect(copies()).toEqual([]);
+  });
+
+  it('JSON behind a UTF-8 byte order mark is read as JSON: the guard runs and decides', async () => {
+    writeFastConfig(env, guardBlocks);
+    const d = await daemon();
+    const out = join(tmp.dir, 'bom');
+    const payload = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      toolEvent('s1-bom', { hook_event_name: 'PreToolUse', tool_name: 'Execute' }),
+    ]);
+    const ran = await run(native, payload, { OUT: out });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr.toString()).toBe('blocked\n');
+    expect(readPid(`${out}.ppid`)).toBe(d.pid);
+  });
+});

@@ -191,7 +191,9 @@ describe('importAgentHooks', () => {
     // the http hook keeps its place; hookd's entry comes after it
     expect(settings.hooks.PreToolUse![0]).toEqual({ matcher: 'Bash', hooks: [http] });
     expect(isHookdCommand(settings.hooks.PreToolUse![1]!.hooks[0]!.command)).toBe(true);
-    expect(settings.hooks.PreToolUse![1]!.hooks[0]!.command).toMatch(/ hook --agent claude$/);
+    expect(settings.hooks.PreToolUse![1]!.hooks[0]!.command).toMatch(
+      / hook --agent claude --event PreToolUse$/,
+    );
     expect(settings.hooks.Stop![0]).toEqual({ hooks: [judge] });
   });
 });

@@ -79,7 +79,9 @@ describe('installHookd on a real settings file', () => {
     expect(data.hooks.Stop).toEqual([
       {
         matcher: '',
-        hooks: [{ type: 'command', command: `${NODE} ${HOOKD} hook --agent droid`, timeout: 60 }],
+        hooks: [
+          { type: 'command', command: `${NODE} ${HOOKD} hook --agent droid --event Stop`, timeout: 60 },
+        ],
       },
     ]);
     expect(validateAgentHooks(data.hooks, 'droid')).toEqual({ ok: true, problems: [] });
@@ -142,7 +144,7 @@ describe('installHookd on a real settings file', () => {
     expect(result.diff).toContain(`--- ${settingsPath()}`);
     expect(result.diff).toContain(
       `\n+        "Stop": [{"hooks":[{"type":"command","command":"say done"}]},` +
-        `{"matcher":"","hooks":[{"type":"command","command":"${NODE} ${HOOKD} hook --agent droid","timeout":60}]}]\n`,
+        `{"matcher":"","hooks":[{"type":"command","command":"${NODE} ${HOOKD} hook --agent droid --event Stop","timeout":60}]}]\n`,
     );
     expect(await readFile(settingsPath(), 'utf8')).toBe(ODD);
     expect(await backups()).toEqual([]);
@@ -198,7 +200,7 @@ describe('installHookd on a real settings file', () => {
     expect(Object.keys(data.hooks)).toEqual([...DROID_EVENTS, 'PermissionRequest', 'StopFailure']);
     expect(data.hooks.Stop[0].hooks[0]).toEqual({
       type: 'command',
-      command: `${NODE} ${HOOKD} hook --agent claude`,
+      command: `${NODE} ${HOOKD} hook --agent claude --event Stop`,
       timeout: 600,
     });
   });

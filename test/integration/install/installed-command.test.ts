@@ -14,7 +14,8 @@ const guard = { type: 'command', command: "echo 'no shell today' >&2; exit 2" };
 /** A PATH with neither node nor hookd on it: what a GUI-launched agent may have. */
 const BARE_PATH = '/nonexistent';
 
-function installedStopCommand(settingsFile: string): string {
+/** The PreToolUse entry's command (install names the event in it). */
+function installedPreToolUseCommand(settingsFile: string): string {
   const data = JSON.parse(readFileSync(settingsFile, 'utf8')) as {
     hooks: Record<string, { hooks: { command: string }[] }[]>;
   };
@@ -29,8 +30,8 @@ describe('the installed hook command', () => {
       cwd: box.project,
     });
     expect(installed.code, installed.stderr).toBe(0);
-    const command = installedStopCommand(join(box.env.HOME!, '.factory', 'settings.json'));
-    expect(command).toBe(`${process.execPath} ${HOOKD_BIN} hook --agent droid`);
+    const command = installedPreToolUseCommand(join(box.env.HOME!, '.factory', 'settings.json'));
+    expect(command).toBe(`${process.execPath} ${HOOKD_BIN} hook --agent droid --event PreToolUse`);
     const ran = await runAsAgent(agentPayload('droid', 'PreToolUse', { cwd: box.project }), {
       env: { ...box.env, PATH: BARE_PATH },
       cwd: box.project,
@@ -39,12 +40,38 @@ describe('the installed hook command', () => {
     expect(ran).toMatchObject({ code: 2, stderr: 'no shell today\n' });
   });
 
+  it.each([
+    ['node', ['--transport', 'node']],
+    ['native fast client', []],
+  ])(
+    'each entry names its event (%s): input hookd cannot read still blocks a guard marked onError block',
+    async (_n, flags) => {
+      box.writeConfig({ hooks: { PreToolUse: [{ hooks: [{ ...guard, onError: 'block' }] }] } });
+      const installed = await runHookd(['install', '--agent', 'droid', ...flags], {
+        env: box.env,
+        cwd: box.project,
+      });
+      expect(installed.code, installed.stderr).toBe(0);
+      const command = installedPreToolUseCommand(join(box.env.HOME!, '.factory', 'settings.json'));
+      expect(command).toMatch(/ --event PreToolUse$/);
+      // Not JSON: nothing in it says which event it is; the command line does.
+      const ran = await runAsAgent('{"tool_name": "Execute", "tool_input": {"command": "rm -rf /"', {
+        env: box.env,
+        cwd: box.project,
+        command,
+      });
+      expect(ran.code).toBe(2);
+      expect(ran.stderr).toMatch(/could not read this PreToolUse event/);
+    },
+  );
+
   // The default client is the native one (built by npm run build).
   const cases: [string, string[], () => string][] = [
     [
       'native (the default)',
       [],
-      () => `HOOKD_NODE=${process.execPath} ${join(dirname(HOOKD_BIN), 'hookd-client')} --agent droid`,
+      () =>
+        `HOOKD_NODE=${process.execPath} ${join(dirname(HOOKD_BIN), 'hookd-client')} --agent droid --event PreToolUse`,
     ],
   ];
   it.each(cases)(
@@ -56,7 +83,7 @@ describe('the installed hook command', () => {
         cwd: box.project,
       });
       expect(installed.code, installed.stderr).toBe(0);
-      const command = installedStopCommand(join(box.env.HOME!, '.factory', 'settings.json'));
+      const command = installedPreToolUseCommand(join(box.env.HOME!, '.factory', 'settings.json'));
       expect(command).toBe(expected());
       // No daemon runs here: the client falls back to the Node path, with the node the install wrote.
       const ran = await runAsAgent(agentPayload('droid', 'PreToolUse', { cwd: box.project }), {
@@ -78,7 +105,7 @@ describe('the installed hook command', () => {
       },
     );
     expect(installed.code, installed.stderr).toBe(0);
-    const command = installedStopCommand(join(box.project, '.claude', 'settings.json'));
+    const command = installedPreToolUseCommand(join(box.project, '.claude', 'settings.json'));
     expect(command).not.toContain(box.dir);
     expect(command).not.toContain(dirname(HOOKD_BIN));
     expect(command).not.toContain(process.execPath);

@@ -41,8 +41,11 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-const NODE_CMD = (agent: Agent) => `${NODE} ${HOOKD} hook --agent ${agent}`;
-const FAST_CMD = (agent: Agent) => `HOOKD_NODE=${NODE} ${NATIVE} --agent ${agent}`;
+/** The command install writes (each event's entry adds `--event <Event>`). */
+const NODE_CMD = (agent: Agent, event?: string) =>
+  `${NODE} ${HOOKD} hook --agent ${agent}${event ? ` --event ${event}` : ''}`;
+const FAST_CMD = (agent: Agent, event?: string) =>
+  `HOOKD_NODE=${NODE} ${NATIVE} --agent ${agent}${event ? ` --event ${event}` : ''}`;
 /** What older versions wrote: the bash fast client, and Claude Code's http hooks. */
 const OLD_BASH_CMD = (agent: Agent) =>
   `HOOKD_NODE=${NODE} /bin/bash --posix ${join(home, 'app', 'bin', 'hookd-client.bash')} --agent ${agent}`;
@@ -90,7 +93,7 @@ for (const agent of ['droid', 'claude'] as const) {
       const before = await hooksIn(agent);
       expect(before.Stop).toEqual([
         { hooks: [{ type: 'command', command: 'say done' }] },
-        { matcher: '', hooks: [{ type: 'command', command: NODE_CMD(agent), timeout: 60 }] },
+        { matcher: '', hooks: [{ type: 'command', command: NODE_CMD(agent, 'Stop'), timeout: 60 }] },
       ]);
 
       // A config that needs Stop (a rule) and PreToolUse for Bash (a guard): nothing else.
@@ -107,11 +110,14 @@ for (const agent of ['droid', 'claude'] as const) {
       // Same positions: the user's entry first, hookd's second, now the fast client (and the matcher).
       expect(after.Stop).toEqual([
         { hooks: [{ type: 'command', command: 'say done' }] },
-        { matcher: '', hooks: [{ type: 'command', command: FAST_CMD(agent), timeout: 60 }] },
+        { matcher: '', hooks: [{ type: 'command', command: FAST_CMD(agent, 'Stop'), timeout: 60 }] },
       ]);
       expect(after.PreToolUse).toEqual([
         { matcher: 'Bash', hooks: [{ type: 'command', command: `my-guard-${agent}` }] },
-        { matcher: 'Bash', hooks: [{ type: 'command', command: FAST_CMD(agent), timeout: 60 }] },
+        {
+          matcher: 'Bash',
+          hooks: [{ type: 'command', command: FAST_CMD(agent, 'PreToolUse'), timeout: 60 }],
+        },
       ]);
       expect(fast.events.filter((e) => e.action === 'removed').map((e) => e.event)).toContain('SessionEnd');
       const text = await readFile(settingsOf(agent), 'utf8');
@@ -127,9 +133,9 @@ for (const agent of ['droid', 'claude'] as const) {
       const back = await hooksIn(agent);
       expect(back.Stop![1]).toEqual({
         matcher: '',
-        hooks: [{ type: 'command', command: NODE_CMD(agent), timeout: 60 }],
+        hooks: [{ type: 'command', command: NODE_CMD(agent, 'Stop'), timeout: 60 }],
       });
-      expect(back.PreToolUse![1]!.hooks[0]!.command).toBe(NODE_CMD(agent));
+      expect(back.PreToolUse![1]!.hooks[0]!.command).toBe(NODE_CMD(agent, 'PreToolUse'));
 
       // uninstall recognises every transport's entries.
       const removed = await uninstallHookd({ agent, scope: 'user', env, now: fixedNow });
@@ -140,7 +146,7 @@ for (const agent of ['droid', 'claude'] as const) {
       const auto = await install(agent, { transport: 'fast', events: ['Stop', 'PreToolUse'] });
       expect(auto).toMatchObject({ transport: 'fast', client: 'native', command: FAST_CMD(agent) });
       const hook = (await hooksIn(agent)).Stop![0]!.hooks[0]!;
-      expect(hook.command).toBe(FAST_CMD(agent));
+      expect(hook.command).toBe(FAST_CMD(agent, 'Stop'));
       expect([isHookdCommand(FAST_CMD(agent)), transportOf(hook), fastClientOfHook(hook)]).toEqual([
         true,
         'fast',
@@ -176,11 +182,11 @@ for (const agent of ['droid', 'claude'] as const) {
       const after = await hooksIn(agent);
       expect(after.Stop).toEqual([
         hooks.Stop![0],
-        { matcher: '', hooks: [{ type: 'command', command: FAST_CMD(agent), timeout: 60 }] },
+        { matcher: '', hooks: [{ type: 'command', command: FAST_CMD(agent, 'Stop'), timeout: 60 }] },
       ]);
       if (agent === 'claude')
         expect(after.SessionEnd).toEqual([
-          { matcher: '', hooks: [{ type: 'command', command: FAST_CMD(agent), timeout: 60 }] },
+          { matcher: '', hooks: [{ type: 'command', command: FAST_CMD(agent, 'SessionEnd'), timeout: 60 }] },
         ]);
       // Uninstall finds the old kinds too.
       await writeFile(settingsOf(agent), `${JSON.stringify({ hooks }, null, 2)}\n`, { mode: 0o600 });

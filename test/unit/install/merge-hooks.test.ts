@@ -18,8 +18,16 @@ describe('mergeHookdEntries', () => {
       command: HOOKD,
       timeoutSec: 60,
     });
-    const mine = { matcher: '', hooks: [{ type: 'command', command: HOOKD, timeout: 60 }] };
-    expect(result.hooks).toEqual({ PostToolUse: [other, mine], Custom: 'left alone', Stop: [mine] });
+    // Each event's entry names its event.
+    const mine = (event: string) => ({
+      matcher: '',
+      hooks: [{ type: 'command', command: `${HOOKD} --event ${event}`, timeout: 60 }],
+    });
+    expect(result.hooks).toEqual({
+      PostToolUse: [other, mine('PostToolUse')],
+      Custom: 'left alone',
+      Stop: [mine('Stop')],
+    });
     expect(Object.keys(result.hooks)).toEqual(['PostToolUse', 'Custom', 'Stop']);
     expect(result.actions).toEqual([
       { event: 'PostToolUse', action: 'added' },
@@ -45,7 +53,10 @@ describe('mergeHookdEntries', () => {
     };
     const result = mergeHookdEntries(input, { events: ['Stop'], command: HOOKD, timeoutSec: 60 });
     expect(result.hooks).toEqual({
-      Stop: [{ matcher: 'x', hooks: [lint, { type: 'command', command: HOOKD, timeout: 60 }] }, other],
+      Stop: [
+        { matcher: 'x', hooks: [lint, { type: 'command', command: `${HOOKD} --event Stop`, timeout: 60 }] },
+        other,
+      ],
     });
     expect(result.actions).toEqual([{ event: 'Stop', action: 'updated' }]);
   });
