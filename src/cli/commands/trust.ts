@@ -11,7 +11,7 @@ import {
 import { validateConfigText } from '../../config/validate.js';
 import { projectConfigPath } from '../../paths.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { formatJson, paint, stdoutOut } from '../../terminal/output.js';
+import { formatJson, paint, safeText, stdoutOut } from '../../terminal/output.js';
 
 interface TrustArgs {
   dir?: string;
@@ -59,7 +59,9 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
       else {
         if (trusted.length === 0) out.write('No project config is trusted.\n');
         for (const t of trusted)
-          out.write(`${t.file}  ${paint(out, 'gray', `sha256 ${t.sha256.slice(0, 12)}…, ${t.trustedAt}`)}\n`);
+          out.write(
+            `${safeText(t.file)}  ${paint(out, 'gray', safeText(`sha256 ${t.sha256.slice(0, 12)}…, ${t.trustedAt}`))}\n`,
+          );
       }
       if (problem) {
         process.stderr.write(`hookd: ${problem}; nothing is trusted until \`hookd trust\` rewrites it\n`);
@@ -73,7 +75,11 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
       const removed = revokeProjectFile(env, file);
       if (args.json) out.write(formatJson({ file, revoked: removed }));
       else
-        out.write(removed ? `No longer trusted: ${file}\n` : `${file} was not trusted; nothing changed.\n`);
+        out.write(
+          removed
+            ? `No longer trusted: ${safeText(file)}\n`
+            : `${safeText(file)} was not trusted; nothing changed.\n`,
+        );
       return;
     }
     let bytes: Buffer | null;
@@ -115,11 +121,11 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
       return;
     }
     out.write(
-      `${paint(out, 'green', '✓')} Trusted ${trusted.file} (sha256 ${trusted.sha256.slice(0, 12)}…).\n`,
+      `${paint(out, 'green', '✓')} Trusted ${safeText(trusted.file)} (sha256 ${trusted.sha256.slice(0, 12)}…).\n`,
     );
     out.write(
       commands.length > 0
-        ? `Commands it adds:\n${commands.map((c) => `  ${c}\n`).join('')}`
+        ? `Commands it adds:\n${commands.map((c) => `  ${safeText(c)}\n`).join('')}`
         : 'It adds no commands.\n',
     );
     const notify = checked.config.notify;
@@ -128,11 +134,12 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
         `project:${r.name ?? `rule-${i}`} (on ${[r.on].flat().join(', ')} → ${r.channels.join(', ')})`,
     );
     const channels = Object.entries(notify?.channels ?? {}).map(([name, c]) => `${name} (${c.type})`);
-    if (rules.length > 0) out.write(`Notification rules it adds:\n${rules.map((r) => `  ${r}\n`).join('')}`);
-    if (channels.length > 0) out.write(`Channels it adds: ${channels.join(', ')}\n`);
+    if (rules.length > 0)
+      out.write(`Notification rules it adds:\n${rules.map((r) => `  ${safeText(r)}\n`).join('')}`);
+    if (channels.length > 0) out.write(`Channels it adds: ${safeText(channels.join(', '))}\n`);
     if (ignored.length > 0)
       out.write(
-        `Not applied from a project file: ${ignored.join(', ')} (see README "Project configs and trust").\n`,
+        `Not applied from a project file: ${safeText(ignored.join(', '))} (see README "Project configs and trust").\n`,
       );
     out.write('Any change to the file needs `hookd trust` again.\n');
   },
