@@ -2,21 +2,22 @@ import yargs, { type Argv } from 'yargs';
 import { commands } from './commands/index.js';
 import { CliError, EXIT } from '../errors.js';
 import { redactText } from '../logging/redact.js';
-import { colorFor } from '../terminal/output.js';
+import { colorFor, safeLines } from '../terminal/output.js';
 import { HOOKD_VERSION } from '../util/version.js';
 
+/** An error for people, on stderr: secrets redacted, and what it quotes (a path, an id) never raw. */
 function reportError(error: unknown): number {
   const color = colorFor(process.stderr.isTTY, process.env);
   const red = (s: string) => (color ? `\u001b[31m${s}\u001b[0m` : s);
   if (error instanceof CliError) {
-    process.stderr.write(`${red('hookd:')} ${redactText(error.message)}\n`);
-    if (error.hint) process.stderr.write(`  ${redactText(error.hint)}\n`);
+    process.stderr.write(`${red('hookd:')} ${safeLines(redactText(error.message))}\n`);
+    if (error.hint) process.stderr.write(`  ${safeLines(redactText(error.hint))}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`${red('hookd: unexpected error:')} ${redactText(message)}\n`);
+  process.stderr.write(`${red('hookd: unexpected error:')} ${safeLines(redactText(message))}\n`);
   if (process.env.HOOKD_DEBUG && error instanceof Error && error.stack) {
-    process.stderr.write(`${redactText(error.stack)}\n`);
+    process.stderr.write(`${safeLines(redactText(error.stack))}\n`);
   }
   return EXIT.FAILURE;
 }

@@ -114,6 +114,27 @@ function fixFor(issue: z.core.$ZodIssue, input: unknown): { message: string; fix
 }
 
 /** Validates parsed JSON against the schema; every problem is reported, each with path, value and fix. */
+/**
+ * Where the input has a `__proto__` key (JSON.parse makes it an own property). zod drops such a key from
+ * a record (an event name under `hooks`, a channel name, a variable name) without an issue, so the
+ * config would be valid and yet lose that part: each one is reported instead. Iterative, so a deeply
+ * nested file cannot exhaust the stack.
+ */
+function protoKeyPaths(input: unknown): PropertyKey[][] {
+  const found: PropertyKey[][] = [];
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value: input, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    for (const [key, item] of Object.entries(value)) {
+      const at = [...path, Array.isArray(value) ? Number(key) : key];
+      if (key === '__proto__') found.push(at);
+      stack.push({ value: item, path: at });
+    }
+  }
+  return found;
+}
+
 export function validateConfigObject(
   input: unknown,
   file: string,
@@ -121,9 +142,10 @@ export function validateConfigObject(
 ): ValidationResult {
   // A project file's rules may name the user's channels: their names are checked after the merge.
   const result = (level === 'project' ? projectConfigSchema : configSchema).safeParse(input);
-  if (result.success) return { ok: true, config: result.data };
+  const protoPaths = protoKeyPaths(input);
+  if (result.success && protoPaths.length === 0) return { ok: true, config: result.data };
   const issues: ConfigIssue[] = [];
-  for (const issue of result.error.issues) {
+  for (const issue of result.error?.issues ?? []) {
     for (const { message, fix } of fixFor(issue, input)) {
       const path =
         issue.code === 'unrecognized_keys'
@@ -138,6 +160,17 @@ export function validateConfigObject(
         ...(fix ? { fix } : {}),
       });
     }
+  }
+  for (const path of protoPaths) {
+    const at = formatPath(path);
+    // A strict object already reports it as an unknown key.
+    if (issues.some((i) => i.path === at)) continue;
+    issues.push({
+      file,
+      path: at,
+      message: '"__proto__" is not a usable name: hookd would drop it (no event, channel or variable has it)',
+      fix: 'remove it, or give it another name',
+    });
   }
   return { ok: false, issues };
 }

@@ -1,10 +1,12 @@
-import { constants, lstatSync } from 'node:fs';
-import { lstat, open, type FileHandle } from 'node:fs/promises';
+import { closeSync, lstatSync, read } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
+import { promisify } from 'node:util';
 import type { Logger } from 'pino';
 import type { FSWatcher } from 'chokidar';
 import { isLive, type SessionState } from '../notify/session-state.js';
 import { mayHoldSignal, transcriptSignalOf, type TranscriptSignal } from '../notify/transcript-signals.js';
+import { openRegularFile } from '../util/private-fs.js';
 
 /**
  * Transcript watching (docs/sessions.md): for the live sessions, the agent's transcript file is watched
@@ -52,7 +54,7 @@ interface Watched {
   skipping: boolean;
 }
 
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const readFd = promisify(read);
 const MISSING = 'not readable (ENOENT)';
 /** Sessions whose transcript path was refused, remembered so that it is said once (bounded). */
 const REFUSED_MAX = 1024;
@@ -241,36 +243,38 @@ export class TranscriptWatch {
     this.untrack(entry.session);
   }
 
-  /** Reads what was appended since the last look, `maxReadBytes` at a time. */
+  /**
+   * Reads what was appended since the last look, `maxReadBytes` at a time. The file is opened without
+   * waiting and judged by its descriptor (openRegularFile, never through a symlink): one turned into a
+   * FIFO or a device since it was watched is dropped, never waited on.
+   */
   private async readNew(entry: Watched): Promise<void> {
-    const st = await lstat(entry.path);
-    if (!st.isFile()) throw new Error('no longer a regular file');
-    if (st.ino !== entry.ino || st.dev !== entry.dev || st.size < entry.offset) {
-      // Replaced or truncated: what it holds now is not news; read on from its end.
-      this.o.logger.info({ sessionId: entry.session, path: entry.path }, 'transcript replaced or truncated');
-      Object.assign(entry, {
-        dev: st.dev,
-        ino: st.ino,
-        offset: st.size,
-        carry: Buffer.alloc(0),
-        skipping: false,
-      });
-      return;
-    }
-    if (st.size === entry.offset) return;
-    let handle: FileHandle | undefined;
+    const { fd, stats: st } = openRegularFile(entry.path, { noFollow: true });
     try {
-      handle = await open(entry.path, constants.O_RDONLY | NOFOLLOW);
-      const size = (await handle.stat()).size;
-      while (entry.offset < size && this.files.get(entry.session) === entry && !this.closed) {
-        const length = Math.min(this.readBuffer.length, size - entry.offset);
-        const { bytesRead } = await handle.read(this.readBuffer, 0, length, entry.offset);
+      if (st.ino !== entry.ino || st.dev !== entry.dev || st.size < entry.offset) {
+        // Replaced or truncated: what it holds now is not news; read on from its end.
+        this.o.logger.info(
+          { sessionId: entry.session, path: entry.path },
+          'transcript replaced or truncated',
+        );
+        Object.assign(entry, {
+          dev: st.dev,
+          ino: st.ino,
+          offset: st.size,
+          carry: Buffer.alloc(0),
+          skipping: false,
+        });
+        return;
+      }
+      while (entry.offset < st.size && this.files.get(entry.session) === entry && !this.closed) {
+        const length = Math.min(this.readBuffer.length, st.size - entry.offset);
+        const { bytesRead } = await readFd(fd, this.readBuffer, 0, length, entry.offset);
         if (bytesRead === 0) break;
         entry.offset += bytesRead;
         this.scan(entry, this.readBuffer.subarray(0, bytesRead));
       }
     } finally {
-      await handle?.close().catch(() => undefined);
+      closeSync(fd);
     }
   }
 

@@ -1,4 +1,4 @@
-import { paint, type Color, type Out } from '../terminal/output.js';
+import { paint, safeText, type Color, type Out } from '../terminal/output.js';
 import type { CheckResult, CheckStatus } from './types.js';
 
 const MARKS: Record<CheckStatus, { mark: string; color: Color }> = {
@@ -20,11 +20,12 @@ export function formatDoctor(results: readonly CheckResult[], out: Pick<Out, 'co
   const lines: string[] = [];
   for (const r of results) {
     const { mark, color } = MARKS[r.status];
-    const [first = '', ...rest] = r.detail.split('\n');
-    lines.push(`${paint(out, color, mark)} ${paint(out, 'bold', r.title)}: ${first}`);
+    // A detail's lines are ours; what they quote (paths, settings, a program's output) is shown escaped.
+    const [first = '', ...rest] = r.detail.split('\n').map(safeText);
+    lines.push(`${paint(out, color, mark)} ${paint(out, 'bold', safeText(r.title))}: ${first}`);
     for (const line of rest) lines.push(`    ${line}`);
     if (r.fix && r.status !== 'ok')
-      lines.push(`    ${paint(out, 'cyan', r.status === 'skip' ? 'hint:' : 'fix:')} ${r.fix}`);
+      lines.push(`    ${paint(out, 'cyan', r.status === 'skip' ? 'hint:' : 'fix:')} ${safeText(r.fix)}`);
   }
   const c = countStatuses(results);
   const summary = `${c.ok} ok, ${c.warn} warning${c.warn === 1 ? '' : 's'}, ${c.fail} failed, ${c.skip} skipped`;

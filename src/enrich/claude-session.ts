@@ -140,7 +140,8 @@ async function addSubagentTokens(
     budget -= read.bytesRead;
     info.bytesRead += read.bytesRead;
     if (!read.complete) {
-      info.warnings.push(`sub-agent transcript ${name} not counted: larger than the read limit`);
+      const why = read.size > 0 ? 'larger than the read limit' : (read.warnings[0] ?? 'not readable');
+      info.warnings.push(`sub-agent transcript ${name} not counted: ${why}`);
       continue;
     }
     info.tokens = addTokenCounts(info.tokens, usageTotal(read.summary));

@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { readRegularFile } from '../util/private-fs.js';
 
 export interface GitInfo {
   /** The work tree's root (the folder holding `.git`). */
@@ -25,23 +26,15 @@ function statOf(path: string): Stats | undefined {
 }
 
 /**
- * A regular file of at most 4 KiB, judged on the open descriptor: a repository's `.git` or `HEAD` that is
- * a FIFO, a device or swapped for one after a stat is never read (the read is synchronous: it must not
- * block the daemon). Opened non-blocking, so opening a FIFO never waits for a writer either.
+ * A regular file of at most 4 KiB, judged on the open descriptor (openRegularFile): a repository's `.git`
+ * or `HEAD` that is a FIFO, a device or swapped for one after a stat is never read, and opening a FIFO
+ * never waits for a writer (the read is synchronous: it must not block the daemon).
  */
 function readSmall(path: string): string | undefined {
-  let fd: number | undefined;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-    const info = fstatSync(fd);
-    if (!info.isFile() || info.size > 4096) return undefined;
-    const buf = Buffer.alloc(info.size);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    return buf.toString('utf8', 0, n);
+    return readRegularFile(path, 4096).toString('utf8');
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -1,5 +1,6 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync } from 'node:fs';
 import { describeReadError, readAt } from './read-bounded.js';
+import { openRegularFile } from '../util/private-fs.js';
 import type { LocalSessionInfo } from './types.js';
 import {
   addTranscriptLine,
@@ -112,17 +113,17 @@ function foldLast(summary: TranscriptSummary, last: string, wantedId: string | u
  * wanted message is not among what is known). Same result as a whole read: the lines are folded in order.
  */
 async function readOn(
-  handle: FileHandle,
+  fd: number,
   path: string,
   st: { dev: number; ino: number; size: number },
   wantedId: string | undefined,
 ): Promise<{ summary: TranscriptSummary; bytesRead: number; partial: boolean } | undefined> {
   const k = kept.get(path);
   if (!k || k.dev !== st.dev || k.ino !== st.ino || k.offset > st.size) return undefined;
-  const head = await readAt(handle, 0, k.head.length);
+  const head = await readAt(fd, 0, k.head.length);
   if (!head.equals(k.head)) return undefined;
   const from = k.offset - k.tail.length;
-  const bytes = await readAt(handle, from, st.size - from);
+  const bytes = await readAt(fd, from, st.size - from);
   if (bytes.length < k.tail.length || !bytes.subarray(0, k.tail.length).equals(k.tail)) return undefined;
   const summary = copySummary(k.summary);
   const { end, rest } = foldWholeLines(summary, bytes, k.tail.length, wantedId);
@@ -142,8 +143,8 @@ async function readOn(
   return { summary, bytesRead: head.length + bytes.length, partial };
 }
 
-async function readHead(handle: FileHandle, size: number, summary: TranscriptSummary, warnings: string[]) {
-  const head = await readAt(handle, 0, Math.min(HEAD_BYTES, size));
+async function readHead(fd: number, size: number, summary: TranscriptSummary, warnings: string[]) {
+  const head = await readAt(fd, 0, Math.min(HEAD_BYTES, size));
   const text = head.toString('utf8');
   const end = text.lastIndexOf('\n');
   if (end < 0) {
@@ -167,7 +168,7 @@ async function readHead(handle: FileHandle, size: number, summary: TranscriptSum
  * `carry` is the partial line that starts before `end` (already read).
  */
 async function scanBackwards(
-  handle: FileHandle,
+  fd: number,
   end: number,
   carry: Buffer,
   messageId: string,
@@ -181,7 +182,7 @@ async function scanBackwards(
   while (position > 0 && bytes < maxScanBytes && !signal?.aborted) {
     const length = Math.min(SCAN_CHUNK_BYTES, position, maxScanBytes - bytes);
     position -= length;
-    const chunk = await readAt(handle, position, length);
+    const chunk = await readAt(fd, position, length);
     bytes += chunk.length;
     const buffer = Buffer.concat([chunk, tail]);
     // Lines wholly inside the buffer start after its first newline (or at 0 at the file's start).
@@ -210,23 +211,26 @@ async function scanBackwards(
 export async function readTranscript(path: string, options: ReadTranscriptOptions): Promise<TranscriptRead> {
   const summary = emptySummary();
   const warnings: string[] = [];
-  let handle: FileHandle | undefined;
+  let fd: number | undefined;
   let bytesRead = 0;
   let size = 0;
   let complete = false;
   try {
-    handle = await open(path, 'r');
-    const st = await handle.stat();
+    // Opened without waiting and judged by fstat: a FIFO, device or socket named as a transcript is
+    // refused at once instead of holding a thread until someone writes to it.
+    const opened = openRegularFile(path);
+    fd = opened.fd;
+    const st = opened.stats;
     size = st.size;
     const { maxReadBytes, messageId, signal } = options;
-    const on = size <= maxReadBytes ? await readOn(handle, path, st, messageId) : undefined;
+    const on = size <= maxReadBytes ? await readOn(fd, path, st, messageId) : undefined;
     if (on) {
       Object.assign(summary, on.summary);
       bytesRead = on.bytesRead;
       complete = true;
       if (on.partial) warnings.push('transcript ends in a partial line (being written); it was skipped');
     } else if (size <= maxReadBytes) {
-      const all = await readAt(handle, 0, size);
+      const all = await readAt(fd, 0, size);
       bytesRead = all.length;
       complete = true;
       const { end: offset, rest } = foldWholeLines(summary, all, 0, messageId);
@@ -243,14 +247,14 @@ export async function readTranscript(path: string, options: ReadTranscriptOption
       }
     } else {
       kept.delete(path);
-      bytesRead += await readHead(handle, size, summary, warnings);
+      bytesRead += await readHead(fd, size, summary, warnings);
       const firstTimestampMs = summary.firstTimestampMs;
       const headStart = summary.sessionStart;
       const firstPrompt = summary.firstPrompt;
       const tailLength = Math.max(0, maxReadBytes - Math.min(HEAD_BYTES, size) - 1);
       const tailStart = size - tailLength;
       // One byte before the window tells whether the window starts on a line boundary.
-      const window = await readAt(handle, tailStart - 1, tailLength + 1);
+      const window = await readAt(fd, tailStart - 1, tailLength + 1);
       bytesRead += window.length;
       const startsClean = window[0] === NEWLINE;
       const cut = startsClean ? 0 : window.indexOf(NEWLINE);
@@ -263,7 +267,7 @@ export async function readTranscript(path: string, options: ReadTranscriptOption
       summary.firstTimestampMs = firstTimestampMs;
       summary.firstPrompt = firstPrompt ?? summary.firstPrompt;
       if (messageId && !summary.wanted && !signal?.aborted) {
-        const scan = await scanBackwards(handle, tailStart, carry, messageId, options.maxScanBytes, signal);
+        const scan = await scanBackwards(fd, tailStart, carry, messageId, options.maxScanBytes, signal);
         bytesRead += scan.bytes;
         if (scan.found) summary.wanted = scan.found;
         else if (!signal?.aborted) {
@@ -278,7 +282,7 @@ export async function readTranscript(path: string, options: ReadTranscriptOption
   } catch (error) {
     warnings.push(`transcript ${describeReadError(error)}`);
   } finally {
-    await handle?.close().catch(() => undefined);
+    if (fd !== undefined) closeSync(fd);
   }
   return { summary, bytesRead, size, complete, warnings };
 }

@@ -1,4 +1,4 @@
-import { formatDuration, paint, type Out } from '../terminal/output.js';
+import { formatDuration, paint, safeData, type Out } from '../terminal/output.js';
 import type { Explanation } from './explain-event.js';
 import { untrustedText } from '../config/trust.js';
 
@@ -8,7 +8,9 @@ function quote(text: string, max = 80): string {
 }
 
 /** The explanation for people: the event, then what would run, then what would notify, each with why not. */
-export function formatExplanation(x: Explanation, out: Pick<Out, 'color'>): string {
+export function formatExplanation(explanation: Explanation, out: Pick<Out, 'color'>): string {
+  // The payload's fields, a project config's commands and matchers, rendered titles: escaped before use.
+  const x = safeData(explanation);
   const lines: string[] = [];
   const gray = (text: string) => paint(out, 'gray', text);
   const ev = x.event;

@@ -1,5 +1,5 @@
 import type { HookReport } from '../hook/process-event.js';
-import { formatDuration, paint, type Out } from '../terminal/output.js';
+import { formatDuration, paint, safeText, type Out } from '../terminal/output.js';
 import { failed, type CommandEnd } from '../events/failed.js';
 
 function status(r: HookReport['ran'][number]): string {
@@ -11,11 +11,12 @@ function status(r: HookReport['ran'][number]): string {
   return `exit ${res.exitCode}`;
 }
 
+/** A command's output, several lines by design: each line escaped (safeText) and prefixed. */
 function indent(text: string, prefix: string): string {
   return text
     .trimEnd()
     .split('\n')
-    .map((line) => prefix + line)
+    .map((line) => prefix + safeText(line))
     .join('\n');
 }
 
@@ -31,43 +32,51 @@ export function commandMark(out: Pick<Out, 'color'>, end: CommandEnd, blocking: 
 }
 
 export function formatReport(report: HookReport, out: Pick<Out, 'color'>): string {
+  // The event's fields, file names, command names and outputs are shown escaped (safeText), never raw.
   const lines: string[] = [];
   if (report.rejected) {
-    lines.push(paint(out, 'red', `rejected: ${report.rejected.detail}`));
-    if (report.rejected.deadLetter) lines.push(`  kept in ${report.rejected.deadLetter}`);
+    lines.push(paint(out, 'red', `rejected: ${safeText(report.rejected.detail)}`));
+    if (report.rejected.deadLetter) lines.push(`  kept in ${safeText(report.rejected.deadLetter)}`);
     return `${lines.join('\n')}\n`;
   }
   const ev = report.event!;
   const tool = typeof ev.payload.tool_name === 'string' ? ` ${ev.payload.tool_name}` : '';
   lines.push(
-    paint(out, 'bold', `${ev.name}${tool}`) +
-      paint(out, 'gray', `  agent ${ev.agent}  session ${ev.sessionId ?? '-'}  event ${ev.id}`),
+    paint(out, 'bold', safeText(`${ev.name}${tool}`)) +
+      paint(out, 'gray', safeText(`  agent ${ev.agent}  session ${ev.sessionId ?? '-'}  event ${ev.id}`)),
   );
   for (const source of report.config?.sources ?? []) {
     if (!source.ok)
-      lines.push(paint(out, 'red', `  config ${source.file} is invalid and was ignored (hookd validate)`));
+      lines.push(
+        paint(out, 'red', `  config ${safeText(source.file)} is invalid and was ignored (hookd validate)`),
+      );
   }
   if (report.ran.length === 0) lines.push(paint(out, 'gray', '  no command matched'));
   for (const r of report.ran) {
     const mark = commandMark(out, r.result, r.planned.spec.blocking);
     lines.push(
-      `  ${mark} ${r.planned.name}  ${status(r)}  ${formatDuration(r.result.durationMs)}${r.planned.spec.blocking ? '  [blocking]' : ''}`,
+      `  ${mark} ${safeText(r.planned.name)}  ${safeText(status(r))}  ${formatDuration(r.result.durationMs)}${r.planned.spec.blocking ? '  [blocking]' : ''}`,
     );
     const stdout = r.result.stdout.tailText(600);
     const stderr = r.result.stderr.tailText(600);
     if (stdout.trim()) lines.push(paint(out, 'gray', indent(stdout, '      stdout| ')));
     if (stderr.trim()) lines.push(paint(out, 'gray', indent(stderr, '      stderr| ')));
   }
-  for (const s of report.skipped) lines.push(paint(out, 'gray', `  - entry ${s.entry} skipped: ${s.reason}`));
+  for (const s of report.skipped)
+    lines.push(paint(out, 'gray', safeText(`  - entry ${s.entry} skipped: ${s.reason}`)));
   const reply = report.reply;
   if (reply.exitCode === 2)
-    lines.push(paint(out, 'yellow', `  agent gets exit 2 from ${reply.decidedBy}: ${reply.stderr.trim()}`));
+    lines.push(
+      paint(out, 'yellow', safeText(`  agent gets exit 2 from ${reply.decidedBy}: ${reply.stderr.trim()}`)),
+    );
   else if (reply.stdout)
     lines.push(
       paint(
         out,
         'yellow',
-        `  agent gets stdout${reply.decidedBy ? ` from ${reply.decidedBy}` : ''}: ${reply.stdout.trim().slice(0, 300)}`,
+        safeText(
+          `  agent gets stdout${reply.decidedBy ? ` from ${reply.decidedBy}` : ''}: ${reply.stdout.trim().slice(0, 300)}`,
+        ),
       ),
     );
   else lines.push(paint(out, 'gray', '  agent gets exit 0, no output'));
@@ -76,7 +85,9 @@ export function formatReport(report: HookReport, out: Pick<Out, 'color'>): strin
       paint(
         out,
         'gray',
-        `  daemon: ${report.handoff.outcome}${report.handoff.error ? ` (${report.handoff.error})` : ''}`,
+        safeText(
+          `  daemon: ${report.handoff.outcome}${report.handoff.error ? ` (${report.handoff.error})` : ''}`,
+        ),
       ),
     );
   return `${lines.join('\n')}\n`;

@@ -1,4 +1,12 @@
-import { formatDuration, formatTable, paint, type Column, type Out } from '../terminal/output.js';
+import {
+  formatDuration,
+  formatTable,
+  paint,
+  safeData,
+  safeText,
+  type Column,
+  type Out,
+} from '../terminal/output.js';
 import type { LedgerStats, SessionRecord, StatsRow } from './types.js';
 
 /** `2026-11-22 11:32Z` (UTC, minutes). */
@@ -23,12 +31,13 @@ export function formatSessionsTable(records: readonly SessionRecord[], out: Pick
   if (records.length === 0) return 'No sessions recorded yet (or none match the filters).\n';
   const columns: Column<SessionRecord>[] = [
     { header: 'ENDED', value: (r) => formatWhen(r.endedAtMs) },
-    { header: 'SESSION', value: (r) => paint(out, 'cyan', r.sessionId.slice(0, 8)) },
+    { header: 'SESSION', value: (r) => r.sessionId.slice(0, 8), color: () => 'cyan' },
     { header: 'PROJECT', value: (r) => r.projectName ?? r.project ?? '-', max: 24 },
     { header: 'TITLE', value: (r) => `${r.isSubagent ? '↳ ' : ''}${r.title ?? '-'}`, max: 40 },
     {
       header: 'REASON',
-      value: (r) => (r.reason === 'idle-timeout' ? paint(out, 'yellow', r.reason) : r.reason),
+      value: (r) => r.reason,
+      color: (r) => (r.reason === 'idle-timeout' ? 'yellow' : undefined),
     },
     { header: 'DURATION', value: (r) => formatDuration(r.durationMs), align: 'right' },
     { header: 'MSGS', value: (r) => formatCount(r.messageCount), align: 'right' },
@@ -36,14 +45,12 @@ export function formatSessionsTable(records: readonly SessionRecord[], out: Pick
     { header: 'CREDITS', value: (r) => formatCreditsCell(r.credits), align: 'right' },
     {
       header: 'HOOK ERR',
-      value: (r) => {
-        const n = r.hookFailures + r.hookTimeouts;
-        return n > 0 ? paint(out, 'red', String(n)) : '0';
-      },
+      value: (r) => String(r.hookFailures + r.hookTimeouts),
+      color: (r) => (r.hookFailures + r.hookTimeouts > 0 ? 'red' : undefined),
       align: 'right',
     },
   ];
-  return formatTable(records, columns);
+  return formatTable(records, columns, out);
 }
 
 /** The columns of `hookd sessions --csv`, in order. */
@@ -80,7 +87,8 @@ export const CSV_COLUMNS = [
 /** One CSV cell (RFC 4180 quoting; text starting with = + - @ is prefixed with ' against formula injection). */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  let text = String(value);
+  // Shown on a terminal as often as read by a spreadsheet: no control character goes out raw.
+  let text = safeText(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
@@ -128,7 +136,9 @@ export function formatSessionsCsv(records: readonly SessionRecord[]): string {
 }
 
 /** `hookd sessions show <id>`: every field, one per line. */
-export function formatSessionDetail(r: SessionRecord, out: Pick<Out, 'color'>): string {
+export function formatSessionDetail(record: SessionRecord, out: Pick<Out, 'color'>): string {
+  // Titles, paths, ids, models and tool names come from events and transcripts: escaped before use.
+  const r = safeData(record);
   const tokens = r.tokens
     ? `${r.tokens.total} (input ${r.tokens.input}, output ${r.tokens.output}, cache read ${r.tokens.cacheRead}, cache write ${r.tokens.cacheWrite}, thinking ${r.tokens.thinking})`
     : '-';

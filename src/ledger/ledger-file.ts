@@ -1,7 +1,9 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, read } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { promisify } from 'node:util';
 import { RECORD_VERSION, type SessionRecord } from './types.js';
-import { PRIVATE_APPEND_READ_FLAGS } from '../util/private-fs.js';
+import { PRIVATE_APPEND_READ_FLAGS, openRegularFile } from '../util/private-fs.js';
 
 /**
  * The ledger's on-disk format: JSON lines, one record per line, appended with a single write and fsync'd.
@@ -10,6 +12,7 @@ import { PRIVATE_APPEND_READ_FLAGS } from '../util/private-fs.js';
  */
 
 const NEWLINE = 0x0a;
+const readFd = promisify(read);
 const CHUNK_BYTES = 256 * 1024;
 
 /** The line (with its newline) for one record. */
@@ -47,9 +50,10 @@ export async function scanLedger(
   onRecord: (record: SessionRecord) => void,
   fromOffset = 0,
 ): Promise<ScanResult> {
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await open(path, 'r');
+    // Never waits: a FIFO or device in the ledger's place is an error, not a hang.
+    fd = openRegularFile(path).fd;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { endOffset: 0, skipped: 0 };
     throw error;
@@ -60,7 +64,7 @@ export async function scanLedger(
   try {
     const buffer = Buffer.alloc(CHUNK_BYTES);
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, offset + carry.length);
+      const { bytesRead } = await readFd(fd, buffer, 0, CHUNK_BYTES, offset + carry.length);
       if (bytesRead === 0) break;
       const data = carry.length
         ? Buffer.concat([carry, buffer.subarray(0, bytesRead)])
@@ -79,7 +83,7 @@ export async function scanLedger(
       carry = Buffer.from(data.subarray(start));
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
   return { endOffset: offset, skipped };
 }

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writePrivateFileAtomic } from '../util/private-fs.js';
+import { readRegularFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import type { Enrichment } from '../enrich/types.js';
 import { isCompactionFork, isHumanPrompt } from '../events/claude-facts.js';
 import type { EventHandoff, HookEvent } from '../events/types.js';
@@ -55,10 +54,14 @@ export function trackerStatePath(dataDir: string): string {
   return join(dataDir, 'ledger', 'open-sessions.json');
 }
 
-/** Read a saved snapshot; a missing or unreadable file is an empty one. */
+/** A snapshot larger than this is not read (each open session takes a few hundred bytes). */
+const MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024;
+
+/** Read a saved snapshot; a missing or unreadable file (or not a regular file, or too big) is an empty one. */
 export async function loadTrackerSnapshot(path: string): Promise<TrackerSnapshot> {
   try {
-    const value = JSON.parse(await readFile(path, 'utf8')) as Partial<TrackerSnapshot>;
+    const text = readRegularFile(path, MAX_SNAPSHOT_BYTES, { noFollow: true }).toString('utf8');
+    const value = JSON.parse(text) as Partial<TrackerSnapshot>;
     if (value?.v === 1 && Array.isArray(value.sessions)) {
       return { v: 1, sessions: value.sessions.filter((s) => typeof s?.sessionId === 'string') };
     }

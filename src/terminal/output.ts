@@ -3,7 +3,10 @@
  * scripts. Below every feature folder (docs/architecture.md): features format with it, cli/ prints.
  */
 
+import { UNSAFE_IN_JSON, safeText } from './safe-text.js';
+
 export { formatAgo, formatDuration } from '../util/format-duration.js';
+export { safeData, safeLines, safeText } from './safe-text.js';
 
 export interface Out {
   write(text: string): void;
@@ -54,17 +57,31 @@ export function visibleLength(text: string): number {
 
 export interface Column<T> {
   header: string;
+  /** The cell's text: shown through safeText (data never reaches the terminal raw); never paint here. */
   value: (row: T) => string;
+  /** The cell's colour (with `out` given to formatTable and colour on). */
+  color?: (row: T) => Color | undefined;
   align?: 'left' | 'right';
   /** Truncate longer cells to this many characters. */
   max?: number;
 }
 
-export function formatTable<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
+/**
+ * A table for people: each cell's text made safe (a run of white space, line breaks included, becomes
+ * one space; every other control character is shown escaped), cut to its column's `max`, then painted
+ * with its column's colour.
+ */
+export function formatTable<T>(
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  out: Pick<Out, 'color'> = { color: false },
+): string {
   const cells = rows.map((row) =>
     columns.map((c) => {
-      const text = c.value(row).replace(/\s+/g, ' ');
-      return c.max && text.length > c.max ? `${text.slice(0, c.max - 1)}…` : text;
+      const text = safeText(c.value(row).replace(/\s+/g, ' '));
+      const cut = c.max && text.length > c.max ? `${text.slice(0, c.max - 1)}…` : text;
+      const color = c.color?.(row);
+      return color ? paint(out, color, cut) : cut;
     }),
   );
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => visibleLength(r[i]!))));
@@ -79,6 +96,20 @@ export function formatTable<T>(rows: readonly T[], columns: readonly Column<T>[]
   return [line(columns.map((c) => c.header)), ...cells.map(line)].join('\n') + '\n';
 }
 
+/** `\u009b` for a character JSON.stringify leaves raw but a terminal would act on (C1, DEL, bidi). */
+function jsonEscape(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * JSON for scripts, safe on a terminal too: JSON.stringify escapes the C0 controls; DEL, the C1 controls
+ * and the bidirectional controls are written as `\u` escapes as well (the same JSON value).
+ */
 export function formatJson(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
+  return `${JSON.stringify(value, null, 2).replace(UNSAFE_IN_JSON, jsonEscape)}\n`;
+}
+
+/** The same on one line (JSON lines). */
+export function formatJsonLine(value: unknown): string {
+  return `${JSON.stringify(value).replace(UNSAFE_IN_JSON, jsonEscape)}\n`;
 }

@@ -11,11 +11,13 @@ import {
   renameSync,
   rmSync,
   writeSync,
+  type Stats,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 // Every file hookd writes goes through this module: 0600 files in 0700 folders that belong to the user,
-// never through a symlink. On the hook's start-up path: Node built-ins only (no node:crypto).
+// never through a symlink. Every file it reads that others could name or replace is opened by
+// openRegularFile. On the hook's start-up path: Node built-ins only (no node:crypto).
 
 /** O_NOFOLLOW where the OS has it (not on Windows, which has no such planted-symlink attack surface). */
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -194,6 +196,68 @@ export function readOpenFile(fd: number, size: number): Buffer {
   return buf.subarray(0, got);
 }
 
+/** A file refused for what its descriptor says it is: not a regular file, or larger than allowed. */
+export class RefusedFileError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'ENOTREG' | 'EISDIR' | 'EFBIG',
+    /** The file's size, for EFBIG. */
+    readonly size = 0,
+  ) {
+    super(message);
+    this.name = 'RefusedFileError';
+  }
+}
+
+/**
+ * Opens a file for reading without ever waiting on it, and judges what was opened by its descriptor,
+ * never by its name: every file hookd reads that an event, a repository or another program could have
+ * named or replaced goes through here. O_NONBLOCK, so a FIFO's open returns at once instead of waiting
+ * for a writer (on a regular file the flag changes nothing); O_NOCTTY, so a terminal never becomes
+ * hookd's; O_NOFOLLOW on request. Then fstat: anything but a regular file (a FIFO, a device, a socket, a
+ * directory) or one over `maxBytes` is closed again and refused with a RefusedFileError (code ENOTREG,
+ * EISDIR or EFBIG); open's own errors (ENOENT, EACCES, ELOOP) are thrown as they are. Synchronous: an open that
+ * cannot block is cheaper on the calling thread than a round trip to the thread pool, where a blocking
+ * open would hold one of its four threads. The caller closes the returned fd.
+ */
+export function openRegularFile(
+  file: string,
+  options: { maxBytes?: number; noFollow?: boolean } = {},
+): { fd: number; stats: Stats } {
+  const flags =
+    constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0) | (options.noFollow ? NOFOLLOW : 0);
+  const fd = openSync(file, flags);
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isDirectory()) throw new RefusedFileError(`${file} is a directory`, 'EISDIR');
+    if (!stats.isFile()) throw new RefusedFileError(`${file} is not a regular file`, 'ENOTREG');
+    if (options.maxBytes !== undefined && stats.size > options.maxBytes)
+      throw new RefusedFileError(
+        `${file} is ${stats.size} bytes, over the ${options.maxBytes} limit`,
+        'EFBIG',
+        stats.size,
+      );
+    return { fd, stats };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/** The whole of a regular file of at most `maxBytes`, opened and judged by openRegularFile; throws as it does. */
+export function readRegularFile(
+  file: string,
+  maxBytes: number,
+  options: { noFollow?: boolean } = {},
+): Buffer {
+  const { fd, stats } = openRegularFile(file, { ...options, maxBytes });
+  try {
+    return readOpenFile(fd, stats.size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export type PrivateRead =
   { ok: true; text: string } | { ok: false; missing: true } | { ok: false; missing: false; problem: string };
 
@@ -203,19 +267,19 @@ export type PrivateRead =
  * problem to report, never a throw.
  */
 export function readPrivateFile(file: string, maxBytes: number): PrivateRead {
-  let fd: number;
+  let opened: { fd: number; stats: Stats };
   try {
-    fd = openSync(file, constants.O_RDONLY | NOFOLLOW | constants.O_NONBLOCK);
+    opened = openRegularFile(file, { noFollow: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { ok: false, missing: true };
     if (code === 'ELOOP') return { ok: false, missing: false, problem: `${file} is a symlink; not followed` };
+    if (error instanceof RefusedFileError) return { ok: false, missing: false, problem: error.message };
     return { ok: false, missing: false, problem: `cannot open ${file}: ${(error as Error).message}` };
   }
+  const { fd, stats: st } = opened;
   try {
-    const st = fstatSync(fd);
     const uid = myUid();
-    if (!st.isFile()) return { ok: false, missing: false, problem: `${file} is not a regular file` };
     if (uid !== undefined && st.uid !== uid)
       return {
         ok: false,

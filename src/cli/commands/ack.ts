@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { ackWaiting, type AckResult } from '../../daemon/admin.js';
 import type { AckedSession } from '../../daemon/escalator.js';
 import { CliError, UsageError } from '../../errors.js';
-import { formatJson, stdoutOut } from '../../terminal/output.js';
+import { formatJson, safeData, stdoutOut } from '../../terminal/output.js';
 
 interface AckArgs {
   session?: string;
@@ -23,7 +23,9 @@ function describe(s: AckedSession): string {
 }
 
 /** The text `hookd ack` prints for people. */
-export function formatAck(result: AckResult, request: { session?: string; all: boolean }): string {
+export function formatAck(unsafeResult: AckResult, request: { session?: string; all: boolean }): string {
+  // Session ids, projects and titles come from events: escaped before use.
+  const result = safeData(unsafeResult);
   const lines: string[] = [];
   if (result.acked.length === 0)
     lines.push('nothing waits for an answer: no escalation runs, nothing is held');

@@ -11,7 +11,7 @@ import { validator } from '../../config/resolve.js';
 import { formatIssues } from '../../config/issues.js';
 import { configJsonSchema, validateConfigText } from '../../config/validate.js';
 import { EXIT } from '../../errors.js';
-import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
+import { formatJson, paint, safeLines, safeText, stdoutOut, type Out } from '../../terminal/output.js';
 import { projectDirArg } from './trust.js';
 
 interface ConfigArgs {
@@ -30,7 +30,9 @@ function untrusted(s: ConfigSource): boolean {
 
 function untrustedLine(s: ConfigSource): string {
   const lapsed = s.trust!.lapsed ? ' (your trust lapsed)' : '';
-  return `${s.file} is ${untrustedText(s.trust!)}${lapsed}, so hookd ignores it; review it, then: ${untrustedFix(s.trust!, dirname(dirname(s.file)))}`;
+  return safeText(
+    `${s.file} is ${untrustedText(s.trust!)}${lapsed}, so hookd ignores it; review it, then: ${untrustedFix(s.trust!, dirname(dirname(s.file)))}`,
+  );
 }
 
 function sourceState(out: Out, s: ConfigSource): string {
@@ -90,12 +92,17 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
           'Sources (a trusted project file adds hooks, notify rules and channels; settings come from the user file):\n',
         ),
       );
+      // Paths, event names, matchers and commands may come from a repository's file: shown escaped.
       for (const s of loaded.sources) {
-        out.write(`  ${s.level.padEnd(8)} ${s.file}  ${sourceState(out, s)}\n`);
+        out.write(`  ${s.level.padEnd(8)} ${safeText(s.file)}  ${sourceState(out, s)}\n`);
         if (untrusted(s)) out.write(paint(out, 'gray', `           ${untrustedLine(s)}\n`));
         if (s.ignoredKeys?.length)
           out.write(
-            paint(out, 'gray', `           not applied from a project file: ${s.ignoredKeys.join(', ')}\n`),
+            paint(
+              out,
+              'gray',
+              `           not applied from a project file: ${safeText(s.ignoredKeys.join(', '))}\n`,
+            ),
           );
       }
       out.write(paint(out, 'bold', '\nHooks:\n'));
@@ -105,7 +112,9 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
         entries.forEach((entry, i) => {
           const origin = loaded.entryOrigins[event]?.[i] ?? '?';
           const matcher = entry.matcher ? ` matcher ${JSON.stringify(entry.matcher)}` : '';
-          out.write(`  ${event}[${i}]${matcher}  ${paint(out, 'gray', `from ${origin}`)}\n`);
+          out.write(
+            `  ${safeText(`${event}[${i}]${matcher}`)}  ${paint(out, 'gray', `from ${safeText(origin)}`)}\n`,
+          );
           for (const h of entry.hooks) {
             const opts = [
               h.name ? `name=${h.name}` : '',
@@ -115,7 +124,7 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
               h.enabled === false ? 'disabled' : '',
             ].filter(Boolean);
             out.write(
-              `      ${h.command}${opts.length ? paint(out, 'gray', `  (${opts.join(', ')})`) : ''}\n`,
+              `      ${safeText(h.command)}${opts.length ? paint(out, 'gray', `  (${safeText(opts.join(', '))})`) : ''}\n`,
             );
           }
         });
@@ -125,7 +134,7 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
     }
     const invalid = loaded.sources.filter((s) => !s.ok);
     if (invalid.length > 0) {
-      process.stderr.write(`${formatIssues(invalid.flatMap((s) => s.issues))}\n`);
+      process.stderr.write(`${safeLines(formatIssues(invalid.flatMap((s) => s.issues)))}\n`);
       process.exitCode = EXIT.FAILURE;
     }
   },
@@ -213,15 +222,15 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       );
     else {
       if (issues.length === 0)
-        out.write(`${paint(out, 'green', '✓')} ${files.map((f) => f.file).join(', ')}: valid\n`);
-      else out.write(`${formatIssues(issues)}\n\n${issues.length} problem(s) found.\n`);
+        out.write(`${paint(out, 'green', '✓')} ${safeText(files.map((f) => f.file).join(', '))}: valid\n`);
+      else out.write(`${safeLines(formatIssues(issues))}\n\n${issues.length} problem(s) found.\n`);
       for (const s of notTrusted) out.write(`${paint(out, 'red', '✗')} ${untrustedLine(s)}\n`);
       for (const [agent, events] of Object.entries(unwired))
         out.write(
           paint(
             out,
             'yellow',
-            `note: ${AGENT_PROFILES[agent as Agent].displayName} does not send hookd ${events.join(', ')}, which this config needs: run \`hookd install --agent ${agent}\`\n`,
+            `note: ${AGENT_PROFILES[agent as Agent].displayName} does not send hookd ${safeText(events.join(', '))}, which this config needs: run \`hookd install --agent ${agent}\`\n`,
           ),
         );
     }

@@ -6,7 +6,7 @@ import { samplePayload } from '../../events/sample.js';
 import { processEvent } from '../../hook/process-event.js';
 import { UsageError } from '../../errors.js';
 import { cliProcessIO } from '../hook-io.js';
-import { formatJson, stdoutOut } from '../../terminal/output.js';
+import { formatJson, formatJsonLine, stdoutOut } from '../../terminal/output.js';
 import { formatReport, reportJson } from '../../explain/format-report.js';
 import type { AgentFrom } from '../../explain/explain-event.js';
 
@@ -183,7 +183,7 @@ export const emitCommand: CommandModule<object, EmitArgs> = {
     const { agent } = eventAgent(args);
     const out = stdoutOut();
     if (args.print) {
-      out.write(`${JSON.stringify(payload)}\n`);
+      out.write(formatJsonLine(payload));
       return;
     }
     const io = { ...cliProcessIO({ daemon: args.daemon }), agent };

@@ -14,7 +14,7 @@ import { TRANSPORTS, type Transport } from '../../install/transport.js';
 import { UsageError } from '../../errors.js';
 import { loadConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
-import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
+import { formatJson, paint, safeText, stdoutOut, type Out } from '../../terminal/output.js';
 
 interface TargetArgs {
   agent: Agent;
@@ -132,6 +132,7 @@ function wiringFrom(args: InstallArgs) {
 function colourDiff(out: Out, diff: string): string {
   return diff
     .split('\n')
+    .map(safeText) // the settings file's lines are shown escaped: it may be a repository's
     .map((line) => {
       if (line.startsWith('+++') || line.startsWith('---')) return paint(out, 'bold', line);
       if (line.startsWith('+')) return paint(out, 'green', line);

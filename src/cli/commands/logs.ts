@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { logDir } from '../../paths.js';
-import { paint, stdoutOut, type Out, type Color } from '../../terminal/output.js';
+import { formatJsonLine, paint, safeText, stdoutOut, type Out, type Color } from '../../terminal/output.js';
 
 interface LogsArgs {
   session?: string;
@@ -88,9 +88,10 @@ export function formatRecord(record: LogRecord, out: Pick<Out, 'color'>): string
     (k) =>
       record[k] !== undefined && record[k] !== null && !String(record.msg ?? '').includes(String(record[k])),
   )
-    .map((k) => `${k}=${k === 'sessionId' ? String(record[k]).slice(0, 8) : String(record[k])}`)
+    .map((k) => `${k}=${safeText(k === 'sessionId' ? String(record[k]).slice(0, 8) : String(record[k]))}`)
     .join(' ');
-  let line = `${paint(out, 'gray', time)} ${paint(out, color, label.padEnd(5))} ${record.msg ?? ''}${extras ? paint(out, 'gray', `  ${extras}`) : ''}`;
+  // Everything in a record may come from an event or a command: shown escaped, never raw.
+  let line = `${paint(out, 'gray', time)} ${paint(out, color, label.padEnd(5))} ${safeText(record.msg ?? '')}${extras ? paint(out, 'gray', `  ${extras}`) : ''}`;
   const stderr = typeof record.stderrTail === 'string' ? record.stderrTail.trim() : '';
   if (stderr && (record.level ?? 30) >= 40)
     line += `\n${paint(
@@ -99,7 +100,7 @@ export function formatRecord(record: LogRecord, out: Pick<Out, 'color'>): string
       stderr
         .split('\n')
         .slice(-5)
-        .map((l) => `      stderr| ${l}`)
+        .map((l) => `      stderr| ${safeText(l)}`)
         .join('\n'),
     )}`;
   return `${line}\n`;
@@ -144,14 +145,14 @@ export const logsCommand: CommandModule<object, LogsArgs> = {
   handler: async (args) => {
     const out = stdoutOut();
     const files = logFiles();
-    const show = (r: LogRecord) => out.write(args.json ? `${JSON.stringify(r)}\n` : formatRecord(r, out));
+    const show = (r: LogRecord) => out.write(args.json ? formatJsonLine(r) : formatRecord(r, out));
     const records = files
       .flatMap((f) => parseLogLines(readAll(f)))
       .filter((r) => recordMatches(r, args))
       .sort((a, b) => (a.time ?? 0) - (b.time ?? 0));
     const shown = args.lines > 0 ? records.slice(-args.lines) : records;
     if (shown.length === 0 && !args.follow && !args.json) {
-      out.write(paint(out, 'gray', `No log records yet (looked in ${files.join(', ')}).\n`));
+      out.write(paint(out, 'gray', `No log records yet (looked in ${safeText(files.join(', '))}).\n`));
     }
     shown.forEach(show);
     if (!args.follow) return;

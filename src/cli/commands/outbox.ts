@@ -3,7 +3,7 @@ import { daemonLadders, outboxAction } from '../../daemon/admin.js';
 import type { Delivery, Ladder } from '../../daemon/store.js';
 import { describeLadderState } from '../../daemon/escalator.js';
 import { CliError, UsageError } from '../../errors.js';
-import { formatJson, formatTable, stdoutOut } from '../../terminal/output.js';
+import { formatJson, formatTable, safeText, stdoutOut } from '../../terminal/output.js';
 
 type State = 'pending' | 'held' | 'dead' | 'delivered' | 'cancelled' | 'all';
 const STATES: State[] = ['pending', 'held', 'dead', 'delivered', 'cancelled', 'all'];
@@ -26,8 +26,10 @@ function deliveryNote(d: Delivery): string {
 export function formatLadders(active: readonly Ladder[], recent: readonly Ladder[], now: number): string {
   if (active.length === 0 && recent.length === 0) return '';
   const lines = ['', 'escalation ladders:'];
-  for (const l of active) lines.push(`  running  ${l.session}  ${describeLadderState(l, now)}`);
-  for (const l of recent.slice(-20)) lines.push(`  stopped  ${l.session}  ${describeLadderState(l, now)}`);
+  // Session ids and errors come from events and channels: shown escaped.
+  for (const l of active) lines.push(safeText(`  running  ${l.session}  ${describeLadderState(l, now)}`));
+  for (const l of recent.slice(-20))
+    lines.push(safeText(`  stopped  ${l.session}  ${describeLadderState(l, now)}`));
   return `${lines.join('\n')}\n`;
 }
 

@@ -3,7 +3,7 @@ import { readInputFile } from '../read-input.js';
 import { processEvent } from '../../hook/process-event.js';
 import { CliError, EXIT } from '../../errors.js';
 import { cliProcessIO } from '../hook-io.js';
-import { paint, stdoutOut } from '../../terminal/output.js';
+import { formatJsonLine, paint, safeText, stdoutOut } from '../../terminal/output.js';
 import { formatReport, reportJson } from '../../explain/format-report.js';
 import { failed } from '../../events/failed.js';
 
@@ -75,7 +75,9 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       for (const record of records) {
         if (!record.payload) {
           bad++;
-          process.stderr.write(`hookd: ${args.file}:${record.line}: skipped, ${record.error}\n`);
+          process.stderr.write(
+            safeText(`hookd: ${args.file}:${record.line}: skipped, ${record.error}`) + '\n',
+          );
           continue;
         }
         const name = record.payload.hook_event_name;
@@ -85,7 +87,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
         failures += report.ran.filter((r) => failed(r.result, r.planned.spec.blocking)).length;
         out.write(
           args.json
-            ? `${JSON.stringify({ line: record.line, ...(reportJson(report) as object) })}\n`
+            ? formatJsonLine({ line: record.line, ...(reportJson(report) as object) })
             : formatReport(report, out),
         );
       }

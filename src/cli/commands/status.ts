@@ -12,6 +12,8 @@ import {
   formatJson,
   formatTable,
   paint,
+  safeData,
+  safeText,
   stdoutOut,
   type Out,
 } from '../../terminal/output.js';
@@ -43,7 +45,9 @@ export interface StatusReport {
 }
 
 /** One line per agent: the events by path, and the events the config needs that are not wired. */
-export function formatPaths(paths: StatusReport['paths'], out: Pick<Out, 'color'>): string[] {
+export function formatPaths(unsafePaths: StatusReport['paths'], out: Pick<Out, 'color'>): string[] {
+  // Event names and matchers come from agent settings files (a repository's among them).
+  const paths = safeData(unsafePaths);
   const lines: string[] = [];
   for (const agent of AGENTS) {
     const list = paths[agent];
@@ -91,16 +95,14 @@ export function formatSessionStates(
       {
         header: 'STATE',
         value: (s) =>
-          paint(
-            out,
-            colour(s),
-            `${s.phase}${s.waitingFor ? ` (${s.waitingFor})` : ''}${s.failure ? `: ${s.failure}` : ''}`,
-          ),
+          `${s.phase}${s.waitingFor ? ` (${s.waitingFor})` : ''}${s.failure ? `: ${s.failure}` : ''}`,
+        color: colour,
       },
       { header: 'SINCE', value: (s) => formatAgo(now - s.since) },
       { header: 'LAST EVENT', value: (s) => `${s.lastEvent} (${s.transition})` },
       { header: 'CWD', value: (s) => s.cwd ?? '-', max: 40 },
     ],
+    out,
   );
 }
 
@@ -112,7 +114,8 @@ export function formatPresence(p: PresenceStatus, now: number): string {
     p.last && p.detection.source !== 'none'
       ? `, ${describeReading(p.last)}, read ${formatAgo(now - p.last.at)}`
       : '';
-  return `presence: ${describeDetection(p.detection)}${reading}`;
+  // The detection's reasons quote what the probes printed.
+  return safeText(`presence: ${describeDetection(p.detection)}${reading}`);
 }
 
 /** The live sessions of those the daemon holds. */
@@ -159,7 +162,9 @@ export async function statusReport(env: Record<string, string | undefined>): Pro
 }
 
 /** The report for people: daemon, config, counts, one row per channel, then every problem. */
-export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now = Date.now()): string {
+export function formatStatus(unsafeReport: StatusReport, out: Pick<Out, 'color'>, now = Date.now()): string {
+  // Paths, session ids, channel errors and problems hold event and command data: escaped before use.
+  const report = safeData(unsafeReport);
   const lines: string[] = [];
   const problems: string[] = [];
   const d = report.daemon;
@@ -171,7 +176,9 @@ export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now 
     // Older daemons do not say what they listen on.
     if (s.listening)
       lines.push(
-        `listening: ${s.listening.control} (control)${s.listening.fast ? `, ${s.listening.fast.socket} (fast client, protocol ${s.listening.fast.protocol})` : ', no fast listener'}; no TCP port`,
+        safeText(
+          `listening: ${s.listening.control} (control)${s.listening.fast ? `, ${s.listening.fast.socket} (fast client, protocol ${s.listening.fast.protocol})` : ', no fast listener'}; no TCP port`,
+        ),
       );
     if (s.config.ok)
       lines.push(
@@ -195,22 +202,27 @@ export function formatStatus(report: StatusReport, out: Pick<Out, 'color'>, now 
     if (presence.success) lines.push(formatPresence(presence.data, now));
     lines.push('');
     lines.push(
-      formatTable(s.channels, [
-        { header: 'CHANNEL', value: (c) => c.name },
-        { header: 'TYPE', value: (c) => c.description, max: 40 },
-        {
-          header: 'STATE',
-          value: (c) => (c.healthy ? paint(out, 'green', 'ok') : paint(out, 'red', 'unusable')),
-        },
-        { header: 'PENDING', value: (c) => String(c.pending), align: 'right' },
-        { header: 'SENT', value: (c) => String(c.delivered), align: 'right' },
-        { header: 'DEAD', value: (c) => String(c.dead), align: 'right' },
-        {
-          header: 'LAST SENT',
-          value: (c) => formatAgo(c.lastDeliveredAt ? now - c.lastDeliveredAt : undefined),
-        },
-        { header: 'LAST ERROR', value: (c) => c.lastError ?? '-', max: 60 },
-      ]).trimEnd(),
+      formatTable(
+        s.channels,
+        [
+          { header: 'CHANNEL', value: (c) => c.name },
+          { header: 'TYPE', value: (c) => c.description, max: 40 },
+          {
+            header: 'STATE',
+            value: (c) => (c.healthy ? 'ok' : 'unusable'),
+            color: (c) => (c.healthy ? 'green' : 'red'),
+          },
+          { header: 'PENDING', value: (c) => String(c.pending), align: 'right' },
+          { header: 'SENT', value: (c) => String(c.delivered), align: 'right' },
+          { header: 'DEAD', value: (c) => String(c.dead), align: 'right' },
+          {
+            header: 'LAST SENT',
+            value: (c) => formatAgo(c.lastDeliveredAt ? now - c.lastDeliveredAt : undefined),
+          },
+          { header: 'LAST ERROR', value: (c) => c.lastError ?? '-', max: 60 },
+        ],
+        out,
+      ).trimEnd(),
     );
     for (const c of s.channels) for (const p of c.problems) problems.push(`${c.name}: ${p}`);
     if (report.sessions) {

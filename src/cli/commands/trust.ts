@@ -13,7 +13,7 @@ import {
 } from '../../config/trust.js';
 import { validateConfigText } from '../../config/validate.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
+import { formatJson, paint, safeText, stdoutOut, type Out } from '../../terminal/output.js';
 
 interface TrustArgs {
   dir?: string;
@@ -39,10 +39,10 @@ function printReport(out: Out, report: TrustReport): void {
     out.write('No project config is trusted.\n');
   for (const t of report.trusted) {
     const meta = `sha256 ${t.sha256.slice(0, 12)}…, ${t.trustedAt}${t.carriedOver ? ', carried over from an older record' : ''}`;
-    out.write(`${t.dir}  ${paint(out, 'gray', meta)}\n`);
+    out.write(`${safeText(t.dir)}  ${paint(out, 'gray', meta)}\n`);
     if (t.state !== 'applies')
       out.write(
-        `  ${paint(out, t.state === 'absent' ? 'gray' : 'yellow', `${t.state === 'absent' ? 'no config now' : 'trust lapsed'}: ${t.problem}`)}\n  fix: ${t.fix}\n`,
+        `  ${paint(out, t.state === 'absent' ? 'gray' : 'yellow', `${t.state === 'absent' ? 'no config now' : 'trust lapsed'}: ${safeText(t.problem)}`)}\n  fix: ${safeText(t.fix)}\n`,
       );
   }
   if (report.notCarriedOver.length > 0) {
@@ -51,7 +51,7 @@ function printReport(out: Out, report: TrustReport): void {
     );
     for (const o of report.notCarriedOver)
       out.write(
-        `${o.file}  ${paint(out, 'gray', `sha256 ${o.sha256.slice(0, 12)}…, ${o.trustedAt}`)}\n  ${paint(out, 'yellow', o.reason)}\n  fix: ${o.fix}\n`,
+        `${safeText(o.file)}  ${paint(out, 'gray', `sha256 ${o.sha256.slice(0, 12)}…, ${safeText(o.trustedAt)}`)}\n  ${paint(out, 'yellow', safeText(o.reason))}\n  fix: ${safeText(o.fix)}\n`,
       );
   }
 }
@@ -124,8 +124,8 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
       else
         out.write(
           removed.length > 0
-            ? `No longer trusted: ${removed.join(', ')}\n`
-            : `${dir} was not trusted; nothing changed.\n`,
+            ? `No longer trusted: ${safeText(removed.join(', '))}\n`
+            : `${safeText(dir)} was not trusted; nothing changed.\n`,
         );
       return;
     }
@@ -159,11 +159,11 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
       return;
     }
     out.write(
-      `${paint(out, 'green', '✓')} Trusted ${trusted.file} in ${trusted.dir} (sha256 ${trusted.sha256.slice(0, 12)}…).\n`,
+      `${paint(out, 'green', '✓')} Trusted ${safeText(trusted.file)} in ${safeText(trusted.dir)} (sha256 ${trusted.sha256.slice(0, 12)}…).\n`,
     );
     out.write(
       commands.length > 0
-        ? `Commands it adds:\n${commands.map((c) => `  ${c}\n`).join('')}`
+        ? `Commands it adds:\n${commands.map((c) => `  ${safeText(c)}\n`).join('')}`
         : 'It adds no commands.\n',
     );
     const notify = checked.config.notify;
@@ -172,11 +172,12 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
         `project:${r.name ?? `rule-${i}`} (on ${[r.on].flat().join(', ')} → ${r.channels.join(', ')})`,
     );
     const channels = Object.entries(notify?.channels ?? {}).map(([name, c]) => `${name} (${c.type})`);
-    if (rules.length > 0) out.write(`Notification rules it adds:\n${rules.map((r) => `  ${r}\n`).join('')}`);
-    if (channels.length > 0) out.write(`Channels it adds: ${channels.join(', ')}\n`);
+    if (rules.length > 0)
+      out.write(`Notification rules it adds:\n${rules.map((r) => `  ${safeText(r)}\n`).join('')}`);
+    if (channels.length > 0) out.write(`Channels it adds: ${safeText(channels.join(', '))}\n`);
     if (ignored.length > 0)
       out.write(
-        `Not applied from a project file: ${ignored.join(', ')} (see README "Project configs and trust").\n`,
+        `Not applied from a project file: ${safeText(ignored.join(', '))} (see README "Project configs and trust").\n`,
       );
     out.write('It applies in this project dir only; any change to the file needs `hookd trust` again.\n');
   },

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { CommandChannelConfig } from '../../config/notify-schema.js';
 import type { RenderedNotification } from '../notification.js';
 import { redactText } from '../../logging/redact.js';
+import { findOnPath } from '../../util/find-on-path.js';
 import { killProcessGroup } from '../../util/process-group.js';
 import { notificationPayload, type Channel, type DeliveryContext, type DeliveryResult } from './channel.js';
 
@@ -19,8 +20,8 @@ export function createCommandChannel(
   config: CommandChannelConfig,
   options: { env?: Record<string, string | undefined> } = {},
 ): Channel {
-  const argv = Array.isArray(config.command) ? config.command : ['sh', '-c', config.command];
-  const label = argv[0] === 'sh' && !Array.isArray(config.command) ? 'sh -c …' : argv[0]!;
+  const argv = Array.isArray(config.command) ? config.command : ['/bin/sh', '-c', config.command];
+  const label = Array.isArray(config.command) ? argv[0]! : 'sh -c …';
   return {
     name,
     type: 'command',
@@ -28,6 +29,16 @@ export function createCommandChannel(
     describe: () => `command ${label}`,
     health: () => ({ ok: true, problems: [] }),
     send(notification: RenderedNotification, context: DeliveryContext): Promise<DeliveryResult> {
+      const env: Record<string, string | undefined> = {
+        ...(options.env ?? process.env),
+        ...config.env,
+        HOOKD_DELIVERY_ID: context.deliveryId,
+      };
+      // A bare program name is looked up in PATH's absolute folders only (findOnPath), never in a
+      // relative one that would lead into whatever folder hookd runs in.
+      const program = argv[0]!.includes('/') ? argv[0]! : findOnPath(argv[0]!, env.PATH);
+      if (!program)
+        return Promise.resolve({ ok: false, retryable: false, error: `command ${label} is not on PATH` });
       const input = JSON.stringify(notificationPayload(notification, context, name));
       return new Promise((resolve) => {
         let settled = false;
@@ -41,10 +52,10 @@ export function createCommandChannel(
           clearTimeout(escalation);
           resolve(result);
         };
-        const child = spawn(argv[0]!, argv.slice(1), {
+        const child = spawn(program, argv.slice(1), {
           detached: true,
           stdio: ['pipe', 'ignore', 'pipe'],
-          env: { ...(options.env ?? process.env), ...config.env, HOOKD_DELIVERY_ID: context.deliveryId },
+          env: env as NodeJS.ProcessEnv,
         });
         const timer = setTimeout(() => {
           timedOut = true;

@@ -1,6 +1,6 @@
 import type { ConsoleChannelConfig } from '../../config/notify-schema.js';
 import type { RenderedNotification, Urgency } from '../notification.js';
-import { colorFor, paint, type Color, type Out } from '../../terminal/output.js';
+import { colorFor, paint, safeText, type Color, type Out } from '../../terminal/output.js';
 import type { Channel, DeliveryResult } from './channel.js';
 
 /** Where the console channel writes: a writable stream such as process.stdout. */
@@ -37,14 +37,17 @@ export function formatConsoleNotification(
 ): string {
   const bar = (mark: string) => paint(out, URGENCY_COLOR[notification.urgency], mark);
   const count = notification.count > 1 ? ` (${notification.count} events)` : '';
-  const lines = [`${bar('┌')} ${paint(out, 'bold', `${notification.title}${count}`)}`];
+  // Titles, bodies and fields carry event data: each line shown escaped (safeText), never raw.
+  const lines = [`${bar('┌')} ${paint(out, 'bold', safeText(`${notification.title}${count}`))}`];
   for (const line of notification.body.split('\n')) {
-    if (line.trim() !== '') lines.push(`${bar('│')} ${line.trimEnd()}`);
+    if (line.trim() !== '') lines.push(`${bar('│')} ${safeText(line.trimEnd())}`);
   }
   const fields = notification.fields.map((f) => `${f.label} ${f.value}`).join(' · ');
-  if (fields) lines.push(`${bar('│')} ${paint(out, 'gray', fields)}`);
+  if (fields) lines.push(`${bar('│')} ${paint(out, 'gray', safeText(fields))}`);
   const urgency = notification.urgency === 'critical' ? paint(out, 'red', 'critical') : notification.urgency;
-  lines.push(`${bar('└')} ${paint(out, 'gray', `${channel} · rule "${notification.rule}" ·`)} ${urgency}`);
+  lines.push(
+    `${bar('└')} ${paint(out, 'gray', safeText(`${channel} · rule "${notification.rule}" ·`))} ${urgency}`,
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -52,15 +52,15 @@ interface Notifier {
   notify(options: Record<string, unknown>, callback: NotifyCallback): unknown;
 }
 
-async function loadNotifier(platform: NodeJS.Platform): Promise<Notifier> {
+/**
+ * node-notifier, for macOS and Windows (it runs its own vendored notifier binaries). Never on Linux and
+ * the BSDs: there it would run `notify-send` by name through a shell, wherever PATH leads; hookd runs
+ * the notify-send it found itself (findOnPath) instead.
+ */
+async function loadNotifier(): Promise<Notifier> {
   // Loaded on first use only: node-notifier ships vendored binaries and stays out of bundles.
-  const mod = (await import('node-notifier')) as unknown as {
-    default: Notifier & { NotifySend: new (options: Record<string, unknown>) => Notifier };
-  };
-  const root = mod.default;
-  if (platform === 'linux' || platform.endsWith('bsd'))
-    return new root.NotifySend({ suppressOsdCheck: true });
-  return root;
+  const mod = (await import('node-notifier')) as unknown as { default: Notifier };
+  return mod.default;
 }
 
 /** Runs a program (never a shell) with a deadline: its stdout, or why it failed. */
@@ -84,12 +84,23 @@ function run(
 const NOTIFICATION_ID = /^[1-9]\d{0,9}$/;
 
 /**
- * notify-send's arguments for a notification (libnotify >= 0.7.9): `--print-id` to learn its id, the
- * options, then `--` so a title starting with "-" is never read as an option.
+ * notify-send's arguments for a notification: `--print-id` to learn its id (libnotify >= 0.7.9; an
+ * older notify-send is run without it), the options, then `--` so a title starting with "-" is never
+ * read as an option.
  */
-export function notifySendArgs(notification: RenderedNotification, config: DesktopChannelConfig): string[] {
+export function notifySendArgs(
+  notification: RenderedNotification,
+  config: DesktopChannelConfig,
+  printId = true,
+): string[] {
   const sound = notification.sound ?? config.sound;
-  const args = ['--print-id', '--urgency', notification.urgency, '--app-name', config.appName];
+  const args = [
+    ...(printId ? ['--print-id'] : []),
+    '--urgency',
+    notification.urgency,
+    '--app-name',
+    config.appName,
+  ];
   if (config.expireMs !== undefined) args.push('--expire-time', String(config.expireMs));
   if (sound) args.push('--hint', `string:sound-name:${sound === true ? 'message-new-instant' : sound}`);
   if (config.icon) args.push('--icon', config.icon);
@@ -166,12 +177,14 @@ export function createDesktopChannel(
   let printsIds: Promise<boolean> | undefined;
   const health = () => probeDesktop({ platform, arch, env });
 
-  /** Linux with an id-printing notify-send: run it directly, and keep the id to close it later. */
+  /** Linux: notify-send run directly; an id-printing one's id is kept to close the notification later. */
   async function viaNotifySend(
     notifySend: string,
     notification: RenderedNotification,
+    printId: boolean,
   ): Promise<DeliveryResult> {
-    const shown = await run(notifySend, notifySendArgs(notification, config), env, config.timeoutMs);
+    const args = notifySendArgs(notification, config, printId);
+    const shown = await run(notifySend, args, env, config.timeoutMs);
     if (!shown.ok) return { ok: false, retryable: true, error: `notify-send failed: ${shown.error}` };
     const id = shown.stdout.trim().split('\n')[0] ?? '';
     return { ok: true, detail: 'shown', ...(NOTIFICATION_ID.test(id) ? { ref: id } : {}) };
@@ -197,28 +210,24 @@ export function createDesktopChannel(
         return closeNotification(id, env, config.timeoutMs);
       }
       if (notification.kind) return { ok: true, detail: `not shown: ${notification.kind}` };
-      if (linux && state.notifySend) {
-        const notifySend = state.notifySend;
+      if (linux) {
+        // health() found notify-send (an absolute path), or send() returned above.
+        const notifySend = state.notifySend!;
         printsIds ??= run(notifySend, ['--help'], env, config.timeoutMs).then(
           (help) => help.ok && help.stdout.includes('--print-id'),
         );
-        if (await printsIds) return viaNotifySend(notifySend, notification);
+        return viaNotifySend(notifySend, notification, await printsIds);
       }
       const sound = notification.sound ?? config.sound;
       const options: Record<string, unknown> = {
         title: notification.title,
-        message: (linux ? escapeMarkup(notification.body) : notification.body) || ' ',
+        message: notification.body || ' ',
       };
-      if (linux) {
-        options.urgency = notification.urgency;
-        options['app-name'] = config.appName;
-        if (config.expireMs !== undefined) options['expire-time'] = config.expireMs / 1000;
-        if (sound) options.hint = `string:sound-name:${sound === true ? 'message-new-instant' : sound}`;
-      } else if (sound) options.sound = sound === true ? true : sound;
+      if (sound) options.sound = sound === true ? true : sound;
       if (config.icon) options.icon = config.icon;
       let instance: Notifier;
       try {
-        instance = await (notifier ??= loadNotifier(platform));
+        instance = await (notifier ??= loadNotifier());
       } catch (error) {
         notifier = undefined;
         return {
@@ -244,7 +253,7 @@ export function createDesktopChannel(
               resolve({
                 ok: false,
                 retryable: true,
-                error: `notify-send failed: ${error.message.split('\n')[0]}`,
+                error: `the desktop notifier failed: ${error.message.split('\n')[0]}`,
               });
             } else resolve({ ok: true, detail: 'shown' });
           });

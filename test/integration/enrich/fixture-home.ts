@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HookEvent } from '../../../src/events/types.js';
-import { FIXTURES_DIR } from '../../helpers/fixtures.js';
+import { FIXTURES_DIR, REPO_DIR } from '../../helpers/fixtures.js';
 
 /** The real store captured from Droid 0.225.2; read-only: tests work on a copy. */
 export const FIXTURES = FIXTURES_DIR;
@@ -10,6 +10,14 @@ export const MAIN_SESSION = '48e23316-6280-4a11-966d-13493854823f';
 export const SUB_SESSION = '9414a522-3430-47b5-9f03-3dfadc677129';
 export const COMPACTED_SESSION = '38467040-96b6-4e45-bf6d-91edf75b2209';
 export const SESSION_DIR = 'sessions/-home-dev-projects-demo';
+/** A real Claude Code 2.1.330 transcript with assistant usage (read-only: tests copy it). */
+export const CLAUDE_TRANSCRIPT = join(
+  REPO_DIR,
+  'test',
+  'fixtures',
+  'claude-code-2.1.330-interrupt',
+  'fd3c71a9-e4e7-4219-96e4-248125a3a539.jsonl',
+);
 
 export interface TempHome {
   root: string;

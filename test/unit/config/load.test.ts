@@ -149,6 +149,21 @@ const corruptDiskCache = () => {
 const warnedMalformed = (loaded: ReturnType<typeof loadConfig>) =>
   (loaded.warnings ?? []).some((w) => w.kind === 'config-cache');
 
+describe('a "__proto__" event name', () => {
+  it('is an invalid config for the loader as for validate, never a valid one without it', () => {
+    writeFileSync(
+      env.HOOKD_CONFIG!,
+      '{"hooks": {"__proto__": [{"hooks": [{"type": "command", "command": "echo proto"}]}],' +
+        ' "Stop": [{"hooks": [{"type": "command", "command": "echo stop"}]}]}}',
+    );
+    const loaded = loadConfig({ env, projectDir: undefined, validator: countingValidator });
+    const user = loaded.sources.find((s) => s.level === 'user');
+    expect(user?.ok).toBe(false);
+    expect(user?.issues.map((i) => i.path)).toEqual(['hooks.__proto__']);
+    expect(Object.getPrototypeOf(loaded.config.hooks)).toBe(Object.prototype);
+  });
+});
+
 describe('config memo (loadConfig memory)', () => {
   it('answers from memory without reading the disk cache, and as the disk cache would', () => {
     writeFileSync(env.HOOKD_CONFIG!, stopConfig('a'));

@@ -74,6 +74,35 @@ describe('config validation', () => {
     expect(result.issues[0]?.fix).toMatch(/JSON syntax/);
   });
 
+  it('reports a "__proto__" event name or budget key as invalid instead of dropping it', () => {
+    // As written in a file (JSON.parse makes "__proto__" an own property; an object literal would not).
+    const text =
+      '{"settings": {"eventBudgetSecByEvent": {"__proto__": 5}},' +
+      ' "hooks": {"__proto__": [{"hooks": [{"type": "command", "command": "echo proto"}]}]}}';
+    const result = validateConfigText(text, 'c.json');
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const byPath = Object.fromEntries(result.issues.map((i) => [i.path, i]));
+    expect(byPath['hooks.__proto__']?.message).toMatch(/"__proto__" is not a usable name/);
+    expect(byPath['settings.eventBudgetSecByEvent.__proto__']?.message).toMatch(/not a usable name/);
+    expect(result.issues).toHaveLength(2);
+    // Under a channel table too, and once only where a strict object already reports it as unknown.
+    const elsewhere = validateConfigText(
+      '{"notify": {"channels": {"__proto__": {"type": "console"}}}, "settings": {"__proto__": 1}}',
+      'c.json',
+    );
+    expect(elsewhere.ok ? [] : elsewhere.issues.map((i) => i.path).sort()).toEqual([
+      'notify.channels.__proto__',
+      'settings.__proto__',
+    ]);
+    // Any other unknown event name is kept, as the agent may send events hookd does not know yet.
+    const other = validateConfigText(
+      JSON.stringify({ hooks: { constructor: [{ hooks: [{ type: 'command', command: 'echo' }] }] } }),
+      'c.json',
+    );
+    expect(other.ok && Object.hasOwn(other.config.hooks, 'constructor')).toBe(true);
+  });
+
   it('suggests only close names', () => {
     expect(suggest('timout', ['timeout', 'command'])).toBe('timeout');
     expect(suggest('zzz', ['timeout', 'command'])).toBeUndefined();

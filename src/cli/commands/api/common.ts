@@ -2,8 +2,10 @@ import type { Argv, CommandModule } from 'yargs';
 import { CliError, EXIT } from '../../../errors.js';
 import {
   formatJson,
+  formatJsonLine,
   formatTable,
   paint,
+  safeLines,
   stdoutOut,
   type Column,
   type Out,
@@ -97,14 +99,14 @@ export function print<T>(
 ): void {
   const out = stdoutOut();
   if (format === 'json') out.write(formatJson(whole));
-  else if (format === 'jsonl') for (const row of rows) out.write(`${JSON.stringify(row)}\n`);
+  else if (format === 'jsonl') for (const row of rows) out.write(formatJsonLine(row));
   else out.write(rows.length ? formatTable(rows, columns) : `${paint(out, 'gray', '(no rows)')}\n`);
 }
 
 export function printOne(format: Format, value: unknown, details: string): void {
   const out = stdoutOut();
-  if (format === 'table') out.write(details);
-  else out.write(format === 'json' ? formatJson(value) : `${JSON.stringify(value)}\n`);
+  if (format === 'table') out.write(safeLines(details));
+  else out.write(format === 'json' ? formatJson(value) : formatJsonLine(value));
 }
 
 /** A counter on stderr, only on a terminal, erased when done. */
@@ -132,7 +134,7 @@ export async function printAll<T, R extends T = T>(
   const rows: T[] = [];
   try {
     for await (const item of items) {
-      if (format === 'jsonl') out.write(`${JSON.stringify(item)}\n`);
+      if (format === 'jsonl') out.write(formatJsonLine(item));
       else rows.push(item);
     }
   } finally {

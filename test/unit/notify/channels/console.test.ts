@@ -48,6 +48,26 @@ describe('console channel', () => {
     );
   });
 
+  it('shows the escape sequences of event data escaped, never raw', () => {
+    const hostile = {
+      ...notification,
+      title: 'T\u001b]0;pwned\u0007',
+      body: 'line\u001b[2J\rhidden\nnext\u009b31m',
+      fields: [{ label: 'Session', value: 's\u001b]52;c;eA==\u0007' }],
+      rule: 'r\u0007',
+    };
+    expect(formatConsoleNotification(hostile, 'term', { color: true })).not.toMatch(
+      // eslint-disable-next-line no-control-regex
+      /\u001b\](?:0|52)|\u001b\[2J|\r|\u0007|\u009b/,
+    );
+    expect(formatConsoleNotification(hostile, 'term', { color: false }).split('\n').slice(0, 4)).toEqual([
+      String.raw`┌ T\x1b]0;pwned\x07`,
+      String.raw`│ line\x1b[2J\rhidden`,
+      String.raw`│ next\x9b31m`,
+      String.raw`│ Session s\x1b]52;c;eA==\x07`,
+    ]);
+  });
+
   it('counts the events of a coalesced notification in its title', () => {
     const text = formatConsoleNotification({ ...notification, count: 3 }, 'term', { color: false });
     expect(text.split('\n')[0]).toBe('┌ Finished: Fix the parser in api-server (main) (3 events)');
