@@ -77,6 +77,6 @@ describe('a lapsed project trust, said once per session', () => {
     const said = claimTrustLapses(env, load(dir), 's1');
     const raw = [...said].filter((ch) => ch !== '\n' && (ch.codePointAt(0)! < 0x20 || ch === '\u007f'));
     expect(raw).toEqual([]);
-    expect(said).toContain('evil\\u001b[2Jrepo');
+    expect(said).toContain('evil\\x1b[2Jrepo');
   });
 });

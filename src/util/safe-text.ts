@@ -1,3 +1,4 @@
+// Import-free: the hook path uses it (src/util/printable.ts).
 /**
  * Text from outside hookd made safe to print on a terminal. Event data, a command's output, a log
  * record, a path or a session id may hold escape sequences: an OSC 52 write to the clipboard, a window
