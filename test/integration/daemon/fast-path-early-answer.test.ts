@@ -93,7 +93,7 @@ class RawClient {
 /** Connects and sends one event with `entries` as its environment, as the client does. */
 async function send(stdin: Buffer, entries: Record<string, string>): Promise<RawClient> {
   const client = new RawClient(fastSocket(env));
-  const head = `HOOKD-FAST 3 3\ndroid\n-\n0022\n`;
+  const head = `HOOKD-FAST 3 3\ndroid\n-\n0022\neof\n`;
   const list = Object.entries(entries).map(([k, v]) => `${k}=${v}\0`);
   await client.write(
     Buffer.concat([Buffer.from(`${head}${tmp.dir}\0-\0${list.join('')}\0`), stdin, Buffer.from('\0')]),

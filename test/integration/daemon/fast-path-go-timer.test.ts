@@ -82,7 +82,7 @@ async function ackedLate(limits: { requestTimeoutMs: number; goTimeoutMs?: numbe
   const body = toolEvent('late');
   socket.write(
     Buffer.concat([
-      Buffer.from(`HOOKD-FAST 3 3\ndroid\n-\n0022\n${tmp.dir}\0-\0PATH=${process.env.PATH}\0\0`),
+      Buffer.from(`HOOKD-FAST 3 3\ndroid\n-\n0022\neof\n${tmp.dir}\0-\0PATH=${process.env.PATH}\0\0`),
       body,
       Buffer.from('\0'),
     ]),

@@ -119,7 +119,7 @@ function stdinCopy(bytes: Buffer, name = `c.${process.pid}.${Math.floor(Math.ran
 
 /** A protocol-3 request as the client sends it: the head, then cwd, the copy's path and entries. */
 function request(copy: string, entries: string[], versions = '3 3'): Buffer {
-  const head = `HOOKD-FAST ${versions}\ndroid\n-\n0022\n`;
+  const head = `HOOKD-FAST ${versions}\ndroid\n-\n0022\neof\n`;
   return Buffer.from(`${head}${tmp.dir}\0${copy}\0${entries.map((e) => `${e}\0`).join('')}\0`);
 }
 
