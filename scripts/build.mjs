@@ -2,6 +2,7 @@
 //   dist/hookd.cjs    the `hookd` bin: a tiny dispatcher
 //   dist/hook.cjs     `hookd hook`, the agent's per-event command: Node built-ins only
 //   dist/validate.cjs zod config validation, loaded by the hook only when the config changed
+//   dist/scan.cjs     the JSON scanner, loaded by the hook only for input it cannot parse whole
 //   dist/client.cjs   the daemon hand-off client, loaded by the hook after its commands ran
 //   dist/daemon.cjs   `hookd daemon run` alone (pino, zod, chokidar; no yargs): a smaller idle daemon
 //   dist/cli.cjs      every other command (yargs, pino, zod, chokidar...)
@@ -36,7 +37,38 @@ const common = {
   define: { 'import.meta.url': '__hookd_import_meta_url', ...schemaDefine, ...versionDefine },
   // jsonc-parser's "main" is a UMD build whose require()s esbuild cannot follow: bundle its ESM build.
   alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
-  external: ['node-notifier', './validate.cjs', './client.cjs', './hook.cjs', './cli.cjs', './daemon.cjs'],
+  external: [
+    'node-notifier',
+    './validate.cjs',
+    './client.cjs',
+    './hook.cjs',
+    './cli.cjs',
+    './daemon.cjs',
+    './scan.cjs',
+  ],
+};
+
+// The hook bundle loads the JSON scanner (src/events/json-scan.ts: input hookd cannot read, events over
+// the in-memory limit) only when it needs it: its import becomes a stub that requires dist/scan.cjs at
+// the first use, so an ordinary event never compiles it.
+const lazyScanner = {
+  name: 'lazy-json-scan',
+  setup(b) {
+    b.onResolve({ filter: /\/json-scan\.js$/ }, () => ({ path: 'json-scan', namespace: 'lazy' }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => {
+      // One getter per export (the bundle copies a module's own properties when it imports it).
+      const names = [
+        ...readFileSync('src/events/json-scan.ts', 'utf8').matchAll(
+          /^export (?:const|function|class) (\w+)/gm,
+        ),
+      ];
+      const getters = names.map(([, n]) => `${n}: { enumerable: true, get: () => load().${n} }`).join(', ');
+      return {
+        contents: `let m; const load = () => (m ??= require('./scan.cjs')); Object.defineProperties(module.exports, { ${getters} });`,
+        loader: 'js',
+      };
+    });
+  },
 };
 
 rmSync('dist', { recursive: true, force: true });
@@ -44,7 +76,12 @@ mkdirSync('dist');
 const entries = [
   ['src/bin/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: {} }],
   // The hook starts once per agent event: a smaller file parses faster. It needs no import.meta shim.
-  ['src/bin/hook.ts', 'dist/hook.cjs', { minify: true, banner: {}, define: schemaDefine }],
+  [
+    'src/bin/hook.ts',
+    'dist/hook.cjs',
+    { minify: true, banner: {}, define: schemaDefine, plugins: [lazyScanner] },
+  ],
+  ['src/events/json-scan.ts', 'dist/scan.cjs', { minify: true, banner: {}, define: {} }],
   ['src/bin/validate.ts', 'dist/validate.cjs', { banner: {}, define: versionDefine }],
   ['src/bin/cli.ts', 'dist/cli.cjs', {}],
   ['src/bin/daemon.ts', 'dist/daemon.cjs', {}],
@@ -58,7 +95,7 @@ chmodSync('dist/hookd.cjs', 0o755);
 // The native programs, built when a C compiler is here, static where the libc allows it (one binary for
 // any Linux libc of this machine's architecture), else dynamic:
 // - dist/hookd-client, the native fast client (native/hookd-client.c; docs/hook.md, "The fast client");
-//   without it install wires the bash client. HOOKD_NO_NATIVE_CLIENT=1 skips it.
+//   without it install wires the Node path. HOOKD_NO_NATIVE_CLIENT=1 skips it.
 // - dist/hookd-spawner, the daemon's resident spawner (native/hookd-spawner.c; docs/daemon.md, "The
 //   spawner"); without it the daemon starts commands with child_process. HOOKD_NO_NATIVE_SPAWNER=1 skips it.
 // No compiler: a note for each, and the fallbacks above.
@@ -79,8 +116,10 @@ function buildNative(source, output, fallback) {
   console.log(`hookd: ${output} not built (${cc}: ${why}); ${fallback}`);
 }
 if (process.env.HOOKD_NO_NATIVE_CLIENT === '1')
-  console.log('hookd: native fast client not built (HOOKD_NO_NATIVE_CLIENT=1); the bash client is used');
-else buildNative('native/hookd-client.c', 'dist/hookd-client', 'the bash client is used');
+  console.log(
+    'hookd: native fast client not built (HOOKD_NO_NATIVE_CLIENT=1); hookd install wires the Node path',
+  );
+else buildNative('native/hookd-client.c', 'dist/hookd-client', 'hookd install wires the Node path');
 if (process.env.HOOKD_NO_NATIVE_SPAWNER === '1')
   console.log(
     'hookd: spawner not built (HOOKD_NO_NATIVE_SPAWNER=1); the daemon starts commands with child_process',

@@ -3,8 +3,12 @@
  * `hookd install` writes it) is the agent's per-event command and must start fast, so it loads only the
  * hook bundle; `hookd daemon run` loads only the daemon; every other command loads the full CLI.
  */
+import { join } from 'node:path';
+import { requireCached } from './code-cache.js';
+
 declare const require: (id: string) => unknown;
 declare const __filename: string;
+declare const __dirname: string;
 
 /**
  * What a fast-path `hook` call names: `--agent` (droid or claude) and `--event`, each at most once, as
@@ -27,9 +31,10 @@ function fastHookArgs(args: string[]): { agent?: string; event?: string } | unde
 
 const hookArgs = fastHookArgs(process.argv.slice(2));
 if (hookArgs !== undefined) {
-  const hook = require('./hook.cjs') as {
+  // Started once per agent event: from V8's code cache (code-cache.ts), not compiled each time.
+  const hook = requireCached<{
     hookMain(bin: string, agent?: string, event?: string): Promise<void>;
-  };
+  }>(join(__dirname, 'hook.cjs'));
   void hook.hookMain(__filename, hookArgs.agent, hookArgs.event);
 } else if (process.argv[2] === 'daemon' && process.argv[3] === 'run' && process.argv.length === 4) {
   // The daemon-only bundle: a smaller idle footprint than the whole CLI.

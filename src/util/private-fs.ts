@@ -33,7 +33,9 @@ export class UnsafePathError extends Error {
   }
 }
 
-const myUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
+/** This process's uid (undefined where there are none, Windows). */
+export const myUid = (): number | undefined =>
+  typeof process.getuid === 'function' ? process.getuid() : undefined;
 
 /**
  * Why `dir` is not a private folder of this user (undefined when it is): it must be a folder owned by this

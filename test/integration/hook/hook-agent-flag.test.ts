@@ -123,8 +123,10 @@ describe('hookd hook --agent', () => {
       probe,
       `process.on('exit',()=>require('fs').writeFileSync(${JSON.stringify(out)},JSON.stringify(Object.keys(require.cache))))`,
     );
+    // With the code cache off, so that the hook bundle is a required module the probe can see (through the
+    // cache it is compiled from its own file by the dispatcher: code-cache.test.ts).
     const ran = await runHookd(args, {
-      env: { ...env, NODE_OPTIONS: `--require ${probe}` },
+      env: { ...env, NODE_OPTIONS: `--require ${probe}`, HOOKD_CODE_CACHE: '0' },
       stdin: JSON.stringify({ ...claudeFixture('print/15-Stop.json'), cwd: claudeProject }),
     });
     expect(ran.code).toBe(0);

@@ -1,0 +1,123 @@
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
+
+// `hookd hook` starts from V8's code cache of its bundle (src/bin/code-cache.ts): kept private in the
+// state dir after the first run, keyed by the bundle file, never read through a link or from a file
+// others can write, replaced when damaged, pruned when the bundle changes. The built dispatcher runs
+// from a copy of dist/, so a bundle can be touched without touching the repository's.
+
+const DIST = resolve(import.meta.dirname, '../../../dist');
+let tmp: ReturnType<typeof makeTempDir>;
+let env: Record<string, string>;
+let bin: string;
+
+beforeEach(() => {
+  tmp = makeTempDir('hkcc-');
+  mkdirSync(join(tmp.dir, 'dist'));
+  for (const f of readdirSync(DIST).filter((n) => n.endsWith('.cjs')))
+    copyFileSync(join(DIST, f), join(tmp.dir, 'dist', f));
+  bin = join(tmp.dir, 'dist', 'hookd.cjs');
+  env = isolatedEnv(tmp.dir);
+  writeFileSync(
+    env.HOOKD_CONFIG!,
+    JSON.stringify({
+      hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'echo guarded >&2; exit 2' }] }] },
+    }),
+  );
+});
+afterEach(() => tmp.cleanup());
+
+const cacheDir = () => join(env.XDG_STATE_HOME!, 'hookd', 'code-cache');
+const caches = () => (existsSync(cacheDir()) ? readdirSync(cacheDir()).filter((n) => n.endsWith('.v8')) : []);
+const EVENT = JSON.stringify({
+  session_id: 's1',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Execute',
+  tool_input: {},
+});
+
+function hook(more: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [bin, 'hook', '--agent', 'droid'], {
+    env: { ...env, ...more },
+    input: EVENT,
+    encoding: 'utf8',
+  });
+  // The guard decides the same way whatever the cache did.
+  expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 2, stderr: 'guarded\n' });
+  return r;
+}
+
+describe("the hook bundle through V8's code cache", () => {
+  it('is kept after the first run, private, and used by the next ones', () => {
+    hook();
+    expect(caches()).toHaveLength(1);
+    const file = join(cacheDir(), caches()[0]!);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(cacheDir()).mode & 0o777).toBe(0o700);
+    const first = readFileSync(file);
+    hook();
+    hook();
+    // Used, not rewritten: the same bytes.
+    expect(readFileSync(file).equals(first)).toBe(true);
+  });
+
+  it('a damaged cache is compiled around and replaced', () => {
+    hook();
+    const file = join(cacheDir(), caches()[0]!);
+    writeFileSync(file, Buffer.from('not a V8 code cache at all'));
+    hook();
+    expect(readFileSync(file).toString()).not.toBe('not a V8 code cache at all');
+    expect(readFileSync(file).length).toBeGreaterThan(1000);
+  });
+
+  it('is never read through a symlink or from a file others may write', () => {
+    hook();
+    const name = caches()[0]!;
+    const file = join(cacheDir(), name);
+    const elsewhere = join(tmp.dir, 'elsewhere.v8');
+    copyFileSync(file, elsewhere);
+    // A link in its place is replaced by a file of hookd's, never followed or written through.
+    writeFileSync(elsewhere, 'planted');
+    rmSync(file);
+    symlinkSync(elsewhere, file);
+    hook();
+    expect(lstatSync(file).isSymbolicLink()).toBe(false);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('planted');
+    // A cache others may write is not used (and is replaced by a private one).
+    chmodSync(file, 0o666);
+    hook();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('a rebuilt bundle gets its own cache; the old one is removed', () => {
+    hook();
+    const [old] = caches();
+    const bundle = join(tmp.dir, 'dist', 'hook.cjs');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(bundle, later, later);
+    hook();
+    expect(caches()).toHaveLength(1);
+    expect(caches()[0]).not.toBe(old);
+  });
+
+  it('HOOKD_CODE_CACHE=0 keeps none', () => {
+    hook({ HOOKD_CODE_CACHE: '0' });
+    expect(caches()).toEqual([]);
+  });
+});
