@@ -23,7 +23,7 @@ import { isObject } from '../util/json-values.js';
  * a validated result is cached per file fingerprint and the validator, which pulls in zod, is loaded
  * only when a file changed.
  *
- * Two safety rules live here (README "Project configs and trust"):
+ * Two safety rules live here (docs/configuration.md, "Project configs and trust"):
  * - a project file applies only while its bytes hash to a value the user trusted for that project dir
  *   (`hookd trust`), and only when read without following a link inside the project;
  * - an invalid user file is replaced by the last user file that validated (kept privately, and

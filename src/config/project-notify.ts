@@ -11,7 +11,7 @@ import { formatPath, type ConfigIssue } from './issues.js';
 import { isObject } from '../util/json-values.js';
 
 /**
- * A trusted project file's `notify`, merged into the user's (README "Project configs and trust"). A
+ * A trusted project file's `notify`, merged into the user's (docs/configuration.md, "Project configs and trust"). A
  * project may add channels and rules, never change or disable the user's: of its `notify` only
  * `channels` and `rules` apply; a channel may not reuse a name the user has (nor the implicit
  * "desktop"); its rules run after the user's (the built-in defaults count as the user's rules when the

@@ -132,7 +132,7 @@ export const configSchema = z
     daemon: daemonConfigSchema.default(() => daemonConfigSchema.parse({})),
     enrich: enrichConfigSchema.optional(),
   })
-  .describe('hookd configuration. Reference: README.md#configuration; `hookd schema` prints this schema.');
+  .describe('hookd configuration. Reference: docs/configuration.md; `hookd schema` prints this schema.');
 
 /** A project file alone: its rules may name the user's channels, checked once merged (config/project-notify.ts). */
 export const projectConfigSchema = configSchema.extend({ notify: notifyObjectSchema.optional() });

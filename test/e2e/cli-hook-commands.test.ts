@@ -118,7 +118,7 @@ describe('hookd config, validate, schema', () => {
       join(project, '.hookd', 'config.json'),
       JSON.stringify({ hooks: { Stop: [{ hooks: [cmd('project-cmd', { timeout: 3 })] }] } }),
     );
-    // A project file applies once the user trusted it (README "Project configs and trust").
+    // A project file applies once the user trusted it (docs/configuration.md, "Project configs and trust").
     expect((await runHookd(['trust', project], { env })).code).toBe(0);
     const ran = await runHookd(['config', '--project', project, '--json'], { env });
     const out = JSON.parse(ran.stdout) as {

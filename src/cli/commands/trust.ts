@@ -177,7 +177,7 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
     if (channels.length > 0) out.write(`Channels it adds: ${safeText(channels.join(', '))}\n`);
     if (ignored.length > 0)
       out.write(
-        `Not applied from a project file: ${safeText(ignored.join(', '))} (see README "Project configs and trust").\n`,
+        `Not applied from a project file: ${safeText(ignored.join(', '))} (see docs/configuration.md, "Project configs and trust").\n`,
       );
     out.write('It applies in this project dir only; any change to the file needs `hookd trust` again.\n');
   },
