@@ -2,7 +2,7 @@
 // The daemon's spawner (native/hookd-spawner.c; docs/daemon.md, "The spawner") against node's
 // child_process: two daemons side by side, one with HOOKD_NO_SPAWNER=1, each with a configured `true`
 // PreToolUse command, driven by the complete fast clients (native when built, bash), interleaved in each
-// round with a direct `sh -c true` (issue 12's target: a client's `true` at most `sh -c true` + 4 ms).
+// round with a direct `sh -c true` (the goal: a client's `true` at most `sh -c true` + 4 ms).
 // Reported: medians of the per-round differences to `sh -c true`, and of spawner minus child_process.
 // Usage: npm run build && env -u NODE_EXTRA_CA_CERTS node bench/daemon-spawn.mjs [rounds=40]
 import { spawn } from 'node:child_process';

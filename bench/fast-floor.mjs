@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The floor of the fast path's protocol (issue 12): a minimal bash client doing the same three round trips
+// The floor of the fast path's protocol: a minimal bash client doing the same three round trips
 // as bin/hookd-client.bash (greeting, request -> ACK, GO -> RESULT; stdin read inline) against a Node server
 // that answers at once, interleaved with `node -e 0` and a bare `bash -c 'exit 0'`. No authentication, no
 // environment, no event run: what no bash client of this protocol can go under on this machine.

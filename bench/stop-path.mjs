@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The Stop path after GO (issue 12, the Stop target): a main-session Stop through the native fast client
+// The Stop path after GO (the Stop target): a main-session Stop through the native fast client
 // (dist/hookd-client; the bash client when none was built), a notify rule to a loopback webhook, timed
 // from the client's start until the webhook has the request, and until the client exited: the difference
 // is the daemon's work after the client let go (hand-off, journal, enrichment, rules, outbox, POST).

@@ -1,5 +1,5 @@
 /*
- * hookd spawner (issue 12; docs/daemon.md, "The spawner").
+ * hookd spawner (docs/daemon.md, "The spawner").
  *
  * A tiny resident helper of the daemon that starts the commands of the events the daemon runs. The
  * daemon is a large Node process, and node's child_process forks all of it on its main thread (10-13 ms

@@ -8,7 +8,7 @@ import { eventRequestSchema } from './protocol.js';
 import { listSpool, quarantineSpoolFile, spoolFileName } from './spool.js';
 
 /**
- * In-flight records of the fast listener (issue 12): the event the daemon acknowledged (ACK) and is
+ * In-flight records of the fast listener: the event the daemon acknowledged (ACK) and is
  * running, written before the ACK and removed once its hand-off to the journal is done. A daemon killed
  * in between leaves the record; the next daemon ingests it at start (the journal dedupes by event id),
  * with outcomes saying the daemon died mid-event. The client never falls back after GO, so without this

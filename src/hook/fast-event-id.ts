@@ -1,5 +1,5 @@
 /**
- * The id of an event the fast client had acknowledged (issue 12, "exactly once"). The daemon answers
+ * The id of an event the fast client had acknowledged. The daemon answers
  * `ACK <lost code> <event id>` once it has written the event's in-flight record; when the client's GO
  * then cannot be written (the daemon died in between), the daemon never runs the event and the client
  * falls back to the Node path with HOOKD_FAST_EVENT_ID=<that id> (and its stdin copy). The Node path

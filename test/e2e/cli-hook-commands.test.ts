@@ -78,7 +78,7 @@ describe('hookd emit', () => {
     });
     const report = JSON.parse(ran.stdout) as { commands: { stdout: string; spawnError: string | null }[] };
     // The fixture's cwd (/home/dev/projects/demo) does not exist here: the command still runs, in the
-    // fallback dir (issue 9 item 3), and gets the payload on stdin.
+    // fallback dir, and gets the payload on stdin.
     expect(report.commands[0]?.spawnError ?? null).toBeNull();
     expect(JSON.parse(report.commands[0]!.stdout)).toMatchObject({ hook_event_name: 'Stop' });
     const usage = await runHookd(['emit'], { env });

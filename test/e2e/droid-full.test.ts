@@ -283,7 +283,7 @@ describeWithAgent('droid', 'the whole product under the real Droid CLI 0.225.2',
       for (const d of all) for (const id of d.notification.eventIds) expect(ids).toContain(id);
     });
 
-    it('the Stop notification carries the final message and the session title (issue 5)', () => {
+    it('the Stop notification carries the final message and the session title', () => {
       const main = sessionsOf(exec).main;
       const title = transcriptStart(exec, main).title as string;
       expect(title).toBe(prompt);
@@ -302,7 +302,7 @@ describeWithAgent('droid', 'the whole product under the real Droid CLI 0.225.2',
       expect(stop!.notification.eventIds).toEqual([stopEvent.eventId]);
     });
 
-    it('the ledger has each main session with its duration, message count and title (issue 5)', async () => {
+    it('the ledger has each main session with its duration, message count and title', async () => {
       for (const run of [exec, rpc]) {
         const main = sessionsOf(run).main;
         const ran = await runHookd(['sessions', 'show', main, '--json'], { env, cwd: tmp.dir });

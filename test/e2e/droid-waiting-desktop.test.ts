@@ -11,7 +11,7 @@ import { jsonLines } from '../helpers/json-lines.js';
 import { tempEnv, waitFor } from '../integration/daemon/helpers.js';
 import { BIN, ensureBuilt, writeConfig } from '../integration/daemon/process-helpers.js';
 
-// Delay-then-cancel (issue 13) through the REAL Droid CLI 0.225.2 and a real desktop (Xvfb, D-Bus, dunst:
+// Delay-then-cancel through the REAL Droid CLI 0.225.2 and a real desktop (Xvfb, D-Bus, dunst:
 // test/helpers/desktop-session.ts): a permission prompt answered late is shown once; one answered at
 // once is cancelled and never shown. The harness answers Droid's `droid.request_permission` (jsonrpc
 // mode): at once, or, for "late", only once the test has seen the notification on the desktop (a gate

@@ -52,7 +52,7 @@ function event(path: string): string {
 const preToolUse = () => event('jsonrpc/03-PreToolUse-Execute.json');
 const sessionStart = () => event('jsonrpc/01-SessionStart-startup.json');
 
-/** The hostile repo of issue 9: a tiny event budget, and a SessionStart command of its own. */
+/** The hostile repo: a tiny event budget, and a SessionStart command of its own. */
 function writeHostileProject(marker: string): void {
   writeProjectConfig({
     settings: { eventBudgetSec: 0.01, commandTimeoutSec: 0.01, killGraceMs: 0 },

@@ -104,7 +104,7 @@ async function setup() {
   return { env: t.env, slack, ntfy, at, start, kill, ladders, ask };
 }
 
-describe('a daemon killed in the middle of a ladder (issue 13)', () => {
+describe('a daemon killed in the middle of a ladder', () => {
   it('resumes it after a restart and sends nothing twice', async () => {
     const t = await setup();
     let daemon = await t.start();

@@ -129,7 +129,7 @@ async function setup(options: Options = {}) {
 
 const count = (list: string[], part: string) => list.filter((t) => t.includes(part)).length;
 
-describe('escalation ladders (issue 13)', () => {
+describe('escalation ladders', () => {
   it('desk now, slack after 5 min, phone after 15 and every 10 min up to 3 reminders, then it stops', async () => {
     const t = await setup();
     await t.ask('s');

@@ -7,7 +7,7 @@ import { isolatedEnv } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { BIN, ROOT, spawnDaemon, writeConfig } from './process-helpers.js';
 
-// Black-box helpers for the fast path (issue 12): run a fast client (bash or native) as the agent runs
+// Black-box helpers for the fast path: run a fast client (bash or native) as the agent runs
 // it, against a real daemon process, and read back only effects (files the commands wrote, log records,
 // the journal). Nothing here knows the client's wire protocol.
 

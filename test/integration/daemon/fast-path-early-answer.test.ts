@@ -116,7 +116,7 @@ async function expectAnsweredAfterGo(entries: Record<string, string>, tag: strin
   expect(await go.until(() => false)).toMatch(/^ACK 1 \S+\nRESULT 0 0 0\n$/);
 }
 
-describe('observe-only events answered at the ACK (issue 12, the daemon fast path)', () => {
+describe('observe-only events answered at the ACK', () => {
   it('a daemon SIGKILLed after answering, before the hand-off: the next daemon journals the event once', async () => {
     writeFastConfig(env, {});
     const first = await daemon();

@@ -45,7 +45,7 @@ function records(file: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-describe('the hook trusts only a private runtime dir (issue 9, item 8)', () => {
+describe('the hook trusts only a private runtime dir', () => {
   it.runIf(isRoot)(
     'does not hand the event to a listener of another uid in a dir that uid owns; spools and logs instead',
     async () => {
@@ -97,7 +97,7 @@ describe('the hook trusts only a private runtime dir (issue 9, item 8)', () => {
   );
 });
 
-describe('planted files (issue 9, items 9 and 11)', () => {
+describe('planted files', () => {
   it('daemon start refuses a runtime dir others can write, and never writes through a planted hookd.pid symlink', async () => {
     ensureBuilt();
     const t = tempEnv();

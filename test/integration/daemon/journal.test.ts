@@ -109,7 +109,7 @@ describe('journal and store', () => {
   });
 });
 
-describe('bounded memory (issue 9, item 15)', () => {
+describe('bounded memory', () => {
   it('keeps at most DEAD_MAX dead letters, dropping the oldest, also after a replay', () => {
     const store = new DaemonStore(1000);
     const total = DEAD_MAX + 50;

@@ -43,7 +43,7 @@ async function endlessServer(status: number): Promise<{ url: string; sent: () =>
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, sent: () => sent };
 }
 
-describe('responses are read up to a few KB (issue 9, item 15)', () => {
+describe('responses are read up to a few KB', () => {
   it('a webhook answering 500 with an endless body: an HTTP 500 error, not a timeout', async () => {
     const server = await endlessServer(500);
     const channel = createWebhookChannel(
@@ -90,7 +90,7 @@ describe('responses are read up to a few KB (issue 9, item 15)', () => {
   });
 });
 
-describe('limits that hold (issue 9, item 17)', () => {
+describe('limits that hold', () => {
   it('a header value with CR/LF from a variable is dead-lettered at once, with the real reason', async () => {
     const channel = createWebhookChannel(
       'x',

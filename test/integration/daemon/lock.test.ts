@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
 
-describe('one lock (issue 9, item 12)', () => {
+describe('one lock', () => {
   it('two daemons on one state dir, one with XDG_RUNTIME_DIR and one without: the second refuses', async () => {
     ensureBuilt();
     const t = tempEnv();

@@ -9,7 +9,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe('one log record format for the hook and the daemon (issue 9, papercut)', () => {
+describe('one log record format for the hook and the daemon', () => {
   it('hookd logs shows both with their times, in time order, and the event name is not shadowed', async () => {
     ensureBuilt();
     const t = tempEnv();

@@ -64,7 +64,7 @@ async function setup() {
   return { ...temp, hook, start, send, evaluated, noiseFile };
 }
 
-describe('noise state survives a daemon restart (issue 13)', () => {
+describe('noise state survives a daemon restart', () => {
   it('the same notification after a stop and a start is a duplicate: sent once', async () => {
     const t = await setup();
     let daemon = await t.start();

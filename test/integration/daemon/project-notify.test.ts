@@ -50,7 +50,7 @@ async function setup() {
   return { ...temp, user, project, projectFile, send, titles, daemon };
 }
 
-describe('project-level notify rules in the daemon (issue 13)', () => {
+describe('project-level notify rules in the daemon', () => {
   it('a trusted project adds a channel and a rule for its own events only; an untrusted one never fires', async () => {
     const t = await setup();
     const trusted = join(t.root, 'trusted');

@@ -47,7 +47,7 @@ function delivery(id: string, withNextAt: boolean) {
   };
 }
 
-describe('odd records read back (issue 9, item 13)', () => {
+describe('odd records read back', () => {
   it('quarantines journal lines and spool entries that are not valid records, and carries on with the rest', async () => {
     const t = tempEnv();
     cleanups.push(t.cleanup);
@@ -105,7 +105,7 @@ describe('odd records read back (issue 9, item 13)', () => {
   });
 });
 
-describe('a full disk (issue 9, item 14)', () => {
+describe('a full disk', () => {
   let mount: string | undefined;
   afterAll(() => {
     // Lazy: a killed daemon may still be closing its files.

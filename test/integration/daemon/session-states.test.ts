@@ -12,7 +12,7 @@ const { pids, cleanups } = useProcessCleanup();
 const MAIN = '48e23316-6280-4a11-966d-13493854823f';
 const SUB = '9414a522-3430-47b5-9f03-3dfadc677129';
 
-describe('session states in the daemon (issue 13)', () => {
+describe('session states in the daemon', () => {
   it('hookd sessions --live and hookd status show them, and they survive a restart', async () => {
     const temp = tempEnv();
     cleanups.push(temp.cleanup);

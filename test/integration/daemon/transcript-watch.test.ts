@@ -34,7 +34,7 @@ function peakRss(pid: number): number {
   return Number(/(\d+)/.exec(line)![1]) * 1024;
 }
 
-describe('transcript watching in the daemon (issue 13)', () => {
+describe('transcript watching in the daemon', () => {
   it('an interrupt no hook reports: the state moves (transcript-interrupt), the held ask is cancelled', async () => {
     const temp = tempEnv();
     cleanups.push(temp.cleanup);
@@ -177,7 +177,7 @@ describe('transcript watching in the daemon (issue 13)', () => {
     expect(log().some((r) => r.msg === 'daemon stopped; pending work is kept for the next start')).toBe(true);
   });
 
-  it('an interrupt read from the transcript stops the escalation ladder of the ask (issue 13)', async () => {
+  it('an interrupt read from the transcript stops the escalation ladder of the ask', async () => {
     const temp = tempEnv();
     cleanups.push(temp.cleanup);
     cleanups.push(() => killQuietly(readPidFile(daemonFiles(temp.env).lock)));

@@ -69,7 +69,7 @@ async function setup(noise: Record<string, unknown> = { dedupeWindowMs: 0 }) {
   };
 }
 
-describe('delay-then-cancel of "waiting" notifications (issue 13)', () => {
+describe('delay-then-cancel of "waiting" notifications', () => {
   it('answered within the delay: nothing sent; not answered: sent once', async () => {
     const t = await setup();
     await t.ask('answered');

@@ -40,7 +40,7 @@ const payload = (name: string) => ({
   message: 'needs you',
 });
 
-describe('explain: escalation ladders, presence, breakthrough (issue 13)', () => {
+describe('explain: escalation ladders, presence, breakthrough', () => {
   it("shows a rule's ladder and presence from the config, and the session's live ladders from the daemon or its journal", async () => {
     writeJson(h.env.HOOKD_CONFIG!, { notify });
     const before = await explainEvent(payload('Notification'), { env: h.env });

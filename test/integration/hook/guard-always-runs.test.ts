@@ -19,7 +19,7 @@ function deadLetters(): string[] {
 
 const preToolUse = () => ({ ...fixture('jsonrpc/03-PreToolUse-Execute.json'), cwd: box.project });
 
-describe('a huge field never stops a spawn (issue 9 item 2)', () => {
+describe('a huge field never stops a spawn', () => {
   it('runs the guard of a UserPromptSubmit with a 140 KB prompt, stdin whole, and logs the skipped variable', async () => {
     box.writeConfig({
       hooks: {
@@ -77,7 +77,7 @@ describe('a huge field never stops a spawn (issue 9 item 2)', () => {
   });
 });
 
-describe('a deleted cwd falls back (issue 9 item 3)', () => {
+describe('a deleted cwd falls back', () => {
   it('runs the guard in the box.project dir when the session cwd was removed under the agent', async () => {
     const gone = join(box.dir, 'gone');
     mkdirSync(gone);
@@ -129,7 +129,7 @@ describe('a deleted cwd falls back (issue 9 item 3)', () => {
   });
 });
 
-describe('event names that are object keys (issue 9 item 7)', () => {
+describe('event names that are object keys', () => {
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
     'routes an event named %s like any other: logged, its own hooks run, exit 0',
     async (name) => {
@@ -158,7 +158,7 @@ describe('event names that are object keys (issue 9 item 7)', () => {
   );
 });
 
-describe('an over-deep event (issue 9 item 16)', () => {
+describe('an over-deep event', () => {
   const deepArray = '['.repeat(100_000) + ']'.repeat(100_000);
   const deepObject = (name: string) =>
     `{"hook_event_name":"${name}","tool_name":"Execute","a":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_001)}`;

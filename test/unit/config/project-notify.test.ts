@@ -35,7 +35,7 @@ const userConfig = {
   },
 };
 
-describe('a trusted project file’s notify (issue 13)', () => {
+describe('a trusted project file’s notify', () => {
   it('adds its channels and rules after the user’s; the rest of its notify is ignored and listed', () => {
     const loaded = load(userConfig, {
       notify: {

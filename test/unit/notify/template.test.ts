@@ -102,7 +102,7 @@ describe('interpolateEnv', () => {
   });
 });
 
-describe('one duration format (issue 9: a notification said "1.2s" in its body and "1s" in a field)', () => {
+describe('one duration format', () => {
   it('formats every duration the same way, in templates, rules and tables', async () => {
     const { formatDuration } = await import('../../../src/util/format-duration.js');
     expect([950, 1207, 9949, 9950, 42_000, 59_600, 119_700, 3_725_000].map(formatDuration)).toEqual([

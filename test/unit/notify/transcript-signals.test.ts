@@ -35,7 +35,7 @@ function signalsOf(file: string): string[] {
     });
 }
 
-describe('transcript records no hook reports (issue 13), over the real transcripts', () => {
+describe('transcript records no hook reports, over the real transcripts', () => {
   it('Droid 0.225.2: each turn ends with an agent_turn_outcome; `completed` is the end of a turn', () => {
     const files = transcripts(join(FIXTURES_DIR, 'factory-home'));
     expect(files).toHaveLength(3);
