@@ -4,4 +4,4 @@
 # native client instead (docs/hook.md, "The fast client"). bash cannot reach the daemon's unix socket or
 # check who listens on it, so no bash client talks to the daemon any more.
 { set +o xtrace +o verbose +o posix +o allexport +o errexit +o nounset; } 2> /dev/null
-exec "${HOOKD_NODE:-node}" "${BASH_SOURCE[0]%/*}/../dist/hookd.cjs" hook "$@"
+HOOKD_CLIENT_PROTOCOL=bash exec "${HOOKD_NODE:-node}" "${BASH_SOURCE[0]%/*}/../dist/hookd.cjs" hook "$@"

@@ -63,6 +63,7 @@ extern char **environ;
 #define CLIENT_VERSION 3
 #endif
 #define PROTOCOL 3
+#define PROTOCOL_TEXT "3"
 /* The daemon's socket in the runtime dir (FAST_SOCKET in src/daemon/fast-server.ts). */
 #define SOCKET_NAME "fast.sock"
 /* Stdin sent inline when it has no NUL byte and is at most this long: the daemon takes up to 64 KiB
@@ -108,6 +109,8 @@ static void exec_node(void) {
         exit(1);
     if (g_refused ? setenv("HOOKD_CLIENT_REFUSED", g_refused, 1) != 0 : unsetenv("HOOKD_CLIENT_REFUSED") != 0)
         exit(1);
+    /* Which client fell back: the Node path tells this protocol's client from older ones. */
+    if (setenv("HOOKD_CLIENT_PROTOCOL", PROTOCOL_TEXT, 1) != 0) exit(1);
     args[0] = (char *)g_node;
     args[1] = g_cjs;
     args[2] = "hook";

@@ -438,7 +438,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   // A project config whose trust lapsed, said once per session on the agent's stderr, which the agent
   // shows the user. Only with exit 0: never in a block reason the model reads. Not for an event that
   // came over http: its answer reaches no one, the next event of the session says it.
-  if (report.reply.exitCode === 0 && io.env.HOOKD_TRANSPORT !== 'http') {
+  if (report.reply.exitCode === 0) {
     const lapse = claimTrustLapses(io.env, loaded, event.sessionId);
     if (lapse) report.reply = { ...report.reply, stderr: report.reply.stderr + lapse };
   }
