@@ -137,9 +137,12 @@ describeWithAgent('claude', 'hookd under the real Claude Code 2.1.330 (print mod
     it('install wrote one hookd entry per event, naming the agent, with a timeout hookd fits in', () => {
       expect(installed.command).toMatch(/ hook --agent claude$/);
       expect(Object.keys(installed.hooks).sort()).toEqual([...CLAUDE_EVENTS].sort());
-      for (const entries of Object.values(installed.hooks))
+      for (const [event, entries] of Object.entries(installed.hooks))
         expect(entries).toEqual([
-          { matcher: '', hooks: [{ type: 'command', command: installed.command, timeout: 60 }] },
+          {
+            matcher: '',
+            hooks: [{ type: 'command', command: `${installed.command} --event ${event}`, timeout: 60 }],
+          },
         ]);
       // Claude Code accepted the file: nothing skipped
       expect(session.debugLog).not.toContain('Invalid setting skipped');
@@ -200,7 +203,9 @@ describeWithAgent('claude', 'hookd under the real Claude Code 2.1.330 (print mod
 
     it("SessionEnd: install's timeout gives hookd more than Claude's 1.5 s default, so a 2 s command finishes", () => {
       expect(readFileSync(join(bed.tmp.dir, 'session-end.txt'), 'utf8')).toBe('ended\n');
-      expect(session.debugLog).toMatch(/SessionEnd:other \[.* hook --agent claude\] completed with status 0/);
+      expect(session.debugLog).toMatch(
+        /SessionEnd:other \[.* hook --agent claude --event SessionEnd\] completed with status 0/,
+      );
       expect(session.stderr).not.toContain('Hook cancelled');
     });
 
@@ -231,7 +236,9 @@ describeWithAgent('claude', 'hookd under the real Claude Code 2.1.330 (print mod
       const pid = Number(readFileSync(join(bed.tmp.dir, 'hang.pid'), 'utf8'));
       expect(await waitFor(() => !isAlive(pid))).toBe(true);
       // Claude Code saw hookd finish (exit 0), not time out, and the session went on to its answer
-      expect(guards.debugLog).toMatch(/PostToolUse:Bash.*hook --agent claude\] finished with status 0/);
+      expect(guards.debugLog).toMatch(
+        /PostToolUse:Bash.*hook --agent claude --event PostToolUse\] finished with status 0/,
+      );
       expect(guards.debugLog).not.toMatch(/timed out after/);
       expect(JSON.parse(guards.stdout)).toMatchObject({ result: 'Guards seen.' });
       expect(toolResults(guards.requests).some((r) => r.text.includes('after') && !r.isError)).toBe(true);

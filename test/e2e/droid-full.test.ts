@@ -203,7 +203,10 @@ describeWithAgent('droid', 'the whole product under the real Droid CLI 0.225.2',
         expect(Object.keys(settings.hooks).sort()).toEqual([...DROID_EVENTS].sort());
         for (const e of DROID_EVENTS)
           expect(settings.hooks[e]).toEqual([
-            { matcher: '', hooks: [{ type: 'command', command: installedCommand, timeout: 60 }] },
+            {
+              matcher: '',
+              hooks: [{ type: 'command', command: `${installedCommand} --event ${e}`, timeout: 60 }],
+            },
           ]);
       }
     });
@@ -213,7 +216,9 @@ describeWithAgent('droid', 'the whole product under the real Droid CLI 0.225.2',
         const runs = agentHookRuns(run);
         expect(runs.length).toBeGreaterThan(0);
         for (const r of runs) {
-          expect(r.hookCommands).toEqual([{ type: 'command', command: installedCommand, timeout: 60 }]);
+          expect(r.hookCommands).toEqual([
+            { type: 'command', command: `${installedCommand} --event ${r.hookEventName}`, timeout: 60 },
+          ]);
           expect(r.hookResults, r.hookEventName).toEqual([{ exitCode: 0, stdout: '', stderr: '' }]);
           expect(r.hookStatus).toBe('completed');
         }

@@ -84,7 +84,11 @@ describe('hookd install / uninstall (built CLI)', () => {
     expect(data.hooks.Stop[1]).toEqual({
       matcher: '',
       hooks: [
-        { type: 'command', command: `${process.execPath} ${HOOKD_BIN} hook --agent droid`, timeout: 60 },
+        {
+          type: 'command',
+          command: `${process.execPath} ${HOOKD_BIN} hook --agent droid --event Stop`,
+          timeout: 60,
+        },
       ],
     });
     expect(readFileSync(result.backup, 'utf8')).toBe(original);
@@ -113,13 +117,11 @@ describe('hookd install / uninstall (built CLI)', () => {
     expect(result.paths).toEqual([{ event: 'Stop', transport: 'fast', matcher: '', reasons: ['rules'] }]);
     const data = JSON.parse(readFileSync(droidSettings(), 'utf8'));
     expect(Object.keys(data.hooks)).toEqual(['Stop']);
-    // The native client where npm run build compiled it (CI has a compiler), else the bash one.
+    // The native client npm run build compiled (CI has a compiler), naming the entry's event.
     expect(data.hooks.Stop[0].hooks[0].command).toMatch(
-      process.env.HOOKD_NO_NATIVE_CLIENT === '1'
-        ? /^HOOKD_NODE=\S+ \/bin\/bash --posix \S+\/bin\/hookd-client\.bash --agent droid$/
-        : /^HOOKD_NODE=\S+ \S+\/dist\/hookd-client --agent droid$/,
+      /^HOOKD_NODE=\S+ \S+\/dist\/hookd-client --agent droid --event Stop$/,
     );
-    expect(result.client).toBe(process.env.HOOKD_NO_NATIVE_CLIENT === '1' ? 'bash' : 'native');
+    expect(result.client).toBe('native');
     const text = await hookd('install', '--transport', 'node');
     expect(text.stdout).toContain('updated:   Stop');
     expect(text.stdout).toContain('node:      Stop');
@@ -168,7 +170,7 @@ describe('hookd install / uninstall (built CLI)', () => {
     expect(config.hooks.Stop).toHaveLength(1);
     const settings = JSON.parse(readFileSync(droidSettings(), 'utf8'));
     const command = settings.hooks.Stop[0].hooks[0].command as string;
-    expect(command).toBe(`${process.execPath} ${HOOKD_BIN} hook --agent droid`);
+    expect(command).toBe(`${process.execPath} ${HOOKD_BIN} hook --agent droid --event Stop`);
     const payload = JSON.stringify({
       session_id: 's1',
       cwd: tmp.dir,
@@ -197,7 +199,7 @@ describe('Claude Code (built CLI)', () => {
     const settings = JSON.parse(readFileSync(claudeSettings(), 'utf8'));
     expect(settings.hooks.Stop[0].hooks[0]).toEqual({
       type: 'command',
-      command: `${process.execPath} ${HOOKD_BIN} hook --agent claude`,
+      command: `${process.execPath} ${HOOKD_BIN} hook --agent claude --event Stop`,
       timeout: 600,
     });
 

@@ -67,7 +67,7 @@ describeWithAgent('droid', 'hookd import under the real Droid CLI 0.225.2', () =
       expect(imported.rc, imported.stderr).toBe(0);
       expect(imported.droidLogs).not.toContain('Invalid hooks');
       expect(JSON.stringify(settings.hooks)).toContain(
-        `"command":"${process.execPath} ${HOOKD_BIN} hook --agent droid"`,
+        `"command":"${process.execPath} ${HOOKD_BIN} hook --agent droid --event `,
       );
       expect(JSON.stringify(settings.hooks)).not.toContain('marker');
     });
