@@ -587,6 +587,15 @@ static int working_dir(char *out, size_t cap) {
     return getcwd(out, cap) ? 0 : -1;
 }
 
+/* After GO, an answer that did not come whole (no RESULT line, one that cannot be read, or output cut
+ * short of its announced length): the daemon's outcome is unknown, so the ACK's lost code, said on
+ * stderr. */
+static int lost_answer(int lost) {
+    fprintf(stderr, "hookd: the daemon went away while running the event (%s)\n",
+            g_fast_id[0] ? g_fast_id : "unknown id");
+    return lost;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static char g_in[INLINE_MAX + 1];
@@ -720,11 +729,7 @@ int main(int argc, char **argv) {
         static char buf[IO_CHUNK];
         unsigned long long left[2];
         int code, out_ok[2] = {1, 1}, which = 0;
-        if (read_line(line, sizeof line, -1) != 0 || strncmp(line, "RESULT ", 7) != 0) {
-            fprintf(stderr, "hookd: the daemon went away while running the event (%s)\n",
-                    g_fast_id[0] ? g_fast_id : "unknown id");
-            return lost;
-        }
+        if (read_line(line, sizeof line, -1) != 0 || strncmp(line, "RESULT ", 7) != 0) return lost_answer(lost);
         p = line;
         r = word(&p, 0);
         code_s = word(&p, 0);
@@ -733,7 +738,7 @@ int main(int argc, char **argv) {
         (void)r;
         if (!all_digits(code_s) || !all_digits(olen_s) || !all_digits(elen_s) || strlen(code_s) > 9 ||
             strlen(olen_s) > 18 || strlen(elen_s) > 18)
-            return lost;
+            return lost_answer(lost);
         code = atoi(code_s);
         left[0] = strtoull(olen_s, NULL, 10);
         left[1] = strtoull(elen_s, NULL, 10);
@@ -760,6 +765,7 @@ int main(int argc, char **argv) {
                 left[which] -= take;
             }
         }
+        if (left[0] + left[1] > 0) return lost_answer(lost);
         return code & 0xff;
     }
 }
