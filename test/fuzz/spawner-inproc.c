@@ -162,17 +162,6 @@ static struct sp_frame g_split[SP_MAX_FRAMES];
 static unsigned long st_frames[4], st_died, st_eof, st_lived, st_instances, st_waits;
 static size_t st_max_live;
 
-static int count_fds(void) {
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    if (!d) fz_fatal("/proc/self/fd: %s", strerror(errno));
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n - 1; /* the directory's own */
-}
-
 static void drain(void) {
     unsigned char buf[65536];
     for (;;) {
@@ -298,7 +287,7 @@ static void quiesce(void) {
     flush_all();
     /* Every command it forgot got its last frames (sp_check_finish says which did not). */
     sp_check_finish(&g_chk);
-    fds = count_fds();
+    fds = fz_count_fds();
     if (fds != g_idle_fds + 2)
         fz_fail("the idle spawner holds %d descriptors, %d more than when it started", fds, fds - g_idle_fds - 2);
     for (i = 0; i < g_nlive; i++) {
@@ -381,7 +370,7 @@ static void inst_end(void) {
     while (read(g_sig[0], buf, sizeof buf) > 0) {
     }
     g_alive = 0;
-    fds = count_fds();
+    fds = fz_count_fds();
     if (fds != g_idle_fds) fz_fail("%d descriptors are left after the spawner ended, %d before", fds, g_idle_fds);
 }
 
@@ -436,7 +425,7 @@ static void inproc_init(const struct fz_options *opt) {
     g_die_stream = fmemopen(g_die_text, sizeof g_die_text - 1, "w");
     if (!g_die_stream) fz_fatal("fmemopen: %s", strerror(errno));
     sp_check_init(&g_chk);
-    g_idle_fds = count_fds();
+    g_idle_fds = fz_count_fds();
 }
 
 static void inproc_run(const unsigned char *data, size_t len, struct fz_rng *r) {
