@@ -121,6 +121,7 @@ static void exec_node(void) {
 static void node_path(void) { exec_node(); }
 
 static int write_all(int fd, const char *p, size_t n);
+static int wait_fd(int fd, short events, long long deadline);
 
 /*
  * The Node path on a pipe, when no copy can be written (no space, an unwritable runtime dir): a child
@@ -150,6 +151,8 @@ static void node_path_piped(int copy_fd, unsigned long long committed, const cha
         for (;;) {
             r = read(0, buf, sizeof buf);
             if (r < 0 && errno == EINTR) continue;
+            /* A non-blocking stdin with nothing in it yet is not its end. */
+            if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait_fd(0, POLLIN, -1)) continue;
             if (r <= 0) break;
             if (write_all(fds[1], buf, (size_t)r) != 0) break;
         }

@@ -160,6 +160,25 @@ describe('the native programs under ASan and UBSan (scripts/fuzz-native.sh, fixe
     expect(counter(summary, /(\d+) chunks read one by one/)).toBeGreaterThan(0);
   }, 180_000);
 
+  it('the client hands every stdin byte to the Node path on a pipe, also from a non-blocking stdin', async () => {
+    // A corpus input: no stdin copy can be written (no space left), and reads of stdin now and then
+    // find nothing yet (EAGAIN), as a non-blocking stdin does: the bytes that come later must follow.
+    const input = join(ROOT, 'test/fuzz/corpus/client/19-nonblocking-stdin-no-copy.bin');
+    const run = await fuzz([
+      'client',
+      '--seed',
+      SEED,
+      '--replay',
+      input,
+      '--case',
+      '0',
+      '--out',
+      join(tmp.dir, 'build'),
+    ]);
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toContain('fuzz client: the case passed');
+  }, 180_000);
+
   it('catches a planted off-by-one in the client (a line of 512 bytes fits its line reader) and replays it', async () => {
     await expectPlantedBugCaught(
       'hookd-client.c',
