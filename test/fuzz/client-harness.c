@@ -308,6 +308,11 @@ static pid_t h_child = -1;
 static unsigned long st_cases, st_exit_whole, st_exit_lost, st_node[3], st_node_id, st_refused, st_exec_failed,
     st_requests, st_chunks, st_stalls, st_go, st_version;
 
+static void close_fd(int *fd) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+}
+
 static void must(int ok, const char *what) {
     if (!ok) fz_fatal("%s: %s", what, strerror(errno));
 }
@@ -438,6 +443,15 @@ static void setup_dirs(void) {
     strcpy(h_rt[CL_DIR_TOO_LONG].path, "/too-long");
 }
 
+/* The runtime dirs and their listeners go at the end of a run, a failed one too (fz_fail exits). */
+static void remove_dirs(void) {
+    int i;
+    if ((long)getpid() != fz_driver_pid) return;
+    for (i = 0; i < CL_DIR_STATES; i++) close_fd(&h_rt[i].listen);
+    if (h_base[0]) nftw(h_base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    h_base[0] = '\0';
+}
+
 static int h_verbose;
 
 static void client_init(const struct fz_options *opt) {
@@ -459,15 +473,11 @@ static void client_init(const struct fz_options *opt) {
     *slash = '\0';
     snprintf(h_cjs, sizeof h_cjs, "%s/hookd.cjs", exe);
     setup_dirs();
+    atexit(remove_dirs);
     h_idle_fds = fz_count_fds();
 }
 
-static void client_finish(void) {
-    int i;
-    for (i = 0; i < CL_DIR_STATES; i++)
-        if (h_rt[i].listen >= 0) close(h_rt[i].listen);
-    if (h_base[0]) nftw(h_base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+static void client_finish(void) { remove_dirs(); }
 
 static void client_emergency(void) {
     if (h_child > 0) kill(-h_child, SIGKILL);
@@ -630,11 +640,6 @@ struct run {
     struct fz_buf out, err, report;
     int out_open, err_open, report_open, status, reaped;
 };
-
-static void close_fd(int *fd) {
-    if (*fd >= 0) close(*fd);
-    *fd = -1;
-}
 
 static const unsigned char *find_nul(const unsigned char *p, const unsigned char *end) {
     return memchr(p, 0, (size_t)(end - p));
