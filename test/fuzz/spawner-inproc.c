@@ -298,7 +298,11 @@ static void quiesce(void) {
 }
 
 /* Its commands run on to their end, as they do when the spawner dies (stdin at EOF now); what they
- * still print is read here: a sanitizer report of a forked child must not go unseen. */
+ * still print is read here: a sanitizer report of a forked child must not go unseen. A child that
+ * ended with the sanitizers' exit code is failed on by the caller, once the checker has shown the part
+ * of its report the spawner had already forwarded. */
+static int g_child_211;
+
 static void harvest(void) {
     static char err[65536];
     struct child *c;
@@ -338,8 +342,7 @@ static void harvest(void) {
     if (strstr(err, "Sanitizer") || strstr(err, "runtime error:"))
         fz_fail("a sanitizer report in a forked child of the spawner:\n%s", err);
     while (waitpid(-1, &st, 0) > 0 || errno == EINTR) {
-        if (WIFEXITED(st) && WEXITSTATUS(st) == 211)
-            fz_fail("a forked child of the spawner ended with the sanitizers' exit code (211)");
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 211) g_child_211 = 1;
         if (WIFEXITED(st) && WEXITSTATUS(st) == FAKE_BAD_STATE)
             fz_fail("a command started in a state it must not:\n%s", err);
     }
@@ -353,6 +356,7 @@ static void inst_end(void) {
     drain();
     harvest();
     sp_check_reset(&g_chk);
+    if (g_child_211) fz_fail("a forked child of the spawner ended with the sanitizers' exit code (211)");
     for (i = 0; i < g_nlive; i++) free(g_live[i]);
     if (g_nlive > st_max_live) st_max_live = g_nlive;
     g_nlive = 0;
