@@ -578,26 +578,28 @@ struct io {
     int in_w, out_r, err_r, report_r, stall_w, pidfd;
 };
 
-static void child(const struct cl_case *c, struct strs *env, char **argv, const struct fz_buf *in, int in_r,
-                  int out_w, int err_w, int report_w, int stall_r, uint64_t seed) __attribute__((noreturn));
-static void child(const struct cl_case *c, struct strs *env, char **argv, const struct fz_buf *in, int in_r,
-                  int out_w, int err_w, int report_w, int stall_r, uint64_t seed) {
+/* The exit code of a child that could not be set up (not the client's doing). */
+#define K_SETUP_FAILED 121
+
+static void child(const struct cl_case *c, struct strs *env, char **argv, int in_r, int out_w, int err_w,
+                  int report_w, int stall_r, uint64_t seed) __attribute__((noreturn));
+static void child(const struct cl_case *c, struct strs *env, char **argv, int in_r, int out_w, int err_w,
+                  int report_w, int stall_r, uint64_t seed) {
     int argc = 0, code;
-    (void)in;
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (dup3(report_w, K_REPORT_FD, O_CLOEXEC) < 0 || dup3(stall_r, K_STALL_FD, O_CLOEXEC) < 0) _exit(121);
+    if (dup3(report_w, K_REPORT_FD, O_CLOEXEC) < 0 || dup3(stall_r, K_STALL_FD, O_CLOEXEC) < 0) _exit(K_SETUP_FAILED);
     if (c->src == CL_SRC_CLOSED) close(0);
-    else if (dup2(in_r, 0) < 0) _exit(121);
-    if (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) _exit(121);
+    else if (dup2(in_r, 0) < 0) _exit(K_SETUP_FAILED);
+    if (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) _exit(K_SETUP_FAILED);
     if (c->fd1_closed) close(1);
-    if (close_range(3, K_REPORT_FD - 1, 0) != 0 || close_range(K_STALL_FD + 1, ~0U, 0) != 0) _exit(121);
+    if (close_range(3, K_REPORT_FD - 1, 0) != 0 || close_range(K_STALL_FD + 1, ~0U, 0) != 0) _exit(K_SETUP_FAILED);
     if (c->cwd_gone) {
         char gone[PATH_MAX + 32];
         snprintf(gone, sizeof gone, "%s/gone-%ld", h_base, (long)getpid());
-        if (mkdir(gone, 0700) != 0 || chdir(gone) != 0 || rmdir(gone) != 0) _exit(121);
+        if (mkdir(gone, 0700) != 0 || chdir(gone) != 0 || rmdir(gone) != 0) _exit(K_SETUP_FAILED);
     } else if (chdir(h_work) != 0) {
-        _exit(121);
+        _exit(K_SETUP_FAILED);
     }
     umask(c->umask);
     signal(SIGPIPE, SIG_DFL);
@@ -1073,6 +1075,8 @@ static void check(struct run *u) {
         fz_fail("a sanitizer report in the client (its stderr above)");
     }
     if (WIFSIGNALED(u->status)) fz_fail("the client was killed by signal %d", WTERMSIG(u->status));
+    if (code == K_SETUP_FAILED && u->report.len == 0 && !u->d.connections)
+        fz_fatal("the case's child could not be set up (its fds, cwd or a dir)");
     if (e->outcome == CL_EXIT || e->exec_fails) {
         struct fz_buf want_err = {0};
         int want_code = e->code;
@@ -1127,12 +1131,18 @@ static void check(struct run *u) {
                 fz_fail("the Node path's argument %lu is not the client's", (unsigned long)i);
         check_env(u, &rp);
         {
-            const char *kind = e->how == CL_COPY ? "file" : e->how == CL_PIPE ? "pipe"
-                               : c->src == CL_SRC_FILE ? "file" : c->src == CL_SRC_CLOSED ? "other" : "pipe";
+            /* Its stdin: the copy, the pipe, or the agent's own (a pipe, a file, /dev/null for none). */
+            const char *kind = e->how == CL_COPY   ? "file"
+                               : e->how == CL_PIPE ? "pipe"
+                               : c->src == CL_SRC_FILE ? "file"
+                               : c->src == CL_SRC_CLOSED ? "other"
+                                                         : "pipe";
             if (!rp.kind || strcmp(rp.kind, kind) != 0)
-                fz_fail("the Node path's stdin is a %s, not a %s (%s)", rp.kind ? rp.kind : "?", kind, how_name(e->how));
+                fz_fail("the Node path's stdin is a %s, not a %s (%s)", rp.kind ? rp.kind : "?", kind,
+                        how_name(e->how));
         }
-        if (e->how == CL_COPY && !rp.same_copy) fz_fail("the Node path's stdin is not the file HOOKD_CLIENT_STDIN_COPY names");
+        if (e->how == CL_COPY && !rp.same_copy)
+            fz_fail("the Node path's stdin is not the file HOOKD_CLIENT_STDIN_COPY names");
         if (!bytes_eq(&rp.in, u->in))
             fz_fail("the Node path read %lu stdin bytes (%s), not the %lu the agent wrote", (unsigned long)rp.in.len,
                     how_name(e->how), (unsigned long)u->in->len);
@@ -1265,7 +1275,7 @@ static void client_run(const unsigned char *data, size_t len, struct fz_rng *cas
     fflush(stderr);
     pid = fork();
     must(pid >= 0, "fork");
-    if (pid == 0) child(&c, &env, argv, &in, in_p[0], out_p[1], err_p[1], rep_p[1], stall_p[0], seed);
+    if (pid == 0) child(&c, &env, argv, in_p[0], out_p[1], err_p[1], rep_p[1], stall_p[0], seed);
     h_child = pid;
     st_cases++;
     close_fd(&in_p[0]);
