@@ -124,6 +124,7 @@ static void exec_node(void) {
 static void node_path(void) { exec_node(); }
 
 static int write_all(int fd, const char *p, size_t n);
+static int wait_fd(int fd, short events, long long deadline);
 
 /*
  * The Node path on a pipe, when no copy can be written (no space, an unwritable runtime dir): a child
@@ -153,6 +154,8 @@ static void node_path_piped(int copy_fd, unsigned long long committed, const cha
         for (;;) {
             r = read(0, buf, sizeof buf);
             if (r < 0 && errno == EINTR) continue;
+            /* A non-blocking stdin with nothing in it yet is not its end. */
+            if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait_fd(0, POLLIN, -1)) continue;
             if (r <= 0) break;
             if (write_all(fds[1], buf, (size_t)r) != 0) break;
         }
@@ -590,6 +593,15 @@ static int working_dir(char *out, size_t cap) {
     return getcwd(out, cap) ? 0 : -1;
 }
 
+/* After GO, an answer that did not come whole (no RESULT line, one that cannot be read, or output cut
+ * short of its announced length): the daemon's outcome is unknown, so the ACK's lost code, said on
+ * stderr. */
+static int lost_answer(int lost) {
+    fprintf(stderr, "hookd: the daemon went away while running the event (%s)\n",
+            g_fast_id[0] ? g_fast_id : "unknown id");
+    return lost;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static char g_in[INLINE_MAX + 1];
@@ -723,11 +735,7 @@ int main(int argc, char **argv) {
         static char buf[IO_CHUNK];
         unsigned long long left[2];
         int code, out_ok[2] = {1, 1}, which = 0;
-        if (read_line(line, sizeof line, -1) != 0 || strncmp(line, "RESULT ", 7) != 0) {
-            fprintf(stderr, "hookd: the daemon went away while running the event (%s)\n",
-                    g_fast_id[0] ? g_fast_id : "unknown id");
-            return lost;
-        }
+        if (read_line(line, sizeof line, -1) != 0 || strncmp(line, "RESULT ", 7) != 0) return lost_answer(lost);
         p = line;
         r = word(&p, 0);
         code_s = word(&p, 0);
@@ -736,7 +744,7 @@ int main(int argc, char **argv) {
         (void)r;
         if (!all_digits(code_s) || !all_digits(olen_s) || !all_digits(elen_s) || strlen(code_s) > 9 ||
             strlen(olen_s) > 18 || strlen(elen_s) > 18)
-            return lost;
+            return lost_answer(lost);
         code = atoi(code_s);
         left[0] = strtoull(olen_s, NULL, 10);
         left[1] = strtoull(elen_s, NULL, 10);
@@ -763,6 +771,7 @@ int main(int argc, char **argv) {
                 left[which] -= take;
             }
         }
+        if (left[0] + left[1] > 0) return lost_answer(lost);
         return code & 0xff;
     }
 }

@@ -4,14 +4,17 @@
 #
 #   scripts/fuzz-native.sh spawner [--seed N] [--minutes M | --seconds S] [--cases N] [--process-cases N]
 #                                  [--out DIR] [--spawner-source FILE] [-v]
+#   scripts/fuzz-native.sh client [--seed N] [--minutes M | --seconds S] [--cases N] [--out DIR]
+#                                 [--client-source FILE] [-v]
 #   scripts/fuzz-native.sh <target> --seed N --replay FILE --case K [--out DIR]   (one saved case again)
 #
 # Targets: spawner (native/hookd-spawner.c in the fuzzer's own process, then as its own process on a
 # sixth of the time: --process-cases, default a fifth of --cases; 0 skips it), spawner-process (that
-# second part alone). Without --cases, --seconds or --minutes: 60 seconds. Builds go to --out (default
-# .tmp/fuzz), a failing input to <out>/crashes/. Exit code: 0 no failure, 1 a failure (its seed, case
-# and saved input printed), 2 no usable compiler or a usage error, 3 a set-up problem, 211 a sanitizer
-# report. FUZZ_CC picks the compiler (default gcc).
+# second part alone), client (native/hookd-client.c, a forked child per case, against a fake daemon).
+# Without --cases, --seconds or --minutes: 60 seconds. Builds go to --out (default .tmp/fuzz), a
+# failing input to <out>/crashes/. Exit code: 0 no failure, 1 a failure (its seed, case and saved input
+# printed), 2 no usable compiler or a usage error, 3 a set-up problem, 211 a sanitizer report. FUZZ_CC
+# picks the compiler (default gcc); temporary runtime dirs go to $TMPDIR (default /tmp).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +24,7 @@ flags=(-std=gnu99 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
   -Wall -Wextra -Werror)
 
 usage() {
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -30,6 +33,7 @@ target=$1
 shift
 seed='' cases='' seconds='' process_cases='' out="$root/.tmp/fuzz" replay='' replay_case=0 verbose=()
 spawner_source="$root/native/hookd-spawner.c"
+client_source="$root/native/hookd-client.c"
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "fuzz-native: $1 needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -40,13 +44,14 @@ while [ $# -gt 0 ]; do
     --minutes) need "$@"; seconds=$(($2 * 60)); shift 2 ;;
     --out) need "$@"; out=$2; shift 2 ;;
     --spawner-source) need "$@"; spawner_source=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
+    --client-source) need "$@"; client_source=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     --replay) need "$@"; replay=$2; shift 2 ;;
     --case) need "$@"; replay_case=$2; shift 2 ;;
     -v) verbose=(-v); shift ;;
     *) usage ;;
   esac
 done
-case $target in spawner | spawner-process) ;; *) usage ;; esac
+case $target in spawner | spawner-process | client) ;; *) usage ;; esac
 [ -n "$seed" ] || seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 if [ -z "$cases" ] && [ -z "$seconds" ]; then seconds=60; fi
 
@@ -101,7 +106,7 @@ build() {
   while [ $# -gt 0 ] && [ "$1" != -- ]; do sources+=("$1"); shift; done
   [ $# -gt 0 ] && shift && extra=("$@")
   [ -e "$output" ] || stale=1
-  for f in "$fuzz_dir"/*.[ch] "$spawner_source" "$0"; do [ "$f" -nt "$output" ] && stale=1; done
+  for f in "$fuzz_dir"/*.[ch] "$spawner_source" "$client_source" "$0"; do [ "$f" -nt "$output" ] && stale=1; done
   [ "$(cat "$output.flags" 2>/dev/null)" = "${extra[*]}" ] || stale=1
   [ $stale = 0 ] && return 0
   "$cc" "${flags[@]}" -I"$fuzz_dir" "${extra[@]}" -o "$output" "${sources[@]}"
@@ -117,6 +122,7 @@ run() {
   # What a replay needs besides the seed and the case (printed with a failure).
   local hint=" --out $out"
   [ "$spawner_source" = "$root/native/hookd-spawner.c" ] || hint+=" --spawner-source $spawner_source"
+  [ "$client_source" = "$root/native/hookd-client.c" ] || hint+=" --client-source $client_source"
   local -a opts=(--target "$t" --seed "$seed" --crash-dir "$out/crashes" --replay-hint "$hint" "$@")
   if [ -n "$replay" ]; then
     exec "$program" "${opts[@]}" --replay "$replay" --case "$replay_case"
@@ -132,8 +138,8 @@ if [ -n "$seconds" ]; then
   [ "$first_seconds" -ge 1 ] || first_seconds=1
 fi
 
-# One entry per program under test: its build, then its driver targets. A new target (the native client
-# next) is a harness in test/fuzz/, seeds in test/fuzz/corpus/<name>/, an entry here and one in
+# One entry per program under test: its build, then its driver targets. A new target is a harness in
+# test/fuzz/, seeds in test/fuzz/corpus/<name>/, an entry here and one in
 # test/integration/fuzz/native-sanitizers.test.ts.
 wrap=(-Wl,--wrap=execve)
 common=("$fuzz_dir/driver.c" "$fuzz_dir/sanitizer-options.c" "$fuzz_dir/fake-exec.c")
@@ -153,5 +159,15 @@ case $target in
     build "$out/hookd-spawner-fuzz" "$spawner_source" "$fuzz_dir/fake-exec.c" "$fuzz_dir/sanitizer-options.c" \
       -- "${wrap[@]}"
     run "$program" spawner-process "$cases" "$seconds" spawner --program "$out/hookd-spawner-fuzz"
+    ;;
+  client)
+    # Its execvp (the Node path) is the fake Node path of client-harness.c; a smaller quarantine keeps
+    # the fork of each case cheap.
+    check_execs "$client_source" execvp
+    program="$out/fuzz-client"
+    build "$program" "$fuzz_dir/driver.c" "$fuzz_dir/sanitizer-options.c" "$fuzz_dir/client-model.c" \
+      "$fuzz_dir/client-harness.c" -- "-DCLIENT_SOURCE=\"$client_source\"" \
+      '-DFUZZ_ASAN_MORE="quarantine_size_mb=16"' -Wl,--wrap=execvp
+    run "$program" client "$cases" "$seconds" client
     ;;
 esac

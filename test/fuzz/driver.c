@@ -99,6 +99,17 @@ void fz_put32(struct fz_buf *b, uint32_t v) {
 
 void fz_puts0(struct fz_buf *b, const char *s) { fz_put(b, s, strlen(s) + 1); }
 
+int fz_count_fds(void) {
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int n = 0;
+    if (!d) fz_fatal("/proc/self/fd: %s", strerror(errno));
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n - 1; /* the directory's own */
+}
+
 /* ---------------------------------------------------------------- failures */
 
 static void write_str(int fd, const char *s) {

@@ -74,5 +74,7 @@ void fz_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2
 extern FILE *fz_out;
 /* The driver's pid: code that runs in a forked child can tell it is not the driver. */
 extern long fz_driver_pid;
+/* How many descriptors this process holds (Linux: /proc/self/fd). */
+int fz_count_fds(void);
 
 #endif

@@ -162,17 +162,6 @@ static struct sp_frame g_split[SP_MAX_FRAMES];
 static unsigned long st_frames[4], st_died, st_eof, st_lived, st_instances, st_waits;
 static size_t st_max_live;
 
-static int count_fds(void) {
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-    if (!d) fz_fatal("/proc/self/fd: %s", strerror(errno));
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n - 1; /* the directory's own */
-}
-
 static void drain(void) {
     unsigned char buf[65536];
     for (;;) {
@@ -298,7 +287,7 @@ static void quiesce(void) {
     flush_all();
     /* Every command it forgot got its last frames (sp_check_finish says which did not). */
     sp_check_finish(&g_chk);
-    fds = count_fds();
+    fds = fz_count_fds();
     if (fds != g_idle_fds + 2)
         fz_fail("the idle spawner holds %d descriptors, %d more than when it started", fds, fds - g_idle_fds - 2);
     for (i = 0; i < g_nlive; i++) {
@@ -309,7 +298,11 @@ static void quiesce(void) {
 }
 
 /* Its commands run on to their end, as they do when the spawner dies (stdin at EOF now); what they
- * still print is read here: a sanitizer report of a forked child must not go unseen. */
+ * still print is read here: a sanitizer report of a forked child must not go unseen. A child that
+ * ended with the sanitizers' exit code is failed on by the caller, once the checker has shown the part
+ * of its report the spawner had already forwarded. */
+static int g_child_211;
+
 static void harvest(void) {
     static char err[65536];
     struct child *c;
@@ -349,8 +342,7 @@ static void harvest(void) {
     if (strstr(err, "Sanitizer") || strstr(err, "runtime error:"))
         fz_fail("a sanitizer report in a forked child of the spawner:\n%s", err);
     while (waitpid(-1, &st, 0) > 0 || errno == EINTR) {
-        if (WIFEXITED(st) && WEXITSTATUS(st) == 211)
-            fz_fail("a forked child of the spawner ended with the sanitizers' exit code (211)");
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 211) g_child_211 = 1;
         if (WIFEXITED(st) && WEXITSTATUS(st) == FAKE_BAD_STATE)
             fz_fail("a command started in a state it must not:\n%s", err);
     }
@@ -364,6 +356,7 @@ static void inst_end(void) {
     drain();
     harvest();
     sp_check_reset(&g_chk);
+    if (g_child_211) fz_fail("a forked child of the spawner ended with the sanitizers' exit code (211)");
     for (i = 0; i < g_nlive; i++) free(g_live[i]);
     if (g_nlive > st_max_live) st_max_live = g_nlive;
     g_nlive = 0;
@@ -381,7 +374,7 @@ static void inst_end(void) {
     while (read(g_sig[0], buf, sizeof buf) > 0) {
     }
     g_alive = 0;
-    fds = count_fds();
+    fds = fz_count_fds();
     if (fds != g_idle_fds) fz_fail("%d descriptors are left after the spawner ended, %d before", fds, g_idle_fds);
 }
 
@@ -436,7 +429,7 @@ static void inproc_init(const struct fz_options *opt) {
     g_die_stream = fmemopen(g_die_text, sizeof g_die_text - 1, "w");
     if (!g_die_stream) fz_fatal("fmemopen: %s", strerror(errno));
     sp_check_init(&g_chk);
-    g_idle_fds = count_fds();
+    g_idle_fds = fz_count_fds();
 }
 
 static void inproc_run(const unsigned char *data, size_t len, struct fz_rng *r) {
