@@ -121,7 +121,11 @@ static void exec_node(void) {
 }
 
 /* The Node path with stdin as it is (the agent's own, untouched). */
-static void node_path(void) { exec_node(); }
+static void node_path(void) {
+    /* No copy is handed over: one named in the agent's environment is not this client's. */
+    if (unsetenv("HOOKD_CLIENT_STDIN_COPY") != 0) exit(1);
+    exec_node();
+}
 
 static int write_all(int fd, const char *p, size_t n);
 static int wait_fd(int fd, short events, long long deadline);
@@ -165,7 +169,7 @@ static void node_path_piped(int copy_fd, unsigned long long committed, const cha
     if (copy_fd >= 0) close(copy_fd);
     if (g_copy[0]) unlink(g_copy);
     g_copy[0] = '\0';
-    if (dup2(fds[0], 0) < 0) exit(1);
+    if (dup2(fds[0], 0) < 0 || unsetenv("HOOKD_CLIENT_STDIN_COPY") != 0) exit(1);
     close(fds[0]);
     exec_node();
 }

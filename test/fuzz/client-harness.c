@@ -26,7 +26,7 @@
  * Checks, besides the sanitizers (the child's and its forked writer's reports are read from its stderr
  * and exit code): what the client must do, from client-model.c, exactly: its exit code and its stdout
  * and stderr byte for byte, or the Node path (never both, never after GO) with its argv, environment
- * (HOOKD_FAST_EVENT_ID, HOOKD_CLIENT_REFUSED, HOOKD_CLIENT_STDIN_COPY), SIGPIPE at its default, no
+ * (HOOKD_FAST_EVENT_ID, HOOKD_CLIENT_REFUSED, HOOKD_CLIENT_STDIN_COPY, HOOKD_CLIENT_PROTOCOL), SIGPIPE at its default, no
  * descriptor without close-on-exec, and every stdin byte on its stdin; the request byte for byte (the
  * stdin copy a private regular file with the bytes); no connection to a listener it must refuse, no byte
  * sent before its checks; no stdin copy left behind; no descriptor lost in the fuzzer.
@@ -553,6 +553,7 @@ static void build_env(const struct cl_case *c, struct strs *env) {
         strs_add(env, "HOOKD_FAST_EVENT_ID=inherited-id");
         strs_add(env, "HOOKD_CLIENT_REFUSED=inherited");
         strs_add(env, "HOOKD_CLIENT_STDIN_COPY=/nonexistent/inherited-copy");
+        strs_add(env, "HOOKD_CLIENT_PROTOCOL=inherited");
         break;
     case CL_ENV_ODD:
         strs_add(env, "=weird");
@@ -999,7 +1000,7 @@ static int by_str(const void *a, const void *b) { return strcmp(*(char *const *)
 
 static int has_prefix(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
-/* The Node path's environment: the agent's, with the client's three variables as the case says. */
+/* The Node path's environment: the agent's, with the client's four variables as the case says. */
 static void check_env(const struct run *u, struct report *rp) {
     const struct cl_expect *e = u->e;
     struct strs want = {0};
@@ -1008,10 +1009,13 @@ static void check_env(const struct run *u, struct report *rp) {
     const char *copy = NULL;
     for (i = 0; i < u->env->n; i++) {
         const char *v = u->env->v[i];
-        if (has_prefix(v, "HOOKD_FAST_EVENT_ID=") || has_prefix(v, "HOOKD_CLIENT_REFUSED=")) continue;
-        if (e->how == CL_COPY && has_prefix(v, "HOOKD_CLIENT_STDIN_COPY=")) continue;
+        if (has_prefix(v, "HOOKD_FAST_EVENT_ID=") || has_prefix(v, "HOOKD_CLIENT_REFUSED=") ||
+            has_prefix(v, "HOOKD_CLIENT_STDIN_COPY=") || has_prefix(v, "HOOKD_CLIENT_PROTOCOL="))
+            continue;
         strs_add(&want, "%s", v);
     }
+    /* The client always says its protocol; an inherited copy path never passes. */
+    strs_add(&want, "HOOKD_CLIENT_PROTOCOL=3");
     if (e->fast_id[0]) strs_add(&want, "HOOKD_FAST_EVENT_ID=%s", e->fast_id);
     if (e->refused) strs_add(&want, "HOOKD_CLIENT_REFUSED=%s", e->refused);
     if (e->how == CL_COPY) strs_add(&want, "HOOKD_CLIENT_STDIN_COPY=(the copy)");
