@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The daemon's spawner (native/hookd-spawner.c; docs/daemon.md, "The spawner") against node's
 // child_process: two daemons side by side, one with HOOKD_NO_SPAWNER=1, each with a configured `true`
-// PreToolUse command, driven by the complete fast clients (native when built, bash), interleaved in each
+// PreToolUse command, driven by the native fast client, interleaved in each
 // round with a direct `sh -c true` (the goal: a client's `true` at most `sh -c true` + 4 ms).
 // Reported: medians of the per-round differences to `sh -c true`, and of spawner minus child_process.
 // Usage: npm run build && env -u NODE_EXTRA_CA_CERTS node bench/daemon-spawn.mjs [rounds=40]
@@ -13,7 +13,6 @@ import { FIXTURES, ROOT, benchEnv, quantiles, save, startDaemon, stopDaemon } fr
 
 const ROUNDS = Number(process.argv[2] ?? 40);
 const NATIVE = join(ROOT, 'dist', 'hookd-client');
-const BASH = join(ROOT, 'bin', 'hookd-client.bash');
 if (!existsSync(join(ROOT, 'dist', 'hookd-spawner'))) throw new Error('dist/hookd-spawner was not built');
 const pre = readFileSync(join(FIXTURES, '03-PreToolUse-Execute.json'));
 const config = {
@@ -43,8 +42,8 @@ homes.childProcess.env.HOOKD_NO_SPAWNER = '1';
 const daemons = {};
 try {
   for (const [mode, home] of Object.entries(homes)) daemons[mode] = await startDaemon(home.env, home.socket);
-  const clients = { bash: ['/bin/bash', ['--posix', BASH]] };
-  if (existsSync(NATIVE)) clients.native = [NATIVE, []];
+  if (!existsSync(NATIVE)) throw new Error(`${NATIVE} was not built (npm run build with a C compiler)`);
+  const clients = { native: [NATIVE, []] };
   const rows = { shTrue: () => timed('/bin/sh', ['-c', 'true'], undefined, homes.spawner.env) };
   for (const [client, [file, args]] of Object.entries(clients))
     for (const [mode, home] of Object.entries(homes))

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Droid's own hook time per event, the real Droid CLI 0.225.2 (the e2e agents cache, see
 // test/harness/README.md) playing the same scripted session with hookd's two transports as its hook
-// command on all nine events, interleaved: the fast client (`/bin/bash bin/hookd-client.bash`, daemon up
+// command on all nine events, interleaved: the fast client (`dist/hookd-client`, daemon up
 // with its listener) and the Node path (`node dist/hookd.cjs hook`). Every event runs one configured
 // `true` command. Times are hookEndTime - hookStartTime from Droid's transcripts (so Droid's own spawn
 // is included); medians per event and of per-round ratios. Issue 12, "the session's hook time per event".
@@ -23,10 +23,10 @@ const EVENTS = [
   'PreCompact',
   'SessionEnd',
 ];
-const CLIENT = join(ROOT, 'bin', 'hookd-client.bash');
+const CLIENT = join(ROOT, 'dist', 'hookd-client');
 const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
 const COMMANDS = {
-  fast: `/bin/bash ${q(CLIENT)} --agent droid`,
+  fast: `HOOKD_NODE=${q(process.execPath)} ${q(CLIENT)} --agent droid`,
   node: `${q(process.execPath)} ${q(BIN)} hook --agent droid`,
 };
 
@@ -53,7 +53,7 @@ const daemon = await startDaemon(env, t.socket);
 const times = { fast: {}, node: {} };
 const perRound = { fast: [], node: [] };
 try {
-  if (!existsSync(join(env.HOOKD_RUNTIME_DIR, 'hookd.fast'))) throw new Error('no fast listener file');
+  if (!existsSync(join(env.HOOKD_RUNTIME_DIR, 'fast.sock'))) throw new Error('no fast listener socket');
   for (let i = 0; i < ROUNDS; i++) {
     for (const transport of i % 2 ? ['node', 'fast'] : ['fast', 'node']) {
       const run = await runRealDroid({

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The Stop path after GO (the Stop target): a main-session Stop through the native fast client
-// (dist/hookd-client; the bash client when none was built), a notify rule to a loopback webhook, timed
+// (dist/hookd-client), a notify rule to a loopback webhook, timed
 // from the client's start until the webhook has the request, and until the client exited: the difference
 // is the daemon's work after the client let go (hand-off, journal, enrichment, rules, outbox, POST).
 // With `--base <dir>` (a checkout or copy holding another build in <dir>/dist), both builds run side by
@@ -98,11 +98,14 @@ async function variant(name, root) {
       waitingDelayMs: 0,
     },
   });
-  const client = existsSync(join(root, 'dist', 'hookd-client'))
-    ? [join(root, 'dist', 'hookd-client'), ['--agent', 'droid']]
-    : ['/bin/bash', ['--posix', join(root, 'bin', 'hookd-client.bash'), '--agent', 'droid']];
+  if (!existsSync(join(root, 'dist', 'hookd-client')))
+    throw new Error(`${root}/dist/hookd-client was not built`);
+  const client = [join(root, 'dist', 'hookd-client'), ['--agent', 'droid']];
   const daemon = await startDaemon(setup.env, setup.socket, join(root, 'dist', 'hookd.cjs'));
-  if (!existsSync(join(setup.env.HOOKD_RUNTIME_DIR, 'hookd.fast'))) throw new Error('no fast listener');
+  // This build's listener is a unix socket; builds before it wrote a loopback listener file.
+  const run = setup.env.HOOKD_RUNTIME_DIR;
+  if (!existsSync(join(run, 'fast.sock')) && !existsSync(join(run, 'hookd.fast')))
+    throw new Error('no fast listener');
   const sessions = join(setup.root, '.factory', 'sessions', '-bench-demo');
   mkdirSync(sessions, { recursive: true });
   let n = 0;
