@@ -247,64 +247,73 @@ export function checkAgentWiring(agent: Agent, states: readonly SettingsFileStat
       `run \`${shadowed.length > 0 ? installCommandFor(agent, states) : install}\``,
     );
   }
-  const broken = new Map<string, string[]>();
-  for (const hook of hooks) {
-    const problem = missingProgram(hook.command, env);
-    if (problem) broken.set(problem, [...(broken.get(problem) ?? []), `${hook.file}: ${hook.path}`]);
-  }
   // Which events should be wired is the config's business: check `<agent>-wiring` (check-wiring.ts).
   const wired = new Set(hooks.map((h) => h.event));
   const twice = doubleWirings(agent, states);
   const acrossFiles = twice.filter((d) => new Set(d.hooks.map((h) => h.file)).size > 1);
-  const inOneFile = twice.filter((d) => !acrossFiles.includes(d));
   const lines: string[] = [];
-  for (const [problem, where] of broken) lines.push(`hookd command broken: ${problem} (${where.join(', ')})`);
-  const fixes: string[] = [];
+  const uninstalls: string[] = [];
+  // hookd wired in two layers: the fix takes it out of all but the widest, so what else is wrong is
+  // looked for in the layers that stay.
+  let removed = new Set<Layer>();
   if (acrossFiles.length > 0) {
     const files = acrossFiles
       .flatMap((d) => d.hooks)
       .filter((h, i, all) => all.findIndex((o) => o.file === h.file) === i);
+    const remove = layersToRemove(files);
+    removed = new Set(remove.map((f) => f.layer));
     lines.push(
       `hookd is wired in more than one place, and ${agentName(agent)} runs each, so every hookd command runs twice for ${acrossFiles.map((d) => d.event).join(', ')}:`,
       ...files.map((f) => `  ${f.file} (${f.layer})`),
     );
-    for (const f of layersToRemove(files)) {
+    for (const f of remove) {
       const command = uninstallCommandFor(agent, f.layer, f.file);
-      if (command) fixes.push(command);
+      if (command && !uninstalls.includes(command)) uninstalls.push(command);
     }
-    const kept = files.find((f) => !layersToRemove(files).some((r) => r.layer === f.layer));
+    const kept = files.find((f) => !removed.has(f.layer));
     if (kept)
       lines.push(
         `  the fix keeps ${kept.file} (${kept.layer})${kept.layer === 'user' ? ', which runs hookd in every project' : ''}`,
       );
   }
+  const staying = hooks.filter((h) => !removed.has(h.layer));
+  const stayingStates = states.filter((s) => !removed.has(s.layer));
+  const reinstall = installCommandFor(agent, stayingStates);
+  const broken = new Map<string, string[]>();
+  for (const hook of staying) {
+    const problem = missingProgram(hook.command, env);
+    if (problem) broken.set(problem, [...(broken.get(problem) ?? []), `${hook.file}: ${hook.path}`]);
+  }
+  for (const [problem, where] of broken) lines.push(`hookd command broken: ${problem} (${where.join(', ')})`);
+  let needsInstall = false;
+  const inOneFile = twice.filter((d) => !acrossFiles.includes(d));
   if (inOneFile.length > 0) {
     lines.push(`two different hookd commands run for: ${inOneFile.map((d) => d.event).join(', ')}`);
-    fixes.push(installCommandFor(agent, states));
+    needsInstall = true;
   }
   // A matcher hookd's own install chose (the config's tool matchers) is checked by `<agent>-wiring`.
-  const limited = hooks.filter((h) => !isCatchAll(h.matcher) && !isToolMatcher(h.event, h.matcher));
+  const limited = staying.filter((h) => !isCatchAll(h.matcher) && !isToolMatcher(h.event, h.matcher));
   for (const h of limited)
     lines.push(`${h.file}: ${h.path}: only runs for matcher ${JSON.stringify(h.matcher)}`);
-  if (limited.length > 0) fixes.push(installCommandFor(agent, states));
-  const pathBound = [...new Set(hooks.map((h) => h.command).filter(needsNodeOnPath))];
+  const pathBound = [...new Set(staying.map((h) => h.command).filter(needsNodeOnPath))];
   for (const command of pathBound)
     lines.push(
       `${command}: starts node through the agent's PATH (#!/usr/bin/env node); an agent started without node on its PATH skips every hook`,
     );
-  if (pathBound.length > 0) fixes.push(installCommandFor(agent, states));
+  needsInstall ||= limited.length > 0 || pathBound.length > 0;
+  const first = uninstalls.map((c) => `\`${c}\``).join(' then ');
   if (broken.size > 0) {
     return result(
       id,
       title,
       'fail',
       lines.join('\n'),
-      `run \`${installCommandFor(agent, states)}\` again from the hookd you want to use, with the node you want it to run on (it writes both absolute paths in place)`,
+      `${first ? `run ${first}, then ` : ''}run \`${reinstall}\` again from the hookd you want to use, with the node you want it to run on (it writes both absolute paths in place)`,
     );
   }
   if (lines.length > 0) {
-    const unique = [...new Set(fixes)];
-    return result(id, title, 'warn', lines.join('\n'), `run \`${unique.join('` then `')}\``);
+    const commands = [...uninstalls, ...(needsInstall ? [reinstall] : [])];
+    return result(id, title, 'warn', lines.join('\n'), `run \`${commands.join('` then `')}\``);
   }
   const files = [...new Set(hooks.map((h) => `${h.file} (${h.layer})`))].join(', ');
   const programs = [...new Set(hooks.map((h) => h.command))].join(', ');

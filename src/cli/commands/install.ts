@@ -70,12 +70,14 @@ function targetOptions<T>(y: Argv<T>) {
     .option('scope', {
       choices: SCOPES,
       default: 'user' as Scope,
-      describe: 'user: ~/.<agent>/settings.json; project: <project>/.<agent>/settings.json',
+      describe:
+        'user: ~/.<agent>/settings.json; project: <project>/.<agent>/settings.json (for Droid with the hooks.json beside it)',
     })
     .option('project', { type: 'string', describe: 'Project folder for --scope project (default: cwd)' })
     .option('file', {
       type: 'string',
-      describe: 'Edit this settings file instead (e.g. settings.local.json)',
+      describe:
+        "Edit this settings file instead (e.g. Claude Code's .claude/settings.local.json; Droid reads no hooks from settings.local.json)",
     })
     .option('dry-run', { type: 'boolean', default: false, describe: 'Show the diff; write nothing' })
     .option('json', { type: 'boolean', default: false, describe: 'Print the result as JSON' });
@@ -180,16 +182,12 @@ function scopeLabel(result: { agent: Agent; scope: Scope }): string {
 
 function printInstall(out: Out, result: InstallResult): void {
   const verb = result.dryRun ? 'Would install' : 'Installed';
-  const where = result.files.map((f) => f.file).join(' and ');
+  const where = result.files.map((f) => `${f.file}${f.created ? ' (new file)' : ''}`).join(' and ');
   if (!result.changed)
     out.write(
       safeText(`hookd is already installed for ${scopeLabel(result)} in ${where}; nothing to change`) + '\n',
     );
-  else
-    out.write(
-      safeText(`${verb} hookd for ${scopeLabel(result)} in ${where}${result.created ? ' (new file)' : ''}`) +
-        '\n',
-    );
+  else out.write(safeText(`${verb} hookd for ${scopeLabel(result)} in ${where}`) + '\n');
   for (const action of ['added', 'updated', 'unchanged', 'removed'] as const) {
     const events = result.events.filter((e) => e.action === action);
     if (events.length === 0) continue;

@@ -103,6 +103,21 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'hookd wired twice, the project one broken: the uninstall comes first',
+    id: 'droid-hooks',
+    status: 'warn',
+    setup: () => {
+      hookd('install');
+      writeJson(
+        droidProject(),
+        wiredSettings(`${join(h.root, 'gone', 'dist', 'hookd.cjs')} hook --agent droid`),
+      );
+    },
+    says: (fix) => {
+      expect(fix).toBe(`run \`hookd uninstall --agent droid --scope project --project ${h.project}\``);
+    },
+  },
+  {
     name: 'two different hookd commands in one settings file',
     id: 'droid-hooks',
     status: 'warn',
