@@ -49,9 +49,10 @@ export interface DoubleWiring {
 }
 
 /**
- * Events whose running hookd hooks are more than one command (both agents run identical commands of
- * one event once): hookd then runs the event twice, every guard and notification included. Hooks the
- * agent does not run (shadowed, or switched off) do not count.
+ * Events for which the agent runs more than one hookd hook: hookd then runs the event twice, every
+ * guard and notification included. Droid 0.225.2 runs the hooks of each folder, an identical command
+ * in both folders twice; Claude Code runs an identical command once. Hooks the agent does not run
+ * (shadowed, or switched off) do not count.
  */
 export function doubleWirings(agent: Agent, reads: readonly HooksFileRead[]): DoubleWiring[] {
   const off = new Set(hooksSwitches(agent, reads).flatMap((s) => s.off));
@@ -65,7 +66,10 @@ export function doubleWirings(agent: Agent, reads: readonly HooksFileRead[]): Do
         layer: h.layer,
         command: isObject(h.hook) && typeof h.hook.command === 'string' ? h.hook.command : '(http)',
       }))
-      .filter((h, i, all) => all.findIndex((o) => o.command === h.command) === i);
+      .filter(
+        (h, i, all) =>
+          all.findIndex((o) => o.command === h.command && (agent === 'claude' || o.file === h.file)) === i,
+      );
     return hooks.length > 1 ? [{ event, hooks }] : [];
   });
 }

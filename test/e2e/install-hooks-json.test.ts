@@ -84,10 +84,15 @@ describeWithAgent('droid', 'Droid hooks.json beside settings.json (real Droid 0.
   afterAll(() => tmp?.cleanup());
 
   describe("Droid's rules", () => {
-    it("per folder, an event its hooks.json names replaces settings.json's list, an empty list too; other events and the other folder add up", async () => {
+    it("per folder, an event its hooks.json names replaces settings.json's list, an empty list too; other events and the other folder add up, an identical command in each", async () => {
       put(join(home('rules'), '.factory', 'hooks.json'), { PreToolUse: own('user-json'), Stop: [] });
       put(join(work('rules'), '.factory', 'settings.json'), {
-        hooks: { PreToolUse: own('project-settings'), SessionEnd: own('project-settings') },
+        // The same command as the user's PostToolUse one: Droid runs it once per folder.
+        hooks: {
+          PreToolUse: own('project-settings'),
+          SessionEnd: own('project-settings'),
+          PostToolUse: own('user-settings'),
+        },
       });
       put(join(work('rules'), '.factory', 'hooks.json'), { SessionEnd: own('project-json') });
       await droid('rules', {
@@ -101,12 +106,15 @@ describeWithAgent('droid', 'Droid hooks.json beside settings.json (real Droid 0.
         'project-settings PreToolUse',
         'user-json PreToolUse',
         'user-settings PostToolUse',
+        'user-settings PostToolUse',
         'user-settings SessionEnd',
       ]);
     });
 
-    it('a hooks.json Droid rejects, or one in the settings.json layout, replaces nothing; without hooks.json the older hooks/hooks.json is read', async () => {
+    it('a hooks.json Droid rejects, or one in the settings.json layout, replaces nothing; without hooks.json the older hooks/hooks.json is read; settings.local.json holds none', async () => {
       put(join(home('older'), '.factory', 'hooks', 'hooks.json'), { PreToolUse: own('user-older') });
+      // Droid reads no hooks from settings.local.json.
+      put(join(home('older'), '.factory', 'settings.local.json'), { hooks: { Stop: own('user-local') } });
       put(join(work('older'), '.factory', 'settings.json'), { hooks: { Stop: own('project-settings') } });
       // A hook without its command: Droid logs "Invalid hooks file, ignoring" and reads none of it.
       put(join(work('older'), '.factory', 'hooks.json'), {

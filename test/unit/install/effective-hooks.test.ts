@@ -112,23 +112,30 @@ describe('switches', () => {
 });
 
 describe('hookd wired twice', () => {
-  it('two different hookd commands the agent runs for one event; identical ones and shadowed ones do not count', () => {
+  it('two hookd hooks Droid runs for one event, identical ones too; shadowed ones do not count', () => {
     const user = file('droid', 'user', 'settings', {
       hooks: { Stop: [entry(HOOKD())], SessionEnd: [entry(HOOKD())] },
     });
     const project = file('droid', 'project', 'settings', {
       hooks: { Stop: [entry('hookd hook --agent droid')], SessionEnd: [entry(HOOKD())] },
     });
-    expect(doubleWirings('droid', [user, project]).map((d) => d.event)).toEqual(['Stop']);
-    const shadow = file('droid', 'project', 'hooks-json', { Stop: [] });
+    expect(doubleWirings('droid', [user, project]).map((d) => d.event)).toEqual(['Stop', 'SessionEnd']);
+    const shadow = file('droid', 'project', 'hooks-json', { Stop: [], SessionEnd: [] });
     expect(doubleWirings('droid', [user, project, shadow])).toEqual([]);
+    // Claude Code runs an identical command once.
+    const claudeUser = file('claude', 'user', 'settings', { hooks: { Stop: [entry(HOOKD('claude'))] } });
+    const claudeLocal = file('claude', 'local', 'settings', { hooks: { Stop: [entry(HOOKD('claude'))] } });
+    expect(doubleWirings('claude', [claudeUser, claudeLocal])).toEqual([]);
     expect(hookdLayers([user, project, shadow])).toEqual([
       { layer: 'user', file: user.file, events: ['Stop', 'SessionEnd'], shadowed: [] },
       {
         layer: 'project',
         file: project.file,
-        events: ['SessionEnd'],
-        shadowed: [{ event: 'Stop', by: shadow.file }],
+        events: [],
+        shadowed: [
+          { event: 'Stop', by: shadow.file },
+          { event: 'SessionEnd', by: shadow.file },
+        ],
       },
     ]);
   });
