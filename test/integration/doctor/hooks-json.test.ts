@@ -42,6 +42,24 @@ describe('doctor and the agent files of a repository', () => {
     expect(result.detail).toContain('over the');
   });
 
+  it('says on every event path when a setting switches the hooks off', async () => {
+    const hookd = join(ROOT, 'dist', 'hookd.cjs');
+    await installHookd({
+      agent: 'droid',
+      scope: 'user',
+      env: h.env as Record<string, string>,
+      projectDir: h.project,
+      hookdPath: hookd,
+    });
+    const before = await agentEventPaths(h.env, h.project, undefined);
+    expect(before.droid.every((p) => p.off === undefined)).toBe(true);
+    const json = join(h.home, '.factory', 'hooks.json');
+    writeJson(json, { hooksDisabled: true });
+    const after = await agentEventPaths(h.env, h.project, undefined);
+    expect(after.droid).toHaveLength(9);
+    expect(after.droid.every((p) => p.off === `"hooksDisabled": true in ${json}`)).toBe(true);
+  });
+
   it('names the layer of each hookd entry, and reads a project in the home folder once', async () => {
     const hookd = join(ROOT, 'dist', 'hookd.cjs');
     const managed = join(h.root, 'managed');
