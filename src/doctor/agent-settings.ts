@@ -1,26 +1,24 @@
-import { validateAgentHooks, type AgentHooksReport } from '../install/agent-hooks.js';
-import { AGENT_PROFILES, locateSettingsFile, type Agent, type Scope } from '../install/agents.js';
-import { isHookdCommand } from '../install/hookd-command.js';
-import { readSettingsFile } from '../install/settings-file.js';
-import { CliError } from '../errors.js';
-import type { Env } from '../paths.js';
+import { dirname } from 'node:path';
+import {
+  agentHooksFiles,
+  claudeManagedDir,
+  claudeManagedDropIns,
+  type Layer,
+} from '../install/agent-files.js';
+import { AGENT_PROFILES, type Agent } from '../install/agents.js';
+import { readHooksFile, type HookAt, type HooksFileRead } from '../install/effective-hooks.js';
+import { hookdHooksAt } from '../install/hookd-layers.js';
+import { shellQuote } from '../install/hookd-command.js';
 import { isObject } from '../util/json-values.js';
+import type { Env } from '../paths.js';
 
-/** An agent settings file as the doctor sees it: read once, shared by the file and wiring checks. */
-export interface SettingsFileState {
-  agent: Agent;
-  scope: Scope;
-  file: string;
-  exists: boolean;
-  /** Set when the file exists but cannot be used (unreadable, not JSON, not an object). */
-  readError?: { message: string; hint?: string };
-  data?: Record<string, unknown>;
-  report?: AgentHooksReport;
-}
+/** One file of the agent's hooks as the doctor sees it: read once, shared by every check. */
+export type SettingsFileState = HooksFileRead;
 
-/** One hookd hook found in a settings file. */
+/** One hookd hook the agent runs. */
 export interface HookdHook {
   file: string;
+  layer: Layer;
   event: string;
   /** `hooks.Stop[0].hooks[1]` */
   path: string;
@@ -28,80 +26,72 @@ export interface HookdHook {
   matcher?: unknown;
 }
 
-export async function inspectSettingsFile(
+export interface InspectOptions {
+  /** Claude Code's managed settings folder (default: the platform's). */
+  claudeManagedDir?: string;
+}
+
+/**
+ * Every file whose hooks the agent reads (agentHooksFiles), read: Droid's user and project
+ * settings.json and hooks.json; Claude Code's user, project, local and managed settings.
+ */
+export async function inspectAgentFiles(
   agent: Agent,
-  scope: Scope,
   env: Env,
   projectDir: string,
-): Promise<SettingsFileState> {
-  const { file } = locateSettingsFile({ agent, scope, env, projectDir });
-  try {
-    const snapshot = await readSettingsFile(file);
-    if (!snapshot.exists) return { agent, scope, file, exists: false };
-    return {
-      agent,
-      scope,
-      file,
-      exists: true,
-      data: snapshot.data,
-      report: validateAgentHooks(snapshot.data.hooks, agent),
-    };
-  } catch (error) {
-    const hint = error instanceof CliError ? error.hint : undefined;
-    return {
-      agent,
-      scope,
-      file,
-      exists: true,
-      readError: { message: (error as Error).message, ...(hint ? { hint } : {}) },
-    };
-  }
+  options: InspectOptions = {},
+): Promise<SettingsFileState[]> {
+  const managed = options.claudeManagedDir ?? claudeManagedDir();
+  const files = agentHooksFiles(agent, {
+    env,
+    projectDir,
+    claudeManagedDir: managed,
+    claudeManagedDropIns: agent === 'claude' ? claudeManagedDropIns(managed) : [],
+  });
+  return Promise.all(files.map(readHooksFile));
 }
 
-/** One hook object of a settings file the agent accepts, with where it is. */
-export interface HookAt {
-  event: string;
-  /** `hooks.Stop[0].hooks[1]` */
-  path: string;
-  entry: Record<string, unknown>;
-  hook: unknown;
+function toHookdHook(h: HookAt): HookdHook {
+  return {
+    file: h.file,
+    layer: h.layer,
+    event: h.event,
+    path: h.path,
+    command: isObject(h.hook) && typeof h.hook.command === 'string' ? h.hook.command : '',
+    ...('matcher' in h.entry ? { matcher: h.entry.matcher } : {}),
+  };
 }
 
-/** Every hook object of a settings file the agent accepts (a rejected file runs none of its hooks). */
-export function hooksIn(state: SettingsFileState): HookAt[] {
-  if (!state.data || !state.report?.ok) return [];
-  const hooks = state.data.hooks;
-  if (!isObject(hooks)) return [];
-  const found: HookAt[] = [];
-  for (const [event, entries] of Object.entries(hooks)) {
-    if (!Array.isArray(entries)) continue;
-    entries.forEach((entry, e) => {
-      if (!isObject(entry) || !Array.isArray(entry.hooks)) return;
-      entry.hooks.forEach((hook, h) =>
-        found.push({ event, path: `hooks.${event}[${e}].hooks[${h}]`, entry, hook }),
-      );
-    });
-  }
-  return found;
-}
-
-/** hookd's own command hooks in a settings file the agent accepts. */
-export function hookdHooksOf(state: SettingsFileState): HookdHook[] {
-  return hooksIn(state).flatMap(({ event, path, entry, hook }) =>
-    isObject(hook) && isHookdCommand(hook.command)
-      ? [
-          {
-            file: state.file,
-            event,
-            path,
-            command: hook.command as string,
-            ...('matcher' in entry ? { matcher: entry.matcher } : {}),
-          },
-        ]
-      : [],
-  );
+/** hookd's command hooks the agent runs (a hook another file shadows does not run). */
+export function runningHookdHooks(states: readonly SettingsFileState[]): HookdHook[] {
+  return hookdHooksAt(states)
+    .filter((h) => !h.shadowedBy && isObject(h.hook) && typeof h.hook.command === 'string')
+    .map(toHookdHook);
 }
 
 export function agentName(agent: Agent): string {
   return AGENT_PROFILES[agent].displayName;
+}
+
+/**
+ * The `hookd install` that wires hookd where it is wired now: the user scope when hookd runs from it
+ * (or nowhere), else the project scope, else the local file; `--transport node` when every hookd
+ * entry there takes the Node path.
+ */
+export function installCommandFor(
+  agent: Agent,
+  states: readonly SettingsFileState[],
+  options: { node?: boolean } = {},
+): string {
+  const layers = new Set(hookdHooksAt(states).map((h) => h.layer));
+  const base = `hookd install --agent ${agent}`;
+  const node = options.node ? ' --transport node' : '';
+  if (layers.size === 0 || layers.has('user')) return `${base}${node}`;
+  // The project's settings file is always `<project>/.factory/settings.json` or `.claude/settings.json`.
+  const project = states.find((s) => s.layer === 'project' && s.kind === 'settings');
+  if (layers.has('project') && project)
+    return `${base} --scope project --project ${shellQuote(dirname(dirname(project.file)))}`;
+  const local = states.find((s) => s.layer === 'local');
+  if (layers.has('local') && local) return `${base} --file ${shellQuote(local.file)}${node}`;
+  return `${base}${node}`;
 }

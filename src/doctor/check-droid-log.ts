@@ -1,19 +1,30 @@
 import { stat } from 'node:fs/promises';
 import { formatDuration } from '../terminal/output.js';
-import { validateAgentHooks } from '../install/agent-hooks.js';
-import { readSettingsFile } from '../install/settings-file.js';
-import { scanDroidLogs, INVALID_HOOKS_MARKER, type InvalidHooksLine } from './droid-log.js';
+import { basename } from 'node:path';
+import { DROID_HOOKS_JSON } from '../install/agent-files.js';
+import { readHooksFile } from '../install/effective-hooks.js';
+import {
+  scanDroidLogs,
+  INVALID_HOOKS_FILE_MARKER,
+  INVALID_HOOKS_MARKER,
+  type InvalidHooksLine,
+} from './droid-log.js';
 import { result, worstStatus, type CheckResult, type CheckStatus } from './types.js';
 
 const UNNAMED = '(settings file not named in the log)';
 
 /** Whether a settings file Droid rejected is valid now, and when it last changed. */
 async function currentState(file: string): Promise<{ exists: boolean; valid: boolean; mtimeMs?: number }> {
+  const kind = basename(file) === DROID_HOOKS_JSON ? 'hooks-json' : 'settings';
+  const read = await readHooksFile({ agent: 'droid', layer: 'user', kind, file });
+  if (!read.exists) return { exists: false, valid: false };
+  if (read.readError || !read.snapshot) return { exists: true, valid: false };
   try {
-    const snapshot = await readSettingsFile(file);
-    if (!snapshot.exists) return { exists: false, valid: false };
-    const valid = validateAgentHooks(snapshot.data.hooks, 'droid').ok;
-    return { exists: true, valid, mtimeMs: (await stat(snapshot.target)).mtimeMs };
+    return {
+      exists: true,
+      valid: read.report?.ok === true,
+      mtimeMs: (await stat(read.snapshot.target)).mtimeMs,
+    };
   } catch {
     return { exists: true, valid: false };
   }
@@ -39,7 +50,7 @@ export async function checkDroidLog(logDir: string, now: number): Promise<CheckR
       id,
       title,
       'ok',
-      `no "${INVALID_HOOKS_MARKER}" in ${scan.files.length} log file(s) in ${logDir}`,
+      `no "${INVALID_HOOKS_MARKER}" nor "${INVALID_HOOKS_FILE_MARKER}" in ${scan.files.length} log file(s) in ${logDir}`,
     );
   const byFile = new Map<string, InvalidHooksLine[]>();
   for (const line of scan.lines) {
@@ -73,7 +84,7 @@ export async function checkDroidLog(logDir: string, now: number): Promise<CheckR
     status,
     lines.join('\n'),
     status === 'fail'
-      ? 'fix the entries the settings checks list for that file (`hookd install --dry-run` names them too), then start a new Droid session'
+      ? 'fix the entries the settings checks list for that file, then start a new Droid session'
       : undefined,
   );
 }

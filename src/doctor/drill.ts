@@ -6,7 +6,7 @@ import type { Agent } from '../install/agents.js';
 import { logFilePath, type Env } from '../paths.js';
 import { GUARD_NOT_RUN } from '../runner/decision.js';
 import { matchesPattern } from '../runner/matcher.js';
-import { agentName, hookdHooksOf, type SettingsFileState } from './agent-settings.js';
+import { agentName, installCommandFor, runningHookdHooks, type SettingsFileState } from './agent-settings.js';
 import { result, type CheckResult } from './types.js';
 import { killProcessGroup } from '../util/process-group.js';
 
@@ -120,9 +120,9 @@ export async function runDrill(
   const id = `drill-${agent}`;
   const title = `${agentName(agent)} drill: a shell call through the installed hook`;
   const tool = SHELL_TOOL[agent];
-  const hook = states
-    .flatMap(hookdHooksOf)
-    .find((h) => h.event === 'PreToolUse' && matchesPattern(h.matcher as string | undefined, tool));
+  const hook = runningHookdHooks(states).find(
+    (h) => h.event === 'PreToolUse' && matchesPattern(h.matcher as string | undefined, tool),
+  );
   if (!hook) {
     return result(id, title, 'skip', `no hookd entry for ${tool} calls in ${agentName(agent)}'s settings`);
   }
@@ -154,7 +154,7 @@ export async function runDrill(
   const records = recordsSince(logFile, offset, sessionId);
   const event = records.find((r) => r.kind === 'event');
   const header = `fired PreToolUse ${tool} \`true\` through ${hook.file}: ${hook.command}`;
-  const install = `hookd install --agent ${agent}`;
+  const install = installCommandFor(agent, states);
   if (!event) {
     const said = ran.stderr.trim().split('\n').slice(-3).join(' / ');
     return result(

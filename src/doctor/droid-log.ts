@@ -3,6 +3,8 @@ import { join } from 'node:path';
 
 /** The only trace Droid leaves when it drops a settings file's hooks (hook-protocol.md). */
 export const INVALID_HOOKS_MARKER = 'Invalid hooks in settings.json, ignoring';
+/** The same for a hooks.json (Droid 0.225.2 `loadHooksFromFile`). */
+export const INVALID_HOOKS_FILE_MARKER = 'Invalid hooks file, ignoring';
 
 /** Bytes read from the end of each log file; older lines are not looked at. */
 export const LOG_TAIL_BYTES = 8 * 1024 * 1024;
@@ -61,7 +63,12 @@ export async function readTail(file: string, maxBytes: number): Promise<string> 
  */
 export async function scanLogFolder<T>(
   logDir: string,
-  options: { ext: string; marker: string; parse: (line: string, file: string) => T; maxFiles?: number },
+  options: {
+    ext: string;
+    marker: string | readonly string[];
+    parse: (line: string, file: string) => T;
+    maxFiles?: number;
+  },
   maxBytesPerFile = LOG_TAIL_BYTES,
 ): Promise<{ files: string[]; lines: T[] } | undefined> {
   let names: string[];
@@ -93,9 +100,10 @@ export async function scanLogFolder<T>(
     } catch {
       continue;
     }
-    if (!text.includes(options.marker)) continue;
+    const markers = typeof options.marker === 'string' ? [options.marker] : options.marker;
+    if (!markers.some((m) => text.includes(m))) continue;
     for (const line of text.split('\n'))
-      if (line.includes(options.marker)) lines.push(options.parse(line, file));
+      if (markers.some((m) => line.includes(m))) lines.push(options.parse(line, file));
   }
   return { files, lines };
 }
@@ -107,7 +115,11 @@ export function scanDroidLogs(
 ): Promise<DroidLogScan | undefined> {
   return scanLogFolder(
     logDir,
-    { ext: '.log', marker: INVALID_HOOKS_MARKER, parse: parseInvalidHooksLine },
+    {
+      ext: '.log',
+      marker: [INVALID_HOOKS_MARKER, INVALID_HOOKS_FILE_MARKER],
+      parse: parseInvalidHooksLine,
+    },
     maxBytesPerFile,
   );
 }

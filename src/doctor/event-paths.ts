@@ -1,19 +1,29 @@
 import type { HookdConfig } from '../config/schema.js';
-import { AGENT_PROFILES, AGENTS, SCOPES, type Agent } from '../install/agents.js';
+import type { Layer } from '../install/agent-files.js';
+import { AGENT_PROFILES, AGENTS, type Agent } from '../install/agents.js';
+import { hooksAt, hooksSwitches } from '../install/effective-hooks.js';
 import type { Env } from '../paths.js';
 import { transportOf, type WiredTransport } from '../install/transport.js';
 import { eventsToWire, type WiringReason } from '../install/wiring.js';
-import { hooksIn, inspectSettingsFile, type SettingsFileState } from './agent-settings.js';
+import {
+  inspectAgentFiles,
+  installCommandFor,
+  type InspectOptions,
+  type SettingsFileState,
+} from './agent-settings.js';
 
-/** One of hookd's hooks in a settings file, any transport. */
+/** One of hookd's hooks in a file of the agent, any transport. */
 export interface WiredHook {
   file: string;
+  layer: Layer;
   event: string;
   /** `hooks.Stop[0].hooks[1]` */
   path: string;
   transport: WiredTransport;
   matcher: string;
   hook: Record<string, unknown>;
+  /** The hooks.json of the same Droid folder names the event, so this hook does not run. */
+  shadowedBy?: string;
 }
 
 /** How one event reaches hookd for an agent, and why the config needs it. */
@@ -29,15 +39,33 @@ export interface EventPath {
   neededMatcher?: string;
   /** Commands run for it: their decisions must reach the agent. */
   commands: boolean;
+  /** Not wired because hookd's entry is in a settings.json whose hooks.json names the event. */
+  shadowedBy?: string;
+  /** A setting switches the agent's hooks off here: `"hooksDisabled": true in <file>`. */
+  off?: string;
 }
 
-/** hookd's hooks (node, fast, and the retired http) in a settings file the agent accepts. */
-export function wiredHooksOf(state: SettingsFileState): WiredHook[] {
-  return hooksIn(state).flatMap(({ event, path, entry, hook }) => {
+/**
+ * hookd's hooks (node, fast, and the retired http) in the files the agent accepts, each with the file
+ * that shadows it, if any.
+ */
+export function wiredHooksOf(states: readonly SettingsFileState[]): WiredHook[] {
+  return hooksAt(states).flatMap(({ file, layer, event, path, entry, hook, shadowedBy }) => {
     const transport = transportOf(hook);
     if (!transport) return [];
     const matcher = typeof entry.matcher === 'string' && entry.matcher !== '*' ? entry.matcher : '';
-    return [{ file: state.file, event, path, transport, matcher, hook: hook as Record<string, unknown> }];
+    return [
+      {
+        file,
+        layer,
+        event,
+        path,
+        transport,
+        matcher,
+        hook: hook as Record<string, unknown>,
+        ...(shadowedBy ? { shadowedBy } : {}),
+      },
+    ];
   });
 }
 
@@ -58,15 +86,19 @@ export function eventPaths(
   states: readonly SettingsFileState[],
   config: HookdConfig | undefined,
 ): EventPath[] {
-  const wired = states.flatMap(wiredHooksOf);
+  const all = wiredHooksOf(states);
+  const wired = all.filter((w) => !w.shadowedBy);
+  const switches = hooksSwitches(agent, states);
   const needed = new Map((config ? eventsToWire(config, agent) : []).map((w) => [w.event, w]));
   const known = AGENT_PROFILES[agent].knownEvents;
-  const events = [...known, ...wired.map((w) => w.event).filter((e) => !known.includes(e))].filter(
-    (e, i, all) => all.indexOf(e) === i && (needed.has(e) || wired.some((w) => w.event === e)),
+  const events = [...known, ...all.map((w) => w.event).filter((e) => !known.includes(e))].filter(
+    (e, i, list) => list.indexOf(e) === i && (needed.has(e) || all.some((w) => w.event === e)),
   );
   return events.map((event) => {
     const hook = wired.find((w) => w.event === event);
+    const shadowed = hook ? undefined : all.find((w) => w.event === event && w.shadowedBy);
     const need = needed.get(event);
+    const off = hook ? switches.find((s) => s.off.includes(hook.layer)) : undefined;
     return {
       event,
       path: hook?.transport ?? 'not wired',
@@ -74,15 +106,21 @@ export function eventPaths(
       reasons: need?.reasons ?? [],
       ...(need ? { neededMatcher: need.matcher } : {}),
       commands: need?.commands ?? false,
+      ...(shadowed ? { file: shadowed.file, shadowedBy: shadowed.shadowedBy } : {}),
+      ...(off ? { off: `"${off.key}": true in ${off.file}` } : {}),
     };
   });
 }
 
-/** The install command that wires what the config needs, with the transport in use. */
-export function fixCommand(agent: Agent, paths: readonly EventPath[]): string {
+/** The install command that wires what the config needs, where hookd is wired, with the transport in use. */
+export function fixCommand(
+  agent: Agent,
+  paths: readonly EventPath[],
+  states: readonly SettingsFileState[] = [],
+): string {
   const used = new Set(paths.map((p) => p.path));
-  const transport = used.has('node') && !used.has('fast') && !used.has('http') ? ' --transport node' : '';
-  return `hookd install --agent ${agent}${transport}`;
+  const node = used.has('node') && !used.has('fast') && !used.has('http');
+  return installCommandFor(agent, states, { node });
 }
 
 const REASON_TEXT: Record<WiringReason, string> = {
@@ -96,21 +134,24 @@ const REASON_TEXT: Record<WiringReason, string> = {
 export function formatEventPath(p: EventPath): string {
   const matcher = p.matcher ? ` [${p.matcher}]` : '';
   const why =
-    p.reasons.length > 0 ? p.reasons.map((r) => REASON_TEXT[r]).join(', ') : 'not needed by the config';
-  return `${p.event}: ${p.path}${matcher} (${why})`;
+    p.reasons.length > 0 ? p.reasons.map((r) => REASON_TEXT[r]).join(', ') : 'nothing in the config today';
+  const shadow = p.shadowedBy
+    ? `; hookd's entry in ${p.file} never runs: ${p.shadowedBy} names ${p.event}`
+    : '';
+  const off = p.off ? `; switched off: ${p.off}` : '';
+  return `${p.event}: ${p.path}${matcher} (${why})${shadow}${off}`;
 }
 
-/** Each agent's event paths, from its user and project settings files and the config (status, explain). */
+/** Each agent's event paths, from every file of its hooks and the config (status, explain, validate). */
 export async function agentEventPaths(
   env: Env,
   projectDir: string,
   config: HookdConfig | undefined,
+  options: InspectOptions = {},
 ): Promise<Record<Agent, EventPath[]>> {
   const entries = await Promise.all(
     AGENTS.map(async (agent) => {
-      const states = await Promise.all(
-        SCOPES.map((scope) => inspectSettingsFile(agent, scope, env, projectDir)),
-      );
+      const states = await inspectAgentFiles(agent, env, projectDir, options);
       return [agent, eventPaths(agent, states, config)] as const;
     }),
   );

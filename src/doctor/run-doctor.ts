@@ -4,8 +4,8 @@ import type { Channel } from '../notify/channels/channel.js';
 import { daemonSettings } from '../config/daemon-schema.js';
 import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
 import type { HookdConfig } from '../config/schema.js';
-import { AGENTS, SCOPES } from '../install/agents.js';
-import { inspectSettingsFile } from './agent-settings.js';
+import { AGENTS } from '../install/agents.js';
+import { inspectAgentFiles } from './agent-settings.js';
 import { checkApiKey } from './check-api.js';
 import { checkBacklog } from './check-backlog.js';
 import { checkChannel } from './check-channels.js';
@@ -17,7 +17,12 @@ import { checkDesktop } from './check-desktop.js';
 import { checkPresence } from './check-presence.js';
 import { checkClaudeLog } from './check-claude-log.js';
 import { checkDroidLog } from './check-droid-log.js';
-import { checkAgentWiring, checkSettingsFile } from './check-agent-settings.js';
+import {
+  checkAgentWiring,
+  checkHooksSwitches,
+  checkSettingsFile,
+  checkShadowing,
+} from './check-agent-settings.js';
 import { checkWiring } from './check-wiring.js';
 import { checkNodeVersion } from './check-node.js';
 import { runDrill } from './drill.js';
@@ -58,11 +63,10 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
   const notify = safeNotify(hookd);
   const used = usedChannels(notify);
   const view = readDaemonView(env, Math.max(timeoutMs, 500));
+  const inspect = options.claudeManagedDir ? { claudeManagedDir: options.claudeManagedDir } : {};
   const settings = Promise.all(
-    AGENTS.flatMap((agent) =>
-      SCOPES.map((scope) => inspectSettingsFile(agent, scope, env, options.projectDir)),
-    ),
-  );
+    AGENTS.map((agent) => inspectAgentFiles(agent, env, options.projectDir, inspect)),
+  ).then((all) => all.flat());
   const built: Map<string, Channel> | undefined = options.sendTest
     ? buildChannels(notify, { env, fetch: fetchImpl, desktop: { env, platform, arch } })
     : undefined;
@@ -79,12 +83,19 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
       run: async () => {
         const states = (await settings).filter((s) => s.agent === agent);
         const checks = [
-          ...states.map(checkSettingsFile),
+          // A file that is not there is a skip worth showing only for the settings files hookd writes.
+          ...states
+            .filter(
+              (s) => s.exists || (s.kind === 'settings' && (s.layer === 'user' || s.layer === 'project')),
+            )
+            .map(checkSettingsFile),
+          ...(agent === 'droid' ? [checkShadowing(states)] : []),
+          checkHooksSwitches(agent, states),
           checkAgentWiring(agent, states, env),
           checkWiring(agent, states, hookd),
         ];
         if (options.drill) checks.push(await runDrill(agent, states, env, options.projectDir));
-        const userFile = states.find((s) => s.scope === 'user')!.file;
+        const userFile = states.find((s) => s.layer === 'user' && s.kind === 'settings')!.file;
         if (agent === 'claude')
           return [...checks, await checkClaudeLog(join(dirname(userFile), 'debug'), now)];
         return [...checks, await checkDroidLog(join(dirname(userFile), 'logs'), now)];

@@ -25,6 +25,8 @@ export interface DoctorOptions {
   timeoutMs?: number;
   /** Send a real test notification through each enabled channel. */
   sendTest?: boolean;
+  /** Claude Code's managed settings folder (default: the platform's, /etc/claude-code on Linux). */
+  claudeManagedDir?: string;
   /** Fire a harmless PreToolUse through each agent's installed hook command (`--drill`). */
   drill?: boolean;
   /** Edges, injected by tests. */

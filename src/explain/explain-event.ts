@@ -110,7 +110,17 @@ export interface Explanation {
    * How the event reaches hookd under each agent whose settings wire hookd (fast / node / http / not
    * wired), from the agent's settings files, and why the config needs it.
    */
-  paths?: { agent: Agent; path: EventPath['path']; file?: string; matcher?: string; reasons: string[] }[];
+  paths?: {
+    agent: Agent;
+    path: EventPath['path'];
+    file?: string;
+    matcher?: string;
+    /** hookd's entry is in a settings.json whose hooks.json names the event: it does not run. */
+    shadowedBy?: string;
+    /** A setting switches the agent's hooks off. */
+    off?: string;
+    reasons: string[];
+  }[];
   /** What explain assumed because it runs nothing. */
   notes: string[];
 }
@@ -242,6 +252,8 @@ export async function explainEvent(
       path: p.path,
       ...(p.file ? { file: p.file } : {}),
       ...(p.matcher ? { matcher: p.matcher } : {}),
+      ...(p.shadowedBy ? { shadowedBy: p.shadowedBy } : {}),
+      ...(p.off ? { off: p.off } : {}),
       reasons: p.reasons,
     };
   });

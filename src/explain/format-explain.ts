@@ -33,13 +33,13 @@ export function formatExplanation(explanation: Explanation, out: Pick<Out, 'colo
         paint(
           out,
           p.reasons.length > 0 ? 'yellow' : 'gray',
-          `path (${p.agent}): not wired: the agent does not send ${ev.name} to hookd${p.reasons.length > 0 ? `, though the config needs it${why}; run hookd install --agent ${p.agent}` : ''}`,
+          `path (${p.agent}): not wired: the agent does not send ${ev.name} to hookd${p.shadowedBy ? ` (hookd's entry in ${p.file} never runs: ${p.shadowedBy} names ${ev.name})` : ''}${p.reasons.length > 0 ? `, though the config needs it${why}; run hookd install --agent ${p.agent}` : ''}`,
         ),
       );
     else
       lines.push(
-        gray(
-          `path (${p.agent}): ${p.path}${p.matcher ? ` [matcher ${p.matcher}]` : ''}${why || ' (not needed by the config)'} in ${p.file ?? '?'}`,
+        (p.off ? (t: string) => paint(out, 'red', t) : gray)(
+          `path (${p.agent}): ${p.path}${p.matcher ? ` [matcher ${p.matcher}]` : ''}${why || ' (nothing in the config for it)'} in ${p.file ?? '?'}${p.off ? `, but the agent runs no hooks: ${p.off}` : ''}`,
         ),
       );
   }

@@ -64,6 +64,12 @@ function regexError(pattern: string): string | undefined {
  */
 export const CLAUDE_GUARD_EVENTS: readonly string[] = ['PreToolUse', 'PermissionRequest'];
 
+/**
+ * Keys of Droid's hooks object that are not events: booleans (Droid 0.225.2's hooks schema), anything
+ * else makes Droid reject the whole hooks object. `hooksDisabled: true` switches every hook off.
+ */
+const DROID_SWITCHES: readonly string[] = ['hooksDisabled', 'showHookOutput'];
+
 /** What Claude Code writes to its debug log (`--debug`, `--debug-file`) for each skipped setting. */
 export const CLAUDE_SKIPPED_LINE = 'Invalid setting skipped';
 
@@ -71,7 +77,10 @@ class Collector {
   readonly problems: AgentHooksProblem[] = [];
   /** Errors on keys the agent does not validate, or validates alone, are downgraded to warnings. */
   private downgrade: false | { note: string } = false;
-  constructor(private readonly agent: Agent) {}
+  constructor(
+    private readonly agent: Agent,
+    private readonly root: Path = ['hooks'],
+  ) {}
 
   withDowngrade<T>(downgrade: false | { note: string }, run: () => T): T {
     const before = this.downgrade;
@@ -101,7 +110,7 @@ class Collector {
   ) {
     this.problems.push({
       severity,
-      path: formatPath(['hooks', ...path]),
+      path: formatPath([...this.root, ...path]),
       message,
       fix,
       ...(value !== undefined ? { value } : {}),
@@ -251,8 +260,12 @@ function downgradeFor(agent: Agent, event: string, known: boolean): false | { no
  * extra hook types, with its own reach: only a bad PreToolUse or PermissionRequest entry disables the
  * file (observed with Claude Code 2.1.330).
  */
-export function validateAgentHooks(hooks: unknown, agent: Agent): AgentHooksReport {
-  const c = new Collector(agent);
+export function validateAgentHooks(
+  hooks: unknown,
+  agent: Agent,
+  options: { root?: (string | number)[] } = {},
+): AgentHooksReport {
+  const c = new Collector(agent, options.root);
   if (hooks === undefined) return { ok: true, problems: [] };
   if (!isPlainObject(hooks)) {
     c.error(
@@ -265,6 +278,16 @@ export function validateAgentHooks(hooks: unknown, agent: Agent): AgentHooksRepo
   }
   const profile = AGENT_PROFILES[agent];
   for (const [event, entries] of Object.entries(hooks)) {
+    if (agent === 'droid' && DROID_SWITCHES.includes(event)) {
+      if (typeof entries !== 'boolean')
+        c.error(
+          [event],
+          `${event} must be true or false, not ${typeName(entries)}`,
+          'use true or false',
+          entries,
+        );
+      continue;
+    }
     const known = profile.knownEvents.includes(event);
     c.withDowngrade(downgradeFor(agent, event, known), () => {
       if (!known) {

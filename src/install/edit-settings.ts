@@ -1,5 +1,7 @@
 import { CliError, EXIT } from '../errors.js';
-import { formatAgentHooksProblems, validateAgentHooks, type AgentHooksProblem } from './agent-hooks.js';
+import { formatAgentHooksProblems, type AgentHooksProblem } from './agent-hooks.js';
+import type { HooksFileKind } from './agent-files.js';
+import { hooksObjectOf, validateHooksObject } from './effective-hooks.js';
 import { AGENT_PROFILES, type Agent } from './agents.js';
 import { patchJsonText } from './json-patch.js';
 import { patchJsoncText } from './jsonc-patch.js';
@@ -35,6 +37,31 @@ export function editedJsonText(snapshot: SettingsFileSnapshot, key: string, valu
   return snapshot.comments
     ? patchJsoncText(snapshot.text, data, snapshot.style)
     : patchJsonText(snapshot.text, data, snapshot.style);
+}
+
+/**
+ * Plans the change of a whole JSON object file (Droid's hooks.json is the hooks object itself): only
+ * what changed is rewritten; new text and diff, nothing written.
+ */
+export function planJsonRootEdit(
+  snapshot: SettingsFileSnapshot,
+  value: Record<string, unknown>,
+): FileChange & { text: string } {
+  const same = JSON.stringify(snapshot.data) === JSON.stringify(value);
+  // Never reached for an empty file: hookd writes only into events a hooks.json already names.
+  const text =
+    same || snapshot.text.trim() === ''
+      ? snapshot.text
+      : snapshot.comments
+        ? patchJsoncText(snapshot.text, value, snapshot.style)
+        : patchJsonText(snapshot.text, value, snapshot.style);
+  return {
+    file: snapshot.file,
+    created: false,
+    changed: text !== snapshot.text,
+    diff: unifiedDiff(snapshot.text, text, { before: snapshot.file, after: snapshot.file }),
+    text,
+  };
 }
 
 /** Plans the change of one top-level key: new text and diff, nothing written. */
@@ -76,8 +103,12 @@ export async function applyJsonEdit(
  * Refuses to touch a settings file whose hooks the agent already rejects, naming each broken entry:
  * the agent ignores every hook of such a file, hookd's included.
  */
-export function assertAgentAccepts(snapshot: SettingsFileSnapshot, agent: Agent): AgentHooksProblem[] {
-  const report = validateAgentHooks(snapshot.data.hooks, agent);
+export function assertAgentAccepts(
+  snapshot: SettingsFileSnapshot,
+  agent: Agent,
+  kind: HooksFileKind = 'settings',
+): AgentHooksProblem[] {
+  const report = validateHooksObject(kind, hooksObjectOf(kind, snapshot.data), agent);
   if (report.ok) return report.problems;
   const errors = report.problems.filter((p) => p.severity === 'error');
   const name = AGENT_PROFILES[agent].displayName;
@@ -94,8 +125,9 @@ export function assertWritableHooks(
   file: string,
   hooks: AgentHooks | undefined,
   agent: Agent,
+  kind: HooksFileKind = 'settings',
 ): AgentHooksProblem[] {
-  const report = validateAgentHooks(hooks, agent);
+  const report = validateHooksObject(kind, hooks, agent);
   if (report.ok) return report.problems;
   throw new CliError(
     `hookd refused to write ${file}: the result would be rejected by ${AGENT_PROFILES[agent].displayName}:\n` +

@@ -5,17 +5,19 @@ import { validateConfigText } from '../config/validate.js';
 import { projectTrust, trustFixCommand, trustProjectFile } from '../config/trust.js';
 import { projectConfigPath, userConfigPath } from '../paths.js';
 import { dirname, resolve } from 'node:path';
-import type { AgentHooksProblem } from './agent-hooks.js';
-import { applyJsonEdit, assertWritableHooks, planJsonEdit, type FileChange } from './edit-settings.js';
-import { hooksOf, prepareInstall, stripText, type InstallOptions } from './install.js';
+import { AGENT_PROFILES } from './agents.js';
+import { applyJsonEdit, planJsonEdit, type FileChange } from './edit-settings.js';
+import { commandForEvent } from './hookd-command.js';
+import { prepareInstall, wiredEvents, wireLevel, type InstallOptions } from './install.js';
 import {
   dropEmptiedEvents,
   listForeignEntries,
-  mergeHookdEntries,
   removeForeignEntries,
+  type AgentHooks,
   type ForeignEntry,
 } from './merge-hooks.js';
 import { assertWritable, readSettingsFile } from './settings-file.js';
+import { applyLevel, planLevel, settingsHooks, summarize, type FileProblem } from './settings-level.js';
 
 export interface ImportOptions extends InstallOptions {
   /** hookd config file to append to (default: the user config, or <project>/.hookd/config.json for scope project). */
@@ -24,6 +26,8 @@ export interface ImportOptions extends InstallOptions {
 
 export interface ImportedEntry {
   event: string;
+  /** The file it came from: the settings file, or Droid's hooks.json beside it. */
+  file: string;
   /** Index of the entry in the agent's event array, before the import. */
   index: number;
   entry: Record<string, unknown>;
@@ -33,6 +37,7 @@ export interface ImportedEntry {
 
 export interface RefusedEntry {
   event: string;
+  file: string;
   index: number;
   /** Why hookd's config schema rejects it (the entry stays in the agent's settings). */
   reasons: string[];
@@ -43,9 +48,12 @@ export interface ImportResult {
   command: string;
   imported: ImportedEntry[];
   refused: RefusedEntry[];
+  /** The agent's files: the settings file's change, with every diff (Droid's hooks.json included). */
   settings: FileChange;
+  /** Each agent file written (or, in a dry run, to write). */
+  files: FileChange[];
   config: FileChange;
-  warnings: AgentHooksProblem[];
+  warnings: FileProblem[];
   /**
    * For a project config: whether the file hookd wrote was recorded as trusted (`hookd trust`). It is,
    * unless it already held content the user had not trusted; then `note` says how to review and trust it.
@@ -100,7 +108,7 @@ function configPathFor(options: ImportOptions): string {
  * written first, so no command is ever lost between the two files.
  */
 export async function importAgentHooks(options: ImportOptions): Promise<ImportResult> {
-  const { location, events, timeoutSec, command, snapshot: settings } = await prepareInstall(options);
+  const { timeoutSec, command, level } = await prepareInstall(options);
 
   const configFile = configPathFor(options);
   const config = await readSettingsFile(configFile);
@@ -115,27 +123,51 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
 
   const imported: ImportedEntry[] = [];
   const refused: RefusedEntry[] = [];
-  const taken: ForeignEntry[] = [];
-  for (const listed of listForeignEntries(hooksOf(settings.data))) {
-    const { foreign, kept } = splitAgentRun(listed);
-    if (kept.length > 0) refused.push({ event: listed.event, index: listed.index, reasons: kept });
-    if (!foreign) continue;
-    const reasons = reasonsFor(foreign.entry);
-    if (reasons) {
-      const already = refused.find((r) => r.event === foreign.event && r.index === foreign.index);
-      if (already) already.reasons.push(...reasons);
-      else refused.push({ event: foreign.event, index: foreign.index, reasons });
-      continue;
+  const taken = new Map<string, ForeignEntry[]>();
+  // What the agent runs: Droid's hooks.json for the events it names, settings.json for the others.
+  // A settings.json entry of an event hooks.json names never runs: it stays, said so.
+  const sources: { file: string; hooks: AgentHooks | undefined; shadowed: ReadonlySet<string> }[] = [
+    { file: level.settings.file, hooks: settingsHooks(level.settings), shadowed: level.named },
+    ...(level.hooksJson
+      ? [{ file: level.hooksJson.file, hooks: level.hooksJson.data, shadowed: new Set<string>() }]
+      : []),
+  ];
+  for (const source of sources) {
+    const list: ForeignEntry[] = [];
+    taken.set(source.file, list);
+    for (const listed of listForeignEntries(source.hooks)) {
+      const at = { event: listed.event, index: listed.index, file: source.file };
+      if (source.shadowed.has(listed.event)) {
+        refused.push({
+          ...at,
+          reasons: [
+            `Droid does not run it: ${level.hooksJson?.file ?? 'hooks.json'} names ${listed.event}, so its list runs instead`,
+          ],
+        });
+        continue;
+      }
+      const { foreign, kept } = splitAgentRun(listed);
+      if (kept.length > 0) refused.push({ ...at, reasons: kept });
+      if (!foreign) continue;
+      const reasons = reasonsFor(foreign.entry);
+      if (reasons) {
+        const already = refused.find(
+          (r) => r.event === at.event && r.index === at.index && r.file === at.file,
+        );
+        if (already) already.reasons.push(...reasons);
+        else refused.push({ ...at, reasons });
+        continue;
+      }
+      const existing = Array.isArray(configHooks[foreign.event]) ? configHooks[foreign.event]! : [];
+      // Tagged with the agent it came from: its commands were written for that agent's events and
+      // variables. An untagged copy from an older import counts as already there.
+      const entry = { ...(foreign.entry as Record<string, unknown>), agent: options.agent };
+      const texts = [JSON.stringify(foreign.entry), JSON.stringify(entry)];
+      const alreadyInConfig = existing.some((e) => texts.includes(JSON.stringify(e)));
+      if (!alreadyInConfig) configHooks[foreign.event] = [...existing, entry];
+      imported.push({ ...foreign, file: source.file, alreadyInConfig });
+      list.push(foreign);
     }
-    const list = Array.isArray(configHooks[foreign.event]) ? configHooks[foreign.event]! : [];
-    // Tagged with the agent it came from: its commands were written for that agent's events and
-    // variables. An untagged copy from an older import counts as already there.
-    const entry = { ...(foreign.entry as Record<string, unknown>), agent: options.agent };
-    const texts = [JSON.stringify(foreign.entry), JSON.stringify(entry)];
-    const alreadyInConfig = list.some((existing) => texts.includes(JSON.stringify(existing)));
-    if (!alreadyInConfig) configHooks[foreign.event] = [...list, entry];
-    imported.push({ ...foreign, alreadyInConfig });
-    taken.push(foreign);
   }
 
   const configPlan = planJsonEdit(config, 'hooks', configHooks);
@@ -149,27 +181,59 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
     );
   }
 
-  const before = hooksOf(settings.data) ?? {};
-  const merged = mergeHookdEntries(removeForeignEntries(before, taken), { events, command, timeoutSec });
-  const newHooks = dropEmptiedEvents(before, merged.hooks);
-  const warnings = assertWritableHooks(location.file, newHooks, options.agent);
-  const settingsPlan = planJsonEdit(settings, 'hooks', newHooks);
+  // The agent's files without the moved hooks (a settings event left empty is dropped; one of
+  // hooks.json stays, as it names the event), then hookd wired as install does: its default events and
+  // every event a moved command was on.
+  const before = settingsHooks(level.settings) ?? {};
+  const settingsLeft = dropEmptiedEvents(
+    before,
+    removeForeignEntries(before, taken.get(level.settings.file)!),
+  );
+  const jsonLeft = level.hooksJson
+    ? removeForeignEntries(level.hooksJson.data, taken.get(level.hooksJson.file)!)
+    : undefined;
+  const stripped = {
+    ...level,
+    settings: { ...level.settings, data: { ...level.settings.data, hooks: settingsLeft } },
+    ...(level.hooksJson && jsonLeft ? { hooksJson: { ...level.hooksJson, data: jsonLeft } } : {}),
+  };
+  const known = AGENT_PROFILES[options.agent].knownEvents;
+  const events = [
+    ...new Set([
+      ...wiredEvents(options).map((w) => w.event),
+      ...imported.map((i) => i.event).filter((e) => known.includes(e)),
+    ]),
+  ];
+  const next = wireLevel(
+    stripped,
+    events.map((event) => ({
+      event,
+      matcher: '',
+      hook: { type: 'command', command: commandForEvent(command, event), timeout: timeoutSec },
+    })),
+    false,
+  );
+  const plan = planLevel(level, next);
 
   const dryRun = options.dryRun ?? false;
   if (dryRun) {
+    const files = await applyLevel(level, plan, true, new Date(0));
+    const { text: _text, ...configChange } = configPlan;
     return {
       dryRun,
       command,
       imported,
       refused,
-      settings: stripText(settingsPlan),
-      config: stripText(configPlan),
-      warnings,
+      settings: summarize(files),
+      files,
+      config: configChange,
+      warnings: plan.warnings,
     };
   }
-  // Check both files before writing either: a half-done import would run commands twice or never.
+  // Check every file before writing any: a half-done import would run commands twice or never.
   if (configPlan.changed) await assertWritable(config);
-  if (settingsPlan.changed) await assertWritable(settings);
+  const snapshots = [level.settings, ...(level.hooksJson ? [level.hooksJson] : [])];
+  for (const [i, p] of plan.plans.entries()) if (p.changed) await assertWritable(snapshots[i]!);
   const now = (options.now ?? (() => new Date()))();
   // What the user writes with hookd is trusted, but never content that was there untrusted before.
   const projectDir = options.scope === 'project' ? resolve(options.projectDir ?? process.cwd()) : undefined;
@@ -177,8 +241,9 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
     projectDir !== undefined && resolve(configFile) === resolve(projectConfigPath(projectDir));
   const env = options.env ?? process.env;
   const trustBefore = isProjectFile ? projectTrust(env, projectDir) : undefined;
+  // The config is written first, so no command is ever lost between the files.
   const configChange = await applyJsonEdit(config, configPlan, now);
-  const settingsChange = await applyJsonEdit(settings, settingsPlan, now);
+  const files = await applyLevel(level, plan, false, now);
   let trust: ImportResult['trust'];
   if (isProjectFile) {
     const file = resolve(configFile);
@@ -198,9 +263,10 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
     command,
     imported,
     refused,
-    settings: settingsChange,
+    settings: summarize(files),
+    files,
     config: configChange,
-    warnings,
+    warnings: plan.warnings,
     ...(trust ? { trust } : {}),
   };
 }

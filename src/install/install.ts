@@ -1,15 +1,11 @@
 import { CliError, EXIT, UsageError } from '../errors.js';
 import type { HookdConfig } from '../config/schema.js';
 import type { Env } from '../paths.js';
-import { validateAgentHooks, type AgentHooksProblem } from './agent-hooks.js';
+import { validateAgentHooks } from './agent-hooks.js';
+import { agentHooksFiles, claudeManagedDropIns, claudeManagedDir, type Layer } from './agent-files.js';
 import { AGENT_PROFILES, locateSettingsFile, type Agent, type Scope } from './agents.js';
-import {
-  applyJsonEdit,
-  assertAgentAccepts,
-  assertWritableHooks,
-  planJsonEdit,
-  type FileChange,
-} from './edit-settings.js';
+import type { FileChange } from './edit-settings.js';
+import { hooksObjectOf, readHooksFile, validateHooksObject, type HooksFileRead } from './effective-hooks.js';
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, FAST_SOCKET } from '../daemon/fast-server.js';
 import { runtimeDir } from '../paths.js';
 import { socketPathProblem } from '../util/unix-socket.js';
@@ -19,6 +15,7 @@ import {
   commandForEvent,
   type FastClient,
 } from './hookd-command.js';
+import { doubleWirings, hookdLayers, uninstallCommandFor, type HookdInFile } from './hookd-layers.js';
 import {
   mergeHookdWiring,
   removeHookdEntries,
@@ -26,7 +23,16 @@ import {
   type EventAction,
   type WantedHook,
 } from './merge-hooks.js';
-import { readSettingsFile } from './settings-file.js';
+import {
+  applyLevel,
+  planLevel,
+  readSettingsLevel,
+  settingsHooks,
+  summarize,
+  type FileProblem,
+  type LevelHooks,
+  type SettingsLevel,
+} from './settings-level.js';
 import { nativeClientPath, nativeClientProblem, type Transport } from './transport.js';
 import { eventsToWire, type WiredEvent, type WiringReason } from './wiring.js';
 
@@ -41,12 +47,14 @@ export interface SettingsTarget {
   env?: Env;
   dryRun?: boolean;
   now?: () => Date;
+  /** Claude Code's managed settings folder, read to show where hookd is wired (default: the platform's). */
+  claudeManagedDir?: string;
 }
 
 export interface InstallOptions extends SettingsTarget {
   /** Absolute path of the hookd program to wire in (the CLI passes its own). */
   hookdPath: string;
-  /** Events to wire (default: the agent's default set). */
+  /** Events to wire (default: every event that can carry a guard or a notification, see wiredEvents). */
   events?: readonly string[];
   /** Seconds written as the agent-side timeout of each hookd entry. */
   timeoutSec?: number;
@@ -57,17 +65,14 @@ export interface InstallOptions extends SettingsTarget {
    * with a note saying why and what it costs).
    */
   transport?: Transport;
-  /**
-   * The effective hookd config: without `events`, only the events it needs are wired (eventsToWire) and
-   * hookd's entries of other events are removed. Without it (and without events): the agent's default set.
-   */
+  /** The effective hookd config: the reasons each event is wired, and events beyond the default set it needs. */
   config?: HookdConfig;
   /**
    * Which fast client (default auto): the native one (dist/hookd-client) when it was built and its probe
    * answers here, else the Node path; `native` makes one that cannot run an error.
    */
   client?: 'native' | 'auto';
-  /** Wire the agent's default set of events whatever the config needs (today's behaviour). */
+  /** Wire every event the agent fires (Droid 9, Claude Code 33). */
   allEvents?: boolean;
 }
 
@@ -79,6 +84,9 @@ export interface EventPath {
   reasons: WiringReason[];
 }
 
+/** hookd's entries in one layer of the agent, after this command. */
+export type LayerEntries = HookdInFile;
+
 export interface InstallResult extends FileChange {
   agent: Agent;
   scope: Scope;
@@ -88,21 +96,27 @@ export interface InstallResult extends FileChange {
   transport: Transport;
   /** The fast client the command runs, when it is the fast client's. */
   client?: FastClient;
-  events: { event: string; action: EventAction }[];
+  /** Each file written (or, in a dry run, to write): the settings file, then Droid's hooks.json. */
+  files: FileChange[];
+  /** What happened to each event, and in which file its hookd entry is. */
+  events: { event: string; action: EventAction; file: string }[];
   /** Every event hookd is wired for by this install, with its transport. */
   paths: EventPath[];
-  /** Things to know (a fallback to node and why, the listener off). */
+  /** Which layers of the agent hold hookd's entries once this is written (user, project, local, managed). */
+  layers: LayerEntries[];
+  /** Things to know (a fallback to node and why, what the Node path costs, hookd wired twice). */
   notes: string[];
   /** Problems the agent tolerates but that do not do what they look like (never ours). */
-  warnings: AgentHooksProblem[];
+  warnings: FileProblem[];
 }
 
 export interface UninstallResult extends FileChange {
   agent: Agent;
   scope: Scope;
   dryRun: boolean;
-  removed: { event: string; count: number }[];
-  warnings: AgentHooksProblem[];
+  files: FileChange[];
+  removed: { event: string; count: number; file: string }[];
+  warnings: FileProblem[];
 }
 
 /** The events to wire: checked against the agent's known events, duplicates dropped, order kept. */
@@ -135,7 +149,7 @@ export function hooksOf(data: Record<string, unknown>): AgentHooks | undefined {
   return data.hooks as AgentHooks | undefined;
 }
 
-/** What install and import check and read first: flags, the hookd command, the agent's settings. */
+/** What install and import check and read first: flags, the hookd command, the agent's files. */
 export async function prepareInstall(options: InstallOptions) {
   const location = locateSettingsFile(options);
   const events = resolveEvents(options.agent, options.events);
@@ -145,47 +159,62 @@ export async function prepareInstall(options: InstallOptions) {
     agent: options.agent,
     portable: options.scope === 'project',
   });
-  const snapshot = await readSettingsFile(location.file);
-  assertAgentAccepts(snapshot, options.agent);
-  return { location, events, timeoutSec, command, snapshot };
+  const level = await readSettingsLevel(options.agent, location.file);
+  return { location, events, timeoutSec, command, level, snapshot: level.settings };
 }
 
-function computesWiring(options: InstallOptions): boolean {
-  return !options.events?.length && !options.allEvents && options.config !== undefined;
+/** The default (no --events, no --all-events): wired to match, hookd's other events removed. */
+function isDefaultWiring(options: InstallOptions): boolean {
+  return !options.events?.length && !options.allEvents;
 }
 
-/** The events to wire, with matcher and reasons: --events, else what the config needs, else the defaults. */
-function wiredEvents(options: InstallOptions, events: readonly string[]): WiredEvent[] {
-  const needed = options.config ? eventsToWire(options.config, options.agent) : undefined;
-  if (needed && computesWiring(options)) return needed;
-  // --events or --all-events: those events, each with the config's reasons; without a config, every
-  // event is taken to run commands.
-  const byEvent = new Map((needed ?? []).map((w) => [w.event, w]));
+/**
+ * The events to wire, each with the reasons the config gives it: `--events` as named; `--all-events`
+ * every event the agent fires; by default every event that can carry a guard or a notification (the
+ * agent's default set: Droid's nine, Claude Code's eleven), plus any other the config needs. The config
+ * decides at run time what each event does, so a guard added later runs with nothing to re-install.
+ * Every entry matches every tool ('').
+ */
+export function wiredEvents(options: InstallOptions): WiredEvent[] {
+  const profile = AGENT_PROFILES[options.agent];
+  const needed = options.config ? eventsToWire(options.config, options.agent) : [];
+  const byEvent = new Map(needed.map((w) => [w.event, w]));
+  let events: readonly string[];
+  if (options.events?.length) events = resolveEvents(options.agent, options.events);
+  else if (options.allEvents) events = profile.knownEvents;
+  else {
+    const extra = needed.map((w) => w.event).filter((e) => !profile.defaultEvents.includes(e));
+    events = [...profile.defaultEvents, ...profile.knownEvents.filter((e) => extra.includes(e))];
+  }
   return events.map((event) => ({
     event,
     matcher: '',
     reasons: byEvent.get(event)?.reasons ?? [],
-    commands: needed ? (byEvent.get(event)?.commands ?? false) : true,
+    commands: options.config ? (byEvent.get(event)?.commands ?? false) : true,
   }));
 }
 
-/** What the Node path costs per event, for the note that says it is wired instead of the fast client. */
-const NODE_PATH_COST =
-  'each event then starts Node (about 80 ms an event; `--events` narrows which events are wired)';
+/** What the Node path costs per event, for the note that says it is wired. */
+export const NODE_PATH_COST =
+  'each wired event starts Node (about 80 ms an event); `--events` narrows which events are wired';
 
 /**
  * The command transport (node or fast), its fast client and its command: the native client where it
- * runs, else the Node path, with a note saying why.
+ * runs, else the Node path, with a note saying why and what it costs.
  */
 function commandTransport(
   options: InstallOptions,
   nodeCommand: string,
   notes: string[],
 ): { transport: 'node' | 'fast'; client?: FastClient; command: string } {
-  if (options.transport === undefined || options.transport === 'node')
+  if (options.transport === undefined || options.transport === 'node') {
+    notes.push(`the Node path is wired: ${NODE_PATH_COST}`);
     return { transport: 'node', command: nodeCommand };
+  }
   if (options.scope === 'project') {
-    notes.push('project scope: the node command (a shared file names no path of this machine)');
+    notes.push(
+      `project scope: the Node path (a shared file names no path of this machine): ${NODE_PATH_COST}`,
+    );
     return { transport: 'node', command: nodeCommand };
   }
   if (options.config && !options.config.daemon.fastListener)
@@ -215,17 +244,85 @@ function commandTransport(
   return { transport: 'node', command: nodeCommand };
 }
 
+/** Every file of the agent, read from disk, except the level's own, whose new hooks are given. */
+async function agentReads(
+  options: SettingsTarget,
+  level: SettingsLevel,
+  next: LevelHooks,
+): Promise<HooksFileRead[]> {
+  const managed = options.claudeManagedDir ?? claudeManagedDir();
+  const files = agentHooksFiles(options.agent, {
+    env: options.env ?? process.env,
+    projectDir: options.projectDir ?? process.cwd(),
+    claudeManagedDir: managed,
+    claudeManagedDropIns: options.agent === 'claude' ? claudeManagedDropIns(managed) : [],
+  });
+  const own = [level.settings.file, ...(level.hooksJson ? [level.hooksJson.file] : [])];
+  const layerOf = (file: string): Layer =>
+    files.find((f) => f.file === file)?.layer ?? (options.scope === 'project' ? 'project' : 'user');
+  const reads = await Promise.all(files.filter((f) => !own.includes(f.file)).map(readHooksFile));
+  const ownReads: HooksFileRead[] = [];
+  const synth = (file: string, kind: HooksFileRead['kind'], data: Record<string, unknown>) => {
+    const hooks = hooksObjectOf(kind, data);
+    ownReads.push({
+      agent: options.agent,
+      layer: layerOf(file),
+      kind,
+      file,
+      exists: true,
+      data,
+      hooks,
+      report: validateHooksObject(kind, hooks, options.agent),
+    });
+  };
+  const settingsData = { ...level.settings.data };
+  if (next.settings === undefined) delete settingsData.hooks;
+  else settingsData.hooks = next.settings;
+  synth(level.settings.file, 'settings', settingsData);
+  if (level.hooksJson) synth(level.hooksJson.file, 'hooks-json', next.hooksJson ?? level.hooksJson.data);
+  // In the agent's order: the level's files take the place of the ones read from disk.
+  const all = [...reads, ...ownReads];
+  const order = (r: HooksFileRead) => {
+    const i = files.findIndex((f) => f.file === r.file);
+    return i < 0 ? files.length : i;
+  };
+  return all.sort((a, b) => order(a) - order(b));
+}
+
+/** Notes on hookd wired in more than one layer (each of its commands then runs twice). */
+function layerNotes(agent: Agent, reads: readonly HooksFileRead[], mine: readonly string[]): string[] {
+  const notes: string[] = [];
+  const twice = doubleWirings(agent, reads);
+  const others = new Map<string, { layer: Layer; events: string[] }>();
+  for (const d of twice)
+    for (const h of d.hooks)
+      if (!mine.includes(h.file)) {
+        const o = others.get(h.file) ?? { layer: h.layer, events: [] };
+        o.events.push(d.event);
+        others.set(h.file, o);
+      }
+  for (const [file, { layer, events }] of others) {
+    const fix = uninstallCommandFor(agent, layer, file);
+    notes.push(
+      `hookd is also wired in ${file} (${layer}): ${AGENT_PROFILES[agent].displayName} runs both, so hookd runs twice for ${events.join(', ')}; ${fix ? `\`${fix}\` removes that one` : 'only its administrator can remove it'}`,
+    );
+  }
+  return notes;
+}
+
 /**
- * Wires hookd into the agent's settings file: the events the config needs (or --events, or the agent's
- * default set), each through the chosen transport. Every other key and hook is kept; hookd's own entries
- * are moved to the new transport in place; a second run changes nothing; a file the agent already
- * rejects is refused with the broken entries named; the result is validated before it is written; the
- * original is backed up.
+ * Wires hookd into the agent's settings: every event that can carry a guard or a notification (or
+ * --events, or --all-events), each through the chosen transport. For Droid, an event that the hooks.json
+ * of the same folder names gets hookd's entry there (Droid runs that list instead of settings.json's);
+ * every other event's goes into settings.json. Every other key and hook is kept; hookd's own entries are
+ * moved to the new transport in place; a second run changes nothing; a file the agent already rejects
+ * is refused with the broken entries named; the result is validated before it is written; each original
+ * is backed up.
  */
 export async function installHookd(options: InstallOptions): Promise<InstallResult> {
-  const { location, events, timeoutSec, command: nodeCommand, snapshot } = await prepareInstall(options);
-  const notes: string[] = [];
-  const wired = wiredEvents(options, events);
+  const { events: _events, timeoutSec, command: nodeCommand, level } = await prepareInstall(options);
+  const notes: string[] = [...level.notes];
+  const wired = wiredEvents(options);
   const { transport: commandVia, client, command } = commandTransport(options, nodeCommand, notes);
   const paths: EventPath[] = wired.map((w) => ({
     event: w.event,
@@ -239,50 +336,99 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
     matcher: w.matcher,
     hook: { type: 'command', command: commandForEvent(command, w.event), timeout: timeoutSec },
   }));
-  const merged = mergeHookdWiring(hooksOf(snapshot.data), wanted, {
-    removeUnwanted: computesWiring(options),
-  });
-  const warnings = assertWritableHooks(location.file, merged.hooks, options.agent);
-  const plan = planJsonEdit(snapshot, 'hooks', merged.hooks);
+  const next = wireLevel(level, wanted, isDefaultWiring(options));
+  const plan = planLevel(level, next);
   const dryRun = options.dryRun ?? false;
   const now = (options.now ?? (() => new Date()))();
-  const change = dryRun ? stripText(plan) : await applyJsonEdit(snapshot, plan, now);
+  const files = await applyLevel(level, plan, dryRun, now);
+  const reads = await agentReads(options, level, next);
+  notes.push(
+    ...layerNotes(
+      options.agent,
+      reads,
+      files.map((f) => f.file),
+    ),
+  );
   return {
-    ...change,
+    ...summarize(files),
     agent: options.agent,
     scope: options.scope,
     dryRun,
     command,
     transport: commandVia,
     ...(client ? { client } : {}),
-    events: merged.actions,
+    files,
+    events: next.actions,
     paths,
+    layers: hookdLayers(reads),
     notes,
-    warnings,
+    warnings: plan.warnings,
   };
 }
 
-/** Removes exactly hookd's hook objects from the agent's settings file (and nothing else). */
-export async function uninstallHookd(options: SettingsTarget): Promise<UninstallResult> {
-  const location = locateSettingsFile(options);
-  const snapshot = await readSettingsFile(location.file);
-  const before = hooksOf(snapshot.data);
-  const { hooks, removed } = removeHookdEntries(before);
-  // Removing hookd's hooks from a file the agent already rejects cannot make it worse: go on, and
-  // report what stays broken.
-  const alreadyBroken = !validateAgentHooks(before, options.agent).ok;
-  const warnings = alreadyBroken
-    ? validateAgentHooks(hooks, options.agent).problems
-    : assertWritableHooks(location.file, hooks, options.agent);
-  const plan =
-    removed.length > 0 ? planJsonEdit(snapshot, 'hooks', hooks) : planJsonEdit(snapshot, 'hooks', before);
-  const dryRun = options.dryRun ?? false;
-  const now = (options.now ?? (() => new Date()))();
-  const change = dryRun ? stripText(plan) : await applyJsonEdit(snapshot, plan, now);
-  return { ...change, agent: options.agent, scope: options.scope, dryRun, removed, warnings };
+/**
+ * hookd's wanted entries placed in a level's files: an event the hooks.json names in hooks.json (a
+ * hookd entry left in settings.json for it never runs and is removed), every other in settings.json.
+ * With `removeUnwanted`, hookd's entries of other events are removed from both; an event hooks.json
+ * names stays named, emptied or not.
+ */
+export function wireLevel(
+  level: SettingsLevel,
+  wanted: readonly WantedHook[],
+  removeUnwanted: boolean,
+): LevelHooks & { actions: InstallResult['events'] } {
+  const inJson = wanted.filter((w) => level.named.has(w.event));
+  const inSettings = wanted.filter((w) => !level.named.has(w.event));
+  const s = mergeHookdWiring(settingsHooks(level.settings), inSettings, {
+    removeUnwanted,
+    alsoRemove: inJson.map((w) => w.event),
+  });
+  const j = level.hooksJson
+    ? mergeHookdWiring(level.hooksJson.data, inJson, { removeUnwanted, keepEmptyEvents: true })
+    : undefined;
+  const moved = new Set(inJson.map((w) => w.event));
+  const actions = [
+    ...s.actions
+      .filter((a) => !(a.action === 'removed' && moved.has(a.event)))
+      .map((a) => ({ ...a, file: level.settings.file })),
+    ...(j?.actions ?? []).map((a) => ({ ...a, file: level.hooksJson!.file })),
+  ];
+  // A settings file that had no hooks keeps having none when nothing is wired there.
+  const settings =
+    Object.keys(s.hooks).length === 0 && settingsHooks(level.settings) === undefined ? undefined : s.hooks;
+  return { settings, ...(j ? { hooksJson: j.hooks } : {}), actions };
 }
 
-export function stripText(plan: FileChange & { text: string }): FileChange {
-  const { text: _text, ...change } = plan;
-  return change;
+/** Removes exactly hookd's hook objects from the agent's settings file and Droid's hooks.json beside it. */
+export async function uninstallHookd(options: SettingsTarget): Promise<UninstallResult> {
+  const location = locateSettingsFile(options);
+  // Removing hookd's hooks from a file the agent already rejects cannot make it worse: go on, and
+  // report what stays broken.
+  const level = await readSettingsLevel(options.agent, location.file, { lenient: true });
+  const before = settingsHooks(level.settings);
+  const fromSettings = removeHookdEntries(before);
+  const fromJson = level.hooksJson
+    ? removeHookdEntries(level.hooksJson.data, { keepEmptyEvents: true })
+    : undefined;
+  const next: LevelHooks = {
+    settings: fromSettings.removed.length > 0 ? fromSettings.hooks : before,
+    ...(fromJson ? { hooksJson: fromJson.hooks ?? {} } : {}),
+  };
+  const plan = planLevel(level, next, { settingsBroken: !validateAgentHooks(before, options.agent).ok });
+  const dryRun = options.dryRun ?? false;
+  const now = (options.now ?? (() => new Date()))();
+  const files = await applyLevel(level, plan, dryRun, now);
+  const removed = [
+    ...fromSettings.removed.map((r) => ({ ...r, file: level.settings.file })),
+    ...(fromJson?.removed ?? []).map((r) => ({ ...r, file: level.hooksJson!.file })),
+  ];
+  return {
+    ...summarize(files),
+    agent: options.agent,
+    scope: options.scope,
+    dryRun,
+    files,
+    removed,
+    warnings: plan.warnings,
+  };
 }

@@ -63,6 +63,18 @@ function setMatcher(entries: unknown[], matcher: string): boolean {
   return false;
 }
 
+export interface MergeOptions {
+  /** Remove hookd's hooks of every event not wanted (as uninstall does). */
+  removeUnwanted?: boolean;
+  /** Remove hookd's hooks of these events too (when not wanted here: they are wired in another file). */
+  alsoRemove?: readonly string[];
+  /**
+   * Keep an event whose last entry is removed, as [] (Droid's hooks.json: the event it names replaces
+   * settings.json's list, so dropping the key would bring back hooks the user had replaced).
+   */
+  keepEmptyEvents?: boolean;
+}
+
 /**
  * Wires hookd's hooks: one per wanted event, every other entry and key kept as it is. An event that
  * already has a hookd hook (any transport) keeps its place: that hook becomes the wanted one (in place,
@@ -73,14 +85,19 @@ function setMatcher(entries: unknown[], matcher: string): boolean {
 export function mergeHookdWiring(
   input: AgentHooks | undefined,
   wanted: readonly WantedHook[],
-  options: { removeUnwanted?: boolean } = {},
+  options: MergeOptions = {},
 ): MergeResult {
   let hooks: AgentHooks = structuredClone(input ?? {});
   const actions: MergeResult['actions'] = [];
-  if (options.removeUnwanted) {
-    const keep = new Set(wanted.map((w) => w.event));
-    const others = Object.fromEntries(Object.entries(hooks).filter(([event]) => !keep.has(event)));
-    const { hooks: cleaned, removed } = removeHookdEntries(others);
+  const keep = new Set(wanted.map((w) => w.event));
+  const also = new Set(options.alsoRemove ?? []);
+  if (options.removeUnwanted || also.size > 0) {
+    const others = Object.fromEntries(
+      Object.entries(hooks).filter(
+        ([event]) => !keep.has(event) && (options.removeUnwanted || also.has(event)),
+      ),
+    );
+    const { hooks: cleaned, removed } = removeHookdEntries(others, options);
     for (const { event } of removed) {
       actions.push({ event, action: 'removed' });
       if (cleaned && Array.isArray(cleaned[event])) hooks[event] = cleaned[event];
@@ -151,12 +168,16 @@ export interface RemoveResult {
  * left without entries is dropped, and a hooks object left empty is reported as undefined; entries
  * that were already empty stay.
  */
-export function removeHookdEntries(input: AgentHooks | undefined): RemoveResult {
+export function removeHookdEntries(
+  input: AgentHooks | undefined,
+  options: { keepEmptyEvents?: boolean } = {},
+): RemoveResult {
   if (!input) return { hooks: input, removed: [] };
   const hooks: AgentHooks = structuredClone(input);
   const removed: RemoveResult['removed'] = [];
   for (const [event, current] of Object.entries(hooks)) {
-    if (!Array.isArray(current)) continue;
+    // A key that assignment would not create as itself (a file's "__proto__") is left as it is.
+    if (!Array.isArray(current) || event === '__proto__') continue;
     let count = 0;
     const entries = mapHookdHooks(current, () => {
       count++;
@@ -164,10 +185,11 @@ export function removeHookdEntries(input: AgentHooks | undefined): RemoveResult 
     });
     if (count === 0) continue;
     removed.push({ event, count });
-    if (entries.length > 0) hooks[event] = entries;
+    if (entries.length > 0 || options.keepEmptyEvents) hooks[event] = entries;
     else delete hooks[event];
   }
-  if (removed.length > 0 && Object.keys(hooks).length === 0) return { hooks: undefined, removed };
+  if (removed.length > 0 && Object.keys(hooks).length === 0 && !options.keepEmptyEvents)
+    return { hooks: undefined, removed };
   return { hooks, removed };
 }
 

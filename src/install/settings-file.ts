@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { closeSync, constants } from 'node:fs';
 import {
   access,
   chmod,
@@ -7,7 +7,6 @@ import {
   lstat,
   mkdir,
   open,
-  readFile,
   realpath,
   rename,
   rm,
@@ -16,8 +15,12 @@ import {
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CliError, EXIT } from '../errors.js';
+import { openRegularFile, readOpenFile, RefusedFileError } from '../util/private-fs.js';
 import { detectJsonStyle, parseJsonText, type JsonTextStyle } from './json-text.js';
 import { parseJsoncText } from './jsonc-patch.js';
+
+/** Larger than any agent settings file or hooks.json: refused unread. */
+const MAX_SETTINGS_BYTES = 8 * 1024 * 1024;
 
 /** An agent settings file as read before an edit: its text, its parsed object, and how to write it back. */
 export interface SettingsFileSnapshot {
@@ -53,9 +56,21 @@ export async function readSettingsFile(file: string): Promise<SettingsFileSnapsh
   let text: string;
   let info;
   try {
-    text = await readFile(target, 'utf8');
-    info = await stat(target);
+    // A settings file may be a repository's: a FIFO there is not waited on, a huge file not read whole.
+    const { fd, stats } = openRegularFile(target, { maxBytes: MAX_SETTINGS_BYTES });
+    try {
+      text = readOpenFile(fd, stats.size).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+    info = stats;
   } catch (error) {
+    if (error instanceof RefusedFileError)
+      throw new CliError(
+        `cannot read ${file} (${error.message})`,
+        EXIT.FAILURE,
+        'An agent settings file is a small JSON file; move this one away.',
+      );
     if (errnoCode(error) === 'ENOENT') {
       return {
         file,

@@ -62,11 +62,14 @@ describe('hookd doctor (built CLI)', () => {
       'project-trust',
       'droid-settings-user',
       'droid-settings-project',
+      'droid-hooks-json-shadow',
+      'droid-hooks-switch',
       'droid-hooks',
       'droid-wiring',
       'droid-log',
       'claude-settings-user',
       'claude-settings-project',
+      'claude-hooks-switch',
       'claude-hooks',
       'claude-wiring',
       'claude-log',
@@ -78,7 +81,7 @@ describe('hookd doctor (built CLI)', () => {
       'api',
     ]);
     expect(results.get('droid-hooks')).toMatchObject({ status: 'ok' });
-    // The default install: the fast client, for the events the config needs, and nothing missing.
+    // The default install: the fast client, for every event a guard or a notification can use.
     expect(results.get('droid-hooks')!.detail).toContain('/dist/hookd-client --agent droid');
     expect(results.get('droid-wiring')).toMatchObject({ status: 'ok' });
     expect([...results.values()].filter((r) => r.status === 'fail')).toEqual([]);

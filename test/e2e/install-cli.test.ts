@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DROID_EVENTS } from '../../src/events/names.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLAUDE_FIXTURES_DIR, HOOKD_BIN } from '../helpers/fixtures.js';
 import { killHard } from '../helpers/procs.js';
@@ -105,7 +106,7 @@ describe('hookd install / uninstall (built CLI)', () => {
     expect(readFileSync(droidSettings(), 'utf8')).toBe(original);
   });
 
-  it('by default wires the fast client for only the events the config needs, and says which path each takes', async () => {
+  it('by default wires the fast client for every event a guard or a notification can use, and says which path each takes', async () => {
     writeJson(env.HOOKD_CONFIG!, {
       notify: { rules: [{ on: 'Stop', channels: ['desktop'] }] },
       ledger: { enabled: false },
@@ -114,17 +115,31 @@ describe('hookd install / uninstall (built CLI)', () => {
     expect(ran.code, ran.stderr).toBe(0);
     const result = JSON.parse(ran.stdout);
     expect(result.transport).toBe('fast');
-    expect(result.paths).toEqual([{ event: 'Stop', transport: 'fast', matcher: '', reasons: ['rules'] }]);
+    // All nine: the config decides at run time, so a guard added later needs no new install.
+    expect(result.paths).toEqual(
+      DROID_EVENTS.map((event) => ({
+        event,
+        transport: 'fast',
+        matcher: '',
+        reasons: event === 'Stop' ? ['rules'] : [],
+      })),
+    );
     const data = JSON.parse(readFileSync(droidSettings(), 'utf8'));
-    expect(Object.keys(data.hooks)).toEqual(['Stop']);
+    expect(Object.keys(data.hooks)).toEqual([...DROID_EVENTS]);
     // The native client npm run build compiled (CI has a compiler), naming the entry's event.
     expect(data.hooks.Stop[0].hooks[0].command).toMatch(
       /^HOOKD_NODE=\S+ \S+\/dist\/hookd-client --agent droid --event Stop$/,
     );
     expect(result.client).toBe('native');
     const text = await hookd('install', '--transport', 'node');
-    expect(text.stdout).toContain('updated:   Stop');
-    expect(text.stdout).toContain('node:      Stop');
+    expect(text.stdout).toContain(`updated:   ${DROID_EVENTS.join(', ')}`);
+    expect(text.stdout).toContain(`node:      ${DROID_EVENTS.join(', ')}`);
+    // What the Node path costs, and how to narrow it.
+    expect(text.stdout).toContain(
+      'note: the Node path is wired: each wired event starts Node (about 80 ms an event); `--events` narrows which events are wired',
+    );
+    const narrow = await hookd('install', '--transport', 'node', '--events', 'PreToolUse', '--dry-run');
+    expect(narrow.stdout).toContain('node:      PreToolUse');
   });
 
   it('refuses a settings file Droid already rejects, naming the entry, exit 1', async () => {

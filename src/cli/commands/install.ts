@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import { formatAgentHooksProblems, type AgentHooksProblem } from '../../install/agent-hooks.js';
+import { formatAgentHooksProblems } from '../../install/agent-hooks.js';
 import { AGENT_PROFILES, AGENTS, SCOPES, type Agent, type Scope } from '../../install/agents.js';
 import type { FileChange } from '../../install/edit-settings.js';
 import { currentHookdPath } from '../../install/hookd-command.js';
@@ -10,6 +10,7 @@ import {
   type InstallResult,
   type UninstallResult,
 } from '../../install/install.js';
+import type { FileProblem } from '../../install/settings-level.js';
 import { TRANSPORTS, type Transport } from '../../install/transport.js';
 import { UsageError } from '../../errors.js';
 import { loadConfig } from '../../config/load.js';
@@ -69,12 +70,14 @@ function targetOptions<T>(y: Argv<T>) {
     .option('scope', {
       choices: SCOPES,
       default: 'user' as Scope,
-      describe: 'user: ~/.<agent>/settings.json; project: <project>/.<agent>/settings.json',
+      describe:
+        'user: ~/.<agent>/settings.json; project: <project>/.<agent>/settings.json (for Droid with the hooks.json beside it)',
     })
     .option('project', { type: 'string', describe: 'Project folder for --scope project (default: cwd)' })
     .option('file', {
       type: 'string',
-      describe: 'Edit this settings file instead (e.g. settings.local.json)',
+      describe:
+        "Edit this settings file instead (e.g. Claude Code's .claude/settings.local.json; Droid reads no hooks from settings.local.json)",
     })
     .option('dry-run', { type: 'boolean', default: false, describe: 'Show the diff; write nothing' })
     .option('json', { type: 'boolean', default: false, describe: 'Print the result as JSON' });
@@ -85,7 +88,8 @@ function installOptions<T>(y: Argv<T>) {
     .option('events', {
       type: 'string',
       array: true,
-      describe: 'Events to wire (space or comma separated; default: all the agent fires, see docs)',
+      describe:
+        'Only these events (space or comma separated). Default: every event that can carry a guard or a notification (Droid: all 9; Claude Code: 11), plus any other the config needs',
       coerce: (values: string[]) =>
         values
           .flatMap((v) => String(v).split(','))
@@ -148,11 +152,28 @@ function writeChange(out: Out, change: FileChange, dryRun: boolean): void {
   if (change.backup) out.write(`  backup:    ${change.backup}\n`);
 }
 
-function writeWarnings(file: string, warnings: readonly AgentHooksProblem[]): void {
+function writeWarnings(warnings: readonly FileProblem[]): void {
   if (warnings.length === 0) return;
+  const files = [...new Set(warnings.map((w) => w.file))];
+  const text = files
+    .map((file) =>
+      formatAgentHooksProblems(
+        file,
+        warnings.filter((w) => w.file === file),
+      ),
+    )
+    .join('\n');
   process.stderr.write(
-    `hookd: warning: entries the agent accepts but that do not work as written:\n${formatAgentHooksProblems(file, warnings)}\n`,
+    safeLines(`hookd: warning: entries the agent accepts but that do not work as written:\n${text}\n`),
   );
+}
+
+/** Lines with their control characters escaped: they quote the agent's files. */
+function safeLines(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => safeText(line))
+    .join('\n');
 }
 
 function scopeLabel(result: { agent: Agent; scope: Scope }): string {
@@ -161,39 +182,55 @@ function scopeLabel(result: { agent: Agent; scope: Scope }): string {
 
 function printInstall(out: Out, result: InstallResult): void {
   const verb = result.dryRun ? 'Would install' : 'Installed';
+  const where = result.files.map((f) => `${f.file}${f.created ? ' (new file)' : ''}`).join(' and ');
   if (!result.changed)
-    out.write(`hookd is already installed for ${scopeLabel(result)} in ${result.file}; nothing to change\n`);
-  else
     out.write(
-      `${verb} hookd for ${scopeLabel(result)} in ${result.file}${result.created ? ' (new file)' : ''}\n`,
+      safeText(`hookd is already installed for ${scopeLabel(result)} in ${where}; nothing to change`) + '\n',
     );
+  else out.write(safeText(`${verb} hookd for ${scopeLabel(result)} in ${where}`) + '\n');
   for (const action of ['added', 'updated', 'unchanged', 'removed'] as const) {
-    const events = result.events.filter((e) => e.action === action).map((e) => e.event);
-    if (events.length > 0) out.write(`  ${`${action}:`.padEnd(11)}${events.join(', ')}\n`);
+    const events = result.events.filter((e) => e.action === action);
+    if (events.length === 0) continue;
+    // Events whose entry went into another file than the settings file say where.
+    const list = events.map((e) => (e.file === result.file ? e.event : `${e.event} (${e.file})`));
+    out.write(safeText(`  ${`${action}:`.padEnd(11)}${list.join(', ')}`) + '\n');
   }
-  out.write(`  command:   ${result.command} --event <event>\n`);
+  out.write(safeText(`  command:   ${result.command} --event <event>`) + '\n');
   if (result.client) out.write(`  client:    ${result.client}\n`);
-  for (const transport of ['fast', 'node', 'http'] as const) {
+  for (const transport of ['fast', 'node'] as const) {
     const events = result.paths.filter((p) => p.transport === transport);
     if (events.length === 0) continue;
     const list = events.map((p) => (p.matcher ? `${p.event} (${p.matcher})` : p.event)).join(', ');
     out.write(`  ${`${transport}:`.padEnd(11)}${list}\n`);
   }
-  for (const note of result.notes) out.write(paint(out, 'yellow', `  note: ${note}\n`));
-  writeChange(out, result, result.dryRun);
+  for (const layer of result.layers) {
+    const shadowed = layer.shadowed.map((s) => `${s.event} (not run: ${s.by} names it)`);
+    const events = [...layer.events, ...shadowed];
+    out.write(
+      safeText(`  ${`${layer.layer}:`.padEnd(11)}${layer.file}: ${events.join(', ') || 'no events'}`) + '\n',
+    );
+  }
+  for (const note of result.notes) out.write(paint(out, 'yellow', safeText(`  note: ${note}`) + '\n'));
+  for (const change of result.files) writeChange(out, change, result.dryRun);
   if (result.dryRun && result.changed) out.write(paint(out, 'gray', 'dry run: nothing was written\n'));
 }
 
 function printUninstall(out: Out, result: UninstallResult): void {
   if (!result.changed) {
-    out.write(`hookd is not installed for ${scopeLabel(result)} in ${result.file}; nothing to change\n`);
+    const where = result.files.map((f) => f.file).join(' and ');
+    out.write(
+      safeText(`hookd is not installed for ${scopeLabel(result)} in ${where}; nothing to change`) + '\n',
+    );
     return;
   }
   const count = result.removed.reduce((sum, r) => sum + r.count, 0);
   const verb = result.dryRun ? 'Would remove' : 'Removed';
-  out.write(`${verb} ${count} hookd hook${count === 1 ? '' : 's'} from ${result.file}\n`);
-  out.write(`  events:    ${result.removed.map((r) => r.event).join(', ')}\n`);
-  writeChange(out, result, result.dryRun);
+  const files = [...new Set(result.removed.map((r) => r.file))];
+  out.write(
+    safeText(`${verb} ${count} hookd hook${count === 1 ? '' : 's'} from ${files.join(' and ')}`) + '\n',
+  );
+  out.write(`  events:    ${[...new Set(result.removed.map((r) => r.event))].join(', ')}\n`);
+  for (const change of result.files) writeChange(out, change, result.dryRun);
   if (result.dryRun) out.write(paint(out, 'gray', 'dry run: nothing was written\n'));
 }
 
@@ -206,20 +243,29 @@ function printImport(out: Out, result: ImportResult): void {
   for (const entry of result.imported) {
     const commands = (entry.entry.hooks as { command?: string }[]).map((h) => h.command).join('; ');
     const note = entry.alreadyInConfig ? paint(out, 'gray', ' (already in the config)') : '';
-    out.write(`  ${entry.event}[${entry.index}]: ${commands}${note}\n`);
+    const from = entry.file === result.settings.file ? '' : ` (${entry.file})`;
+    out.write(safeText(`  ${entry.event}[${entry.index}]${from}: ${commands}`) + `${note}\n`);
   }
   for (const refused of result.refused) {
     out.write(
-      paint(out, 'yellow', `  not moved ${refused.event}[${refused.index}]: ${refused.reasons.join('; ')}\n`),
+      paint(
+        out,
+        'yellow',
+        safeText(
+          `  not moved ${refused.event}[${refused.index}]${refused.file === result.settings.file ? '' : ` (${refused.file})`}: ${refused.reasons.join('; ')}`,
+        ) + '\n',
+      ),
     );
   }
   out.write(`  command:   ${result.command}\n`);
   if (result.dryRun) {
-    out.write(colourDiff(out, result.config.diff) + colourDiff(out, result.settings.diff));
+    out.write(
+      colourDiff(out, result.config.diff) + result.files.map((f) => colourDiff(out, f.diff)).join(''),
+    );
     out.write(paint(out, 'gray', 'dry run: nothing was written\n'));
   } else {
     if (result.config.backup) out.write(`  backup:    ${result.config.backup}\n`);
-    if (result.settings.backup) out.write(`  backup:    ${result.settings.backup}\n`);
+    for (const f of result.files) if (f.backup) out.write(`  backup:    ${f.backup}\n`);
     if (result.trust?.recorded) out.write(`  trusted:   ${result.trust.file} (hookd trust)\n`);
     if (result.trust?.note) out.write(paint(out, 'yellow', `  ${result.trust.note}\n`));
   }
@@ -227,7 +273,7 @@ function printImport(out: Out, result: ImportResult): void {
 
 export const installCommand: CommandModule<object, InstallArgs> = {
   command: 'install',
-  describe: "Wire hookd into the agent's settings file for the events your config uses",
+  describe: "Wire hookd into the agent's settings for every event that can carry a guard or a notification",
   builder: (y) =>
     installOptions(y)
       .option('transport', {
@@ -244,23 +290,25 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       .option('all-events', {
         type: 'boolean',
         default: false,
-        describe: 'Wire every event the agent fires, not only those the config needs',
+        describe: 'Wire every event the agent fires (Droid: 9, Claude Code: 33)',
       })
       .example(
         'hookd install',
-        'Wire the fast client into ~/.factory/settings.json for the events the config needs',
+        'Wire the fast client into ~/.factory/settings.json (and into the events ~/.factory/hooks.json names)',
       )
       .example(
-        'hookd install --all-events --transport node',
-        'Every event, one Node start each (the old default)',
+        'hookd install --transport node --events PreToolUse,Stop',
+        'Only two events, one Node start each (about 80 ms)',
       )
       .example(
         'hookd install --agent claude --scope project --dry-run',
         'Show the change to .claude/settings.json',
       )
-      .example('hookd install --events Stop,Notification --timeout 30', 'Only two events, 30 s agent timeout')
+      .example('hookd install --all-events --timeout 30', 'Every event the agent fires, 30 s agent timeout')
       .epilogue(
-        "Every other key and hook is kept; hookd's entries are the ones whose command is `<path>/hookd hook`. " +
+        'Your config decides at run time what each event does: a guard added later runs without installing again. ' +
+          "Every other key and hook is kept; hookd's entries are the ones whose command is `<path>/hookd hook`. " +
+          "For Droid, an event that the hooks.json of the same folder names gets hookd's entry there (Droid runs that list instead of settings.json's). " +
           'A file the agent already rejects is refused, naming the broken entry. The original is backed up ' +
           'as <file>.hookd-backup-<time>.',
       ) as Argv<InstallArgs>,
@@ -269,13 +317,13 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     const out = stdoutOut();
     if (args.json) out.write(formatJson(result));
     else printInstall(out, result);
-    writeWarnings(result.file, result.warnings);
+    writeWarnings(result.warnings);
   },
 };
 
 export const uninstallCommand: CommandModule<object, TargetArgs> = {
   command: 'uninstall',
-  describe: "Remove exactly hookd's entries from the agent's settings file",
+  describe: "Remove exactly hookd's entries from the agent's settings (and Droid's hooks.json beside it)",
   builder: (y) =>
     targetOptions(y)
       .example('hookd uninstall', 'Remove hookd from ~/.factory/settings.json')
@@ -291,7 +339,7 @@ export const uninstallCommand: CommandModule<object, TargetArgs> = {
     const out = stdoutOut();
     if (args.json) out.write(formatJson(result));
     else printUninstall(out, result);
-    writeWarnings(result.file, result.warnings);
+    writeWarnings(result.warnings);
   },
 };
 
@@ -321,6 +369,6 @@ export const importCommand: CommandModule<object, ImportArgs> = {
     const out = stdoutOut();
     if (args.json) out.write(formatJson(result));
     else printImport(out, result);
-    writeWarnings(result.settings.file, result.warnings);
+    writeWarnings(result.warnings);
   },
 };

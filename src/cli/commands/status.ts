@@ -74,6 +74,12 @@ export function formatPaths(unsafePaths: StatusReport['paths'], out: Pick<Out, '
           `  not wired, but the config needs: ${missing.join(', ')} (hookd install --agent ${agent})`,
         ),
       );
+    for (const p of list.filter((x) => x.shadowedBy))
+      lines.push(
+        paint(out, 'yellow', `  ${p.event}: hookd's entry in ${p.file} never runs: ${p.shadowedBy} names it`),
+      );
+    const off = [...new Set(list.flatMap((p) => (p.off ? [p.off] : [])))];
+    for (const reason of off) lines.push(paint(out, 'red', `  hooks switched off: ${reason}`));
   }
   return lines;
 }

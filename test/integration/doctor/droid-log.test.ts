@@ -112,7 +112,9 @@ describe('doctor: Droid log', () => {
     writeLog('droid-log-single.log', [droidLine('2026-11-23T07:05:55.019Z', 'INFO', 'all good')]);
     const result = await checkDroidLog(logs(), Date.now());
     expect(result.status).toBe('ok');
-    expect(result.detail).toContain('no "Invalid hooks in settings.json, ignoring" in 1 log file(s)');
+    expect(result.detail).toContain(
+      'no "Invalid hooks in settings.json, ignoring" nor "Invalid hooks file, ignoring" in 1 log file(s)',
+    );
   });
 
   it('reads only the tail of a huge log', async () => {

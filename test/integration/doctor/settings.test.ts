@@ -20,7 +20,7 @@ describe('doctor: agent settings', () => {
     expect(check(results, 'droid-settings-user').detail).toContain(droidUser());
     expect(check(results, 'droid-hooks')).toMatchObject({
       status: 'warn',
-      fix: 'hookd install --agent droid',
+      fix: 'run `hookd install --agent droid`',
     });
     expect(check(results, 'claude-hooks').status).toBe('skip');
   });
@@ -130,12 +130,17 @@ describe('doctor: agent settings', () => {
     expect(check(noHookd, 'droid-hooks').detail).toContain('hookd is not on PATH');
   });
 
-  it('warns about hooksDisabled and about accepted entries that never run', async () => {
+  it('fails on hooksDisabled inside the hooks object (not beside it), and warns about entries that never run', async () => {
+    // Droid 0.225.2 reads hooksDisabled from the hooks object; a top-level key does nothing.
     writeJson(droidUser(), { ...wiredSettings(`${h.hookdBin} hook`), hooksDisabled: true });
-    expect(check(await doctor(h), 'droid-settings-user')).toMatchObject({
-      status: 'warn',
-      fix: `remove "hooksDisabled": true from ${droidUser()}`,
+    expect(check(await doctor(h), 'droid-hooks-switch').status).toBe('ok');
+    const off = wiredSettings(`${h.hookdBin} hook`);
+    writeJson(droidUser(), { hooks: { ...off.hooks, hooksDisabled: true } });
+    expect(check(await doctor(h), 'droid-hooks-switch')).toMatchObject({
+      status: 'fail',
+      fix: `remove "hooksDisabled": true from ${droidUser()} (it is inside "hooks")`,
     });
+    expect(check(await doctor(h), 'droid-settings-user').status).toBe('ok');
     const settings = wiredSettings(`${h.hookdBin} hook`);
     (settings.hooks as Record<string, unknown>).PostToolUse = [
       { matcher: '(', hooks: [{ type: 'command', command: `${h.hookdBin} hook` }] },

@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/schema.js';
@@ -107,9 +107,22 @@ describe('doctor: the wiring matches the config', () => {
     expect(fixed.detail).toContain('Stop: node (notification rules)');
   });
 
-  it('warns when a config edit needs an event the agent does not send, with the fix; ok again after install', async () => {
+  it('the default install already sends every event a guard can use: a guard added later needs nothing', async () => {
     setConfig(STOP_ONLY);
     await install('droid', STOP_ONLY);
+    const guarded = {
+      ...STOP_ONLY,
+      hooks: { PreToolUse: [{ matcher: 'Execute', hooks: [{ type: 'command', command: 'guard' }] }] },
+    };
+    setConfig(guarded);
+    const wiring = check(await doctor(h), 'droid-wiring');
+    expect(wiring.status).toBe('ok');
+    expect(wiring.detail).toContain('PreToolUse: fast (your hooks)');
+  });
+
+  it('warns when a config edit needs an event left out with --events, with the fix; ok again after it', async () => {
+    setConfig(STOP_ONLY);
+    await install('droid', STOP_ONLY, { events: ['Stop'] });
     const edited = {
       ...STOP_ONLY,
       hooks: { PreToolUse: [{ matcher: 'Execute', hooks: [{ type: 'command', command: 'guard' }] }] },
@@ -124,25 +137,39 @@ describe('doctor: the wiring matches the config', () => {
     await install('droid', edited);
     const fixed = check(await doctor(h), 'droid-wiring');
     expect(fixed.status).toBe('ok');
-    expect(fixed.detail).toContain('PreToolUse: fast [Execute] (your hooks)');
+    expect(fixed.detail).toContain('PreToolUse: fast (your hooks)');
+  });
 
-    // A matcher that leaves out a tool the config now needs is missing too.
-    setConfig({
+  it('a tool matcher an older install wrote that leaves out a tool the config now needs is missing too', async () => {
+    const config = {
       ...STOP_ONLY,
       hooks: { PreToolUse: [{ matcher: 'Execute|Edit', hooks: [{ type: 'command', command: 'guard' }] }] },
-    });
+    };
+    setConfig(config);
+    await install('droid', config);
+    // As an older version wrote it: the config's tool names as the matcher.
+    const file = join(h.home, '.factory', 'settings.json');
+    const text = readFileSync(file, 'utf8');
+    const data = JSON.parse(text) as { hooks: Record<string, { matcher: string }[]> };
+    data.hooks.PreToolUse![0]!.matcher = 'Execute';
+    writeJson(file, data);
     const narrow = check(await doctor(h), 'droid-wiring');
     expect(narrow.status).toBe('warn');
     expect(narrow.detail).toContain('PreToolUse (matcher "Execute" leaves out Execute|Edit)');
+    expect(narrow.fix).toBe('run `hookd install --agent droid`');
+    await install('droid', config);
+    expect(check(await doctor(h), 'droid-wiring').status).toBe('ok');
   });
 
-  it('says extra events only cost time (ok, not a warning)', async () => {
+  it('says what events with nothing to do cost on the Node path only (ok, not a warning)', async () => {
     setConfig(STOP_ONLY);
-    await install('droid', STOP_ONLY, { allEvents: true });
+    await install('droid', STOP_ONLY);
+    expect(check(await doctor(h), 'droid-wiring').detail).not.toContain('still start Node');
+    await install('droid', STOP_ONLY, { transport: 'node' });
     const wiring = check(await doctor(h), 'droid-wiring');
     expect(wiring.status).toBe('ok');
     expect(wiring.detail).toContain(
-      'wired but not needed: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Notification, SubagentStop, PreCompact, SessionEnd (each costs a hookd run per event; `hookd install --agent droid` removes them)',
+      'through the Node path, events with nothing in the config today still start Node (about 80 ms each): SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Notification, SubagentStop, PreCompact, SessionEnd',
     );
   });
 

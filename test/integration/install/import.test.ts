@@ -96,8 +96,13 @@ describe('importAgentHooks', () => {
     await writeJson(settingsPath(), { hooks: { Stop: [odd, say], PreToolUse: [zero] } });
     const result = await runImport();
     expect(result.refused).toEqual([
-      { event: 'Stop', index: 0, reasons: ['unknown key "extra"'] },
-      { event: 'PreToolUse', index: 0, reasons: [expect.stringMatching(/^hooks\[0\]\.timeout: /)] },
+      { event: 'Stop', index: 0, file: settingsPath(), reasons: ['unknown key "extra"'] },
+      {
+        event: 'PreToolUse',
+        index: 0,
+        file: settingsPath(),
+        reasons: [expect.stringMatching(/^hooks\[0\]\.timeout: /)],
+      },
     ]);
     expect(result.imported.map((i) => i.entry)).toEqual([say]);
     const settings = JSON.parse(await readFile(settingsPath(), 'utf8'));
@@ -162,6 +167,7 @@ describe('importAgentHooks', () => {
       {
         event: 'PreToolUse',
         index: 0,
+        file: claudeSettings,
         reasons: [
           'hooks[1]: a Claude Code "http" hook is run by Claude Code itself; hookd runs only commands',
         ],
@@ -169,6 +175,7 @@ describe('importAgentHooks', () => {
       {
         event: 'Stop',
         index: 0,
+        file: claudeSettings,
         reasons: [
           'hooks[0]: a Claude Code "prompt" hook is run by Claude Code itself; hookd runs only commands',
         ],
@@ -176,6 +183,7 @@ describe('importAgentHooks', () => {
       {
         event: 'SubagentStop',
         index: 0,
+        file: claudeSettings,
         reasons: [
           'hooks[0]: a Claude Code "agent" hook is run by Claude Code itself; hookd runs only commands',
         ],

@@ -290,8 +290,8 @@ describe('uninstallHookd', () => {
     await writeSettings(JSON.stringify(mixed, null, 2));
     const result = await uninstallHookd({ agent: 'droid', scope: 'user', env });
     expect(result.removed).toEqual([
-      { event: 'Stop', count: 1 },
-      { event: 'PreToolUse', count: 1 },
+      { event: 'Stop', count: 1, file: settingsPath() },
+      { event: 'PreToolUse', count: 1, file: settingsPath() },
     ]);
     expect(JSON.parse(await readFile(settingsPath(), 'utf8'))).toEqual({
       hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'say done' }] }] },
