@@ -12,6 +12,7 @@ import {
   type TrustReport,
 } from '../../config/trust.js';
 import { validateConfigText } from '../../config/validate.js';
+import { parseJsonc } from '../../config/jsonc.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { formatJson, paint, safeText, stdoutOut, type Out } from '../../terminal/output.js';
 
@@ -145,7 +146,7 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
         `hookd: ${damaged}; it is rewritten with this record only (trust other projects again)\n`,
       );
     const trusted = trustProject(env, dir, { read });
-    const ignored = ignoredProjectKeys(JSON.parse(text) as Record<string, unknown>);
+    const ignored = ignoredProjectKeys(parseJsonc(text) as Record<string, unknown>);
     const commands = listCommands(checked.config);
     if (args.json) {
       out.write(
