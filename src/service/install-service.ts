@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { logDir, type Env } from '../paths.js';
 import { LAUNCHD_LABEL, renderLaunchdPlist } from './launchd-plist.js';
@@ -28,6 +28,8 @@ export interface ServiceOptions {
   hookdPath: string;
   /** Absolute node (default: the one running). */
   nodePath?: string;
+  /** Absolute folders to put first in the service's PATH. */
+  extraPath?: readonly string[];
   /** Run systemctl / launchctl to enable and start (install) or stop and disable (uninstall). */
   enable?: boolean;
   run?: ServiceRunner;
@@ -172,10 +174,17 @@ export async function installService(options: ServiceOptions): Promise<ServiceRe
   const platform = servicePlatform(options.platform);
   const env = options.env ?? process.env;
   const file = serviceFilePath(platform, env);
+  for (const dir of options.extraPath ?? [])
+    if (!isAbsolute(dir) || dir.includes(':'))
+      throw new UsageError(
+        `--path ${JSON.stringify(dir)} is not an absolute folder`,
+        'Give each folder for the service PATH as an absolute path, e.g. --path "$HOME/.local/bin".',
+      );
   const spec = {
     nodePath: resolve(options.nodePath ?? process.execPath),
     hookdPath: resolve(options.hookdPath),
     env,
+    ...(options.extraPath ? { extraPath: options.extraPath } : {}),
   };
   const text =
     platform === 'linux' ? renderSystemdUnit(spec) : renderLaunchdPlist({ ...spec, logDir: logDir(env) });

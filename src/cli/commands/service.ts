@@ -35,20 +35,33 @@ function print(out: Out, verb: string, result: ServiceResult): void {
   for (const note of result.notes) out.write(`  ${note}\n`);
 }
 
-export const installServiceCommand: CommandModule<object, ServiceArgs> = {
+export const installServiceCommand: CommandModule<object, ServiceArgs & { path?: string[] }> = {
   command: 'install-service',
   describe: 'Start the daemon at login: write a systemd user unit (Linux) or a launchd agent (macOS)',
   builder: (y) =>
     serviceOptions(y)
+      .option('path', {
+        type: 'string',
+        array: true,
+        describe:
+          "Absolute folders to put first in the service's PATH, for the programs your commands run (default PATH: node's folder, then the system folders)",
+      })
+      .example(
+        'hookd daemon install-service --path "$HOME/.local/bin"',
+        'Your commands run programs from ~/.local/bin too',
+      )
       .example(
         'hookd daemon install-service',
         'Write ~/.config/systemd/user/hookd.service and enable --now it',
       )
-      .example('hookd daemon install-service --no-enable', 'Only write the file') as Argv<ServiceArgs>,
+      .example('hookd daemon install-service --no-enable', 'Only write the file') as Argv<
+      ServiceArgs & { path?: string[] }
+    >,
   handler: async (args) => {
     const result = await installService({
       hookdPath: currentHookdPath(),
       enable: args.enable,
+      ...(args.path ? { extraPath: args.path } : {}),
       ...(args.platform ? { platform: args.platform } : {}),
     });
     const out = stdoutOut();
