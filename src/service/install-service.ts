@@ -254,6 +254,44 @@ export async function uninstallService(
   return { platform, file, changed: exists, steps, managed, notes };
 }
 
+/**
+ * Restarts the daemon through the login service when the service manager runs it (systemd: the unit is
+ * active; launchd: the agent is loaded), so it stays under its supervision (and its journal). Undefined
+ * when no login service runs it: no service file, not active, or no service manager here.
+ */
+export async function restartService(
+  options: Omit<ServiceOptions, 'hookdPath' | 'nodePath' | 'enable'>,
+): Promise<ServiceStep[] | undefined> {
+  const named = options.platform ?? process.platform;
+  if (named !== 'linux' && named !== 'darwin') return undefined;
+  const platform = servicePlatform(named);
+  const env = options.env ?? process.env;
+  const file = serviceFilePath(platform, env);
+  if ((await readIfExists(file)) === undefined) return undefined;
+  const run = options.run ?? runServiceCommand;
+  const target = `gui/${options.uid ?? process.getuid?.() ?? 0}/${LAUNCHD_LABEL}`;
+  const [tool, probe, restart] =
+    platform === 'linux'
+      ? [
+          'systemctl',
+          ['--user', 'is-active', '--quiet', SYSTEMD_UNIT_NAME],
+          ['--user', 'restart', SYSTEMD_UNIT_NAME],
+        ]
+      : ['launchctl', ['print', target], ['kickstart', '-k', target]];
+  const steps: ServiceStep[] = [];
+  if (stepFailed(await step(run, env, tool, probe, steps))) return undefined;
+  const result = await step(run, env, tool, restart, steps);
+  if (stepFailed(result))
+    throw new CliError(
+      `\`${steps.at(-1)!.command}\` failed${result.stderr.trim() ? `: ${result.stderr.trim()}` : ` (exit ${result.exitCode})`}`,
+      EXIT.FAILURE,
+      platform === 'linux'
+        ? `See \`systemctl --user status ${SYSTEMD_UNIT_NAME}\` and \`journalctl --user -u ${SYSTEMD_UNIT_NAME}\`.`
+        : `See ${join(logDir(env), 'daemon.stderr.log')}.`,
+    );
+  return steps;
+}
+
 function startHint(platform: ServicePlatform, file: string): string {
   return platform === 'linux'
     ? `systemctl --user daemon-reload && systemctl --user enable --now ${SYSTEMD_UNIT_NAME}`
