@@ -74,7 +74,7 @@ const lazyScanner = {
 rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist');
 const entries = [
-  ['src/bin/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: {} }],
+  ['src/bin/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: versionDefine }],
   // The hook starts once per agent event: a smaller file parses faster. It needs no import.meta shim.
   [
     'src/bin/hook.ts',

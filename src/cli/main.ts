@@ -27,6 +27,7 @@ export function buildCli(argv: string[]): Argv {
     .scriptName('hookd')
     .usage('hookd <command> [options]\n\nHook runner and notification daemon for Droid and Claude Code.')
     .version(HOOKD_VERSION)
+    .alias('v', 'version')
     .help()
     .alias('h', 'help')
     .strict()
@@ -37,6 +38,7 @@ export function buildCli(argv: string[]): Argv {
     .example('hookd install && hookd doctor', 'Wire hookd into Droid and check the setup')
     .example('hookd emit PreToolUse --tool Execute --command "rm -rf /"', 'Try your hooks without the agent')
     .example('hookd completion >> ~/.bashrc', 'Tab completion for bash (zsh: >> ~/.zshrc)')
+    .example('hookd logs --level warn | head', 'The latest failures, timeouts and rejected input')
     .epilogue('Docs: README.md. Every command takes --help with examples.')
     .fail((message, error) => {
       if (error) throw error;
@@ -47,6 +49,12 @@ export function buildCli(argv: string[]): Argv {
       );
     });
   for (const command of commands) cli = cli.command(command);
+  cli = cli.command({
+    command: 'version',
+    describe: 'Print the version of hookd (also -v, --version)',
+    builder: (y) => y.example('hookd version', 'The version, e.g. for a bug report'),
+    handler: () => void process.stdout.write(`${HOOKD_VERSION}\n`),
+  });
   // yargs' own completion command prints its script even for --help: keep its hidden completion
   // protocol (--get-yargs-completions) and declare `completion` as a command of ours.
   cli = cli.completion('__completion', false).command({
@@ -64,9 +72,25 @@ export function buildCli(argv: string[]): Argv {
   return cli;
 }
 
+/**
+ * A reader that went away (`hookd logs | head`, a pager quit early): the command stops quietly, as a
+ * pipeline expects, instead of failing with a stack. The exit code is the command's so far (0 when it
+ * had not failed). A command that listens for it itself (`hookd demo`, which cleans up first) ends on
+ * its own.
+ */
+export function endQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      if (stream.listenerCount('error') > 1) return;
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK);
+    });
+}
+
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildCli(argv).parseAsync();
+    // `hookd` alone: the help, as `hookd --help` prints it.
+    await buildCli(argv.length === 0 ? ['--help'] : argv).parseAsync();
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
   } catch (error) {
     return reportError(error);

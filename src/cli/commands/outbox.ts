@@ -96,7 +96,10 @@ const listCommand: CommandModule<object, { state: string; json: boolean }> = {
         default: 'all',
         describe: 'Only deliveries in this state',
       })
-      .option('json', { type: 'boolean', default: false, describe: 'Print the deliveries as JSON' }),
+      .option('json', { type: 'boolean', default: false, describe: 'Print the deliveries as JSON' })
+      .example('hookd outbox list', 'Every delivery, then the escalation ladders')
+      .example('hookd outbox list --state dead', 'What could not be delivered, and the last error of each')
+      .example('hookd outbox list --state pending --json', 'Waiting to be sent, for scripts'),
   handler: (args) => act('list', args.state as State, undefined, args.json),
 };
 
@@ -106,7 +109,9 @@ const retryCommand: CommandModule<object, { ids?: string[]; json: boolean }> = {
   builder: (a) =>
     a
       .positional('ids', { type: 'string', array: true, describe: 'Delivery ids (from `hookd outbox list`)' })
-      .option('json', { type: 'boolean', default: false, describe: 'Print {affected} as JSON' }),
+      .option('json', { type: 'boolean', default: false, describe: 'Print {affected} as JSON' })
+      .example('hookd outbox retry', 'Send every dead-lettered delivery again')
+      .example('hookd outbox retry <id> <id>', 'Only these (ids from `hookd outbox list --state dead`)'),
   handler: (args) => act('retry', 'dead', args.ids, args.json),
 };
 
@@ -117,7 +122,9 @@ const purgeCommand: CommandModule<object, { ids?: string[]; state?: string; json
     a
       .positional('ids', { type: 'string', array: true, describe: 'Delivery ids (from `hookd outbox list`)' })
       .option('state', { type: 'string', choices: STATES, describe: 'Purge every delivery in this state' })
-      .option('json', { type: 'boolean', default: false, describe: 'Print {affected} as JSON' }),
+      .option('json', { type: 'boolean', default: false, describe: 'Print {affected} as JSON' })
+      .example('hookd outbox purge --state dead', 'Forget every dead letter')
+      .example('hookd outbox purge <id>', 'Delete one delivery, whatever its state'),
   handler: (args) => {
     if ((!args.ids || args.ids.length === 0) && !args.state) {
       throw new UsageError(
