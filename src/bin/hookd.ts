@@ -2,7 +2,8 @@
  * The `hookd` executable. `hookd hook` (alone, or with `--agent droid|claude` and `--event <name>` as
  * `hookd install` writes it) is the agent's per-event command and must start fast, so it loads only the
  * hook bundle; `hookd daemon run` loads only the daemon; `-v`, `--version` and `hookd version` load
- * nothing; every other command loads the full CLI.
+ * nothing; every other command loads the CLI (from V8's code cache, and each command's own code only
+ * when that command runs).
  */
 import { fstatSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,5 +70,7 @@ if (args.length === 1 && (args[0] === '-v' || args[0] === '--version' || args[0]
   // The daemon-only bundle: a smaller idle footprint than the whole CLI.
   void (require('./daemon.cjs') as { daemonBinMain(): Promise<void> }).daemonBinMain();
 } else {
-  void (require('./cli.cjs') as { cliMain(argv: string[]): Promise<void> }).cliMain(args);
+  // `hookd demo` touches nothing outside its temp dir, not even the code cache in the state dir.
+  if (args[0] === 'demo') process.env.HOOKD_CODE_CACHE = '0';
+  requireCached<{ cliMain(argv: string[]): Promise<void> }>(join(__dirname, 'cli.cjs')).cliMain(args);
 }

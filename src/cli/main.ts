@@ -1,6 +1,6 @@
 import yargs, { type Argv } from 'yargs';
-import { commands } from './commands/index.js';
-import { CliError, EXIT } from '../errors.js';
+import { LISTED_COMMANDS, lazyCommand } from './commands/index.js';
+import { CliError, EXIT, isCliError } from '../errors.js';
 import { redactText } from '../logging/redact.js';
 import { colorFor, safeLines } from '../terminal/output.js';
 import { HOOKD_VERSION } from '../util/version.js';
@@ -9,7 +9,7 @@ import { HOOKD_VERSION } from '../util/version.js';
 function reportError(error: unknown): number {
   const color = colorFor(process.stderr.isTTY, process.env);
   const red = (s: string) => (color ? `\u001b[31m${s}\u001b[0m` : s);
-  if (error instanceof CliError) {
+  if (isCliError(error)) {
     process.stderr.write(`${red('hookd:')} ${safeLines(redactText(error.message))}\n`);
     if (error.hint) process.stderr.write(`  ${safeLines(redactText(error.hint))}\n`);
     return error.exitCode;
@@ -48,7 +48,7 @@ export function buildCli(argv: string[]): Argv {
         'Run the command with --help for its usage.',
       );
     });
-  for (const command of commands) cli = cli.command(command);
+  for (const listed of LISTED_COMMANDS) cli = cli.command(lazyCommand(listed));
   cli = cli.command({
     command: 'version',
     describe: 'Print the version of hookd (also -v, --version)',

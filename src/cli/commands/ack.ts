@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { ackWaiting, type AckResult } from '../../daemon/admin.js';
+import type { AckResult } from '../../daemon/admin.js';
 import type { AckedSession } from '../../daemon/escalator.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { formatJson, safeData, stdoutOut } from '../../terminal/output.js';
@@ -62,6 +62,7 @@ export const ackCommand: CommandModule<object, AckArgs> = {
     const request = { ...(args.session ? { session: args.session } : {}), all: args.all };
     let result: AckResult;
     try {
+      const { ackWaiting } = await import('../../daemon/admin.js');
       result = await ackWaiting(process.env, request);
     } catch (error) {
       throw new CliError(

@@ -1,11 +1,12 @@
 import { installServiceCommand, uninstallServiceCommand } from './service.js';
 import type { Argv, CommandModule } from 'yargs';
-import { daemonState, startDaemonProcess, stopDaemonProcess } from '../../daemon/admin.js';
-import { daemonLogPath } from '../../daemon/logger.js';
 import { CliError, EXIT } from '../../errors.js';
-import { restartService } from '../../service/install-service.js';
 import { formatJson, stdoutOut } from '../../terminal/output.js';
-import { formatStatus, statusReport } from './status.js';
+
+// Loaded when a subcommand runs, not with the module: `hookd daemon --help` needs none of them.
+const admin = () => import('../../daemon/admin.js');
+const logHint = async () =>
+  `See ${(await import('../../daemon/logger.js')).daemonLogPath(process.env)}, or run \`hookd daemon run\` to see it fail.`;
 
 async function run(): Promise<void> {
   const { daemonMain } = await import('../../daemon/main.js');
@@ -38,16 +39,13 @@ const startCommand: CommandModule<object, { timeout: number }> = {
       .example('hookd daemon start', 'Start it detached; a running daemon is left alone'),
   handler: async (args) => {
     try {
+      const { startDaemonProcess } = await admin();
       const { pid, already } = await startDaemonProcess(process.env, runArgv(), args.timeout);
       process.stdout.write(
         already ? `hookd daemon already running (pid ${pid})\n` : `hookd daemon started (pid ${pid})\n`,
       );
     } catch (error) {
-      throw new CliError(
-        (error as Error).message,
-        1,
-        `See ${daemonLogPath(process.env)}, or run \`hookd daemon run\` to see it fail.`,
-      );
+      throw new CliError((error as Error).message, 1, await logHint());
     }
   },
 };
@@ -64,7 +62,7 @@ const stopCommand: CommandModule<object, { timeout: number }> = {
       ),
   handler: async (args) => {
     try {
-      const { pid, wasRunning } = await stopDaemonProcess(process.env, args.timeout);
+      const { pid, wasRunning } = await (await admin()).stopDaemonProcess(process.env, args.timeout);
       process.stdout.write(
         wasRunning ? `hookd daemon stopped${pid ? ` (pid ${pid})` : ''}\n` : 'hookd daemon was not running\n',
       );
@@ -81,6 +79,7 @@ const stopCommand: CommandModule<object, { timeout: number }> = {
 /** Waits until a daemon other than `before` answers; its pid. */
 async function answeringDaemon(before: number | undefined, waitMs: number): Promise<number> {
   const deadline = Date.now() + waitMs;
+  const { daemonState } = await admin();
   for (;;) {
     const state = await daemonState(process.env, 1000);
     if (state.running && state.stats.pid !== before) return state.stats.pid;
@@ -105,9 +104,11 @@ const restartCommand: CommandModule<object, { timeout: number }> = {
           'service; otherwise it stops the daemon and starts it detached, as `hookd daemon start` does.',
       ),
   handler: async (args) => {
+    const { daemonState, startDaemonProcess, stopDaemonProcess } = await admin();
     const before = await daemonState(process.env, 1000);
     const pid = before.running ? before.stats.pid : undefined;
     try {
+      const { restartService } = await import('../../service/install-service.js');
       const steps = await restartService({});
       if (steps) {
         const now = await answeringDaemon(pid, args.timeout);
@@ -121,11 +122,7 @@ const restartCommand: CommandModule<object, { timeout: number }> = {
       );
     } catch (error) {
       if (error instanceof CliError) throw error;
-      throw new CliError(
-        (error as Error).message,
-        EXIT.FAILURE,
-        `See ${daemonLogPath(process.env)}, or run \`hookd daemon run\` to see it fail.`,
-      );
+      throw new CliError((error as Error).message, EXIT.FAILURE, await logHint());
     }
   },
 };
@@ -139,6 +136,7 @@ const daemonStatusCommand: CommandModule<object, { json: boolean }> = {
       .example('hookd daemon status --json', 'The same report as `hookd status --json`'),
   handler: async (args) => {
     const out = stdoutOut();
+    const { formatStatus, statusReport } = await import('./status.js');
     const report = await statusReport(process.env);
     out.write(args.json ? formatJson(report) : formatStatus(report, out));
   },

@@ -1,5 +1,4 @@
 import type { Argv, CommandModule } from 'yargs';
-import { daemonLadders, outboxAction } from '../../daemon/admin.js';
 import type { Delivery, Ladder } from '../../daemon/store.js';
 import { describeLadderState } from '../../daemon/escalator.js';
 import { CliError, UsageError } from '../../errors.js';
@@ -63,6 +62,8 @@ async function act(
   const out = stdoutOut();
   let result;
   try {
+    // Loaded here, not with the module: `hookd outbox --help` needs none of it.
+    const { outboxAction } = await import('../../daemon/admin.js');
     result = await outboxAction(process.env, { action, state, ...(ids && ids.length > 0 ? { ids } : {}) });
   } catch (error) {
     throw new CliError(
@@ -74,6 +75,7 @@ async function act(
   if (action === 'list') {
     out.write(json ? formatJson(result.items ?? []) : formatDeliveries(result.items ?? []));
     if (!json && state === 'all') {
+      const { daemonLadders } = await import('../../daemon/admin.js');
       const ladders = await daemonLadders(process.env).catch(() => undefined);
       if (ladders) out.write(formatLadders(ladders.active, ladders.recent, Date.now()));
     }

@@ -1,6 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import { currentHookdPath } from '../../install/hookd-command.js';
-import { installService, uninstallService, type ServiceResult } from '../../service/install-service.js';
+import type { ServiceResult } from '../../service/install-service.js';
 import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
 
 interface ServiceArgs {
@@ -58,6 +57,11 @@ export const installServiceCommand: CommandModule<object, ServiceArgs & { path?:
       ServiceArgs & { path?: string[] }
     >,
   handler: async (args) => {
+    // Loaded here, not with the module: `--help` needs none of it.
+    const [{ installService }, { currentHookdPath }] = await Promise.all([
+      import('../../service/install-service.js'),
+      import('../../install/hookd-command.js'),
+    ]);
     const result = await installService({
       hookdPath: currentHookdPath(),
       enable: args.enable,
@@ -78,6 +82,7 @@ export const uninstallServiceCommand: CommandModule<object, ServiceArgs> = {
       .example('hookd daemon uninstall-service', 'Disable, stop and remove the systemd unit / launchd agent')
       .example('hookd daemon uninstall-service --no-enable', 'Only remove the file') as Argv<ServiceArgs>,
   handler: async (args) => {
+    const { uninstallService } = await import('../../service/install-service.js');
     const result = await uninstallService({
       enable: args.enable,
       ...(args.platform ? { platform: args.platform } : {}),

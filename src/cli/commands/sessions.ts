@@ -10,9 +10,7 @@ import { parseSince } from '../../ledger/since.js';
 import type { LedgerFilters, StatsBy } from '../../ledger/types.js';
 import { dataDir, type Env } from '../../paths.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { liveSessions } from '../../daemon/admin.js';
 import type { SessionState } from '../../notify/session-state.js';
-import { formatSessionStates, liveOnly } from './status.js';
 import { formatJson, stdoutOut, type Out } from '../../terminal/output.js';
 
 /** The edges of `hookd sessions`, injectable for tests. */
@@ -62,7 +60,18 @@ function filterOptions<T>(y: Argv<T>) {
 const CLEAR_SCREEN = '\u001b[H\u001b[2J';
 
 /** One frame of `hookd sessions --live`: when, how often, then the sessions (undefined: no daemon answers). */
+/** What `--live` shows with, and asks the daemon through; loaded when it runs, not for `--help`. */
+async function liveView() {
+  const [{ liveSessions }, { formatSessionStates, liveOnly }] = await Promise.all([
+    import('../../daemon/admin.js'),
+    import('./status.js'),
+  ]);
+  return { liveSessions, formatSessionStates, liveOnly };
+}
+type LiveView = Awaited<ReturnType<typeof liveView>>;
+
 function liveFrame(
+  view: LiveView,
   sessions: readonly SessionState[] | undefined,
   o: Out,
   nowMs: number,
@@ -72,8 +81,8 @@ function liveFrame(
   const every = refresh === undefined ? '' : `, every ${refresh}s; Ctrl-C quits`;
   if (!sessions)
     return `live sessions: ?  (${at}${every})\nthe daemon does not answer; trying again (\`hookd status\`)\n`;
-  const live = liveOnly(sessions);
-  return `live sessions: ${live.length}  (${at}${every})\n${formatSessionStates(live, o, nowMs)}`;
+  const live = view.liveOnly(sessions);
+  return `live sessions: ${live.length}  (${at}${every})\n${view.formatSessionStates(live, o, nowMs)}`;
 }
 
 /**
@@ -81,6 +90,7 @@ function liveFrame(
  * terminal, one after another (a blank line between) into a pipe or file.
  */
 async function watchLive(
+  view: LiveView,
   env: Env,
   o: Out,
   now: () => number,
@@ -97,10 +107,10 @@ async function watchLive(
   process.once('SIGTERM', stop);
   try {
     for (let frame = 0; !stopped; frame++) {
-      const sessions = frame === 0 ? first : await liveSessions(env);
+      const sessions = frame === 0 ? first : await view.liveSessions(env);
       if (stopped) break;
       o.write(
-        `${o.isTTY ? CLEAR_SCREEN : frame > 0 ? '\n' : ''}${liveFrame(sessions, o, now(), intervalSec)}`,
+        `${o.isTTY ? CLEAR_SCREEN : frame > 0 ? '\n' : ''}${liveFrame(view, sessions, o, now(), intervalSec)}`,
       );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, intervalSec * 1000);
@@ -184,7 +194,8 @@ export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<ob
             'Use e.g. --interval 5.',
           );
         const env = deps.env ?? process.env;
-        const sessions = await liveSessions(env);
+        const view = await liveView();
+        const sessions = await view.liveSessions(env);
         if (!sessions)
           throw new CliError(
             'the daemon is not running: it is what knows the live sessions',
@@ -192,9 +203,9 @@ export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<ob
             'Start it with `hookd daemon start`.',
           );
         const o = out();
-        if (args.json) o.write(formatJson(liveOnly(sessions)));
-        else if (args.once) o.write(liveFrame(sessions, o, now(), undefined));
-        else await watchLive(env, o, now, args.interval, sessions);
+        if (args.json) o.write(formatJson(view.liveOnly(sessions)));
+        else if (args.once) o.write(liveFrame(view, sessions, o, now(), undefined));
+        else await watchLive(view, env, o, now, args.interval, sessions);
         return;
       }
       if (!Number.isInteger(args.limit) || args.limit < 0) {
