@@ -7,6 +7,7 @@ import { logDir, type Env } from '../paths.js';
 import { LAUNCHD_LABEL, renderLaunchdPlist } from './launchd-plist.js';
 import { renderSystemdUnit, SYSTEMD_UNIT_NAME } from './systemd-unit.js';
 import { writePrivateFileAtomic } from '../util/private-fs.js';
+import { findOnPath } from '../util/find-on-path.js';
 
 export type ServicePlatform = 'linux' | 'darwin';
 
@@ -63,7 +64,17 @@ const RUN_TIMEOUT_MS = 30_000;
  * (`code`), a timeout and the exit code as values.
  */
 export const runServiceCommand: ServiceRunner = async (file, args, env) => {
-  const result = await execa(file, [...args], {
+  // systemctl and launchctl from an absolute folder of PATH only: a relative entry (node_modules/.bin)
+  // would let the folder hookd runs in, often a repository, put its own there.
+  const program = isAbsolute(file) ? file : findOnPath(file, env.PATH);
+  if (program === undefined)
+    return {
+      exitCode: null,
+      stdout: '',
+      stderr: '',
+      spawnError: `ENOENT: ${file} is not in an absolute folder of PATH`,
+    };
+  const result = await execa(program, [...args], {
     env,
     extendEnv: true,
     stdin: 'ignore',

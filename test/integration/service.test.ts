@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installService, uninstallService } from '../../src/service/install-service.js';
 
@@ -108,6 +108,22 @@ describe('installService on linux', () => {
     await expect(
       installService({ platform: 'linux', env, hookdPath: HOOKD, extraPath: ['bin'], enable: false }),
     ).rejects.toThrow(/--path "bin" is not an absolute folder/);
+  });
+
+  it('runs systemctl only from an absolute folder of PATH, never one a repository put there', async () => {
+    // A relative PATH entry (as `node_modules/.bin`) resolves against the folder hookd runs in.
+    const evil = join(root, 'evil');
+    await mkdir(evil);
+    const marker = join(root, 'evil-ran');
+    await writeFile(join(evil, 'systemctl'), `#!/bin/sh\n: > '${marker}'\n`, { mode: 0o755 });
+    const result = await installService({
+      platform: 'linux',
+      env: { ...env, PATH: relative(process.cwd(), evil) },
+      hookdPath: HOOKD,
+    });
+    expect(result.managed).toBe(false);
+    expect(result.notes.join('\n')).toContain('systemctl was not found');
+    await expect(stat(marker)).rejects.toThrow(/ENOENT/);
   });
 
   it('is accepted by systemd-analyze verify', async (ctx) => {
