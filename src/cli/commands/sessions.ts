@@ -56,6 +56,9 @@ function filterOptions<T>(y: Argv<T>) {
     });
 }
 
+/** Frames waiting for a slow reader beyond this are skipped. */
+const FRAME_BACKLOG_BYTES = 1024 * 1024;
+
 /** Clears a terminal and puts the cursor home: each frame of `--live` replaces the last one. */
 const CLEAR_SCREEN = '\u001b[H\u001b[2J';
 
@@ -109,9 +112,11 @@ async function watchLive(
     for (let frame = 0; !stopped; frame++) {
       const sessions = frame === 0 ? first : await view.liveSessions(env);
       if (stopped) break;
-      o.write(
-        `${o.isTTY ? CLEAR_SCREEN : frame > 0 ? '\n' : ''}${liveFrame(view, sessions, o, now(), intervalSec)}`,
-      );
+      // A reader that does not keep up (a paused pager) misses frames rather than piling them up.
+      if (process.stdout.writableLength <= FRAME_BACKLOG_BYTES)
+        o.write(
+          `${o.isTTY ? CLEAR_SCREEN : frame > 0 ? '\n' : ''}${liveFrame(view, sessions, o, now(), intervalSec)}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, intervalSec * 1000);
         wake = () => {
