@@ -5,7 +5,8 @@
 //   dist/scan.cjs     the JSON scanner, loaded by the hook only for input it cannot parse whole
 //   dist/client.cjs   the daemon hand-off client, loaded by the hook after its commands ran
 //   dist/daemon.cjs   `hookd daemon run` alone (pino, zod, chokidar; no yargs): a smaller idle daemon
-//   dist/cli.cjs      every other command (yargs, pino, zod, chokidar...)
+//   dist/cli.cjs      every other command: the yargs front (names, descriptions, help, completion)
+//   dist/commands.cjs the commands themselves (pino, zod, chokidar...), loaded when one runs
 //   dist/hookd-client the native fast client (native/hookd-client.c), when a C compiler is here
 //   dist/hookd-spawner the daemon's command spawner (native/hookd-spawner.c), likewise
 // node-notifier stays external: it ships vendored binaries found relative to its own files.
@@ -13,6 +14,7 @@ import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 // The config cache is keyed by the schema that validated it: a new schema never reuses old results.
 const configDir = 'src/config';
@@ -36,7 +38,12 @@ const common = {
   banner: { js: "const __hookd_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
   define: { 'import.meta.url': '__hookd_import_meta_url', ...schemaDefine, ...versionDefine },
   // jsonc-parser's "main" is a UMD build whose require()s esbuild cannot follow: bundle its ESM build.
-  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
+  // string-width, which yargs' help layout measures every cell with, is hookd's own (src/terminal/
+  // string-width.ts says why): the package's start-up and measuring were most of `hookd --help`.
+  alias: {
+    'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js',
+    'string-width': './src/terminal/string-width.ts',
+  },
   external: [
     'node-notifier',
     './validate.cjs',
@@ -71,10 +78,45 @@ const lazyScanner = {
   },
 };
 
+// The CLI in two bundles: dist/cli.cjs, the yargs front (every command's name, description and help
+// layout), and dist/commands.cjs, the commands themselves, loaded from V8's code cache only when one of
+// them runs or shows its own help, so `hookd --help` and a TAB never load zod, pino or the daemon. Each
+// `import('./<file>.js')` of src/cli/commands/index.ts becomes that file's exports in dist/commands.cjs.
+const COMMANDS_INDEX = 'src/cli/commands/index.ts';
+const commandFiles = [
+  ...new Set(
+    [...readFileSync(COMMANDS_INDEX, 'utf8').matchAll(/import\('(\.\/[\w/-]+\.js)'\)/g)].map((m) => m[1]),
+  ),
+];
+const lazyCommands = {
+  name: 'lazy-commands',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/[\w/-]+\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' && args.importer.endsWith(COMMANDS_INDEX)
+        ? { path: args.path, namespace: 'command' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'command' }, (args) => ({
+      contents:
+        `const { requireCached } = require(${JSON.stringify(resolve('src/bin/code-cache.ts'))});` +
+        `module.exports = requireCached(require('node:path').join(__dirname, 'commands.cjs')).modules[${JSON.stringify(args.path)}]();`,
+      loader: 'js',
+      resolveDir: process.cwd(),
+    }));
+  },
+};
+// Each file's code runs only when its command is loaded, not all of them with the bundle.
+const commandsEntry = {
+  contents: `export const modules = { ${commandFiles.map((file) => `${JSON.stringify(file)}: () => require(${JSON.stringify(file)})`).join(', ')} };\n`,
+  resolveDir: 'src/cli/commands',
+  sourcefile: 'commands.ts',
+  loader: 'ts',
+};
+
 rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist');
 const entries = [
-  ['src/bin/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: {} }],
+  ['src/bin/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: versionDefine }],
   // The hook starts once per agent event: a smaller file parses faster. It needs no import.meta shim.
   [
     'src/bin/hook.ts',
@@ -83,12 +125,15 @@ const entries = [
   ],
   ['src/events/json-scan.ts', 'dist/scan.cjs', { minify: true, banner: {}, define: {} }],
   ['src/bin/validate.ts', 'dist/validate.cjs', { banner: {}, define: versionDefine }],
-  ['src/bin/cli.ts', 'dist/cli.cjs', {}],
+  ['src/bin/cli.ts', 'dist/cli.cjs', { plugins: [lazyCommands] }],
+  [undefined, 'dist/commands.cjs', { stdin: commandsEntry }],
   ['src/bin/daemon.ts', 'dist/daemon.cjs', {}],
 ];
 if (existsSync('src/daemon/client.ts')) entries.push(['src/daemon/client.ts', 'dist/client.cjs', {}]);
 await Promise.all(
-  entries.map(([entry, outfile, extra]) => build({ ...common, entryPoints: [entry], outfile, ...extra })),
+  entries.map(([entry, outfile, extra]) =>
+    build({ ...common, ...(entry ? { entryPoints: [entry] } : {}), outfile, ...extra }),
+  ),
 );
 chmodSync('dist/hookd.cjs', 0o755);
 

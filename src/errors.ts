@@ -13,8 +13,15 @@ export const EXIT = {
   NOT_FOUND: 5,
 } as const;
 
+/**
+ * Marks a CliError, whichever of hookd's bundles made it: the CLI's front (dist/cli.cjs) reports errors
+ * thrown by the commands' bundle (dist/commands.cjs), which has its own copy of the class.
+ */
+const CLI_ERROR = Symbol.for('hookd.cli-error');
+
 /** An error meant for a person: printed once, at the edge, with what to do next. */
 export class CliError extends Error {
+  readonly [CLI_ERROR] = true;
   constructor(
     message: string,
     readonly exitCode: number = EXIT.FAILURE,
@@ -30,4 +37,11 @@ export class UsageError extends CliError {
     super(message, EXIT.USAGE, hint);
     this.name = 'UsageError';
   }
+}
+
+/** A CliError from any of hookd's bundles (see CLI_ERROR). */
+export function isCliError(error: unknown): error is CliError {
+  return (
+    typeof error === 'object' && error !== null && (error as { [CLI_ERROR]?: unknown })[CLI_ERROR] === true
+  );
 }

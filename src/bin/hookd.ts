@@ -1,10 +1,14 @@
 /**
  * The `hookd` executable. `hookd hook` (alone, or with `--agent droid|claude` and `--event <name>` as
  * `hookd install` writes it) is the agent's per-event command and must start fast, so it loads only the
- * hook bundle; `hookd daemon run` loads only the daemon; every other command loads the full CLI.
+ * hook bundle; `hookd daemon run` loads only the daemon; `-v`, `--version` and `hookd version` load
+ * nothing; every other command loads the CLI (from V8's code cache, and each command's own code only
+ * when that command runs).
  */
+import { fstatSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireCached } from './code-cache.js';
+import { HOOKD_VERSION } from '../util/version.js';
 
 declare const require: (id: string) => unknown;
 declare const __filename: string;
@@ -29,8 +33,34 @@ function fastHookArgs(args: string[]): { agent?: string; event?: string } | unde
   return named;
 }
 
-const hookArgs = fastHookArgs(process.argv.slice(2));
-if (hookArgs !== undefined) {
+/** Said at once to a person who runs `hookd hook` on a terminal, where it would wait for input in silence. */
+const HOOK_ON_A_TERMINAL =
+  'hookd hook reads one event (JSON) on stdin, as your agent sends it: paste one and press Ctrl-D, ' +
+  'or try `hookd emit --help` (Ctrl-C quits)\n';
+
+function isCharacterDevice(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
+/** A short text on stdout or stderr; a reader that went away (`| head`) is no failure. */
+function say(fd: number, text: string): void {
+  try {
+    writeSync(fd, text);
+  } catch {}
+}
+
+const args = process.argv.slice(2);
+const hookArgs = fastHookArgs(args);
+if (args.length === 1 && (args[0] === '-v' || args[0] === '--version' || args[0] === 'version')) {
+  say(1, `${HOOKD_VERSION}\n`);
+} else if (hookArgs !== undefined) {
+  // An agent gives the hook a pipe or a socket: a terminal means a person. (node:tty is loaded only
+  // for a character device: it costs milliseconds, and the agent's events never need it.)
+  if (isCharacterDevice(0) && process.getBuiltinModule('node:tty').isatty(0)) say(2, HOOK_ON_A_TERMINAL);
   // Started once per agent event: from V8's code cache (code-cache.ts), not compiled each time.
   const hook = requireCached<{
     hookMain(bin: string, agent?: string, event?: string): Promise<void>;
@@ -40,5 +70,7 @@ if (hookArgs !== undefined) {
   // The daemon-only bundle: a smaller idle footprint than the whole CLI.
   void (require('./daemon.cjs') as { daemonBinMain(): Promise<void> }).daemonBinMain();
 } else {
-  void (require('./cli.cjs') as { cliMain(argv: string[]): Promise<void> }).cliMain(process.argv.slice(2));
+  // `hookd demo` touches nothing outside its temp dir, not even the code cache in the state dir.
+  if (args[0] === 'demo') process.env.HOOKD_CODE_CACHE = '0';
+  requireCached<{ cliMain(argv: string[]): Promise<void> }>(join(__dirname, 'cli.cjs')).cliMain(args);
 }

@@ -1,6 +1,6 @@
 import yargs, { type Argv } from 'yargs';
-import { commands } from './commands/index.js';
-import { CliError, EXIT } from '../errors.js';
+import { LISTED_COMMANDS, lazyCommand } from './commands/index.js';
+import { CliError, EXIT, isCliError } from '../errors.js';
 import { redactText } from '../logging/redact.js';
 import { colorFor, safeLines } from '../terminal/output.js';
 import { HOOKD_VERSION } from '../util/version.js';
@@ -9,7 +9,7 @@ import { HOOKD_VERSION } from '../util/version.js';
 function reportError(error: unknown): number {
   const color = colorFor(process.stderr.isTTY, process.env);
   const red = (s: string) => (color ? `\u001b[31m${s}\u001b[0m` : s);
-  if (error instanceof CliError) {
+  if (isCliError(error)) {
     process.stderr.write(`${red('hookd:')} ${safeLines(redactText(error.message))}\n`);
     if (error.hint) process.stderr.write(`  ${safeLines(redactText(error.hint))}\n`);
     return error.exitCode;
@@ -27,6 +27,7 @@ export function buildCli(argv: string[]): Argv {
     .scriptName('hookd')
     .usage('hookd <command> [options]\n\nHook runner and notification daemon for Droid and Claude Code.')
     .version(HOOKD_VERSION)
+    .alias('v', 'version')
     .help()
     .alias('h', 'help')
     .strict()
@@ -37,6 +38,7 @@ export function buildCli(argv: string[]): Argv {
     .example('hookd install && hookd doctor', 'Wire hookd into Droid and check the setup')
     .example('hookd emit PreToolUse --tool Execute --command "rm -rf /"', 'Try your hooks without the agent')
     .example('hookd completion >> ~/.bashrc', 'Tab completion for bash (zsh: >> ~/.zshrc)')
+    .example('hookd logs --level warn | head', 'The latest failures, timeouts and rejected input')
     .epilogue('Docs: README.md. Every command takes --help with examples.')
     .fail((message, error) => {
       if (error) throw error;
@@ -46,7 +48,13 @@ export function buildCli(argv: string[]): Argv {
         'Run the command with --help for its usage.',
       );
     });
-  for (const command of commands) cli = cli.command(command);
+  for (const listed of LISTED_COMMANDS) cli = cli.command(lazyCommand(listed));
+  cli = cli.command({
+    command: 'version',
+    describe: 'Print the version of hookd (also -v, --version)',
+    builder: (y) => y.example('hookd version', 'The version, e.g. for a bug report'),
+    handler: () => void process.stdout.write(`${HOOKD_VERSION}\n`),
+  });
   // yargs' own completion command prints its script even for --help: keep its hidden completion
   // protocol (--get-yargs-completions) and declare `completion` as a command of ours.
   cli = cli.completion('__completion', false).command({
@@ -64,9 +72,25 @@ export function buildCli(argv: string[]): Argv {
   return cli;
 }
 
+/**
+ * A reader that went away (`hookd logs | head`, a pager quit early): the command stops quietly, as a
+ * pipeline expects, instead of failing with a stack. The exit code is the command's so far (0 when it
+ * had not failed). A command that listens for it itself (`hookd demo`, which cleans up first) ends on
+ * its own.
+ */
+export function endQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      if (stream.listenerCount('error') > 1) return;
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK);
+    });
+}
+
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildCli(argv).parseAsync();
+    // `hookd` alone: the help, as `hookd --help` prints it.
+    await buildCli(argv.length === 0 ? ['--help'] : argv).parseAsync();
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
   } catch (error) {
     return reportError(error);

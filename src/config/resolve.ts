@@ -1,5 +1,6 @@
 import { configSchema } from './schema.js';
 import { validateConfigText } from './validate.js';
+import { parseJsonc } from './jsonc.js';
 import { ignoredProjectKeys, mergeLevels, withoutProjectNotify, type LevelInput } from './merge.js';
 import type { ConfigSource, ConfigValidator, LoadedConfig } from './load.js';
 import type { ConfigIssue } from './issues.js';
@@ -41,7 +42,7 @@ export function resolveConfig(files: Parameters<ConfigValidator['resolveConfig']
     } else {
       const result = validateConfigText(text, file, level);
       if (result.ok) {
-        let raw = JSON.parse(text) as Record<string, unknown>;
+        let raw = parseJsonc(text) as Record<string, unknown>;
         const ignored = level === 'project' ? ignoredProjectKeys(raw) : [];
         // Trusted before project notify rules applied: the user was never shown them.
         if (level === 'project' && input.trust?.notify !== true) {
@@ -66,7 +67,7 @@ export function resolveConfig(files: Parameters<ConfigValidator['resolveConfig']
     // The file is invalid or unreadable: the last version that validated stands in, if it still does.
     const lastGood = input.lastGood;
     if (lastGood && validateConfigText(lastGood.text, file, level).ok) {
-      levels.push({ level, file, raw: JSON.parse(lastGood.text) as Record<string, unknown> });
+      levels.push({ level, file, raw: parseJsonc(lastGood.text) as Record<string, unknown> });
       sources[sources.length - 1]!.lastGood = { savedAt: lastGood.savedAt };
     }
   }

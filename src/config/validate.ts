@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { configSchema, projectConfigSchema, type HookdConfig } from './schema.js';
 import { formatPath, type ConfigIssue } from './issues.js';
+import { JsoncError, parseJsonc } from './jsonc.js';
 
 export type ValidationResult = { ok: true; config: HookdConfig } | { ok: false; issues: ConfigIssue[] };
 
@@ -182,7 +183,10 @@ function lineAndColumn(text: string, offset: number): string {
   return `line ${line}, column ${column}`;
 }
 
-/** Parses and validates a config file's text. JSON syntax errors are issues too, with a line and column. */
+/**
+ * Parses and validates a config file's text: JSON with comments and trailing commas (config/jsonc.ts).
+ * Syntax errors are issues too, with a line and column.
+ */
 export function validateConfigText(
   text: string,
   file: string,
@@ -190,19 +194,21 @@ export function validateConfigText(
 ): ValidationResult {
   let input: unknown;
   try {
-    input = JSON.parse(text);
+    input = parseJsonc(text);
   } catch (error) {
     const message = (error as Error).message;
-    const position = /position (\d+)/.exec(message);
-    const where = position ? ` at ${lineAndColumn(text, Number(position[1]))}` : '';
+    const offset = error instanceof JsoncError ? error.offset : Number(/position (\d+)/.exec(message)?.[1]);
+    const where = Number.isInteger(offset) ? ` at ${lineAndColumn(text, offset)}` : '';
+    // JSON.parse's own "(line 3 column 13)" counts without the comments' context: ours is the file's.
+    const why = message.replace(/ \(line \d+ column \d+\)$/, '');
     return {
       ok: false,
       issues: [
         {
           file,
           path: '(root)',
-          message: `not valid JSON${where}: ${message}`,
-          fix: 'fix the JSON syntax (no comments or trailing commas); `hookd validate` checks it',
+          message: `not valid JSON${where}: ${why}`,
+          fix: 'fix the syntax there (comments and trailing commas are fine); `hookd validate` checks it',
         },
       ],
     };

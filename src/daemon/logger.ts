@@ -26,8 +26,11 @@ export function daemonLogPath(env: Env): string {
   return join(logDir(env), 'daemon.log');
 }
 
-/** The daemon's pino logger: JSON lines in <state>/logs/daemon.log, secrets redacted by key. */
-export function createDaemonLogger(env: Env, level = 'info'): Logger {
+/**
+ * The daemon's pino logger: JSON lines in <state>/logs/daemon.log, secrets redacted by key; and each
+ * line also to `also` when given (the foreground daemon's stderr).
+ */
+export function createDaemonLogger(env: Env, level = 'info', also?: (line: string) => void): Logger {
   // 0600 in a 0700 folder, never through a symlink.
   // A full disk must not crash the daemon: a failed write keeps its lines buffered (at most 4 MiB, the
   // rest is dropped) and retries with the next record.
@@ -37,6 +40,15 @@ export function createDaemonLogger(env: Env, level = 'info'): Logger {
     maxLength: 4 * 1024 * 1024,
   });
   destination.on('error', () => {});
+  const streams = also
+    ? pino.multistream(
+        [
+          { stream: destination, level },
+          { stream: { write: also }, level },
+        ],
+        { dedupe: false },
+      )
+    : destination;
   return pino(
     {
       level,
@@ -46,6 +58,6 @@ export function createDaemonLogger(env: Env, level = 'info'): Logger {
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       timestamp: pino.stdTimeFunctions.epochTime,
     },
-    destination,
+    streams,
   );
 }

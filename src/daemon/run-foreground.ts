@@ -1,4 +1,7 @@
+import { fstatSync, statSync } from 'node:fs';
 import { API_DEFAULTS } from '../config/api-schema.js';
+import { colorFor } from '../terminal/output.js';
+import { formatRecord, type LogRecord } from '../terminal/log-record.js';
 import type { Logger } from 'pino';
 import type { Env } from '../paths.js';
 import { dataDir } from '../paths.js';
@@ -197,6 +200,41 @@ export async function createDaemonWiring(
   };
 }
 
+/** Records waiting for a slow reader of stderr beyond this are dropped, not held. */
+const STDERR_BACKLOG_BYTES = 1024 * 1024;
+
+/** True when this process's stderr is /dev/null (a daemon started in the background: by a hook, `start`). */
+function stderrIsNull(): boolean {
+  try {
+    const err = fstatSync(2);
+    const nul = statSync('/dev/null');
+    return err.isCharacterDevice() && err.rdev === nul.rdev;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The foreground daemon's log on stderr as well, each record as `hookd logs` shows it, so systemd's
+ * journal (`journalctl --user -u hookd`) and a terminal running `hookd daemon run` see it. None when
+ * stderr goes nowhere. The daemon never waits on stderr: a reader that went away ends the copy, and one
+ * that falls over 1 MiB behind misses records (the log file keeps them all).
+ */
+function stderrLog(env: Env): ((line: string) => void) | undefined {
+  if (stderrIsNull()) return undefined;
+  let closed = false;
+  process.stderr.on('error', () => {
+    closed = true;
+  });
+  const out = { color: colorFor(process.stderr.isTTY, env) };
+  return (line) => {
+    if (closed || process.stderr.writableLength > STDERR_BACKLOG_BYTES) return;
+    try {
+      process.stderr.write(formatRecord(JSON.parse(line) as LogRecord, out));
+    } catch {}
+  };
+}
+
 /**
  * `hookd daemon run`: the daemon with everything wired in (enrichment, default texts, the session
  * ledger's tracker), stopping on SIGTERM/SIGINT and reloading its config on SIGHUP.
@@ -209,7 +247,7 @@ export async function runDaemonForeground(
   try {
     config = loadConfig({ env, projectDir: undefined, validator: () => validator, useCache: false }).config;
   } catch {}
-  const logger = createDaemonLogger(env, daemonSettings(config.daemon).logLevel);
+  const logger = createDaemonLogger(env, daemonSettings(config.daemon).logLevel, stderrLog(env));
   const wiring = await createDaemonWiring(env, config, { logger, noLedger: Boolean(extra.onEvent) });
 
   let handle: DaemonHandle;

@@ -11,7 +11,13 @@ export interface ChannelStatus extends Omit<ChannelStats, 'latencies'> {
   name: string;
   type: string;
   description: string;
+  /** What its own check says (configuration, prerequisites such as notify-send): no delivery tried. */
   healthy: boolean;
+  /**
+   * unusable: its own check fails; failing: its last delivery attempt failed (a retry waits, or it gave
+   * up: `lastError` says why); ok: neither.
+   */
+  state: 'ok' | 'failing' | 'unusable';
   problems: string[];
   pending: number;
   latencyP50Ms?: number;
@@ -62,7 +68,7 @@ export interface StatsSources {
     readonly size: number;
     readonly trouble?: { error: string; since: number } | undefined;
   };
-  store: Pick<DaemonStore, 'counts' | 'pendingFor'>;
+  store: Pick<DaemonStore, 'counts' | 'pendingFor' | 'head'>;
   channels: () => ReadonlyMap<string, Channel>;
   channelStats: (name: string) => ChannelStats;
   config: () => ConfigState;
@@ -127,17 +133,26 @@ export function collectStats(s: StatsSources): DaemonStats {
       const cs = s.channelStats(channel.name);
       const p50 = percentile(cs.latencies, 50);
       const p99 = percentile(cs.latencies, 99);
+      // Failed since its last success; or, before any attempt of this run, a waiting delivery that failed
+      // before a restart (the journal keeps its attempts and error).
+      const head = s.store.head(channel.name);
+      const lastError = cs.lastError ?? (head && head.attempts > 0 ? head.lastError : undefined);
+      const failing =
+        (cs.lastErrorAt !== undefined && cs.lastErrorAt >= (cs.lastDeliveredAt ?? 0)) ||
+        (cs.lastErrorAt === undefined && cs.lastDeliveredAt === undefined && (head?.attempts ?? 0) > 0);
       return {
         name: channel.name,
         type: channel.type,
         description: channel.describe(),
         healthy: health.ok,
+        state: !health.ok ? ('unusable' as const) : failing ? ('failing' as const) : ('ok' as const),
         problems: health.problems,
         pending: s.store.pendingFor(channel.name),
         delivered: cs.delivered,
         failedAttempts: cs.failedAttempts,
         dead: cs.dead,
-        ...(cs.lastError ? { lastError: cs.lastError, lastErrorAt: cs.lastErrorAt } : {}),
+        ...(lastError ? { lastError } : {}),
+        ...(cs.lastErrorAt ? { lastErrorAt: cs.lastErrorAt } : {}),
         ...(cs.lastDeliveredAt ? { lastDeliveredAt: cs.lastDeliveredAt } : {}),
         ...(p50 !== undefined ? { latencyP50Ms: p50 } : {}),
         ...(p99 !== undefined ? { latencyP99Ms: p99 } : {}),

@@ -31,6 +31,19 @@ export function commandMark(out: Pick<Out, 'color'>, end: CommandEnd, blocking: 
   return paint(out, 'green', '✓');
 }
 
+/**
+ * What the agent gets from `hookd hook` for this event, as it gets it: the exit code (0, 2 for a block,
+ * 1 for a command's error under Droid), who decided, and what is on stdout and stderr.
+ */
+function replyLine(reply: HookReport['reply'], out: Pick<Out, 'color'>): string {
+  const said = [
+    reply.stdout.trim() ? `stdout: ${reply.stdout.trim().slice(0, 300)}` : '',
+    reply.stderr.trim() ? `stderr: ${reply.stderr.trim().slice(0, 300)}` : '',
+  ].filter(Boolean);
+  const text = `  agent gets exit ${reply.exitCode}${reply.decidedBy ? ` from ${reply.decidedBy}` : ''}${said.length > 0 ? `, ${said.join(', ')}` : ', no output'}`;
+  return paint(out, reply.exitCode === 0 && said.length === 0 ? 'gray' : 'yellow', safeText(text));
+}
+
 export function formatReport(report: HookReport, out: Pick<Out, 'color'>): string {
   // The event's fields, file names, command names and outputs are shown escaped (safeText), never raw.
   const lines: string[] = [];
@@ -64,22 +77,7 @@ export function formatReport(report: HookReport, out: Pick<Out, 'color'>): strin
   }
   for (const s of report.skipped)
     lines.push(paint(out, 'gray', safeText(`  - entry ${s.entry} skipped: ${s.reason}`)));
-  const reply = report.reply;
-  if (reply.exitCode === 2)
-    lines.push(
-      paint(out, 'yellow', safeText(`  agent gets exit 2 from ${reply.decidedBy}: ${reply.stderr.trim()}`)),
-    );
-  else if (reply.stdout)
-    lines.push(
-      paint(
-        out,
-        'yellow',
-        safeText(
-          `  agent gets stdout${reply.decidedBy ? ` from ${reply.decidedBy}` : ''}: ${reply.stdout.trim().slice(0, 300)}`,
-        ),
-      ),
-    );
-  else lines.push(paint(out, 'gray', '  agent gets exit 0, no output'));
+  lines.push(replyLine(report.reply, out));
   if (report.handoff)
     lines.push(
       paint(

@@ -1,12 +1,13 @@
 import { execa } from 'execa';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { logDir, type Env } from '../paths.js';
 import { LAUNCHD_LABEL, renderLaunchdPlist } from './launchd-plist.js';
 import { renderSystemdUnit, SYSTEMD_UNIT_NAME } from './systemd-unit.js';
 import { writePrivateFileAtomic } from '../util/private-fs.js';
+import { findOnPath } from '../util/find-on-path.js';
 
 export type ServicePlatform = 'linux' | 'darwin';
 
@@ -28,6 +29,8 @@ export interface ServiceOptions {
   hookdPath: string;
   /** Absolute node (default: the one running). */
   nodePath?: string;
+  /** Absolute folders to put first in the service's PATH. */
+  extraPath?: readonly string[];
   /** Run systemctl / launchctl to enable and start (install) or stop and disable (uninstall). */
   enable?: boolean;
   run?: ServiceRunner;
@@ -61,7 +64,17 @@ const RUN_TIMEOUT_MS = 30_000;
  * (`code`), a timeout and the exit code as values.
  */
 export const runServiceCommand: ServiceRunner = async (file, args, env) => {
-  const result = await execa(file, [...args], {
+  // systemctl and launchctl from an absolute folder of PATH only: a relative entry (node_modules/.bin)
+  // would let the folder hookd runs in, often a repository, put its own there.
+  const program = isAbsolute(file) ? file : findOnPath(file, env.PATH);
+  if (program === undefined)
+    return {
+      exitCode: null,
+      stdout: '',
+      stderr: '',
+      spawnError: `ENOENT: ${file} is not in an absolute folder of PATH`,
+    };
+  const result = await execa(program, [...args], {
     env,
     extendEnv: true,
     stdin: 'ignore',
@@ -172,10 +185,17 @@ export async function installService(options: ServiceOptions): Promise<ServiceRe
   const platform = servicePlatform(options.platform);
   const env = options.env ?? process.env;
   const file = serviceFilePath(platform, env);
+  for (const dir of options.extraPath ?? [])
+    if (!isAbsolute(dir) || dir.includes(':'))
+      throw new UsageError(
+        `--path ${JSON.stringify(dir)} is not an absolute folder`,
+        'Give each folder for the service PATH as an absolute path, e.g. --path "$HOME/.local/bin".',
+      );
   const spec = {
     nodePath: resolve(options.nodePath ?? process.execPath),
     hookdPath: resolve(options.hookdPath),
     env,
+    ...(options.extraPath ? { extraPath: options.extraPath } : {}),
   };
   const text =
     platform === 'linux' ? renderSystemdUnit(spec) : renderLaunchdPlist({ ...spec, logDir: logDir(env) });
@@ -243,6 +263,44 @@ export async function uninstallService(
     if (managed) for (const args of commands.afterRemove) await step(run, env, commands.tool, args, steps);
   } else notes.push(`no service file at ${file}; nothing to remove`);
   return { platform, file, changed: exists, steps, managed, notes };
+}
+
+/**
+ * Restarts the daemon through the login service when the service manager runs it (systemd: the unit is
+ * active; launchd: the agent is loaded), so it stays under its supervision (and its journal). Undefined
+ * when no login service runs it: no service file, not active, or no service manager here.
+ */
+export async function restartService(
+  options: Omit<ServiceOptions, 'hookdPath' | 'nodePath' | 'enable'>,
+): Promise<ServiceStep[] | undefined> {
+  const named = options.platform ?? process.platform;
+  if (named !== 'linux' && named !== 'darwin') return undefined;
+  const platform = servicePlatform(named);
+  const env = options.env ?? process.env;
+  const file = serviceFilePath(platform, env);
+  if ((await readIfExists(file)) === undefined) return undefined;
+  const run = options.run ?? runServiceCommand;
+  const target = `gui/${options.uid ?? process.getuid?.() ?? 0}/${LAUNCHD_LABEL}`;
+  const [tool, probe, restart] =
+    platform === 'linux'
+      ? [
+          'systemctl',
+          ['--user', 'is-active', '--quiet', SYSTEMD_UNIT_NAME],
+          ['--user', 'restart', SYSTEMD_UNIT_NAME],
+        ]
+      : ['launchctl', ['print', target], ['kickstart', '-k', target]];
+  const steps: ServiceStep[] = [];
+  if (stepFailed(await step(run, env, tool, probe, steps))) return undefined;
+  const result = await step(run, env, tool, restart, steps);
+  if (stepFailed(result))
+    throw new CliError(
+      `\`${steps.at(-1)!.command}\` failed${result.stderr.trim() ? `: ${result.stderr.trim()}` : ` (exit ${result.exitCode})`}`,
+      EXIT.FAILURE,
+      platform === 'linux'
+        ? `See \`systemctl --user status ${SYSTEMD_UNIT_NAME}\` and \`journalctl --user -u ${SYSTEMD_UNIT_NAME}\`.`
+        : `See ${join(logDir(env), 'daemon.stderr.log')}.`,
+    );
+  return steps;
 }
 
 function startHint(platform: ServicePlatform, file: string): string {

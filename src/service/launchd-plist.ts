@@ -12,7 +12,7 @@ const str = (value: string) => `<string>${xml(value)}</string>`;
 
 export function renderLaunchdPlist(spec: ServiceSpec & { logDir: string }): string {
   const args = [spec.nodePath, spec.hookdPath, 'daemon', 'run'].map((a) => `    ${str(a)}`);
-  const env = serviceEnvironment(spec.env).flatMap(([key, value]) => [
+  const env = serviceEnvironment(spec, 'darwin').flatMap(([key, value]) => [
     `    <key>${xml(key)}</key>`,
     `    ${str(value)}`,
   ]);

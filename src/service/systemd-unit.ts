@@ -1,10 +1,13 @@
 /** The systemd user unit that starts `hookd daemon run` at login. */
+import { dirname } from 'node:path';
 
 export const SYSTEMD_UNIT_NAME = 'hookd.service';
 
-/** Environment variables copied into the unit when set: where to find tools, the desktop, hookd's files. Never secrets. */
+/**
+ * Environment variables copied into the unit when set: the desktop, hookd's files. Never secrets, and
+ * never the shell's PATH (see servicePath).
+ */
 export const SERVICE_ENV_KEYS = [
-  'PATH',
   'DBUS_SESSION_BUS_ADDRESS',
   'DISPLAY',
   'WAYLAND_DISPLAY',
@@ -24,10 +27,35 @@ export interface ServiceSpec {
   hookdPath: string;
   /** Environment to carry over (only SERVICE_ENV_KEYS are used). */
   env: Record<string, string | undefined>;
+  /** Absolute folders to put first in the service's PATH (`install-service --path`). */
+  extraPath?: readonly string[];
 }
 
-export function serviceEnvironment(env: Record<string, string | undefined>): [string, string][] {
-  const out: [string, string][] = [];
+/** The system folders of the service's PATH: systemd's own default for user units, and macOS's. */
+const SYSTEM_PATH: Record<'linux' | 'darwin', readonly string[]> = {
+  linux: ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'],
+  darwin: ['/opt/homebrew/bin', '/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin'],
+};
+
+/**
+ * The PATH the daemon runs your commands with: the folders given with --path, the folder of the node
+ * that runs hookd (so `node` in a command is that one, wherever it was installed), then the system
+ * folders. Not the shell's PATH at install time: it may hold a project's folders (`./node_modules/.bin`,
+ * a virtualenv), relative or empty entries that resolve against wherever a command runs, or folders
+ * other users can write to, and it would be frozen into the unit for good.
+ */
+export function servicePath(
+  spec: Pick<ServiceSpec, 'nodePath' | 'extraPath'>,
+  platform: 'linux' | 'darwin',
+): string {
+  return [...new Set([...(spec.extraPath ?? []), dirname(spec.nodePath), ...SYSTEM_PATH[platform]])].join(
+    ':',
+  );
+}
+
+export function serviceEnvironment(spec: ServiceSpec, platform: 'linux' | 'darwin'): [string, string][] {
+  const env = spec.env;
+  const out: [string, string][] = [['PATH', servicePath(spec, platform)]];
   for (const key of SERVICE_ENV_KEYS) {
     const value = env[key];
     if (value) out.push([key, value]);
@@ -43,7 +71,7 @@ export function systemdQuote(word: string): string {
 
 export function renderSystemdUnit(spec: ServiceSpec): string {
   const exec = [spec.nodePath, spec.hookdPath, 'daemon', 'run'].map(systemdQuote).join(' ');
-  const environment = serviceEnvironment(spec.env).map(
+  const environment = serviceEnvironment(spec, 'linux').map(
     ([key, value]) => `Environment=${systemdQuote(`${key}=${value}`)}`,
   );
   return [

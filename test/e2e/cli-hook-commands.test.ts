@@ -44,7 +44,7 @@ describe('hookd emit', () => {
     expect(ran.stdout).toMatch(/⊘ guard {2}exit 2 .*\[blocking\]/);
     expect(ran.stdout).toContain('stderr| no way');
     expect(ran.stdout).toContain('entry 1 skipped: matcher "Create" does not match tool_name "Execute"');
-    expect(ran.stdout).toContain('agent gets exit 2 from guard: no way');
+    expect(ran.stdout).toContain('agent gets exit 2 from guard, stderr: no way');
   });
 
   it('prints JSON for scripts, and the bare payload with --print', async () => {

@@ -83,7 +83,7 @@ describe('hookd emit --agent', () => {
     expect(ran.stdout).toContain('PreToolUse Bash  agent claude  session ');
     expect(ran.stdout).toMatch(/⊘ claude-guard {2}exit 2 /);
     expect(ran.stdout).toContain(`entry 1 skipped: agent "droid" is not this event's (claude)`);
-    expect(ran.stdout).toContain('agent gets exit 2 from claude-guard: claude guard: no rm -rf');
+    expect(ran.stdout).toContain('agent gets exit 2 from claude-guard, stderr: claude guard: no rm -rf');
     expect(ran.stdout).not.toContain('droid guard');
     expect(existsSync(droidSeen)).toBe(false);
     // The guard got the event as Claude Code sends it: its tool, a tool-use id, and the trailing newline.
@@ -104,7 +104,7 @@ describe('hookd emit --agent', () => {
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain('PreToolUse Execute  agent droid  session ');
     expect(ran.stdout).toContain(`entry 0 skipped: agent "claude" is not this event's (droid)`);
-    expect(ran.stdout).toContain('agent gets exit 2 from droid-guard: droid guard: no rm -rf');
+    expect(ran.stdout).toContain('agent gets exit 2 from droid-guard, stderr: droid guard: no rm -rf');
     expect(existsSync(claudeSeen)).toBe(false);
     const raw = readFileSync(droidSeen, 'utf8');
     expect(raw.endsWith('}')).toBe(true); // Droid sends no trailing newline

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installService, uninstallService } from '../../src/service/install-service.js';
 
@@ -66,11 +66,64 @@ describe('installService on linux', () => {
     expect(unit).toContain('\nExecStart=/usr/bin/node "/opt/hookd app/dist/hookd.cjs" daemon run\n');
     expect(unit).toContain('\nRestart=on-failure\n');
     expect(unit).toContain('\nRestartPreventExitStatus=10\n');
-    expect(unit).toContain(`\nEnvironment=PATH=${bin}\n`);
+    expect(unit).toContain(
+      '\nEnvironment=PATH=/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/sbin:/bin\n',
+    );
     expect(unit).toContain('\nEnvironment=DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus\n');
     expect(unit).toContain('\n[Install]\nWantedBy=default.target\n');
     expect(unit).not.toMatch(/^Environment=HOME=/m);
     expect((await stat(unitPath())).mode & 0o777).toBe(0o600);
+  });
+
+  it("puts a minimal PATH in the unit: node's folder and the system folders, never the shell's", async () => {
+    const shellPath = `./node_modules/.bin::/tmp/hookd-x/bin:${bin}:/home/ann/project/.venv/bin`;
+    await installService({
+      platform: 'linux',
+      env: { ...env, PATH: shellPath },
+      hookdPath: HOOKD,
+      nodePath: '/home/ann/.nvm/versions/node/v20.19.0/bin/node',
+      enable: false,
+    });
+    const unit = await readFile(unitPath(), 'utf8');
+    const paths = unit.split('\n').filter((l) => l.startsWith('Environment=PATH='));
+    expect(paths).toEqual([
+      'Environment=PATH=/home/ann/.nvm/versions/node/v20.19.0/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    ]);
+    expect(unit).not.toContain('node_modules');
+    expect(unit).not.toContain('/tmp/hookd-x');
+  });
+
+  it('adds the folders given with --path, absolute ones only', async () => {
+    await installService({
+      platform: 'linux',
+      env,
+      hookdPath: HOOKD,
+      nodePath: '/usr/bin/node',
+      extraPath: ['/home/ann/.local/bin'],
+      enable: false,
+    });
+    expect(await readFile(unitPath(), 'utf8')).toContain(
+      '\nEnvironment=PATH=/home/ann/.local/bin:/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/sbin:/bin\n',
+    );
+    await expect(
+      installService({ platform: 'linux', env, hookdPath: HOOKD, extraPath: ['bin'], enable: false }),
+    ).rejects.toThrow(/--path "bin" is not an absolute folder/);
+  });
+
+  it('runs systemctl only from an absolute folder of PATH, never one a repository put there', async () => {
+    // A relative PATH entry (as `node_modules/.bin`) resolves against the folder hookd runs in.
+    const evil = join(root, 'evil');
+    await mkdir(evil);
+    const marker = join(root, 'evil-ran');
+    await writeFile(join(evil, 'systemctl'), `#!/bin/sh\n: > '${marker}'\n`, { mode: 0o755 });
+    const result = await installService({
+      platform: 'linux',
+      env: { ...env, PATH: relative(process.cwd(), evil) },
+      hookdPath: HOOKD,
+    });
+    expect(result.managed).toBe(false);
+    expect(result.notes.join('\n')).toContain('systemctl was not found');
+    await expect(stat(marker)).rejects.toThrow(/ENOENT/);
   });
 
   it('is accepted by systemd-analyze verify', async (ctx) => {
@@ -168,7 +221,10 @@ describe('installService on macOS (darwin)', () => {
       ProgramArguments: ['/usr/local/bin/node', HOOKD, 'daemon', 'run'],
       RunAtLoad: true,
       KeepAlive: { SuccessfulExit: false },
-      EnvironmentVariables: { PATH: bin, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus' },
+      EnvironmentVariables: {
+        PATH: '/usr/local/bin:/opt/homebrew/bin:/usr/bin:/bin:/usr/sbin:/sbin',
+        DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+      },
     });
     expect(text).toContain('<key>StandardErrorPath</key>');
   });

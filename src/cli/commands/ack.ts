@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
-import { ackWaiting, type AckResult } from '../../daemon/admin.js';
+import type { AckResult } from '../../daemon/admin.js';
 import type { AckedSession } from '../../daemon/escalator.js';
-import { CliError, UsageError } from '../../errors.js';
+import { CliError, EXIT, UsageError } from '../../errors.js';
 import { formatJson, safeData, stdoutOut } from '../../terminal/output.js';
 
 interface AckArgs {
@@ -62,19 +62,23 @@ export const ackCommand: CommandModule<object, AckArgs> = {
     const request = { ...(args.session ? { session: args.session } : {}), all: args.all };
     let result: AckResult;
     try {
+      const { ackWaiting } = await import('../../daemon/admin.js');
       result = await ackWaiting(process.env, request);
     } catch (error) {
       throw new CliError(
         `ack failed: ${(error as Error).message}`,
-        1,
+        EXIT.FAILURE,
         '`hookd status` shows the daemon state.',
       );
     }
     if (result.problem) {
+      // A prefix of several waiting sessions is a usage error (2), a session with nothing waiting is
+      // not found (5): the CLI's exit codes, as `hookd sessions show` uses them.
       const waiting = result.stillWaiting.map((s) => s.session).join(', ');
+      const matching = result.stillWaiting.filter((s) => s.session.startsWith(args.session ?? ''));
       throw new CliError(
         result.problem,
-        1,
+        matching.length > 1 ? EXIT.USAGE : EXIT.NOT_FOUND,
         waiting ? `waiting sessions: ${waiting}` : 'no session is waiting',
       );
     }

@@ -1,15 +1,11 @@
-import { agentEventPaths } from '../../doctor/event-paths.js';
 import { AGENT_PROFILES, AGENTS, type Agent } from '../../install/agents.js';
 import type { HookdConfig } from '../../config/schema.js';
 import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { readInputFile } from '../read-input.js';
-import { loadConfig, type ConfigSource } from '../../config/load.js';
+import { loadConfig, type ConfigSource, type LoadedConfig } from '../../config/load.js';
 import { untrustedFix, untrustedText } from '../../config/trust.js';
-import { effectiveConfig } from '../../explain/effective-config.js';
-import { validator } from '../../config/resolve.js';
 import { formatIssues } from '../../config/issues.js';
-import { configJsonSchema, validateConfigText } from '../../config/validate.js';
 import { EXIT } from '../../errors.js';
 import { formatJson, paint, safeLines, safeText, stdoutOut, type Out } from '../../terminal/output.js';
 import { projectDirArg } from './trust.js';
@@ -66,13 +62,9 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
       })
       .example('hookd config', 'Show the merged config for the current project')
       .example('hookd config --json | jq .config.hooks', 'Script against the effective hooks'),
-  handler: (args) => {
-    const loaded = loadConfig({
-      projectDir: projectDirFrom(args),
-      validator: () => validator,
-      useCache: false,
-      recordLastGood: true,
-    });
+  handler: async (args) => {
+    const loaded = await loadValidated(projectDirFrom(args), true);
+    const { effectiveConfig } = await import('../../explain/effective-config.js');
     const out = stdoutOut();
     const config = effectiveConfig(loaded.config);
     if (args.json) {
@@ -140,11 +132,21 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
   },
 };
 
+/**
+ * The user and project config, validated afresh. The validator (zod and the schemas) is loaded here, not
+ * with the module: these commands' --help needs none of it.
+ */
+async function loadValidated(projectDir: string, recordLastGood: boolean): Promise<LoadedConfig> {
+  const { validator } = await import('../../config/resolve.js');
+  return loadConfig({ projectDir, validator: () => validator, useCache: false, recordLastGood });
+}
+
 /** Per agent wired to hookd: the events the config needs that its settings do not send hookd. */
 async function unwiredEvents(
   projectDir: string,
   config: HookdConfig,
 ): Promise<Partial<Record<Agent, string[]>>> {
+  const { agentEventPaths } = await import('../../doctor/event-paths.js');
   const byAgent = await agentEventPaths(process.env, projectDir, config);
   const out: Partial<Record<Agent, string[]>> = {};
   for (const agent of AGENTS) {
@@ -183,12 +185,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       const text = readInputFile(args.file);
       files = [{ file: args.file, text }];
     } else {
-      const loaded = loadConfig({
-        projectDir: projectDirFrom(args),
-        validator: () => validator,
-        useCache: false,
-        recordLastGood: false,
-      });
+      const loaded = await loadValidated(projectDirFrom(args), false);
       notTrusted = loaded.sources.filter(untrusted);
       unwired = await unwiredEvents(projectDirFrom(args) ?? process.cwd(), loaded.config);
       files = loaded.sources
@@ -201,6 +198,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         return;
       }
     }
+    const { validateConfigText } = await import('../../config/validate.js');
     const issues = files.flatMap(({ file, text, level }) => {
       const result = validateConfigText(text ?? '', file, level);
       return result.ok ? [] : result.issues;
@@ -242,7 +240,8 @@ export const schemaCommand: CommandModule = {
   command: 'schema',
   describe: 'Print the JSON Schema of the config file (for editors: "$schema")',
   builder: (y) => y.example('hookd schema > hookd.schema.json', 'Save the schema for your editor'),
-  handler: () => {
+  handler: async () => {
+    const { configJsonSchema } = await import('../../config/validate.js');
     stdoutOut().write(formatJson(configJsonSchema()));
   },
 };

@@ -1,5 +1,4 @@
 import type { CommandModule } from 'yargs';
-import { runDemo, DEFAULT_PAUSE_MS } from '../../demo/run-demo.js';
 import { formatJson, stdoutOut } from '../../terminal/output.js';
 
 interface DemoArgs {
@@ -22,7 +21,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       .option('fast', {
         type: 'boolean',
         default: false,
-        describe: `No pause between events (default: ${DEFAULT_PAUSE_MS} ms)`,
+        describe: 'No pause between events (by default a short one, to follow them as they come)',
       })
       .option('json', {
         type: 'boolean',
@@ -48,12 +47,14 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     process.once('SIGTERM', stop);
     process.stdout.on('error', onStdoutError);
     try {
+      // Loaded here, not with the module: `hookd demo --help` needs none of the daemon.
+      const { runDemo } = await import('../../demo/run-demo.js');
       const stdout = stdoutOut();
       const out = { ...stdout, write: (text: string) => (closed ? undefined : stdout.write(text)) };
       const summary = await runDemo({
         ...(args.json ? {} : { out }),
         keep: args.keep,
-        pauseMs: args.fast ? 0 : DEFAULT_PAUSE_MS,
+        ...(args.fast ? { pauseMs: 0 } : {}),
         signal: controller.signal,
       });
       if (args.json) out.write(formatJson(summary));

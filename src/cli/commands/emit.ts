@@ -3,11 +3,8 @@ import { readInputFile } from '../read-input.js';
 import { CLAUDE_EVENTS, DROID_EVENTS } from '../../events/names.js';
 import type { DeclaredAgent } from '../../events/parse.js';
 import { samplePayload } from '../../events/sample.js';
-import { processEvent } from '../../hook/process-event.js';
 import { UsageError } from '../../errors.js';
-import { cliProcessIO } from '../hook-io.js';
 import { formatJson, formatJsonLine, stdoutOut } from '../../terminal/output.js';
-import { formatReport, reportJson } from '../../explain/format-report.js';
 import type { AgentFrom } from '../../explain/explain-event.js';
 
 interface EmitArgs {
@@ -186,6 +183,12 @@ export const emitCommand: CommandModule<object, EmitArgs> = {
       out.write(formatJsonLine(payload));
       return;
     }
+    // Loaded here, not with the module: `hookd emit --help` needs none of it (config schemas, runner).
+    const [{ processEvent }, { cliProcessIO }, { formatReport, reportJson }] = await Promise.all([
+      import('../../hook/process-event.js'),
+      import('../hook-io.js'),
+      import('../../explain/format-report.js'),
+    ]);
     const io = { ...cliProcessIO({ daemon: args.daemon }), agent };
     try {
       // Claude Code ends its stdin line with a newline, Droid does not: commands get the agent's bytes.

@@ -1,8 +1,4 @@
 import type { CommandModule } from 'yargs';
-import { runHook } from '../../hook/run-hook.js';
-import { readStdin } from '../../events/read-stdin.js';
-import { isDeclaredAgent } from '../../events/parse.js';
-import { cliProcessIO } from '../hook-io.js';
 
 /** `hookd hook`: normally dispatched straight to the hook bundle; this module gives it --help. */
 export const hookCommand: CommandModule = {
@@ -34,6 +30,13 @@ export const hookCommand: CommandModule = {
           'Env: HOOKD=0 disables hookd; HOOKD_DEBUG=1 traces to stderr; HOOKD_CONFIG picks the config file.',
       ),
   handler: async (argv) => {
+    // Loaded here, not with the module: `hookd hook --help` needs none of it.
+    const [{ runHook }, { readStdin }, { isDeclaredAgent }, { cliProcessIO }] = await Promise.all([
+      import('../../hook/run-hook.js'),
+      import('../../events/read-stdin.js'),
+      import('../../events/parse.js'),
+      import('../hook-io.js'),
+    ]);
     const io = cliProcessIO({ daemon: true });
     const agent = argv.agent;
     process.exitCode = await runHook({

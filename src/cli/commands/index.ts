@@ -1,44 +1,147 @@
-import type { CommandModule } from 'yargs';
-import { hookCommand } from './hook.js';
-import { emitCommand } from './emit.js';
-import { replayCommand } from './replay.js';
-import { configCommand, schemaCommand, validateCommand } from './config.js';
-import { logsCommand } from './logs.js';
-import { importCommand, installCommand, uninstallCommand } from './install.js';
-import { daemonCommand } from './daemon.js';
-import { outboxCommand } from './outbox.js';
-import { ackCommand } from './ack.js';
-import { statusCommand } from './status.js';
-import { apiCommand } from './api/index.js';
-import { simulatorCommand } from './simulator.js';
-import { sessionsCommand } from './sessions.js';
-import { doctorCommand } from './doctor.js';
-import { explainCommand } from './explain.js';
-import { demoCommand } from './demo.js';
-import { trustCommand } from './trust.js';
+import type { Argv, CommandModule } from 'yargs';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyCommand = CommandModule<any, any>;
+
+/**
+ * A command as `hookd --help` and shell completion list it. Its module (and everything the module
+ * imports: zod, pino, the daemon, the platform client...) is loaded only when the command itself runs or
+ * shows its own help, so `hookd --help`, `hookd --version` and a TAB answer without loading them.
+ * `command` and `describe` are the module's own (a unit test compares them).
+ */
+export interface ListedCommand {
+  command: string;
+  describe: string;
+  load: () => Promise<AnyCommand>;
+}
 
 // Every `hookd` command, declared as data. Each module turns argv into options and calls one domain function.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const commands: CommandModule<any, any>[] = [
-  hookCommand,
-  emitCommand,
-  replayCommand,
-  configCommand,
-  validateCommand,
-  trustCommand,
-  schemaCommand,
-  logsCommand,
-  installCommand,
-  uninstallCommand,
-  importCommand,
-  apiCommand,
-  simulatorCommand,
-  sessionsCommand,
-  daemonCommand,
-  outboxCommand,
-  ackCommand,
-  statusCommand,
-  doctorCommand,
-  explainCommand,
-  demoCommand,
+export const LISTED_COMMANDS: readonly ListedCommand[] = [
+  {
+    command: 'hook',
+    describe: 'Run one agent event: the command the agent calls, with the event JSON on stdin',
+    load: async () => (await import('./hook.js')).hookCommand,
+  },
+  {
+    command: 'emit [event]',
+    describe: 'Build a realistic event and run it through the hook path, showing what ran',
+    load: async () => (await import('./emit.js')).emitCommand,
+  },
+  {
+    command: 'replay <file>',
+    describe: 'Run a recorded stream of events (JSON lines) through the hook path, in order',
+    load: async () => (await import('./replay.js')).replayCommand,
+  },
+  {
+    command: 'config',
+    describe: 'Print the effective config and where each part came from',
+    load: async () => (await import('./config.js')).configCommand,
+  },
+  {
+    command: 'validate [file]',
+    describe: 'Check a config file (default: the user and project config); exit 1 when invalid',
+    load: async () => (await import('./config.js')).validateCommand,
+  },
+  {
+    command: 'trust [dir]',
+    describe: "Trust a project's .hookd/config.json as it is now, for that project dir only",
+    load: async () => (await import('./trust.js')).trustCommand,
+  },
+  {
+    command: 'schema',
+    describe: 'Print the JSON Schema of the config file (for editors: "$schema")',
+    load: async () => (await import('./config.js')).schemaCommand,
+  },
+  {
+    command: 'logs',
+    describe: "Show hookd's log: every event, command result and delivery",
+    load: async () => (await import('./logs.js')).logsCommand,
+  },
+  {
+    command: 'install',
+    describe: "Wire hookd into the agent's settings file for the events your config uses",
+    load: async () => (await import('./install.js')).installCommand,
+  },
+  {
+    command: 'uninstall',
+    describe: "Remove exactly hookd's entries from the agent's settings file",
+    load: async () => (await import('./install.js')).uninstallCommand,
+  },
+  {
+    command: 'import',
+    describe: "Move the agent's existing hook commands into hookd's config and wire hookd in their place",
+    load: async () => (await import('./install.js')).importCommand,
+  },
+  {
+    command: 'api <area>',
+    describe:
+      'Call the platform API: analytics, readiness, computers, sessions, messages, users, controls, limits',
+    load: async () => (await import('./api/index.js')).apiCommand,
+  },
+  {
+    command: 'simulator',
+    describe: 'Run a local simulator of the platform API (seeded data, for tests, demos and offline work)',
+    load: async () => (await import('./simulator.js')).simulatorCommand,
+  },
+  {
+    command: 'sessions',
+    describe: 'List, show and total the session ledger (one record per finished session)',
+    load: async () => (await import('./sessions.js')).sessionsCommand,
+  },
+  {
+    command: 'daemon',
+    describe: 'Run, start, stop, restart or inspect the notification daemon; install it as a login service',
+    load: async () => (await import('./daemon.js')).daemonCommand,
+  },
+  {
+    command: 'outbox',
+    describe: 'List, retry or purge notification deliveries (pending, held, dead-lettered)',
+    load: async () => (await import('./outbox.js')).outboxCommand,
+  },
+  {
+    command: 'ack [session]',
+    describe: 'Acknowledge a waiting session: stop its escalation ladder and held notifications',
+    load: async () => (await import('./ack.js')).ackCommand,
+  },
+  {
+    command: 'status',
+    describe: 'Show the daemon, its config, its channels and what is waiting to be delivered',
+    load: async () => (await import('./status.js')).statusCommand,
+  },
+  {
+    command: 'doctor',
+    describe: 'Check that hookd is installed, wired into the agents, and able to notify you',
+    load: async () => (await import('./doctor.js')).doctorCommand,
+  },
+  {
+    command: 'explain [target]',
+    describe:
+      'Show which commands would run and which notifications would fire for an event, running nothing',
+    load: async () => (await import('./explain.js')).explainCommand,
+  },
+  {
+    command: 'demo',
+    describe:
+      'Play a real Droid session through hookd (hook commands, daemon, notifications, ledger) in a temp dir, offline',
+    load: async () => (await import('./demo.js')).demoCommand,
+  },
 ];
+
+/**
+ * The yargs command for a listed one: its name and description now, its builder and handler from its
+ * module once yargs runs it (yargs awaits a builder that returns a promise).
+ */
+export function lazyCommand(listed: ListedCommand): AnyCommand {
+  let module: Promise<AnyCommand> | undefined;
+  const load = () => (module ??= listed.load());
+  return {
+    command: listed.command,
+    describe: listed.describe,
+    builder: async (y: Argv) => {
+      const { builder } = await load();
+      if (typeof builder === 'function') return builder(y);
+      return builder ? y.options(builder) : y;
+    },
+    handler: async (args) => (await load()).handler(args),
+  };
+}

@@ -2,7 +2,8 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { logDir } from '../../paths.js';
-import { formatJsonLine, paint, safeText, stdoutOut, type Out, type Color } from '../../terminal/output.js';
+import { formatJsonLine, paint, safeText, stdoutOut } from '../../terminal/output.js';
+import { formatRecord, type LogRecord } from '../../terminal/log-record.js';
 
 interface LogsArgs {
   session?: string;
@@ -13,16 +14,6 @@ interface LogsArgs {
   json: boolean;
 }
 
-type LogRecord = Record<string, unknown> & { level?: number; time?: number; msg?: string };
-
-const LEVEL_NAMES: Record<number, [string, Color]> = {
-  10: ['TRACE', 'gray'],
-  20: ['DEBUG', 'gray'],
-  30: ['INFO', 'green'],
-  40: ['WARN', 'yellow'],
-  50: ['ERROR', 'red'],
-  60: ['FATAL', 'red'],
-};
 const LEVEL_NUMBERS: Record<string, number> = {
   trace: 10,
   debug: 20,
@@ -64,46 +55,6 @@ export function recordMatches(
   if (args.event && record.event !== args.event) return false;
   if (args.level && (record.level ?? 30) < (LEVEL_NUMBERS[args.level] ?? 0)) return false;
   return true;
-}
-
-const SHOWN_FIELDS = [
-  'event',
-  'name',
-  'exitCode',
-  'signal',
-  'durationMs',
-  'sessionId',
-  'channel',
-  'handoff',
-  'file',
-  'path',
-  'fix',
-];
-
-export function formatRecord(record: LogRecord, out: Pick<Out, 'color'>): string {
-  const time =
-    typeof record.time === 'number' ? new Date(record.time).toISOString().slice(11, 23) : '--:--:--.---';
-  const [label, color] = LEVEL_NAMES[record.level ?? 30] ?? ['INFO', 'green'];
-  const extras = SHOWN_FIELDS.filter(
-    (k) =>
-      record[k] !== undefined && record[k] !== null && !String(record.msg ?? '').includes(String(record[k])),
-  )
-    .map((k) => `${k}=${safeText(k === 'sessionId' ? String(record[k]).slice(0, 8) : String(record[k]))}`)
-    .join(' ');
-  // Everything in a record may come from an event or a command: shown escaped, never raw.
-  let line = `${paint(out, 'gray', time)} ${paint(out, color, label.padEnd(5))} ${safeText(record.msg ?? '')}${extras ? paint(out, 'gray', `  ${extras}`) : ''}`;
-  const stderr = typeof record.stderrTail === 'string' ? record.stderrTail.trim() : '';
-  if (stderr && (record.level ?? 30) >= 40)
-    line += `\n${paint(
-      out,
-      'gray',
-      stderr
-        .split('\n')
-        .slice(-5)
-        .map((l) => `      stderr| ${safeText(l)}`)
-        .join('\n'),
-    )}`;
-  return `${line}\n`;
 }
 
 function readAll(file: string): string {

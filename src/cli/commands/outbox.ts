@@ -1,5 +1,4 @@
 import type { Argv, CommandModule } from 'yargs';
-import { daemonLadders, outboxAction } from '../../daemon/admin.js';
 import type { Delivery, Ladder } from '../../daemon/store.js';
 import { describeLadderState } from '../../daemon/escalator.js';
 import { CliError, UsageError } from '../../errors.js';
@@ -63,6 +62,8 @@ async function act(
   const out = stdoutOut();
   let result;
   try {
+    // Loaded here, not with the module: `hookd outbox --help` needs none of it.
+    const { outboxAction } = await import('../../daemon/admin.js');
     result = await outboxAction(process.env, { action, state, ...(ids && ids.length > 0 ? { ids } : {}) });
   } catch (error) {
     throw new CliError(
@@ -74,6 +75,7 @@ async function act(
   if (action === 'list') {
     out.write(json ? formatJson(result.items ?? []) : formatDeliveries(result.items ?? []));
     if (!json && state === 'all') {
+      const { daemonLadders } = await import('../../daemon/admin.js');
       const ladders = await daemonLadders(process.env).catch(() => undefined);
       if (ladders) out.write(formatLadders(ladders.active, ladders.recent, Date.now()));
     }
@@ -96,7 +98,10 @@ const listCommand: CommandModule<object, { state: string; json: boolean }> = {
         default: 'all',
         describe: 'Only deliveries in this state',
       })
-      .option('json', { type: 'boolean', default: false, describe: 'Print the deliveries as JSON' }),
+      .option('json', { type: 'boolean', default: false, describe: 'Print the deliveries as JSON' })
+      .example('hookd outbox list', 'Every delivery, then the escalation ladders')
+      .example('hookd outbox list --state dead', 'What could not be delivered, and the last error of each')
+      .example('hookd outbox list --state pending --json', 'Waiting to be sent, for scripts'),
   handler: (args) => act('list', args.state as State, undefined, args.json),
 };
 
@@ -106,7 +111,9 @@ const retryCommand: CommandModule<object, { ids?: string[]; json: boolean }> = {
   builder: (a) =>
     a
       .positional('ids', { type: 'string', array: true, describe: 'Delivery ids (from `hookd outbox list`)' })
-      .option('json', { type: 'boolean', default: false, describe: 'Print {affected} as JSON' }),
+      .option('json', { type: 'boolean', default: false, describe: 'Print {affected} as JSON' })
+      .example('hookd outbox retry', 'Send every dead-lettered delivery again')
+      .example('hookd outbox retry <id> <id>', 'Only these (ids from `hookd outbox list --state dead`)'),
   handler: (args) => act('retry', 'dead', args.ids, args.json),
 };
 
@@ -117,7 +124,9 @@ const purgeCommand: CommandModule<object, { ids?: string[]; state?: string; json
     a
       .positional('ids', { type: 'string', array: true, describe: 'Delivery ids (from `hookd outbox list`)' })
       .option('state', { type: 'string', choices: STATES, describe: 'Purge every delivery in this state' })
-      .option('json', { type: 'boolean', default: false, describe: 'Print {affected} as JSON' }),
+      .option('json', { type: 'boolean', default: false, describe: 'Print {affected} as JSON' })
+      .example('hookd outbox purge --state dead', 'Forget every dead letter')
+      .example('hookd outbox purge <id>', 'Delete one delivery, whatever its state'),
   handler: (args) => {
     if ((!args.ids || args.ids.length === 0) && !args.state) {
       throw new UsageError(

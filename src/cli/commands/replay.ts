@@ -1,10 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { readInputFile } from '../read-input.js';
-import { processEvent } from '../../hook/process-event.js';
 import { CliError, EXIT } from '../../errors.js';
-import { cliProcessIO } from '../hook-io.js';
 import { formatJsonLine, paint, safeText, stdoutOut } from '../../terminal/output.js';
-import { formatReport, reportJson } from '../../explain/format-report.js';
 import { failed } from '../../events/failed.js';
 
 interface ReplayArgs {
@@ -67,6 +64,12 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
     const text = readInputFile(args.file);
     const records = readRecordedEvents(text);
     const out = stdoutOut();
+    // Loaded here, not with the module: `hookd replay --help` needs none of it.
+    const [{ processEvent }, { cliProcessIO }, { formatReport, reportJson }] = await Promise.all([
+      import('../../hook/process-event.js'),
+      import('../hook-io.js'),
+      import('../../explain/format-report.js'),
+    ]);
     const io = cliProcessIO({ daemon: args.daemon });
     let events = 0;
     let failures = 0;

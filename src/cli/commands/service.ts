@@ -1,6 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import { currentHookdPath } from '../../install/hookd-command.js';
-import { installService, uninstallService, type ServiceResult } from '../../service/install-service.js';
+import type { ServiceResult } from '../../service/install-service.js';
 import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
 
 interface ServiceArgs {
@@ -35,20 +34,38 @@ function print(out: Out, verb: string, result: ServiceResult): void {
   for (const note of result.notes) out.write(`  ${note}\n`);
 }
 
-export const installServiceCommand: CommandModule<object, ServiceArgs> = {
+export const installServiceCommand: CommandModule<object, ServiceArgs & { path?: string[] }> = {
   command: 'install-service',
   describe: 'Start the daemon at login: write a systemd user unit (Linux) or a launchd agent (macOS)',
   builder: (y) =>
     serviceOptions(y)
+      .option('path', {
+        type: 'string',
+        array: true,
+        describe:
+          "Absolute folders to put first in the service's PATH, for the programs your commands run (default PATH: node's folder, then the system folders)",
+      })
+      .example(
+        'hookd daemon install-service --path "$HOME/.local/bin"',
+        'Your commands run programs from ~/.local/bin too',
+      )
       .example(
         'hookd daemon install-service',
         'Write ~/.config/systemd/user/hookd.service and enable --now it',
       )
-      .example('hookd daemon install-service --no-enable', 'Only write the file') as Argv<ServiceArgs>,
+      .example('hookd daemon install-service --no-enable', 'Only write the file') as Argv<
+      ServiceArgs & { path?: string[] }
+    >,
   handler: async (args) => {
+    // Loaded here, not with the module: `--help` needs none of it.
+    const [{ installService }, { currentHookdPath }] = await Promise.all([
+      import('../../service/install-service.js'),
+      import('../../install/hookd-command.js'),
+    ]);
     const result = await installService({
       hookdPath: currentHookdPath(),
       enable: args.enable,
+      ...(args.path ? { extraPath: args.path } : {}),
       ...(args.platform ? { platform: args.platform } : {}),
     });
     const out = stdoutOut();
@@ -65,6 +82,7 @@ export const uninstallServiceCommand: CommandModule<object, ServiceArgs> = {
       .example('hookd daemon uninstall-service', 'Disable, stop and remove the systemd unit / launchd agent')
       .example('hookd daemon uninstall-service --no-enable', 'Only remove the file') as Argv<ServiceArgs>,
   handler: async (args) => {
+    const { uninstallService } = await import('../../service/install-service.js');
     const result = await uninstallService({
       enable: args.enable,
       ...(args.platform ? { platform: args.platform } : {}),

@@ -10,8 +10,7 @@ import { parseSince } from '../../ledger/since.js';
 import type { LedgerFilters, StatsBy } from '../../ledger/types.js';
 import { dataDir, type Env } from '../../paths.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { liveSessions } from '../../daemon/admin.js';
-import { formatSessionStates, liveOnly } from './status.js';
+import type { SessionState } from '../../notify/session-state.js';
 import { formatJson, stdoutOut, type Out } from '../../terminal/output.js';
 
 /** The edges of `hookd sessions`, injectable for tests. */
@@ -29,6 +28,8 @@ interface FilterArgs {
 interface ListArgs extends FilterArgs {
   limit: number;
   live?: boolean;
+  once?: boolean;
+  interval: number;
   json?: boolean;
   csv?: boolean;
 }
@@ -53,6 +54,81 @@ function filterOptions<T>(y: Argv<T>) {
       describe:
         'Only sessions that ended for this reason (clear, logout, prompt_input_exit, other, idle-timeout...)',
     });
+}
+
+/** Frames waiting for a slow reader beyond this are skipped. */
+const FRAME_BACKLOG_BYTES = 1024 * 1024;
+
+/** Clears a terminal and puts the cursor home: each frame of `--live` replaces the last one. */
+const CLEAR_SCREEN = '\u001b[H\u001b[2J';
+
+/** One frame of `hookd sessions --live`: when, how often, then the sessions (undefined: no daemon answers). */
+/** What `--live` shows with, and asks the daemon through; loaded when it runs, not for `--help`. */
+async function liveView() {
+  const [{ liveSessions }, { formatSessionStates, liveOnly }] = await Promise.all([
+    import('../../daemon/admin.js'),
+    import('./status.js'),
+  ]);
+  return { liveSessions, formatSessionStates, liveOnly };
+}
+type LiveView = Awaited<ReturnType<typeof liveView>>;
+
+function liveFrame(
+  view: LiveView,
+  sessions: readonly SessionState[] | undefined,
+  o: Out,
+  nowMs: number,
+  refresh: number | undefined,
+): string {
+  const at = new Date(nowMs).toTimeString().slice(0, 8);
+  const every = refresh === undefined ? '' : `, every ${refresh}s; Ctrl-C quits`;
+  if (!sessions)
+    return `live sessions: ?  (${at}${every})\nthe daemon does not answer; trying again (\`hookd status\`)\n`;
+  const live = view.liveOnly(sessions);
+  return `live sessions: ${live.length}  (${at}${every})\n${view.formatSessionStates(live, o, nowMs)}`;
+}
+
+/**
+ * `--live` until Ctrl-C (SIGINT) or SIGTERM, like top: a new frame every `intervalSec`, in place on a
+ * terminal, one after another (a blank line between) into a pipe or file.
+ */
+async function watchLive(
+  view: LiveView,
+  env: Env,
+  o: Out,
+  now: () => number,
+  intervalSec: number,
+  first: readonly SessionState[],
+): Promise<void> {
+  let stopped = false;
+  let wake = () => {};
+  const stop = () => {
+    stopped = true;
+    wake();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    for (let frame = 0; !stopped; frame++) {
+      const sessions = frame === 0 ? first : await view.liveSessions(env);
+      if (stopped) break;
+      // A reader that does not keep up (a paused pager) misses frames rather than piling them up.
+      if (process.stdout.writableLength <= FRAME_BACKLOG_BYTES)
+        o.write(
+          `${o.isTTY ? CLEAR_SCREEN : frame > 0 ? '\n' : ''}${liveFrame(view, sessions, o, now(), intervalSec)}`,
+        );
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, intervalSec * 1000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
 }
 
 function filtersFrom(args: FilterArgs, nowMs: number): LedgerFilters {
@@ -93,7 +169,17 @@ export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<ob
         .option('csv', { type: 'boolean', describe: 'Print CSV (for spreadsheets)' })
         .option('live', {
           type: 'boolean',
-          describe: 'The sessions running now and their state (working, waiting...), from the daemon',
+          describe:
+            'The sessions running now and their state (working, waiting...), from the daemon, refreshed until Ctrl-C',
+        })
+        .option('once', {
+          type: 'boolean',
+          describe: 'With --live: print the live sessions once and exit (as --json does)',
+        })
+        .option('interval', {
+          type: 'number',
+          default: 2,
+          describe: 'With --live: seconds between refreshes',
         })
         .conflicts('json', 'csv')
         .conflicts('live', 'csv')
@@ -102,10 +188,19 @@ export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<ob
         .example(
           'hookd sessions --since 2026-11-01 --limit 0 --csv > sessions.csv',
           'Everything since a date, as CSV',
-        ),
+        )
+        .example('hookd sessions --live', 'What runs now and what waits for you, refreshed like top')
+        .example('hookd sessions --live --once --json', 'The live sessions once, for scripts'),
     handler: async (args) => {
-      if (args.live) {
-        const sessions = await liveSessions(deps.env ?? process.env);
+      if (args.live || args.once) {
+        if (!(args.interval >= 0.1 && args.interval <= 3600))
+          throw new UsageError(
+            `--interval ${args.interval} is not a number of seconds from 0.1 to 3600`,
+            'Use e.g. --interval 5.',
+          );
+        const env = deps.env ?? process.env;
+        const view = await liveView();
+        const sessions = await view.liveSessions(env);
         if (!sessions)
           throw new CliError(
             'the daemon is not running: it is what knows the live sessions',
@@ -113,8 +208,9 @@ export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<ob
             'Start it with `hookd daemon start`.',
           );
         const o = out();
-        const live = liveOnly(sessions);
-        o.write(args.json ? formatJson(live) : formatSessionStates(live, o, now()));
+        if (args.json) o.write(formatJson(view.liveOnly(sessions)));
+        else if (args.once) o.write(liveFrame(view, sessions, o, now(), undefined));
+        else await watchLive(view, env, o, now, args.interval, sessions);
         return;
       }
       if (!Number.isInteger(args.limit) || args.limit < 0) {

@@ -1,6 +1,5 @@
 import type { CommandModule } from 'yargs';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { startSimulator } from '../../platform/simulator/index.js';
 
 interface SimulatorArgs {
   port: number;
@@ -72,6 +71,7 @@ export const simulatorCommand: CommandModule<object, SimulatorArgs> = {
     }
     let sim;
     try {
+      const { startSimulator } = await import('../../platform/simulator/index.js');
       sim = await startSimulator({
         port: args.port,
         appPort: args['app-port'],

@@ -214,9 +214,10 @@ export function formatStatus(unsafeReport: StatusReport, out: Pick<Out, 'color'>
           { header: 'CHANNEL', value: (c) => c.name },
           { header: 'TYPE', value: (c) => c.description, max: 40 },
           {
+            // An older daemon says only whether the channel's own check passed.
             header: 'STATE',
-            value: (c) => (c.healthy ? 'ok' : 'unusable'),
-            color: (c) => (c.healthy ? 'green' : 'red'),
+            value: (c) => c.state ?? (c.healthy ? 'ok' : 'unusable'),
+            color: (c) => ((c.state ?? (c.healthy ? 'ok' : 'unusable')) === 'ok' ? 'green' : 'red'),
           },
           { header: 'PENDING', value: (c) => String(c.pending), align: 'right' },
           { header: 'SENT', value: (c) => String(c.delivered), align: 'right' },

@@ -11,7 +11,7 @@ import {
   type ProjectConfigRead,
   type TrustReport,
 } from '../../config/trust.js';
-import { validateConfigText } from '../../config/validate.js';
+import { parseJsonc } from '../../config/jsonc.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { formatJson, paint, safeText, stdoutOut, type Out } from '../../terminal/output.js';
 
@@ -101,7 +101,7 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
       .epilogue(
         "A project config is applied only in the project dir it was trusted for, only while its bytes hash to the trusted sha256, and only as a regular file in a real .hookd folder (hookd follows no symlink inside a project). It may add commands; its settings apply to its own commands only (commandTimeoutSec), and it never changes the user's commands.",
       ),
-  handler: (args) => {
+  handler: async (args) => {
     const env = process.env;
     const out = stdoutOut();
     if (args.list) {
@@ -132,6 +132,8 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
     const read = readForTrust(dir);
     const { file } = read;
     const text = read.bytes.toString('utf8');
+    // The validator (zod and the schemas) is loaded here, not with the module (`--help` needs none of it).
+    const { validateConfigText } = await import('../../config/validate.js');
     const checked = validateConfigText(text, file, 'project');
     if (!checked.ok)
       throw new CliError(
@@ -145,7 +147,7 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
         `hookd: ${damaged}; it is rewritten with this record only (trust other projects again)\n`,
       );
     const trusted = trustProject(env, dir, { read });
-    const ignored = ignoredProjectKeys(JSON.parse(text) as Record<string, unknown>);
+    const ignored = ignoredProjectKeys(parseJsonc(text) as Record<string, unknown>);
     const commands = listCommands(checked.config);
     if (args.json) {
       out.write(

@@ -260,7 +260,7 @@ describe('escalation ladders', () => {
       stillWaiting: [{ session: 'second-session' }],
     });
     const unknown = await runHookd(['ack', 'nope'], { env });
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(5);
     expect(unknown.stderr).toContain('nothing waits for an answer in session nope');
     t.at(6 * MIN);
     await waitFor(() => t.slack().length === 1, 10_000, "second-session's slack step");

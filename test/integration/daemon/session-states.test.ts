@@ -55,7 +55,7 @@ describe('session states in the daemon', () => {
     expect((JSON.parse(live.stdout) as SessionState[]).map((s) => [s.id, s.phase, s.waitingFor])).toEqual([
       [MAIN, 'waiting', 'permission'],
     ]);
-    const table = await runHookd(['sessions', '--live'], { env });
+    const table = await runHookd(['sessions', '--live', '--once'], { env });
     expect(table.stdout).toContain('waiting (permission)');
     const status = await runHookd(['status', '--json'], { env });
     expect((JSON.parse(status.stdout) as { sessions: SessionState[] }).sessions.map((s) => s.id)).toEqual([

@@ -132,7 +132,7 @@ describe('nothing from events or commands reaches the terminal raw', () => {
     for (const args of [
       ['status'],
       ['status', '--json'],
-      ['sessions', '--live'],
+      ['sessions', '--live', '--once'],
       ['sessions', '--live', '--json'],
       ['outbox', 'list', '--state', 'all'],
       ['outbox', 'list', '--state', 'all', '--json'],
@@ -141,7 +141,7 @@ describe('nothing from events or commands reaches the terminal raw', () => {
       expect(ran.code, `hookd ${args.join(' ')}: ${ran.stderr}`).toBe(0);
       expectClean(ran, `hookd ${args.join(' ')}`);
     }
-    const status = await runHookd(['sessions', '--live'], { env });
+    const status = await runHookd(['sessions', '--live', '--once'], { env });
     expect(status.stdout).toContain(String.raw`x\x1b]52;c;`);
   });
 

@@ -71,7 +71,7 @@ describe('config validation', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.issues[0]?.message).toMatch(/not valid JSON at line 2, column/);
-    expect(result.issues[0]?.fix).toMatch(/JSON syntax/);
+    expect(result.issues[0]?.fix).toMatch(/fix the syntax there/);
   });
 
   it('reports a "__proto__" event name or budget key as invalid instead of dropping it', () => {

@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../../errors.js';
 import { type Column } from '../../../terminal/output.js';
-import { PlatformClient } from '../../../platform/client.js';
+import type { PlatformClient } from '../../../platform/client.js';
 import { addDays, utcDay } from '../../../platform/dates.js';
 import {
   activityColumns,

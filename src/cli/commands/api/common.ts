@@ -11,8 +11,7 @@ import {
   type Out,
 } from '../../../terminal/output.js';
 import { loadConfig } from '../../../config/load.js';
-import { validator } from '../../../config/resolve.js';
-import { PlatformClient, resolveApiAccess, type IterateOptions } from '../../../platform/client.js';
+import type { IterateOptions, PlatformClient } from '../../../platform/client.js';
 import { PlatformError, type HttpError } from '../../../platform/errors.js';
 import type { PageInfo } from '../../../platform/pagination.js';
 
@@ -83,6 +82,12 @@ function toCliError(error: unknown): unknown {
 export async function withClient(action: (client: PlatformClient) => Promise<void>): Promise<void> {
   try {
     const env = process.env;
+    // The validator and the client (zod and the API's schemas) are loaded here, not with the module:
+    // `hookd api ... --help` needs none of them.
+    const [{ validator }, { PlatformClient, resolveApiAccess }] = await Promise.all([
+      import('../../../config/resolve.js'),
+      import('../../../platform/client.js'),
+    ]);
     const { config } = loadConfig({ env, projectDir: process.cwd(), validator: () => validator });
     const access = resolveApiAccess(env, config.api);
     await action(new PlatformClient(access));
