@@ -107,16 +107,20 @@ export function isNodeProgram(word: string): boolean {
   return /^node(\d+)?(\.exe)?$/.test(basename(word));
 }
 
+/** Where hookd's source, releases and install instructions are. */
+export const HOOKD_REPOSITORY = 'https://github.com/hookd/hookd';
+
 /**
  * What a project-scope install writes: the file is shared with teammates, so it names no path of this
  * machine. It runs the `hookd` found on PATH; where there is none it says so on stderr and exits 1
  * (the agent shows that, and goes on: exit 2 would block every tool call and prompt of a teammate who
- * has not installed hookd yet). See docs/install.md.
+ * has not installed hookd yet). It points to the repository, never to a package name: a name on a
+ * registry that is not the project's would run a stranger's program on every event. See docs/install.md.
  */
-export const PORTABLE_HOOKD_COMMAND =
-  "command -v hookd >/dev/null 2>&1 || { echo 'hookd is not installed on this machine, so the hooks of this project did not run: npm i -g hookd' >&2; exit 1; }; exec hookd hook";
+export const PORTABLE_HOOKD_COMMAND = `command -v hookd >/dev/null 2>&1 || { echo 'hookd is not installed on this machine, so the hooks of this project did not run: see ${HOOKD_REPOSITORY}#install' >&2; exit 1; }; exec hookd hook`;
 
-const PORTABLE_PREFIX = PORTABLE_HOOKD_COMMAND.slice(0, PORTABLE_HOOKD_COMMAND.indexOf('; exec '));
+/** The portable form, whatever its message said (older versions wrote another), and what it execs. */
+const PORTABLE_FORM = /^command -v hookd >\/dev\/null 2>&1 \|\| \{ echo '[^']*' >&2; exit 1; \}; exec (.*)$/s;
 
 /**
  * The words that start hookd in a hook command: the command itself, or, in the portable project form,
@@ -124,11 +128,8 @@ const PORTABLE_PREFIX = PORTABLE_HOOKD_COMMAND.slice(0, PORTABLE_HOOKD_COMMAND.i
  */
 export function hookdInvocation(command: string): string[] | undefined {
   const text = command.trim();
-  if (text.startsWith(PORTABLE_PREFIX)) {
-    const at = text.lastIndexOf('; exec ');
-    return at < 0 ? undefined : splitShellWords(text.slice(at + '; exec '.length));
-  }
-  return splitShellWords(text);
+  const portable = PORTABLE_FORM.exec(text);
+  return splitShellWords(portable ? portable[1]! : text);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildHookdCommand,
+  hookdInvocation,
   isHookdCommand,
   PORTABLE_HOOKD_COMMAND,
   shellQuote,
@@ -81,5 +82,20 @@ describe('buildHookdCommand', () => {
     expect(command).toBe(`${PORTABLE_HOOKD_COMMAND} --agent claude`);
     expect(command).not.toContain('/opt/hookd');
     expect(isHookdCommand(command)).toBe(true);
+  });
+});
+
+describe('the portable project command names no package to install', () => {
+  it('points to the repository, never to a name on a registry', () => {
+    expect(PORTABLE_HOOKD_COMMAND).not.toMatch(/npm (i|install)\b/);
+    expect(PORTABLE_HOOKD_COMMAND).toContain('https://github.com/hookd/hookd#install');
+  });
+
+  it('still recognises the form older versions wrote, so install and uninstall replace it', () => {
+    const older =
+      "command -v hookd >/dev/null 2>&1 || { echo 'hookd is not installed on this machine, so the hooks of this project did not run: npm i -g hookd' >&2; exit 1; }; exec hookd hook --agent droid --event Stop";
+    expect(isHookdCommand(older)).toBe(true);
+    expect(hookdInvocation(older)).toEqual(['hookd', 'hook', '--agent', 'droid', '--event', 'Stop']);
+    expect(isHookdCommand(`${PORTABLE_HOOKD_COMMAND} --agent claude`)).toBe(true);
   });
 });
