@@ -1,4 +1,6 @@
-import { basename, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { findOnPath } from '../util/find-on-path.js';
+import { hookdLocation, realPath } from '../util/hookd-location.js';
 
 /** File names of the hookd program that the recognition rule accepts. */
 const HOOKD_PROGRAM_NAMES = ['hookd', 'hookd.cjs', 'hookd.mjs', 'hookd.js'];
@@ -66,12 +68,18 @@ function isBashProgram(word: string): boolean {
   return /^bash(\d+(\.\d+)*)?$/.test(basename(word));
 }
 
-/** The prefix of the fast command: `HOOKD_NODE=<abs node>`, the node its fallback runs (not PATH's). */
-const NODE_ASSIGNMENT = /^HOOKD_NODE=/;
+/**
+ * The prefix of the fast command: `HOOKD_NODE=<abs node>`, the node its fallback runs (not PATH's), then,
+ * where the client is not beside hookd.cjs (a platform package's), `HOOKD_CJS=<abs hookd.cjs>`, the
+ * program that fallback runs.
+ */
+const CLIENT_ASSIGNMENT = /^HOOKD_(NODE|CJS)=/;
 
-/** Where the program words of a fast command start (after a leading HOOKD_NODE=... assignment). */
+/** Where the program words of a fast command start (after its leading HOOKD_NODE= and HOOKD_CJS= assignments). */
 export function fastClientStart(words: readonly string[]): number {
-  return words[0] !== undefined && NODE_ASSIGNMENT.test(words[0]) ? 1 : 0;
+  let at = 0;
+  while (at < 2 && words[at] !== undefined && CLIENT_ASSIGNMENT.test(words[at]!)) at++;
+  return at;
 }
 
 /**
@@ -181,21 +189,32 @@ export function buildFastClientCommand(
   return withHookdNode(nodePath, [bashPath, FAST_BASH_OPTION, resolve(clientPath), '--agent', agent]);
 }
 
-/** `HOOKD_NODE=<node> word...`, every part shell-quoted: a client command whose fallback runs that node. */
-function withHookdNode(nodePath: string, words: readonly string[]): string {
-  return [`HOOKD_NODE=${shellQuote(nodePath)}`, ...words.map(shellQuote)].join(' ');
+/**
+ * `HOOKD_NODE=<node> [HOOKD_CJS=<hookd.cjs>] word...`, every part shell-quoted (of an assignment, its
+ * value): a client command whose fallback runs that node (and that hookd.cjs).
+ */
+function withHookdNode(nodePath: string, words: readonly string[], cjs?: string): string {
+  const assignments = [`HOOKD_NODE=${shellQuote(nodePath)}`];
+  if (cjs !== undefined) assignments.push(`HOOKD_CJS=${shellQuote(cjs)}`);
+  return [...assignments, ...words.map(shellQuote)].join(' ');
 }
 
 /**
  * The native fast client's command: `HOOKD_NODE=<abs node> <abs>/dist/hookd-client --agent X`. No shell
- * of its own (the agent's `sh -c` execs it); its fallback runs HOOKD_NODE as the bash client's does.
+ * of its own (the agent's `sh -c` execs it); its fallback runs HOOKD_NODE as the bash client's does. The
+ * fallback runs the hookd.cjs beside the client; a client elsewhere (a platform package's) is told which
+ * one with `HOOKD_CJS=<abs hookd.cjs>` after HOOKD_NODE.
  */
 export function buildNativeClientCommand(
   clientPath: string,
   agent: string,
   nodePath: string = process.execPath,
+  hookdPath?: string,
 ): string {
-  return withHookdNode(nodePath, [resolve(clientPath), '--agent', agent]);
+  const client = resolve(clientPath);
+  const cjs = hookdPath === undefined ? undefined : resolve(hookdPath);
+  const named = cjs !== undefined && cjs !== join(dirname(client), 'hookd.cjs');
+  return withHookdNode(nodePath, [client, '--agent', agent], named ? cjs : undefined);
 }
 
 /**
@@ -208,9 +227,27 @@ export function commandForEvent(command: string, event: string): string {
   return `${command} --event ${shellQuote(event)}`;
 }
 
-/** The hookd program as it is being run: process.argv[1], made absolute. */
+/**
+ * The hookd program as it is being run: process.argv[1] with every symlink resolved (npm's bin link,
+ * `npm link`), so that what is written beside it (dist/hookd-client, hooks/) is found.
+ */
 export function currentHookdPath(argv: readonly string[] = process.argv): string {
   const script = argv[1];
   if (!script) throw new Error('cannot tell where hookd is installed: process.argv[1] is empty');
-  return resolve(script);
+  return argv === process.argv ? hookdLocation().program : realPath(script);
+}
+
+/**
+ * The `hookd` that running `hookd` by name starts, when it is not the hookd at `hookdPath` (undefined
+ * when it is, or when there is none on PATH): another install, an older version, or an unrelated
+ * program of that name. Both are compared with every symlink resolved.
+ */
+export function otherHookdOnPath(
+  hookdPath: string,
+  env: Record<string, string | undefined> = process.env,
+): { path: string; target: string } | undefined {
+  const found = findOnPath('hookd', env.PATH);
+  if (!found) return undefined;
+  const target = realPath(found);
+  return target === realPath(hookdPath) ? undefined : { path: found, target };
 }

@@ -2,6 +2,7 @@ import { installServiceCommand, uninstallServiceCommand } from './service.js';
 import type { Argv, CommandModule } from 'yargs';
 import { startDaemonProcess, stopDaemonProcess } from '../../daemon/admin.js';
 import { daemonLogPath } from '../../daemon/logger.js';
+import { hookdLocation } from '../../util/hookd-location.js';
 import { CliError } from '../../errors.js';
 import { formatJson, stdoutOut } from '../../terminal/output.js';
 import { formatStatus, statusReport } from './status.js';
@@ -33,7 +34,7 @@ const startCommand: CommandModule<object, { timeout: number }> = {
       .option('timeout', { type: 'number', default: 10_000, describe: 'Milliseconds to wait for it' })
       .example('hookd daemon start', 'Start it detached; a running daemon is left alone'),
   handler: async (args) => {
-    const argv = [process.execPath, process.argv[1]!, 'daemon', 'run'];
+    const argv = [process.execPath, hookdLocation().program, 'daemon', 'run'];
     try {
       const { pid, already } = await startDaemonProcess(process.env, argv, args.timeout);
       process.stdout.write(
