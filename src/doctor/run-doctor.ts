@@ -19,6 +19,7 @@ import { checkClaudeLog } from './check-claude-log.js';
 import { checkDroidLog } from './check-droid-log.js';
 import { checkAgentWiring, checkSettingsFile } from './check-agent-settings.js';
 import { checkWiring } from './check-wiring.js';
+import { checkLocation } from './check-location.js';
 import { checkNodeVersion } from './check-node.js';
 import { runDrill } from './drill.js';
 import { readDaemonView } from './daemon-view.js';
@@ -82,6 +83,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
           ...states.map(checkSettingsFile),
           checkAgentWiring(agent, states, env),
           checkWiring(agent, states, hookd),
+          checkLocation(agent, states),
         ];
         if (options.drill) checks.push(await runDrill(agent, states, env, options.projectDir));
         const userFile = states.find((s) => s.scope === 'user')!.file;
