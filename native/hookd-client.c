@@ -3,9 +3,10 @@
  * src/daemon/fast-server.ts).
  *
  * Run by absolute path as the agent's hook command (`HOOKD_NODE=<node> <pkg>/dist/hookd-client --agent X
- * --event E`), it hands the event (stdin bytes, environment, umask, cwd) to the running daemon over the
- * unix socket `fast.sock` in the user's private runtime dir, prints the daemon's answer and exits with its
- * code. It falls back to the Node path (`node <this dir>/hookd.cjs hook <args>`, same stdin bytes) ONLY
+ * --event E`; a platform package's client also gets `HOOKD_CJS=<pkg>/dist/hookd.cjs`), it hands the
+ * event (stdin bytes, environment, umask, cwd) to the running daemon over the unix socket `fast.sock` in
+ * the user's private runtime dir, prints the daemon's answer and exits with its code. It falls back to
+ * the Node path (`node <this dir>/hookd.cjs hook <args>`, or HOOKD_CJS; same stdin bytes) ONLY
  * when the daemon did not acknowledge the event, so no command ever runs twice.
  *
  * Rules kept here: nothing is sent to a peer that is not the user's daemon: the runtime dir must be a
@@ -628,12 +629,17 @@ int main(int argc, char **argv) {
     }
     signal(SIGPIPE, SIG_IGN);
     if (nonempty(v = getenv("HOOKD_NODE"))) g_node = v;
-    if (own_dir(dir, sizeof dir) != 0) {
+    /* The hookd.cjs the Node path runs: HOOKD_CJS, an absolute path install writes into the command of a
+     * client that is not beside it (a platform package's), else the one beside this program. */
+    if ((v = getenv("HOOKD_CJS")) && v[0] == '/' && strlen(v) < sizeof g_cjs) {
+        snprintf(g_cjs, sizeof g_cjs, "%s", v);
+    } else if (own_dir(dir, sizeof dir) == 0) {
+        snprintf(g_cjs, sizeof g_cjs, "%s/hookd.cjs", dir);
+    } else {
         /* Unknown: node finds hookd.cjs only on PATH's own `hookd`; say so rather than guess. */
         fprintf(stderr, "hookd: cannot tell where the hookd client is installed\n");
         return 1;
     }
-    snprintf(g_cjs, sizeof g_cjs, "%s/hookd.cjs", dir);
 
     wait_s = getenv("HOOKD_CLIENT_WAIT_S");
     if (all_digits(wait_s)) wait_ms = strlen(wait_s) > 6 ? 999999000LL : atoll(wait_s) * 1000;

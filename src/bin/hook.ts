@@ -1,5 +1,5 @@
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { runHook } from '../hook/run-hook.js';
 import { readStdin } from '../events/read-stdin.js';
 import { isDeclaredAgent } from '../events/parse.js';
@@ -11,6 +11,7 @@ import { logFilePath, runtimeDir, stateDir } from '../paths.js';
 import { ensurePrivateDir } from '../util/private-fs.js';
 import { releaseStdinCopy } from '../util/stdin-copy.js';
 import { takeFastEventId } from '../hook/fast-event-id.js';
+import { hookdLocation } from '../util/hookd-location.js';
 
 /**
  * Entry of the hook bundle (dist/hook.cjs). Loads only Node built-ins and the hook path; the zod
@@ -129,9 +130,10 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
   const handOff: HandOff = (message, options) =>
     (require('./client.cjs') as { handOff: HandOff }).handOff(message, options);
   const where = recoverWorkingDir(process.env);
+  const self = hookdLocation(binPath);
   const code = await runHook({
     // HOOKD_HOOKS_DIR lets configs point at the example commands shipped in hooks/.
-    env: { HOOKD_HOOKS_DIR: join(dirname(binPath), '..', 'hooks'), ...process.env },
+    env: { HOOKD_HOOKS_DIR: self.hooks, ...process.env },
     cwd: where.cwd,
     ...(where.lost ? { lostCwd: where.lost } : {}),
     // A stream: the agents give hooks a socket on stdin, and a blocking read in libuv's thread pool would
@@ -141,7 +143,7 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
     writeStderr: (text) => writeAll(2, text),
     validator,
     handOff,
-    daemonArgv: [process.execPath, binPath, 'daemon', 'run'],
+    daemonArgv: [process.execPath, self.program, 'daemon', 'run'],
     agent: isDeclaredAgent(agent) ? agent : undefined,
     declaredEvent: event,
     ...(eventId ? { eventId } : {}),

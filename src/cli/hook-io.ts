@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from 'node:path';
+import { hookdLocation } from '../util/hookd-location.js';
 import { validator } from '../config/resolve.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { logFilePath } from '../paths.js';
@@ -10,9 +10,9 @@ export function cliProcessIO(options: {
   daemon: boolean;
   env?: Record<string, string | undefined>;
 }): ProcessIO {
-  const bin = resolve(process.argv[1] ?? 'hookd');
+  const { program: bin, hooks } = hookdLocation();
   const env: Record<string, string | undefined> = {
-    HOOKD_HOOKS_DIR: join(dirname(bin), '..', 'hooks'),
+    HOOKD_HOOKS_DIR: hooks,
     ...(options.env ?? process.env),
   };
   const debug = env.HOOKD_DEBUG === '1' || env.HOOKD_DEBUG === 'true';

@@ -1,6 +1,6 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import * as z from 'zod';
 import { ConfigMemory, loadConfig, type LoadedConfig } from '../config/load.js';
@@ -19,6 +19,7 @@ import { logFilePath, type Env } from '../paths.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import { readStdinCopy, releaseStdinCopy, sweepStdinCopies } from '../util/stdin-copy.js';
 import { listenInDir } from '../util/unix-socket.js';
+import { hookdLocation } from '../util/hookd-location.js';
 import { clearInflight, diedOutcome, recordInflight } from './inflight.js';
 
 /**
@@ -313,8 +314,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
   let requests = 0;
   let connections = 0;
   // As `hookd hook` does (src/bin/hook.ts): a default the forwarded environment may override.
-  const bin = process.argv[1];
-  const hooksDir = bin ? join(dirname(bin), '..', 'hooks') : undefined;
+  const hooksDir = process.argv[1] ? hookdLocation().hooks : undefined;
 
   // Validated configs per project dir, checked by stats on each event (an edit is seen at once).
   const configMemory = new ConfigMemory(64);

@@ -1,11 +1,11 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { SpawnLike } from '../runner/run-command.js';
+import { hookdLocation, nativeCandidates, nativeFileProblem, realPath } from '../util/hookd-location.js';
 
 /**
  * The daemon's commands through the resident spawner (native/hookd-spawner.c; docs/daemon.md, "The
@@ -38,16 +38,25 @@ const MAX_INCOMING_FRAME = 64 * 1024 + 16;
 const MAX_DEATHS_IN_A_ROW = 3;
 const STDERR_KEPT = 4096;
 
-/** Where the spawner is: beside the bundle (dist/), or in dist/ when run from the sources (tests). */
-export function defaultSpawnerPath(): string {
-  let here: string;
+/**
+ * Where the spawner is (src/util/hookd-location.ts, nativeCandidates): $HOOKD_NATIVE_DIR, else dist/
+ * beside the bundle (dist/ when run from the sources, in tests), else the platform package. Where none
+ * is usable, the first place looked at (the daemon then says why and starts commands with child_process).
+ */
+export function defaultSpawnerPath(env: Record<string, string | undefined> = process.env): string {
+  let dist: string;
   try {
-    here = dirname(fileURLToPath(import.meta.url));
+    const here = dirname(realPath(fileURLToPath(import.meta.url)));
+    dist = basename(here) === 'dist' ? here : join(here, '..', '..', 'dist');
   } catch {
     // A bundle without import.meta (a test's own CJS bundle of the daemon): beside the program run.
-    here = dirname(process.argv[1] ?? '.');
+    dist = hookdLocation().dist;
   }
-  return basename(here) === 'dist' ? join(here, SPAWNER_NAME) : join(here, '..', '..', 'dist', SPAWNER_NAME);
+  const candidates = nativeCandidates(SPAWNER_NAME, {
+    location: hookdLocation(join(dist, 'hookd.cjs')),
+    env,
+  });
+  return (candidates.find((c) => !c.problem) ?? candidates[0]!).path;
 }
 
 interface SpawnerLogger {
@@ -289,7 +298,7 @@ interface Generation {
 export function createSpawner(options: SpawnerOptions = {}): Spawner {
   const env = options.env ?? process.env;
   let resolved = options.path;
-  const path = () => (resolved ??= defaultSpawnerPath());
+  const path = () => (resolved ??= defaultSpawnerPath(env));
   const log = options.logger;
   const nodeSpawn: SpawnLike =
     options.nodeSpawn ??
@@ -453,8 +462,10 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
   };
 
   const startGeneration = (): Generation | undefined => {
-    if (!existsSync(path())) {
-      giveUp('not built', { detail: `${path()} does not exist` });
+    // Not there (not built, no platform package), or a file another user could replace: not run.
+    const problem = nativeFileProblem(path());
+    if (problem) {
+      giveUp(problem === 'not there' ? 'not built' : 'not usable', { detail: `${path()}: ${problem}` });
       return undefined;
     }
     let proc: ChildProcess;

@@ -24,6 +24,7 @@ import {
   checkShadowing,
 } from './check-agent-settings.js';
 import { checkWiring } from './check-wiring.js';
+import { checkLocation } from './check-location.js';
 import { checkNodeVersion } from './check-node.js';
 import { runDrill } from './drill.js';
 import { readDaemonView } from './daemon-view.js';
@@ -93,6 +94,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
           checkHooksSwitches(agent, states),
           checkAgentWiring(agent, states, env),
           checkWiring(agent, states, hookd),
+          checkLocation(agent, states),
         ];
         if (options.drill) checks.push(await runDrill(agent, states, env, options.projectDir));
         const userFile = states.find((s) => s.layer === 'user' && s.kind === 'settings')!.file;

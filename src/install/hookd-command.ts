@@ -1,4 +1,6 @@
-import { basename, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { findOnPath } from '../util/find-on-path.js';
+import { hookdLocation, realPath } from '../util/hookd-location.js';
 
 /** File names of the hookd program that the recognition rule accepts. */
 const HOOKD_PROGRAM_NAMES = ['hookd', 'hookd.cjs', 'hookd.mjs', 'hookd.js'];
@@ -66,12 +68,18 @@ function isBashProgram(word: string): boolean {
   return /^bash(\d+(\.\d+)*)?$/.test(basename(word));
 }
 
-/** The prefix of the fast command: `HOOKD_NODE=<abs node>`, the node its fallback runs (not PATH's). */
-const NODE_ASSIGNMENT = /^HOOKD_NODE=/;
+/**
+ * The prefix of the fast command: `HOOKD_NODE=<abs node>`, the node its fallback runs (not PATH's), then,
+ * where the client is not beside hookd.cjs (a platform package's), `HOOKD_CJS=<abs hookd.cjs>`, the
+ * program that fallback runs.
+ */
+const CLIENT_ASSIGNMENT = /^HOOKD_(NODE|CJS)=/;
 
-/** Where the program words of a fast command start (after a leading HOOKD_NODE=... assignment). */
+/** Where the program words of a fast command start (after its leading HOOKD_NODE= and HOOKD_CJS= assignments). */
 export function fastClientStart(words: readonly string[]): number {
-  return words[0] !== undefined && NODE_ASSIGNMENT.test(words[0]) ? 1 : 0;
+  let at = 0;
+  while (at < 2 && words[at] !== undefined && CLIENT_ASSIGNMENT.test(words[at]!)) at++;
+  return at;
 }
 
 /**
@@ -107,16 +115,20 @@ export function isNodeProgram(word: string): boolean {
   return /^node(\d+)?(\.exe)?$/.test(basename(word));
 }
 
+/** Where hookd's source, releases and install instructions are. */
+export const HOOKD_REPOSITORY = 'https://github.com/hookd/hookd';
+
 /**
  * What a project-scope install writes: the file is shared with teammates, so it names no path of this
  * machine. It runs the `hookd` found on PATH; where there is none it says so on stderr and exits 1
  * (the agent shows that, and goes on: exit 2 would block every tool call and prompt of a teammate who
- * has not installed hookd yet). See docs/install.md.
+ * has not installed hookd yet). It points to the repository, never to a package name: a name on a
+ * registry that is not the project's would run a stranger's program on every event. See docs/install.md.
  */
-export const PORTABLE_HOOKD_COMMAND =
-  "command -v hookd >/dev/null 2>&1 || { echo 'hookd is not installed on this machine, so the hooks of this project did not run: npm i -g hookd' >&2; exit 1; }; exec hookd hook";
+export const PORTABLE_HOOKD_COMMAND = `command -v hookd >/dev/null 2>&1 || { echo 'hookd is not installed on this machine, so the hooks of this project did not run: see ${HOOKD_REPOSITORY}#install' >&2; exit 1; }; exec hookd hook`;
 
-const PORTABLE_PREFIX = PORTABLE_HOOKD_COMMAND.slice(0, PORTABLE_HOOKD_COMMAND.indexOf('; exec '));
+/** The portable form, whatever its message said (older versions wrote another), and what it execs. */
+const PORTABLE_FORM = /^command -v hookd >\/dev\/null 2>&1 \|\| \{ echo '[^']*' >&2; exit 1; \}; exec (.*)$/s;
 
 /**
  * The words that start hookd in a hook command: the command itself, or, in the portable project form,
@@ -124,11 +136,8 @@ const PORTABLE_PREFIX = PORTABLE_HOOKD_COMMAND.slice(0, PORTABLE_HOOKD_COMMAND.i
  */
 export function hookdInvocation(command: string): string[] | undefined {
   const text = command.trim();
-  if (text.startsWith(PORTABLE_PREFIX)) {
-    const at = text.lastIndexOf('; exec ');
-    return at < 0 ? undefined : splitShellWords(text.slice(at + '; exec '.length));
-  }
-  return splitShellWords(text);
+  const portable = PORTABLE_FORM.exec(text);
+  return splitShellWords(portable ? portable[1]! : text);
 }
 
 /**
@@ -180,21 +189,32 @@ export function buildFastClientCommand(
   return withHookdNode(nodePath, [bashPath, FAST_BASH_OPTION, resolve(clientPath), '--agent', agent]);
 }
 
-/** `HOOKD_NODE=<node> word...`, every part shell-quoted: a client command whose fallback runs that node. */
-function withHookdNode(nodePath: string, words: readonly string[]): string {
-  return [`HOOKD_NODE=${shellQuote(nodePath)}`, ...words.map(shellQuote)].join(' ');
+/**
+ * `HOOKD_NODE=<node> [HOOKD_CJS=<hookd.cjs>] word...`, every part shell-quoted (of an assignment, its
+ * value): a client command whose fallback runs that node (and that hookd.cjs).
+ */
+function withHookdNode(nodePath: string, words: readonly string[], cjs?: string): string {
+  const assignments = [`HOOKD_NODE=${shellQuote(nodePath)}`];
+  if (cjs !== undefined) assignments.push(`HOOKD_CJS=${shellQuote(cjs)}`);
+  return [...assignments, ...words.map(shellQuote)].join(' ');
 }
 
 /**
  * The native fast client's command: `HOOKD_NODE=<abs node> <abs>/dist/hookd-client --agent X`. No shell
- * of its own (the agent's `sh -c` execs it); its fallback runs HOOKD_NODE as the bash client's does.
+ * of its own (the agent's `sh -c` execs it); its fallback runs HOOKD_NODE as the bash client's does. The
+ * fallback runs the hookd.cjs beside the client; a client elsewhere (a platform package's) is told which
+ * one with `HOOKD_CJS=<abs hookd.cjs>` after HOOKD_NODE.
  */
 export function buildNativeClientCommand(
   clientPath: string,
   agent: string,
   nodePath: string = process.execPath,
+  hookdPath?: string,
 ): string {
-  return withHookdNode(nodePath, [resolve(clientPath), '--agent', agent]);
+  const client = resolve(clientPath);
+  const cjs = hookdPath === undefined ? undefined : resolve(hookdPath);
+  const named = cjs !== undefined && cjs !== join(dirname(client), 'hookd.cjs');
+  return withHookdNode(nodePath, [client, '--agent', agent], named ? cjs : undefined);
 }
 
 /**
@@ -207,9 +227,27 @@ export function commandForEvent(command: string, event: string): string {
   return `${command} --event ${shellQuote(event)}`;
 }
 
-/** The hookd program as it is being run: process.argv[1], made absolute. */
+/**
+ * The hookd program as it is being run: process.argv[1] with every symlink resolved (npm's bin link,
+ * `npm link`), so that what is written beside it (dist/hookd-client, hooks/) is found.
+ */
 export function currentHookdPath(argv: readonly string[] = process.argv): string {
   const script = argv[1];
   if (!script) throw new Error('cannot tell where hookd is installed: process.argv[1] is empty');
-  return resolve(script);
+  return argv === process.argv ? hookdLocation().program : realPath(script);
+}
+
+/**
+ * The `hookd` that running `hookd` by name starts, when it is not the hookd at `hookdPath` (undefined
+ * when it is, or when there is none on PATH): another install, an older version, or an unrelated
+ * program of that name. Both are compared with every symlink resolved.
+ */
+export function otherHookdOnPath(
+  hookdPath: string,
+  env: Record<string, string | undefined> = process.env,
+): { path: string; target: string } | undefined {
+  const found = findOnPath('hookd', env.PATH);
+  if (!found) return undefined;
+  const target = realPath(found);
+  return target === realPath(hookdPath) ? undefined : { path: found, target };
 }

@@ -79,7 +79,21 @@ export function doubleWirings(agent: Agent, reads: readonly HooksFileRead[]): Do
  * (only its administrator changes it).
  */
 export function uninstallCommandFor(agent: Agent, layer: Layer, file: string): string | undefined {
-  const base = `hookd uninstall --agent ${agent}`;
+  return layerCommand('uninstall', agent, layer, file);
+}
+
+/** The `hookd install` that rewrites hookd's entries of one layer's files (undefined: managed). */
+export function installCommandFor(agent: Agent, layer: Layer, file: string): string | undefined {
+  return layerCommand('install', agent, layer, file);
+}
+
+function layerCommand(
+  verb: 'install' | 'uninstall',
+  agent: Agent,
+  layer: Layer,
+  file: string,
+): string | undefined {
+  const base = `hookd ${verb} --agent ${agent}`;
   // A Droid level's folder is `<dir>/.factory` (its hooks.json may be one folder deeper).
   const factoryDir = (f: string) => (dirname(f).endsWith('/hooks') ? dirname(dirname(f)) : dirname(f));
   switch (layer) {

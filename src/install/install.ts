@@ -13,6 +13,7 @@ import {
   buildHookdCommand,
   buildNativeClientCommand,
   commandForEvent,
+  otherHookdOnPath,
   type FastClient,
 } from './hookd-command.js';
 import { doubleWirings, hookdLayers, uninstallCommandFor, type HookdInFile } from './hookd-layers.js';
@@ -33,7 +34,8 @@ import {
   type LevelHooks,
   type SettingsLevel,
 } from './settings-level.js';
-import { nativeClientPath, nativeClientProblem, type Transport } from './transport.js';
+import { chooseNativeClient } from './native-client.js';
+import type { Transport } from './transport.js';
 import { eventsToWire, type WiredEvent, type WiringReason } from './wiring.js';
 
 /** Where and for which agent: shared by install, uninstall and import. */
@@ -224,19 +226,19 @@ function commandTransport(
   const tooLong = socketPathProblem(runtimeDir(options.env ?? process.env), FAST_SOCKET);
   if (tooLong) notes.push(`${tooLong}: until then the fast client takes the Node path for every event`);
   const nodePath = options.nodePath ?? process.execPath;
-  const native = nativeClientPath(options.hookdPath);
-  const problem = nativeClientProblem(native, { protocol: FAST_PROTOCOL, ...FAST_CLIENT_VERSIONS });
+  const range = { protocol: FAST_PROTOCOL, ...FAST_CLIENT_VERSIONS };
+  const { path: native, problem } = chooseNativeClient(options.hookdPath, range, options.env);
   if (!problem)
     return {
       transport: 'fast',
       client: 'native',
-      command: buildNativeClientCommand(native, options.agent, nodePath),
+      command: buildNativeClientCommand(native, options.agent, nodePath, options.hookdPath),
     };
   if (options.client === 'native')
     throw new CliError(
       `--client native: ${problem.text}`,
       EXIT.FAILURE,
-      'Build it with a C compiler (npm run build in the hookd package), or use --transport node.',
+      'Install hookd with the package of your platform (docs/development.md, "Packages"), build it with a C compiler (npm run build in a clone), or use --transport node.',
     );
   notes.push(
     `the native fast client is not used: ${problem.text}; the Node path is wired: ${NODE_PATH_COST}`,
@@ -311,6 +313,21 @@ function layerNotes(agent: Agent, reads: readonly HooksFileRead[], mine: readonl
 }
 
 /**
+ * Which `hookd` a shell (and a project-scope entry) runs by name, when it is not the one installing: an
+ * older install, another copy, or an unrelated program named hookd.
+ */
+function otherHookdNote(options: InstallOptions): string | undefined {
+  const other = otherHookdOnPath(options.hookdPath, options.env ?? process.env);
+  if (!other) return undefined;
+  const which = other.target === other.path ? other.path : `${other.path} (${other.target})`;
+  const effect =
+    options.scope === 'project'
+      ? "this project's entries run that one"
+      : 'the entries written here run this one; `hookd` typed in a shell runs that one';
+  return `the first \`hookd\` on PATH is ${which}, not this hookd (${options.hookdPath}): ${effect}`;
+}
+
+/**
  * Wires hookd into the agent's settings: every event that can carry a guard or a notification (or
  * --events, or --all-events), each through the chosen transport. For Droid, an event that the hooks.json
  * of the same folder names gets hookd's entry there (Droid runs that list instead of settings.json's);
@@ -324,6 +341,8 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
   const notes: string[] = [...level.notes];
   const wired = wiredEvents(options);
   const { transport: commandVia, client, command } = commandTransport(options, nodeCommand, notes);
+  const onPath = otherHookdNote(options);
+  if (onPath) notes.push(onPath);
   const paths: EventPath[] = wired.map((w) => ({
     event: w.event,
     transport: commandVia,

@@ -66,12 +66,14 @@ describe('hookd doctor (built CLI)', () => {
       'droid-hooks-switch',
       'droid-hooks',
       'droid-wiring',
+      'droid-location',
       'droid-log',
       'claude-settings-user',
       'claude-settings-project',
       'claude-hooks-switch',
       'claude-hooks',
       'claude-wiring',
+      'claude-location',
       'claude-log',
       'daemon',
       'fast',
@@ -84,6 +86,7 @@ describe('hookd doctor (built CLI)', () => {
     // The default install: the fast client, for every event a guard or a notification can use.
     expect(results.get('droid-hooks')!.detail).toContain('/dist/hookd-client --agent droid');
     expect(results.get('droid-wiring')).toMatchObject({ status: 'ok' });
+    expect(results.get('droid-location')).toMatchObject({ status: 'ok' });
     expect([...results.values()].filter((r) => r.status === 'fail')).toEqual([]);
     expect(ran.code).toBe(0);
     for (const r of results.values()) expect(['ok', 'warn', 'fail', 'skip']).toContain(r.status);

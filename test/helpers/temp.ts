@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 
 /** A temp dir removed by the returned cleanup. Short prefix: unix socket paths are limited to ~107 bytes. */
 export function makeTempDir(prefix = 'hkd-'): { dir: string; cleanup: () => void } {
@@ -30,4 +31,20 @@ export function isolatedEnv(dir: string, extra: Record<string, string> = {}): Re
     HOOKD_DAEMON: '0',
     ...extra,
   };
+}
+
+/**
+ * A fresh temp dir for each test of the file (made in beforeEach, removed in afterEach); `.dir` is its
+ * path with every symlink resolved, as the code under test resolves paths (macOS's /tmp is a link).
+ */
+export function useTempDir(prefix = 'hkd-'): { dir: string } {
+  const box = { dir: '' };
+  let cleanup = () => {};
+  beforeEach(() => {
+    const tmp = makeTempDir(prefix);
+    cleanup = tmp.cleanup;
+    box.dir = realpathSync(tmp.dir);
+  });
+  afterEach(() => cleanup());
+  return box;
 }

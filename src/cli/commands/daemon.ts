@@ -1,5 +1,6 @@
 import { installServiceCommand, uninstallServiceCommand } from './service.js';
 import type { Argv, CommandModule } from 'yargs';
+import { hookdLocation } from '../../util/hookd-location.js';
 import { CliError, EXIT } from '../../errors.js';
 import { formatJson, stdoutOut } from '../../terminal/output.js';
 
@@ -28,7 +29,7 @@ const runCommand: CommandModule<object, object> = {
 };
 
 /** `hookd daemon run` of this hookd, as `start` and `restart` start it detached. */
-const runArgv = () => [process.execPath, process.argv[1]!, 'daemon', 'run'];
+const runArgv = () => [process.execPath, hookdLocation().program, 'daemon', 'run'];
 
 const startCommand: CommandModule<object, { timeout: number }> = {
   command: 'start',

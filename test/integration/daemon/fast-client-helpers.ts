@@ -11,8 +11,12 @@ import { BIN, ROOT, spawnDaemon, writeConfig } from './process-helpers.js';
 // it, against a real daemon process, and read back only effects (files the commands wrote, log records,
 // the journal). Nothing here knows the client's wire protocol.
 
-/** The native client `npm run build` compiles (native/hookd-client.c). */
-export const NATIVE_CLIENT = resolve(ROOT, 'dist/hookd-client');
+/**
+ * The native client `npm run build` compiles (native/hookd-client.c), or the program in
+ * HOOKD_TEST_NATIVE_CLIENT: the package test runs these suites with another platform's build (the arm64
+ * client under qemu-user, through a wrapper that execs it).
+ */
+export const NATIVE_CLIENT = process.env.HOOKD_TEST_NATIVE_CLIENT || resolve(ROOT, 'dist/hookd-client');
 
 /**
  * The fast clients the fast-path suites run against (`describe.each(CLIENT_KINDS)` with `useClient(kind)`

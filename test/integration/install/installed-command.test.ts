@@ -119,7 +119,8 @@ describe('the installed hook command', () => {
     });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('hookd is not installed on this machine');
-    expect(missing.stderr).toContain('npm i -g hookd');
+    expect(missing.stderr).toContain('see https://github.com/hookd/hookd#install');
+    expect(missing.stderr).not.toContain('npm i');
 
     const bin = join(box.dir, 'bin');
     mkdirSync(bin);

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildHookdCommand,
+  buildNativeClientCommand,
+  fastClientOf,
+  hookdInvocation,
   isHookdCommand,
   PORTABLE_HOOKD_COMMAND,
   shellQuote,
@@ -81,5 +84,68 @@ describe('buildHookdCommand', () => {
     expect(command).toBe(`${PORTABLE_HOOKD_COMMAND} --agent claude`);
     expect(command).not.toContain('/opt/hookd');
     expect(isHookdCommand(command)).toBe(true);
+  });
+});
+
+describe('the portable project command names no package to install', () => {
+  it('points to the repository, never to a name on a registry', () => {
+    expect(PORTABLE_HOOKD_COMMAND).not.toMatch(/npm (i|install)\b/);
+    expect(PORTABLE_HOOKD_COMMAND).toContain('https://github.com/hookd/hookd#install');
+  });
+
+  it('still recognises the form older versions wrote, so install and uninstall replace it', () => {
+    const older =
+      "command -v hookd >/dev/null 2>&1 || { echo 'hookd is not installed on this machine, so the hooks of this project did not run: npm i -g hookd' >&2; exit 1; }; exec hookd hook --agent droid --event Stop";
+    expect(isHookdCommand(older)).toBe(true);
+    expect(hookdInvocation(older)).toEqual(['hookd', 'hook', '--agent', 'droid', '--event', 'Stop']);
+    expect(isHookdCommand(`${PORTABLE_HOOKD_COMMAND} --agent claude`)).toBe(true);
+  });
+});
+
+describe('buildNativeClientCommand', () => {
+  it('beside hookd.cjs (npm run build): HOOKD_NODE only, as before', () => {
+    expect(
+      buildNativeClientCommand(
+        '/opt/hookd/dist/hookd-client',
+        'droid',
+        '/usr/bin/node',
+        '/opt/hookd/dist/hookd.cjs',
+      ),
+    ).toBe('HOOKD_NODE=/usr/bin/node /opt/hookd/dist/hookd-client --agent droid');
+  });
+
+  it("a platform package's client is told which hookd.cjs its fallback runs", () => {
+    const client = '/p/lib/node_modules/@hookd-dev/hookd-linux-x64/bin/hookd-client';
+    const command = buildNativeClientCommand(
+      client,
+      'claude',
+      '/usr/bin/node',
+      '/p/lib/node_modules/@hookd-dev/hookd/dist/hookd.cjs',
+    );
+    expect(command).toBe(
+      `HOOKD_NODE=/usr/bin/node HOOKD_CJS=/p/lib/node_modules/@hookd-dev/hookd/dist/hookd.cjs ${client} --agent claude`,
+    );
+    expect(isHookdCommand(command)).toBe(true);
+    expect(fastClientOf(splitShellWords(command)!)).toBe('native');
+  });
+
+  it('quotes only the value of each assignment, so the shell still reads them as assignments', () => {
+    const command = buildNativeClientCommand(
+      '/a b/bin/hookd-client',
+      'droid',
+      '/my node/node',
+      "/it's/dist/hookd.cjs",
+    );
+    expect(command).toBe(
+      `HOOKD_NODE='/my node/node' HOOKD_CJS='/it'\\''s/dist/hookd.cjs' '/a b/bin/hookd-client' --agent droid`,
+    );
+    expect(splitShellWords(command)).toEqual([
+      'HOOKD_NODE=/my node/node',
+      "HOOKD_CJS=/it's/dist/hookd.cjs",
+      '/a b/bin/hookd-client',
+      '--agent',
+      'droid',
+    ]);
+    expect(fastClientOf(splitShellWords(command)!)).toBe('native');
   });
 });
