@@ -67,9 +67,7 @@ export function checkLocation(
   );
   const fixes = [...new Set([...elsewhere].map(([file, s]) => installCommandFor(agent, s.layer, file)))];
   const runnable = fixes.filter((f): f is string => f !== undefined);
-  const fix = runnable.length
-    ? `run \`${runnable.join('` and `')}\` to move them to this hookd`
-    : undefined;
+  const fix = runnable.length ? `run \`${runnable.join('` and `')}\` to move them to this hookd` : undefined;
   const managed = fixes.length > runnable.length ? ' (managed settings: only their administrator can)' : '';
   return result(id, title, 'warn', lines.join('\n') + managed, fix);
 }
