@@ -59,7 +59,7 @@ export const LISTED_COMMANDS: readonly ListedCommand[] = [
   },
   {
     command: 'install',
-    describe: "Wire hookd into the agent's settings file for the events your config uses",
+    describe: "Wire hookd into the agent's settings for every event that can carry a guard or a notification",
     load: async () => (await import('./install.js')).installCommand,
   },
   {
