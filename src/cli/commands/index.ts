@@ -64,7 +64,7 @@ export const LISTED_COMMANDS: readonly ListedCommand[] = [
   },
   {
     command: 'uninstall',
-    describe: "Remove exactly hookd's entries from the agent's settings file",
+    describe: "Remove exactly hookd's entries from the agent's settings (and Droid's hooks.json beside it)",
     load: async () => (await import('./install.js')).uninstallCommand,
   },
   {
