@@ -195,7 +195,7 @@ function printClosing(out: Out, summary: DemoSummary, packageRoot: string): void
     );
   }
   out.write('\nNow wire it into your agent:\n');
-  out.write(`  ${paint(out, 'cyan', 'hookd install')}   add hookd to ~/.factory/settings.json (--agent claude for Claude Code)\n`);
+  out.write(`  ${paint(out, 'cyan', 'hookd install')}   wire hookd into Droid's hooks (--agent claude for Claude Code)\n`);
   out.write(`  ${paint(out, 'cyan', 'hookd doctor')}    check what is configured and what works\n`);
   out.write(`  ${paint(out, 'cyan', 'hookd logs -f')}   watch every event and command as it happens\n`);
   const readme = join(packageRoot, 'README.md');
