@@ -12,6 +12,7 @@ const LAYERS = [
   ['doctor'],
   ['install', 'service'],
   ['daemon'],
+  ['link'],
   ['hook'],
   ['notify/channels'],
   ['notify'],
@@ -70,7 +71,7 @@ const HOOK_PATH = {
   files: {
     bin: ['hook'],
     config: ['load', 'trust', 'defaults'],
-    daemon: ['client', 'runtime-files', 'spool'],
+    link: ['client', 'runtime-files', 'spool'],
     '': ['paths'],
   },
 };
@@ -90,6 +91,7 @@ const OFF_HOOK_PATH = [
   'terminal',
   'config',
   'daemon',
+  'link',
 ];
 function hookPathRule(ownFolder) {
   const message =

@@ -129,7 +129,7 @@ const entries = [
   [undefined, 'dist/commands.cjs', { stdin: commandsEntry }],
   ['src/bin/daemon.ts', 'dist/daemon.cjs', {}],
 ];
-if (existsSync('src/daemon/client.ts')) entries.push(['src/daemon/client.ts', 'dist/client.cjs', {}]);
+if (existsSync('src/link/client.ts')) entries.push(['src/link/client.ts', 'dist/client.cjs', {}]);
 await Promise.all(
   entries.map(([entry, outfile, extra]) =>
     build({ ...common, ...(entry ? { entryPoints: [entry] } : {}), outfile, ...extra }),

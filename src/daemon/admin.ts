@@ -1,8 +1,14 @@
 import { join } from 'node:path';
 import { spoolDir, stateDir, type Env } from '../paths.js';
-import { PROTOCOL_VERSION, requestDaemon, spawnDetached } from './client.js';
-import { acquireLock, daemonFiles, ensurePrivateDir, isProcessAlive, readPidFile } from './runtime-files.js';
-import { listSpool } from './spool.js';
+import { PROTOCOL_VERSION, requestDaemon, spawnDetached } from '../link/client.js';
+import {
+  acquireLock,
+  daemonFiles,
+  ensurePrivateDir,
+  isProcessAlive,
+  readPidFile,
+} from '../link/runtime-files.js';
+import { listSpool } from '../link/spool.js';
 import { openDaemonJournal } from './journal-schema.js';
 import { DaemonStore, type Delivery, type JournalRecord, type Ladder } from './store.js';
 import { ackPlan, type AckedSession, type AckRequest } from './escalator.js';

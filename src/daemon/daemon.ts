@@ -12,7 +12,7 @@ import type { FiredRule } from '../notify/rules.js';
 import type { DefaultText } from '../notify/notification.js';
 import { ConfigStore, type ConfigState } from './config-store.js';
 import { createDaemonLogger } from './logger.js';
-import { daemonFiles, ensurePrivateDir } from './runtime-files.js';
+import { daemonFiles, ensurePrivateDir } from '../link/runtime-files.js';
 import { openDaemonJournal } from './journal-schema.js';
 import { DaemonStore, type JournalRecord } from './store.js';
 import { Outbox } from './outbox.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventHandoff } from '../events/types.js';
-import { eventRequestSchema } from './protocol.js';
-import { listSpool, quarantineSpoolFile, readSpoolFile, removeSpoolFile } from './spool.js';
+import { eventRequestSchema } from '../link/protocol.js';
+import { listSpool, quarantineSpoolFile, readSpoolFile, removeSpoolFile } from '../link/spool.js';
 import type { DaemonStore, JournalRecord } from './store.js';
 
 /** What ingest counts, for `hookd status`. */

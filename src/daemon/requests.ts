@@ -1,7 +1,7 @@
 import type { EventHandoff } from '../events/types.js';
 import { serializeNoise, type NoiseState } from '../notify/noise.js';
 import type { SessionTable } from '../notify/session-state.js';
-import type { DaemonRequest, OutboxRequest } from './protocol.js';
+import type { DaemonRequest, OutboxRequest } from '../link/protocol.js';
 import type { DaemonStats } from './stats.js';
 import type { DaemonStore, Delivery, JournalRecord, Ladder } from './store.js';
 

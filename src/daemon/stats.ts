@@ -4,7 +4,7 @@ import type { ChannelStats } from './outbox.js';
 import type { DaemonStore } from './store.js';
 import type { IngestCounts } from './ingest.js';
 import type { PipelineCounts } from './pipeline.js';
-import { PROTOCOL_VERSION } from './client.js';
+import { PROTOCOL_VERSION } from '../link/client.js';
 import type { PresenceStatus } from '../notify/presence.js';
 
 export interface ChannelStatus extends Omit<ChannelStats, 'latencies'> {

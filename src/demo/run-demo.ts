@@ -8,7 +8,7 @@ import type { WiringConfig } from '../daemon/run-foreground.js';
 import { createDaemonWiring, type DaemonWiring } from '../daemon/run-foreground.js';
 import { startDaemon, type DaemonHandle } from '../daemon/daemon.js';
 import { createDaemonLogger } from '../daemon/logger.js';
-import { handOff } from '../daemon/client.js';
+import { handOff } from '../link/client.js';
 import type { RenderedNotification } from '../notify/notification.js';
 import { createConsoleChannel } from '../notify/channels/console.js';
 import { notificationPayload, type Channel } from '../notify/channels/channel.js';

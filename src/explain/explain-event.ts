@@ -5,7 +5,7 @@ import { validator } from '../config/resolve.js';
 import { daemonSettings } from '../config/daemon-schema.js';
 import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
 import type { HookdConfig } from '../config/schema.js';
-import { PROTOCOL_VERSION, requestDaemon } from '../daemon/client.js';
+import { PROTOCOL_VERSION, requestDaemon } from '../link/client.js';
 import { createNoiseState, deserializeNoise, observeEvent, type NoiseState } from '../notify/noise.js';
 import { effectiveRules, evaluateRules } from '../notify/rules.js';
 import { isWaitingAsk } from '../notify/session-state.js';

@@ -3,7 +3,7 @@ import { createNtfyChannel } from '../../../src/notify/channels/ntfy.js';
 import { buildChannels } from '../../../src/notify/channels/build-channels.js';
 import { notifySchema, type NtfyChannelConfig } from '../../../src/config/notify-schema.js';
 import { startDaemon } from '../../../src/daemon/daemon.js';
-import { handOff } from '../../../src/daemon/client.js';
+import { handOff } from '../../../src/link/client.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
 import type { DeliveryContext } from '../../../src/notify/channels/channel.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';

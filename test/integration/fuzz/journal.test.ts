@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDaemonJournal } from '../../../src/daemon/journal-schema.js';
-import { listSpool, readSpoolFile } from '../../../src/daemon/spool.js';
+import { listSpool, readSpoolFile } from '../../../src/link/spool.js';
 import { DaemonStore } from '../../../src/daemon/store.js';
 import { makeTempDir } from '../../helpers/temp.js';
 import { plainNotification } from '../daemon/helpers.js';
