@@ -1,6 +1,6 @@
 /*
  * hookd fast client, native (docs/hook.md, "The fast client"; the wire protocol is in
- * src/daemon/fast-server.ts).
+ * src/daemon/listen/fast-server.ts).
  *
  * Run by absolute path as the agent's hook command (`HOOKD_NODE=<node> <pkg>/dist/hookd-client --agent X
  * --event E`; a platform package's client also gets `HOOKD_CJS=<pkg>/dist/hookd.cjs`), it hands the
@@ -65,7 +65,7 @@ extern char **environ;
 #endif
 #define PROTOCOL 3
 #define PROTOCOL_TEXT "3"
-/* The daemon's socket in the runtime dir (FAST_SOCKET in src/daemon/fast-server.ts). */
+/* The daemon's socket in the runtime dir (FAST_SOCKET in src/daemon/listen/fast-server.ts). */
 #define SOCKET_NAME "fast.sock"
 /* Stdin sent inline when it has no NUL byte and is at most this long: the daemon takes up to 64 KiB
  * inline (MAX_INLINE_BYTES); the margin keeps clear of it. More goes to a private copy. */

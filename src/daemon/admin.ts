@@ -9,10 +9,10 @@ import {
   readPidFile,
 } from '../link/runtime-files.js';
 import { listSpool } from '../link/spool.js';
-import { openDaemonJournal } from './journal-schema.js';
-import { DaemonStore, type Delivery, type JournalRecord, type Ladder } from './store.js';
+import { openDaemonJournal } from './state/journal-schema.js';
+import { DaemonStore, type Delivery, type JournalRecord, type Ladder } from './state/store.js';
 import { ackPlan, type AckedSession, type AckRequest } from './escalator.js';
-import type { DaemonStats } from './daemon.js';
+import type { DaemonStats } from './lifecycle/daemon.js';
 import { DAEMON_DEFAULTS } from '../config/daemon-schema.js';
 import type { SessionState } from '../notify/session-state.js';
 

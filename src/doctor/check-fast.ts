@@ -8,7 +8,7 @@ import {
   FAST_SOCKET,
   LEGACY_FAST_FILE,
   readFastStatus,
-} from '../daemon/fast-server.js';
+} from '../daemon/listen/fast-server.js';
 import { runtimeDir, type Env } from '../paths.js';
 import { privateDirProblem } from '../util/private-fs.js';
 import { socketAddress, socketPathProblem } from '../util/unix-socket.js';

@@ -1,5 +1,5 @@
 /*
- * What the fuzz target of the native client knows about its protocol (src/daemon/fast-server.ts and
+ * What the fuzz target of the native client knows about its protocol (src/daemon/listen/fast-server.ts and
  * native/hookd-client.c document it; docs/fuzzing.md): the fuzz input's layout, well-formed inputs and
  * mutations that know their fields, and what the client must do with each input.
  *

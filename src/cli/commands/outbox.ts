@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import type { Delivery, Ladder } from '../../daemon/store.js';
+import type { Delivery, Ladder } from '../../daemon/state/store.js';
 import { describeLadderState } from '../../daemon/escalator.js';
 import { CliError, UsageError } from '../../errors.js';
 import { formatJson, formatTable, safeText, stdoutOut } from '../../terminal/output.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { startDaemon, DaemonRunningError, type DaemonHandle } from '../../../src/daemon/daemon.js';
+import { startDaemon, DaemonRunningError, type DaemonHandle } from '../../../src/daemon/lifecycle/daemon.js';
 import { handOff, requestDaemon } from '../../../src/link/client.js';
 import { daemonFiles } from '../../../src/link/runtime-files.js';
 import { spoolDir } from '../../../src/paths.js';

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestDaemon } from '../../../src/link/client.js';
 import { daemonFiles } from '../../../src/link/runtime-files.js';
-import { EXIT_ALREADY_RUNNING } from '../../../src/daemon/main.js';
+import { EXIT_ALREADY_RUNNING } from '../../../src/daemon/lifecycle/main.js';
 import { tempEnv } from './helpers.js';
 import { BIN, ensureBuilt, exited, killQuietly, spawnDaemon, writeConfig } from './process-helpers.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon } from '../../../src/daemon/daemon.js';
+import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { handOff } from '../../../src/link/client.js';
 import { handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 

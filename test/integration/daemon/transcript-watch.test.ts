@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, readFileSync, renameSync, truncateSync, writ
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handOff } from '../../../src/link/client.js';
-import { startDaemon } from '../../../src/daemon/daemon.js';
+import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
 import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import type { SessionState } from '../../../src/notify/session-state.js';

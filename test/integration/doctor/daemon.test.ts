@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROTOCOL_VERSION, requestDaemon } from '../../../src/link/client.js';
-import { startDaemon, type DaemonHandle } from '../../../src/daemon/daemon.js';
+import { startDaemon, type DaemonHandle } from '../../../src/daemon/lifecycle/daemon.js';
 import { daemonFiles } from '../../../src/link/runtime-files.js';
 import { spoolFileName, writeSpoolFile } from '../../../src/link/spool.js';
 import { spoolDir } from '../../../src/paths.js';

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, FAST_SOCKET } from '../../../src/daemon/fast-server.js';
-import { SPAWNER_HELLO, SPAWNER_MAX_FRAME } from '../../../src/daemon/spawner.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, FAST_SOCKET } from '../../../src/daemon/listen/fast-server.js';
+import { SPAWNER_HELLO, SPAWNER_MAX_FRAME } from '../../../src/daemon/spawn/spawner.js';
 
 // native/hookd-client.c must build with any C99 compiler a user may have (macOS clang included): it
 // compiles here as strict C99, warning-free, and says the version and protocol the daemon serves.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkPresence } from '../../../src/doctor/check-presence.js';
 import type { DaemonView } from '../../../src/doctor/daemon-view.js';
-import type { DaemonStats } from '../../../src/daemon/daemon.js';
+import type { DaemonStats } from '../../../src/daemon/lifecycle/daemon.js';
 import { notifySettings } from '../../../src/config/notify-schema.js';
 import type { ProbeRun } from '../../../src/util/run-probe.js';
 

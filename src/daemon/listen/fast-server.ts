@@ -3,24 +3,24 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import * as z from 'zod';
-import { ConfigMemory, loadConfig, type LoadedConfig } from '../config/load.js';
-import { validator } from '../config/resolve.js';
-import { parseEvent, type DeclaredAgent, type ParseResult } from '../events/parse.js';
-import type { EventHandoff } from '../events/types.js';
-import { runEvent, type HandOff } from '../hook/process-event.js';
-import { guardsAtStake, identifyUnreadable } from '../hook/unreadable.js';
-import { scanJson } from '../events/json-scan.js';
-import { DEFAULTS } from '../config/defaults.js';
-import { trustLapsePending } from '../hook/config-report.js';
-import { createLineLoggerPool } from '../logging/line-logger.js';
-import { planCommands } from '../runner/route.js';
-import type { SpawnLike } from '../runner/run-command.js';
-import { logFilePath, type Env } from '../paths.js';
-import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
-import { readStdinCopy, releaseStdinCopy, sweepStdinCopies } from '../util/stdin-copy.js';
-import { listenInDir } from '../util/unix-socket.js';
-import { hookdLocation } from '../util/hookd-location.js';
-import { clearInflight, diedOutcome, recordInflight } from './inflight.js';
+import { ConfigMemory, loadConfig, type LoadedConfig } from '../../config/load.js';
+import { validator } from '../../config/resolve.js';
+import { parseEvent, type DeclaredAgent, type ParseResult } from '../../events/parse.js';
+import type { EventHandoff } from '../../events/types.js';
+import { runEvent, type HandOff } from '../../hook/process-event.js';
+import { guardsAtStake, identifyUnreadable } from '../../hook/unreadable.js';
+import { scanJson } from '../../events/json-scan.js';
+import { DEFAULTS } from '../../config/defaults.js';
+import { trustLapsePending } from '../../hook/config-report.js';
+import { createLineLoggerPool } from '../../logging/line-logger.js';
+import { planCommands } from '../../runner/route.js';
+import type { SpawnLike } from '../../runner/run-command.js';
+import { logFilePath, type Env } from '../../paths.js';
+import { readPrivateFile, writePrivateFileAtomic } from '../../util/private-fs.js';
+import { readStdinCopy, releaseStdinCopy, sweepStdinCopies } from '../../util/stdin-copy.js';
+import { listenInDir } from '../../util/unix-socket.js';
+import { hookdLocation } from '../../util/hookd-location.js';
+import { clearInflight, diedOutcome, recordInflight } from '../state/inflight.js';
 
 /**
  * The fast listener: the native client (native/hookd-client.c) forwards one event over the unix socket
@@ -48,7 +48,7 @@ import { clearInflight, diedOutcome, recordInflight } from './inflight.js';
  * stopped daemon) has closed the connection and run the Node path, and never sends it, so no command
  * runs twice. After DENY or LOCAL the client runs the Node path with the copy as its stdin.
  *
- * Before the ACK the event is recorded as in flight (inflightDir; src/daemon/inflight.ts), and the record
+ * Before the ACK the event is recorded as in flight (inflightDir; src/daemon/state/inflight.ts), and the record
  * is removed once the event's hand-off is done (or it was not run): a daemon killed in between leaves it
  * for the next daemon, which journals the event at start. So an observe-only event (no command planned)
  * whose record was written is answered with its ACK (`RESULT 0 0 0` in the same write) and handed off
@@ -111,7 +111,7 @@ export interface FastServerOptions {
   inflightDir?: string;
   limits?: Partial<FastLimits>;
   now?: () => number;
-  /** How the events' commands start (the daemon's spawner, src/daemon/spawner.ts); default child_process. */
+  /** How the events' commands start (the daemon's spawner, src/daemon/spawn/spawner.ts); default child_process. */
   spawn?: SpawnLike;
 }
 

@@ -1,11 +1,11 @@
-import type { Channel } from '../notify/channels/channel.js';
+import type { Channel } from '../../notify/channels/channel.js';
 import type { ConfigState } from './config-store.js';
 import type { ChannelStats } from './outbox.js';
 import type { DaemonStore } from './store.js';
-import type { IngestCounts } from './ingest.js';
-import type { PipelineCounts } from './pipeline.js';
-import { PROTOCOL_VERSION } from '../link/client.js';
-import type { PresenceStatus } from '../notify/presence.js';
+import type { IngestCounts } from '../listen/ingest.js';
+import type { PipelineCounts } from '../pipeline.js';
+import { PROTOCOL_VERSION } from '../../link/client.js';
+import type { PresenceStatus } from '../../notify/presence.js';
 
 export interface ChannelStatus extends Omit<ChannelStats, 'latencies'> {
   name: string;

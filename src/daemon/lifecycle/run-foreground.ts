@@ -1,37 +1,37 @@
 import { fstatSync, statSync } from 'node:fs';
-import { API_DEFAULTS } from '../config/api-schema.js';
-import { colorFor } from '../terminal/output.js';
-import { formatRecord, type LogRecord } from '../terminal/log-record.js';
+import { API_DEFAULTS } from '../../config/api-schema.js';
+import { colorFor } from '../../terminal/output.js';
+import { formatRecord, type LogRecord } from '../../terminal/log-record.js';
 import type { Logger } from 'pino';
-import type { Env } from '../paths.js';
-import { dataDir } from '../paths.js';
-import type { EventHandoff, HookEvent } from '../events/types.js';
-import { createEnricher, type CreateEnricherOptions } from '../enrich/enricher.js';
-import { apiMessageText } from '../enrich/api-data.js';
-import { defaultNotificationText } from '../notify/default-text.js';
-import type { Enrichment } from '../enrich/types.js';
-import { createLedger } from '../ledger/ledger.js';
-import { tagSessionOnEnd } from '../ledger/tag-session.js';
+import type { Env } from '../../paths.js';
+import { dataDir } from '../../paths.js';
+import type { EventHandoff, HookEvent } from '../../events/types.js';
+import { createEnricher, type CreateEnricherOptions } from '../../enrich/enricher.js';
+import { apiMessageText } from '../../enrich/api-data.js';
+import { defaultNotificationText } from '../../notify/default-text.js';
+import type { Enrichment } from '../../enrich/types.js';
+import { createLedger } from '../../ledger/ledger.js';
+import { tagSessionOnEnd } from '../../ledger/tag-session.js';
 import {
   createSessionTracker,
   loadTrackerSnapshot,
   trackerStatePath,
   type CreateSessionTrackerOptions,
   type SessionTracker,
-} from '../ledger/tracker.js';
-import { loadConfig } from '../config/load.js';
-import { validator } from '../config/resolve.js';
-import { daemonSettings } from '../config/daemon-schema.js';
-import { ledgerConfigSchema } from '../config/ledger-schema.js';
-import { enrichApiEnabled, enrichConfigSchema } from '../config/enrich-schema.js';
-import type { HookdConfig } from '../config/schema.js';
-import { resolveApiAccess } from '../platform/access.js';
-import type { PlatformClient } from '../platform/client.js';
-import type { FetchLike } from '../notify/channels/http.js';
-import type { DefaultText } from '../notify/notification.js';
+} from '../../ledger/tracker.js';
+import { loadConfig } from '../../config/load.js';
+import { validator } from '../../config/resolve.js';
+import { daemonSettings } from '../../config/daemon-schema.js';
+import { ledgerConfigSchema } from '../../config/ledger-schema.js';
+import { enrichApiEnabled, enrichConfigSchema } from '../../config/enrich-schema.js';
+import type { HookdConfig } from '../../config/schema.js';
+import { resolveApiAccess } from '../../platform/access.js';
+import type { PlatformClient } from '../../platform/client.js';
+import type { FetchLike } from '../../notify/channels/http.js';
+import type { DefaultText } from '../../notify/notification.js';
 import { createDaemonLogger } from './logger.js';
 import { startDaemon, type DaemonHandle, type StartDaemonOptions } from './daemon.js';
-import { NotFoundError } from '../platform/errors.js';
+import { NotFoundError } from '../../platform/errors.js';
 
 /** The parts of the config the daemon's wiring reads (the user file, validated). */
 export type WiringConfig = Partial<Pick<HookdConfig, 'daemon' | 'ledger' | 'enrich' | 'api'>>;
@@ -76,7 +76,7 @@ async function platformClientFor(
   try {
     const access = resolveApiAccess(env, config.api);
     // Loaded only with a key: the idle daemon of a user without one never evaluates the API schemas.
-    const { PlatformClient } = await import('../platform/client.js');
+    const { PlatformClient } = await import('../../platform/client.js');
     return new PlatformClient({
       baseUrl: access.baseUrl,
       appUrl: access.appUrl,

@@ -5,15 +5,15 @@ import {
   serializeNoise,
   type NoiseState,
   type SerializedNoise,
-} from '../notify/noise.js';
+} from '../../notify/noise.js';
 import {
   parseSessionState,
   pruneSessions,
   SESSION_ENDED_TTL_MS,
   SESSION_MAX_AGE_MS,
   type SessionTable,
-} from '../notify/session-state.js';
-import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
+} from '../../notify/session-state.js';
+import { readPrivateFile, writePrivateFileAtomic } from '../../util/private-fs.js';
 
 /** The noise file's format version; another version is quarantined like a damaged file. */
 const NOISE_FILE_VERSION = 1;

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { logDir, type Env } from '../paths.js';
-import { openPrivateAppend } from '../util/private-fs.js';
+import { logDir, type Env } from '../../paths.js';
+import { openPrivateAppend } from '../../util/private-fs.js';
 
 /** Keys whose values are secrets wherever they appear in a log record. */
 export const REDACT_PATHS = [

@@ -1,8 +1,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { chmodSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { listenInDir } from '../util/unix-socket.js';
-import { parseRequest, replyLine, type DaemonRequest } from '../link/protocol.js';
+import { listenInDir } from '../../util/unix-socket.js';
+import { parseRequest, replyLine, type DaemonRequest } from '../../link/protocol.js';
 
 /** Longest request line accepted (an event's payload is capped at 8 MiB by the hook). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;

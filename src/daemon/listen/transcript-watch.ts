@@ -4,9 +4,9 @@ import { isAbsolute } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
 import type { FSWatcher } from 'chokidar';
-import { isLive, type SessionState } from '../notify/session-state.js';
-import { mayHoldSignal, transcriptSignalOf, type TranscriptSignal } from '../notify/transcript-signals.js';
-import { openRegularFile } from '../util/private-fs.js';
+import { isLive, type SessionState } from '../../notify/session-state.js';
+import { mayHoldSignal, transcriptSignalOf, type TranscriptSignal } from '../../notify/transcript-signals.js';
+import { openRegularFile } from '../../util/private-fs.js';
 
 /**
  * Transcript watching (docs/sessions.md): for the live sessions, the agent's transcript file is watched

@@ -1,6 +1,6 @@
-import type { EventHandoff } from '../events/types.js';
-import type { RenderedNotification } from '../notify/notification.js';
-import type { LadderStep, WaitingAsk } from '../notify/escalation.js';
+import type { EventHandoff } from '../../events/types.js';
+import type { RenderedNotification } from '../../notify/notification.js';
+import type { LadderStep, WaitingAsk } from '../../notify/escalation.js';
 
 /** `cancelled`: a held "waiting" notification the session moved on from (only in `recentCancelled`). */
 export type DeliveryState = 'pending' | 'held' | 'delivered' | 'dead' | 'cancelled';

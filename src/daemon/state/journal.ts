@@ -7,7 +7,7 @@ import {
   writeAll,
   PRIVATE_APPEND_FLAGS,
   writePrivateFileAtomic,
-} from '../util/private-fs.js';
+} from '../../util/private-fs.js';
 
 export interface JournalOptions<R> {
   fsync: boolean;

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
-import { stateDir } from '../paths.js';
-import { ensurePrivateDir } from '../util/private-fs.js';
+import { stateDir } from '../../paths.js';
+import { ensurePrivateDir } from '../../util/private-fs.js';
 import { DaemonRunningError } from './daemon.js';
 import { daemonLogPath } from './logger.js';
 import { runDaemonForeground } from './run-foreground.js';

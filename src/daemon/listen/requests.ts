@@ -1,13 +1,13 @@
-import type { EventHandoff } from '../events/types.js';
-import { serializeNoise, type NoiseState } from '../notify/noise.js';
-import type { SessionTable } from '../notify/session-state.js';
-import type { DaemonRequest, OutboxRequest } from '../link/protocol.js';
-import type { DaemonStats } from './stats.js';
-import type { DaemonStore, Delivery, JournalRecord, Ladder } from './store.js';
+import type { EventHandoff } from '../../events/types.js';
+import { serializeNoise, type NoiseState } from '../../notify/noise.js';
+import type { SessionTable } from '../../notify/session-state.js';
+import type { DaemonRequest, OutboxRequest } from '../../link/protocol.js';
+import type { DaemonStats } from '../state/stats.js';
+import type { DaemonStore, Delivery, JournalRecord, Ladder } from '../state/store.js';
 
 /** Ladders listed per `ladders` request, running and stopped each. */
 const LADDERS_LISTED = 100;
-import { ackPlan, type Answered } from './escalator.js';
+import { ackPlan, type Answered } from '../escalator.js';
 
 export interface RequestOptions {
   /** True once the daemon is stopping: events are refused. */

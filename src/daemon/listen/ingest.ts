@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { EventHandoff } from '../events/types.js';
-import { eventRequestSchema } from '../link/protocol.js';
-import { listSpool, quarantineSpoolFile, readSpoolFile, removeSpoolFile } from '../link/spool.js';
-import type { DaemonStore, JournalRecord } from './store.js';
+import type { EventHandoff } from '../../events/types.js';
+import { eventRequestSchema } from '../../link/protocol.js';
+import { listSpool, quarantineSpoolFile, readSpoolFile, removeSpoolFile } from '../../link/spool.js';
+import type { DaemonStore, JournalRecord } from '../state/store.js';
 
 /** What ingest counts, for `hookd status`. */
 export interface IngestCounts {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import type { Env } from '../paths.js';
-import { PROTOCOL_VERSION, requestDaemon } from '../link/client.js';
+import type { Env } from '../../paths.js';
+import { PROTOCOL_VERSION, requestDaemon } from '../../link/client.js';
 import {
   acquireLock,
   forceBreakLock,
@@ -8,7 +8,7 @@ import {
   readPidFile,
   type DaemonFiles,
   type LockResult,
-} from '../link/runtime-files.js';
+} from '../../link/runtime-files.js';
 
 /** A lock held by a live pid that does not answer on the socket for this long is taken over. */
 export const STALE_LOCK_MS = 30_000;

@@ -4,8 +4,8 @@ import { constants } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { SpawnLike } from '../runner/run-command.js';
-import { hookdLocation, nativeCandidates, nativeFileProblem, realPath } from '../util/hookd-location.js';
+import type { SpawnLike } from '../../runner/run-command.js';
+import { hookdLocation, nativeCandidates, nativeFileProblem, realPath } from '../../util/hookd-location.js';
 
 /**
  * The daemon's commands through the resident spawner (native/hookd-spawner.c; docs/daemon.md, "The
@@ -47,7 +47,7 @@ export function defaultSpawnerPath(env: Record<string, string | undefined> = pro
   let dist: string;
   try {
     const here = dirname(realPath(fileURLToPath(import.meta.url)));
-    dist = basename(here) === 'dist' ? here : join(here, '..', '..', 'dist');
+    dist = basename(here) === 'dist' ? here : join(here, '..', '..', '..', 'dist');
   } catch {
     // A bundle without import.meta (a test's own CJS bundle of the daemon): beside the program run.
     dist = hookdLocation().dist;

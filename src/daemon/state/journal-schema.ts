@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { eventRequestSchema } from '../link/protocol.js';
+import { eventRequestSchema } from '../../link/protocol.js';
 import { REF_MAX, type JournalRecord } from './store.js';
 import { Journal, type JournalOptions } from './journal.js';
 

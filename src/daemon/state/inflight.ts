@@ -1,11 +1,11 @@
 import { closeSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { CommandOutcome, EventHandoff } from '../events/types.js';
-import { stateDir, type Env } from '../paths.js';
-import { createPrivateFile, ensurePrivateDir, readPrivateFile, writeAll } from '../util/private-fs.js';
-import { eventRequestSchema } from '../link/protocol.js';
-import { listSpool, quarantineSpoolFile, spoolFileName } from '../link/spool.js';
+import type { CommandOutcome, EventHandoff } from '../../events/types.js';
+import { stateDir, type Env } from '../../paths.js';
+import { createPrivateFile, ensurePrivateDir, readPrivateFile, writeAll } from '../../util/private-fs.js';
+import { eventRequestSchema } from '../../link/protocol.js';
+import { listSpool, quarantineSpoolFile, spoolFileName } from '../../link/spool.js';
 
 /**
  * In-flight records of the fast listener: the event the daemon acknowledged (ACK) and is

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { Channel, DeliveryResult, ThreadStore } from '../notify/channels/channel.js';
-import { redactText } from '../logging/redact.js';
+import type { Channel, DeliveryResult, ThreadStore } from '../../notify/channels/channel.js';
+import { redactText } from '../../logging/redact.js';
 import { REF_MAX, type DaemonStore, type Delivery, type JournalRecord } from './store.js';
-import { isRemoteChannel, redactNotification } from '../notify/redact-notification.js';
+import { isRemoteChannel, redactNotification } from '../../notify/redact-notification.js';
 
 export interface OutboxOptions {
   store: DaemonStore;

@@ -1,41 +1,46 @@
 import { existsSync, rmSync } from 'node:fs';
-import { writePrivateFileAtomic } from '../util/private-fs.js';
+import { writePrivateFileAtomic } from '../../util/private-fs.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { EventHandoff, HookEvent } from '../events/types.js';
-import { spoolDir, stateDir, type Env } from '../paths.js';
-import type { Channel } from '../notify/channels/channel.js';
-import type { FetchLike } from '../notify/channels/http.js';
-import type { DesktopOptions } from '../notify/channels/desktop.js';
-import { buildChannels } from '../notify/channels/build-channels.js';
-import type { FiredRule } from '../notify/rules.js';
-import type { DefaultText } from '../notify/notification.js';
-import { ConfigStore, type ConfigState } from './config-store.js';
+import type { EventHandoff, HookEvent } from '../../events/types.js';
+import { spoolDir, stateDir, type Env } from '../../paths.js';
+import type { Channel } from '../../notify/channels/channel.js';
+import type { FetchLike } from '../../notify/channels/http.js';
+import type { DesktopOptions } from '../../notify/channels/desktop.js';
+import { buildChannels } from '../../notify/channels/build-channels.js';
+import type { FiredRule } from '../../notify/rules.js';
+import type { DefaultText } from '../../notify/notification.js';
+import { ConfigStore, type ConfigState } from '../state/config-store.js';
 import { createDaemonLogger } from './logger.js';
-import { daemonFiles, ensurePrivateDir } from '../link/runtime-files.js';
-import { openDaemonJournal } from './journal-schema.js';
-import { DaemonStore, type JournalRecord } from './store.js';
-import { Outbox } from './outbox.js';
-import { listenOnSocket, type SocketServer } from './server.js';
+import { daemonFiles, ensurePrivateDir } from '../../link/runtime-files.js';
+import { openDaemonJournal } from '../state/journal-schema.js';
+import { DaemonStore, type JournalRecord } from '../state/store.js';
+import { Outbox } from '../state/outbox.js';
+import { listenOnSocket, type SocketServer } from '../listen/server.js';
 import { holdDaemonLock, pingOverSocket } from './lock-holder.js';
-import { Pipeline } from './pipeline.js';
-import { Escalator, type Answered } from './escalator.js';
-import { ProjectNotifyCache } from './project-notify.js';
-import { openNoiseStore } from './noise-store.js';
-import { noiseRetentionMs } from '../notify/noise.js';
-import { createPresenceProbe, type PresenceProbe, type PresenceReading } from '../notify/presence.js';
-import { within } from '../util/within.js';
-import { Ingest } from './ingest.js';
-import { Digest } from './digest.js';
-import { collectStats, type DaemonStats } from './stats.js';
-import { requestHandler } from './requests.js';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, startFastServer, type FastServer } from './fast-server.js';
-import { createSpawner } from './spawner.js';
-import { inflightDir, recoverInflight } from './inflight.js';
-import { TranscriptWatch } from './transcript-watch.js';
+import { Pipeline } from '../pipeline.js';
+import { Escalator, type Answered } from '../escalator.js';
+import { ProjectNotifyCache } from '../project-notify.js';
+import { openNoiseStore } from '../state/noise-store.js';
+import { noiseRetentionMs } from '../../notify/noise.js';
+import { createPresenceProbe, type PresenceProbe, type PresenceReading } from '../../notify/presence.js';
+import { within } from '../../util/within.js';
+import { Ingest } from '../listen/ingest.js';
+import { Digest } from '../digest.js';
+import { collectStats, type DaemonStats } from '../state/stats.js';
+import { requestHandler } from '../listen/requests.js';
+import {
+  FAST_CLIENT_VERSIONS,
+  FAST_PROTOCOL,
+  startFastServer,
+  type FastServer,
+} from '../listen/fast-server.js';
+import { createSpawner } from '../spawn/spawner.js';
+import { inflightDir, recoverInflight } from '../state/inflight.js';
+import { TranscriptWatch } from '../listen/transcript-watch.js';
 
 export { DaemonRunningError } from './lock-holder.js';
-export type { ChannelStatus, DaemonStats } from './stats.js';
+export type { ChannelStatus, DaemonStats } from '../state/stats.js';
 
 export interface StartDaemonOptions {
   env?: Env;
