@@ -1,4 +1,4 @@
-import { agentEventPaths, pathOf, type EventPath } from '../doctor/event-paths.js';
+import { agentEventPaths, pathOf, type EventPath } from '../doctor/checks/agent/event-paths.js';
 import { AGENTS, type Agent } from '../install/agents.js';
 import { loadConfig, type ConfigSource } from '../config/load.js';
 import { validator } from '../config/resolve.js';
@@ -9,7 +9,7 @@ import { PROTOCOL_VERSION, requestDaemon } from '../link/client.js';
 import { createNoiseState, deserializeNoise, observeEvent, type NoiseState } from '../notify/noise.js';
 import { effectiveRules, evaluateRules } from '../notify/rules.js';
 import { isWaitingAsk } from '../notify/session-state.js';
-import { missingVariables } from '../doctor/missing-variables.js';
+import { missingVariables } from '../doctor/checks/notify/missing-variables.js';
 import { matcherTarget } from '../events/names.js';
 import { parseEvent, type DeclaredAgent } from '../events/parse.js';
 import type { HookEvent } from '../events/types.js';

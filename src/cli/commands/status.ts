@@ -24,7 +24,7 @@ import {
   presenceStatusSchema,
   type PresenceStatus,
 } from '../../notify/presence.js';
-import { agentEventPaths, type EventPath } from '../../doctor/event-paths.js';
+import { agentEventPaths, type EventPath } from '../../doctor/checks/agent/event-paths.js';
 import type { HookdConfig } from '../../config/schema.js';
 import { AGENT_PROFILES, AGENTS, type Agent } from '../../install/agents.js';
 

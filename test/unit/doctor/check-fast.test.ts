@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { daemonSettings } from '../../../src/config/daemon-schema.js';
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/daemon/listen/fast-server.js';
-import { checkFast } from '../../../src/doctor/check-fast.js';
-import type { DaemonView } from '../../../src/doctor/daemon-view.js';
+import { checkFast } from '../../../src/doctor/checks/hook/check-fast.js';
+import type { DaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js';
 import type { DaemonStats } from '../../../src/daemon/lifecycle/daemon.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 

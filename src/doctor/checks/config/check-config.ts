@@ -1,10 +1,10 @@
 import { dirname } from 'node:path';
-import { loadConfig, type LoadedConfig } from '../config/load.js';
-import { untrustedFix, untrustedText } from '../config/trust.js';
-import { validator } from '../config/resolve.js';
-import type { ConfigIssue } from '../config/issues.js';
-import type { Env } from '../paths.js';
-import { result, type CheckResult } from './types.js';
+import { loadConfig, type LoadedConfig } from '../../../config/load.js';
+import { untrustedFix, untrustedText } from '../../../config/trust.js';
+import { validator } from '../../../config/resolve.js';
+import type { ConfigIssue } from '../../../config/issues.js';
+import type { Env } from '../../../paths.js';
+import { result, type CheckResult } from '../../types.js';
 
 export interface ConfigCheck {
   result: CheckResult;

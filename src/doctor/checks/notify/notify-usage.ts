@@ -1,5 +1,5 @@
-import type { NotifyConfig } from '../config/notify-schema.js';
-import { effectiveRules } from '../notify/rules.js';
+import type { NotifyConfig } from '../../../config/notify-schema.js';
+import { effectiveRules } from '../../../notify/rules.js';
 
 /** The channel names some enabled rule sends to (the default rules included when no rules are written). */
 export function usedChannels(notify: NotifyConfig): Set<string> {

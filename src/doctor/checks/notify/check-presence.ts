@@ -1,4 +1,4 @@
-import type { NotifyConfig } from '../config/notify-schema.js';
+import type { NotifyConfig } from '../../../config/notify-schema.js';
 import {
   createPresenceProbe,
   describeReading,
@@ -6,11 +6,11 @@ import {
   presenceStatusSchema,
   skippedReasons,
   type PresenceDetection,
-} from '../notify/presence.js';
-import type { Env } from '../paths.js';
-import type { ProbeRun } from '../util/run-probe.js';
-import type { DaemonView } from './daemon-view.js';
-import { result, type CheckResult } from './types.js';
+} from '../../../notify/presence.js';
+import type { Env } from '../../../paths.js';
+import type { ProbeRun } from '../../../util/run-probe.js';
+import type { DaemonView } from '../daemon/daemon-view.js';
+import { result, type CheckResult } from '../../types.js';
 
 export interface PresenceCheckInput {
   env: Env;

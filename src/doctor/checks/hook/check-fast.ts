@@ -1,19 +1,19 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import type { DaemonConfig } from '../config/daemon-schema.js';
+import type { DaemonConfig } from '../../../config/daemon-schema.js';
 import {
   FAST_CLIENT_VERSIONS,
   FAST_PROTOCOL,
   FAST_SOCKET,
   LEGACY_FAST_FILE,
   readFastStatus,
-} from '../daemon/listen/fast-server.js';
-import { runtimeDir, type Env } from '../paths.js';
-import { privateDirProblem } from '../util/private-fs.js';
-import { socketAddress, socketPathProblem } from '../util/unix-socket.js';
-import type { DaemonView } from './daemon-view.js';
-import { result, type CheckResult } from './types.js';
+} from '../../../daemon/listen/fast-server.js';
+import { runtimeDir, type Env } from '../../../paths.js';
+import { privateDirProblem } from '../../../util/private-fs.js';
+import { socketAddress, socketPathProblem } from '../../../util/unix-socket.js';
+import type { DaemonView } from '../daemon/daemon-view.js';
+import { result, type CheckResult } from '../../types.js';
 
 const ID = 'fast';
 const TITLE = 'Fast client listener';

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { daemonState } from '../daemon/admin.js';
-import type { DaemonStats } from '../daemon/lifecycle/daemon.js';
-import { daemonFiles } from '../link/runtime-files.js';
-import { listSpool } from '../link/spool.js';
-import { spoolDir, stateDir, type Env } from '../paths.js';
+import { daemonState } from '../../../daemon/admin.js';
+import type { DaemonStats } from '../../../daemon/lifecycle/daemon.js';
+import { daemonFiles } from '../../../link/runtime-files.js';
+import { listSpool } from '../../../link/spool.js';
+import { spoolDir, stateDir, type Env } from '../../../paths.js';
 
 /** What the doctor needs to know about the daemon, asked once and shared by several checks. */
 export interface DaemonView {

@@ -1,9 +1,9 @@
 import { stat } from 'node:fs/promises';
-import { formatDuration } from '../terminal/output.js';
-import { CLAUDE_SKIPPED_LINE, validateAgentHooks } from '../install/agent-hooks.js';
-import { readSettingsFile } from '../install/settings-file.js';
+import { formatDuration } from '../../../terminal/output.js';
+import { CLAUDE_SKIPPED_LINE, validateAgentHooks } from '../../../install/agent-hooks.js';
+import { readSettingsFile } from '../../../install/settings-file.js';
 import { scanLogFolder } from './droid-log.js';
-import { result, worstStatus, type CheckResult, type CheckStatus } from './types.js';
+import { result, worstStatus, type CheckResult, type CheckStatus } from '../../types.js';
 
 /** Newest debug logs looked at: Claude Code writes one per session with --debug. */
 const MAX_FILES = 50;

@@ -1,10 +1,10 @@
-import type { FetchLike } from '../notify/channels/http.js';
-import type { ApiConfig } from '../config/api-schema.js';
-import { resolveApiAccess, type ApiAccess } from '../platform/access.js';
-import { PlatformClient } from '../platform/client.js';
-import { ApiAccessError, HttpError, NetworkError, TimeoutError } from '../platform/errors.js';
-import type { Env } from '../paths.js';
-import { result, type CheckResult } from './types.js';
+import type { FetchLike } from '../../../notify/channels/http.js';
+import type { ApiConfig } from '../../../config/api-schema.js';
+import { resolveApiAccess, type ApiAccess } from '../../../platform/access.js';
+import { PlatformClient } from '../../../platform/client.js';
+import { ApiAccessError, HttpError, NetworkError, TimeoutError } from '../../../platform/errors.js';
+import type { Env } from '../../../paths.js';
+import { result, type CheckResult } from '../../types.js';
 
 const HOW_TO_SET =
   'create a key in the API-keys settings page of the web app, then `export HOOKD_API_KEY=...` or set api.keyFile in the config';

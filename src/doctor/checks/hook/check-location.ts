@@ -1,13 +1,18 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Agent } from '../install/agents.js';
-import { fastClientOf, fastClientStart, hookdInvocation, isNodeProgram } from '../install/hookd-command.js';
-import { installCommandFor } from '../install/hookd-layers.js';
-import type { Layer } from '../install/agent-files.js';
-import { hookdLocation, realPath } from '../util/hookd-location.js';
-import { agentName, type SettingsFileState } from './agent-settings.js';
-import { wiredHooksOf } from './event-paths.js';
-import { result, type CheckResult } from './types.js';
+import type { Agent } from '../../../install/agents.js';
+import {
+  fastClientOf,
+  fastClientStart,
+  hookdInvocation,
+  isNodeProgram,
+} from '../../../install/hookd-command.js';
+import { installCommandFor } from '../../../install/hookd-layers.js';
+import type { Layer } from '../../../install/agent-files.js';
+import { hookdLocation, realPath } from '../../../util/hookd-location.js';
+import { agentName, type SettingsFileState } from '../agent/agent-settings.js';
+import { wiredHooksOf } from '../agent/event-paths.js';
+import { result, type CheckResult } from '../../types.js';
 
 /**
  * The hookd.cjs a hookd command runs, or undefined for one that names no path (the portable project

@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { samplePayload } from '../events/sample.js';
-import type { Agent } from '../install/agents.js';
-import { logFilePath, type Env } from '../paths.js';
-import { GUARD_NOT_RUN } from '../runner/decision.js';
-import { matchesPattern } from '../runner/matcher.js';
+import { samplePayload } from '../../../events/sample.js';
+import type { Agent } from '../../../install/agents.js';
+import { logFilePath, type Env } from '../../../paths.js';
+import { GUARD_NOT_RUN } from '../../../runner/decision.js';
+import { matchesPattern } from '../../../runner/matcher.js';
 import { agentName, installCommandFor, runningHookdHooks, type SettingsFileState } from './agent-settings.js';
-import { result, type CheckResult } from './types.js';
-import { killProcessGroup } from '../util/process-group.js';
+import { result, type CheckResult } from '../../types.js';
+import { killProcessGroup } from '../../../util/process-group.js';
 
 /** The drill's shell call: harmless whatever a guard lets through. */
 const DRILL_COMMAND = 'true # hookd doctor --drill';

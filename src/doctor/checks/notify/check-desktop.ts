@@ -1,11 +1,11 @@
-import type { Channel } from '../notify/channels/channel.js';
-import { probeDesktop } from '../notify/channels/desktop.js';
-import type { NotifyConfig } from '../config/notify-schema.js';
-import type { Env } from '../paths.js';
-import type { DaemonView } from './daemon-view.js';
+import type { Channel } from '../../../notify/channels/channel.js';
+import { probeDesktop } from '../../../notify/channels/desktop.js';
+import type { NotifyConfig } from '../../../config/notify-schema.js';
+import type { Env } from '../../../paths.js';
+import type { DaemonView } from '../daemon/daemon-view.js';
 import { isDesktopChannel, usedChannels } from './notify-usage.js';
 import { sendTestNotification } from './send-test.js';
-import { result, type CheckResult } from './types.js';
+import { result, type CheckResult } from '../../types.js';
 
 export interface DesktopCheckInput {
   env: Env;

@@ -1,6 +1,6 @@
-import { trustReport } from '../config/trust.js';
-import type { Env } from '../paths.js';
-import { result, type CheckResult } from './types.js';
+import { trustReport } from '../../../config/trust.js';
+import type { Env } from '../../../paths.js';
+import { result, type CheckResult } from '../../types.js';
 
 /**
  * Every trust record (`hookd trust --list`, checked): a trusted project whose config no longer applies

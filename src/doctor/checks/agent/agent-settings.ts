@@ -4,13 +4,13 @@ import {
   claudeManagedDir,
   claudeManagedDropIns,
   type Layer,
-} from '../install/agent-files.js';
-import { AGENT_PROFILES, type Agent } from '../install/agents.js';
-import { readHooksFile, type HookAt, type HooksFileRead } from '../install/effective-hooks.js';
-import { hookdHooksAt } from '../install/hookd-layers.js';
-import { shellQuote } from '../install/hookd-command.js';
-import { isObject } from '../util/json-values.js';
-import type { Env } from '../paths.js';
+} from '../../../install/agent-files.js';
+import { AGENT_PROFILES, type Agent } from '../../../install/agents.js';
+import { readHooksFile, type HookAt, type HooksFileRead } from '../../../install/effective-hooks.js';
+import { hookdHooksAt } from '../../../install/hookd-layers.js';
+import { shellQuote } from '../../../install/hookd-command.js';
+import { isObject } from '../../../util/json-values.js';
+import type { Env } from '../../../paths.js';
 
 /** One file of the agent's hooks as the doctor sees it: read once, shared by every check. */
 export type SettingsFileState = HooksFileRead;

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import type { HookdConfig } from '../config/schema.js';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../daemon/listen/fast-server.js';
-import type { Agent } from '../install/agents.js';
-import { fastClientOfHook, nativeClientProblem } from '../install/transport.js';
+import type { HookdConfig } from '../../../config/schema.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../daemon/listen/fast-server.js';
+import type { Agent } from '../../../install/agents.js';
+import { fastClientOfHook, nativeClientProblem } from '../../../install/transport.js';
 import { hookdProgramWords } from './hookd-program.js';
-import { agentName, type SettingsFileState } from './agent-settings.js';
+import { agentName, type SettingsFileState } from '../agent/agent-settings.js';
 import {
   eventPaths,
   fixCommand,
@@ -13,8 +13,8 @@ import {
   matcherCovers,
   wiredHooksOf,
   type WiredHook,
-} from './event-paths.js';
-import { result, type CheckResult } from './types.js';
+} from '../agent/event-paths.js';
+import { result, type CheckResult } from '../../types.js';
 
 /**
  * Entries older hookd versions wrote that no longer reach the daemon safely: the bash fast client (it

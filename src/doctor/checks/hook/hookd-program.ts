@@ -1,15 +1,15 @@
 import { accessSync, closeSync, constants, existsSync, openSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute } from 'node:path';
-import { findOnPath } from '../notify/channels/desktop.js';
+import { findOnPath } from '../../../notify/channels/desktop.js';
 import {
   fastClientStart,
   hookdInvocation,
   isFastClientInvocation,
   isHookdCommand,
   isNodeProgram,
-} from '../install/hookd-command.js';
-import type { Env } from '../paths.js';
+} from '../../../install/hookd-command.js';
+import type { Env } from '../../../paths.js';
 
 /**
  * The program words of a hookd hook command: `[hookd]` or `[node, hookd.cjs]`; for the fast client

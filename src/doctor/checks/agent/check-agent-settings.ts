@@ -1,20 +1,20 @@
-import { CLAUDE_SKIPPED_LINE, type AgentHooksProblem } from '../install/agent-hooks.js';
-import type { Layer } from '../install/agent-files.js';
-import { AGENT_PROFILES, type Agent } from '../install/agents.js';
+import { CLAUDE_SKIPPED_LINE, type AgentHooksProblem } from '../../../install/agent-hooks.js';
+import type { Layer } from '../../../install/agent-files.js';
+import { AGENT_PROFILES, type Agent } from '../../../install/agents.js';
 import {
   hooksAt,
   hooksJsonBeside,
   hooksSwitches,
   isAccepted,
   type HooksSwitch,
-} from '../install/effective-hooks.js';
-import { doubleWirings, hookdHooksAt, uninstallCommandFor } from '../install/hookd-layers.js';
-import { isHookdHook } from '../install/transport.js';
-import type { Env } from '../paths.js';
-import { isObject } from '../util/json-values.js';
+} from '../../../install/effective-hooks.js';
+import { doubleWirings, hookdHooksAt, uninstallCommandFor } from '../../../install/hookd-layers.js';
+import { isHookdHook } from '../../../install/transport.js';
+import type { Env } from '../../../paths.js';
+import { isObject } from '../../../util/json-values.js';
 import { agentName, installCommandFor, runningHookdHooks, type SettingsFileState } from './agent-settings.js';
-import { missingProgram, needsNodeOnPath } from './hookd-program.js';
-import { result, type CheckResult } from './types.js';
+import { missingProgram, needsNodeOnPath } from '../hook/hookd-program.js';
+import { result, type CheckResult } from '../../types.js';
 
 function problemLine(file: string, p: AgentHooksProblem): string {
   const value = p.value !== undefined ? ` (value: ${JSON.stringify(p.value)?.slice(0, 80)})` : '';

@@ -1,15 +1,15 @@
 import { stat } from 'node:fs/promises';
-import { formatDuration } from '../terminal/output.js';
+import { formatDuration } from '../../../terminal/output.js';
 import { basename } from 'node:path';
-import { DROID_HOOKS_JSON } from '../install/agent-files.js';
-import { readHooksFile } from '../install/effective-hooks.js';
+import { DROID_HOOKS_JSON } from '../../../install/agent-files.js';
+import { readHooksFile } from '../../../install/effective-hooks.js';
 import {
   scanDroidLogs,
   INVALID_HOOKS_FILE_MARKER,
   INVALID_HOOKS_MARKER,
   type InvalidHooksLine,
 } from './droid-log.js';
-import { result, worstStatus, type CheckResult, type CheckStatus } from './types.js';
+import { result, worstStatus, type CheckResult, type CheckStatus } from '../../types.js';
 
 const UNNAMED = '(settings file not named in the log)';
 

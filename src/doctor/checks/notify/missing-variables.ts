@@ -1,5 +1,5 @@
-import { interpolateEnv } from '../config/interpolate.js';
-import type { Env } from '../paths.js';
+import { interpolateEnv } from '../../../config/interpolate.js';
+import type { Env } from '../../../paths.js';
 
 export interface MissingVariable {
   name: string;

@@ -1,4 +1,4 @@
-import { result, type CheckResult } from './types.js';
+import { result, type CheckResult } from '../../types.js';
 
 /** The oldest Node hookd supports (package.json `engines.node`). */
 export const MIN_NODE_VERSION = '20.19.0';

@@ -1,6 +1,6 @@
-import type { Channel, DeliveryResult } from '../notify/channels/channel.js';
-import type { RenderedNotification } from '../notify/notification.js';
-import { redactText } from '../logging/redact.js';
+import type { Channel, DeliveryResult } from '../../../notify/channels/channel.js';
+import type { RenderedNotification } from '../../../notify/notification.js';
+import { redactText } from '../../../logging/redact.js';
 
 /** The notification `hookd doctor --send-test` sends. */
 export function testNotification(now: number): RenderedNotification {

@@ -1,6 +1,6 @@
-import { spoolDir, type Env } from '../paths.js';
+import { spoolDir, type Env } from '../../../paths.js';
 import type { DaemonView } from './daemon-view.js';
-import { result, type CheckResult } from './types.js';
+import { result, type CheckResult } from '../../types.js';
 
 /** Undelivered work: events spooled while the daemon was down, and the outbox (pending, held, dead). */
 export function checkBacklog(env: Env, view: DaemonView): CheckResult {

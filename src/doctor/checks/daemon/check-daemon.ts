@@ -1,11 +1,11 @@
 import { lstatSync } from 'node:fs';
-import { formatDuration } from '../terminal/output.js';
-import type { DaemonConfig } from '../config/daemon-schema.js';
-import { daemonFiles } from '../link/runtime-files.js';
-import { journalTrouble } from '../daemon/state/journal.js';
-import type { Env } from '../paths.js';
+import { formatDuration } from '../../../terminal/output.js';
+import type { DaemonConfig } from '../../../config/daemon-schema.js';
+import { daemonFiles } from '../../../link/runtime-files.js';
+import { journalTrouble } from '../../../daemon/state/journal.js';
+import type { Env } from '../../../paths.js';
 import type { DaemonView } from './daemon-view.js';
-import { result, type CheckResult } from './types.js';
+import { result, type CheckResult } from '../../types.js';
 
 function mode(bits: number): string {
   return (bits & 0o777).toString(8).padStart(4, '0');

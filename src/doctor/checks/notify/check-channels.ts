@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
-import type { Channel } from '../notify/channels/channel.js';
-import { findOnPath } from '../notify/channels/desktop.js';
-import { safeHost, type FetchLike } from '../notify/channels/http.js';
-import { interpolateEnv } from '../config/interpolate.js';
+import type { Channel } from '../../../notify/channels/channel.js';
+import { findOnPath } from '../../../notify/channels/desktop.js';
+import { safeHost, type FetchLike } from '../../../notify/channels/http.js';
+import { interpolateEnv } from '../../../config/interpolate.js';
 import { missingVariables } from './missing-variables.js';
-import type { ChannelConfig } from '../config/notify-schema.js';
-import type { Env } from '../paths.js';
-import type { DaemonView } from './daemon-view.js';
+import type { ChannelConfig } from '../../../config/notify-schema.js';
+import type { Env } from '../../../paths.js';
+import type { DaemonView } from '../daemon/daemon-view.js';
 import { probeHttp } from './probe-http.js';
 import { sendTestNotification } from './send-test.js';
-import { result, type CheckResult } from './types.js';
+import { result, type CheckResult } from '../../types.js';
 
 export interface ChannelCheckInput {
   name: string;

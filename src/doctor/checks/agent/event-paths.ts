@@ -1,10 +1,10 @@
-import type { HookdConfig } from '../config/schema.js';
-import type { Layer } from '../install/agent-files.js';
-import { AGENT_PROFILES, AGENTS, type Agent } from '../install/agents.js';
-import { hooksAt, hooksSwitches } from '../install/effective-hooks.js';
-import type { Env } from '../paths.js';
-import { transportOf, type WiredTransport } from '../install/transport.js';
-import { eventsToWire, type WiringReason } from '../install/wiring.js';
+import type { HookdConfig } from '../../../config/schema.js';
+import type { Layer } from '../../../install/agent-files.js';
+import { AGENT_PROFILES, AGENTS, type Agent } from '../../../install/agents.js';
+import { hooksAt, hooksSwitches } from '../../../install/effective-hooks.js';
+import type { Env } from '../../../paths.js';
+import { transportOf, type WiredTransport } from '../../../install/transport.js';
+import { eventsToWire, type WiringReason } from '../../../install/wiring.js';
 import {
   inspectAgentFiles,
   installCommandFor,
