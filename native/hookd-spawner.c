@@ -65,6 +65,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hookd-wire.h"
+
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
 #endif
@@ -73,9 +75,9 @@
 #endif
 
 /* The protocol this file speaks (src/daemon/spawn/spawner.ts checks it before it sends anything). */
-#define HELLO_TEXT "hookd-spawner 1"
+#define HELLO_TEXT HOOKD_SPAWNER_HELLO
 /* The largest frame the daemon may send (its stdin cap is 8 MiB, an environment at most a few MiB). */
-#define MAX_FRAME (48UL * 1024 * 1024)
+#define MAX_FRAME HOOKD_SPAWNER_MAX_FRAME
 /* Strings in one SPAWN (argv and environment each). */
 #define MAX_STRINGS 65536UL
 /* Stdin bytes held for running commands before the next frame is read. */

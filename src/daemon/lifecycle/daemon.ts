@@ -29,12 +29,8 @@ import { Ingest } from '../listen/ingest.js';
 import { Digest } from '../digest.js';
 import { collectStats, type DaemonStats } from '../state/stats.js';
 import { requestHandler } from '../listen/requests.js';
-import {
-  FAST_CLIENT_VERSIONS,
-  FAST_PROTOCOL,
-  startFastServer,
-  type FastServer,
-} from '../listen/fast-server.js';
+import { startFastServer, type FastServer } from '../listen/fast-server.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../link/wire.js';
 import { createSpawner } from '../spawn/spawner.js';
 import { inflightDir, recoverInflight } from '../state/inflight.js';
 import { TranscriptWatch } from '../listen/transcript-watch.js';

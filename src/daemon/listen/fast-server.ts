@@ -2,7 +2,6 @@ import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import * as z from 'zod';
 import { ConfigMemory, loadConfig, type LoadedConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
 import { parseEvent, type DeclaredAgent, type ParseResult } from '../../events/parse.js';
@@ -16,10 +15,21 @@ import { createLineLoggerPool } from '../../logging/line-logger.js';
 import { planCommands } from '../../runner/route.js';
 import type { SpawnLike } from '../../runner/run-command.js';
 import { logFilePath, type Env } from '../../paths.js';
-import { readPrivateFile, writePrivateFileAtomic } from '../../util/private-fs.js';
+import { writePrivateFileAtomic } from '../../util/private-fs.js';
 import { readStdinCopy, releaseStdinCopy, sweepStdinCopies } from '../../util/stdin-copy.js';
 import { listenInDir } from '../../util/unix-socket.js';
 import { hookdLocation } from '../../util/hookd-location.js';
+import {
+  FAST_HELLO,
+  FAST_PROTOCOL,
+  FAST_CLIENT_VERSIONS,
+  FAST_SOCKET,
+  LEGACY_FAST_FILE,
+  FAST_STATUS_FILE,
+  FAST_INLINE_MAX,
+  FAST_LINE_MAX,
+} from '../../link/wire.js';
+import type { FastStatus } from '../../link/fast-status.js';
 import { clearInflight, diedOutcome, recordInflight } from '../state/inflight.js';
 
 /**
@@ -56,21 +66,6 @@ import { clearInflight, diedOutcome, recordInflight } from '../state/inflight.js
  * record (none kept, not written, no hand-off) an event is answered after its hand-off.
  */
 
-/** The first word of every request. */
-export const FAST_HELLO = 'HOOKD-FAST';
-/** The protocol this daemon speaks; a client speaking another one is denied (and falls back). */
-export const FAST_PROTOCOL = 3;
-/** The native client versions (`CLIENT_VERSION` in native/hookd-client.c) this daemon serves. */
-export const FAST_CLIENT_VERSIONS = { min: 3, max: 3 } as const;
-/** The listener's unix socket in the private runtime dir (`SOCKET_NAME` in native/hookd-client.c). */
-export const FAST_SOCKET = 'fast.sock';
-/**
- * The loopback listener file of older versions (a port and secrets): removed at start, so that a client
- * of an older version finds no listener and takes the Node path.
- */
-export const LEGACY_FAST_FILE = 'hookd.fast';
-/** The version mismatches the listener saw (written at the first one), for doctor; private runtime dir. */
-export const FAST_STATUS_FILE = 'fast-status.json';
 /** A stdin copy older than this is what a killed client left behind. */
 const STALE_COPY_MS = 60_000;
 
@@ -96,9 +91,6 @@ export const FAST_LIMITS: FastLimits = {
   goTimeoutMs: 120_000,
 };
 const HEADER_LINES = 5;
-/** Stdin sent inline (the client sends at most 60 KiB so; more comes as a stdin copy). */
-const MAX_INLINE_BYTES = 64 * 1024;
-const MAX_HEADER_BYTES = 512;
 
 export interface FastServerOptions {
   env: Env;
@@ -121,30 +113,6 @@ export interface FastServer {
   close(): Promise<void>;
   /** Events whose commands are running now. */
   running(): number;
-}
-
-/** The fast status file: what doctor shows about the listener besides the listener file. */
-export const fastStatusSchema = z.object({
-  v: z.literal(1),
-  protocol: z.number().int(),
-  clientVersions: z.object({ min: z.number().int(), max: z.number().int() }),
-  mismatches: z.number().int().min(0),
-  lastMismatch: z
-    .object({ at: z.number(), protocol: z.string().max(64), client: z.string().max(64) })
-    .optional(),
-});
-export type FastStatus = z.infer<typeof fastStatusSchema>;
-
-/** Reads the fast status file, validated; undefined when missing or bad (doctor says so). */
-export function readFastStatus(runtimeDir: string): FastStatus | undefined {
-  const read = readPrivateFile(join(runtimeDir, FAST_STATUS_FILE), 64 * 1024);
-  if (!read.ok) return undefined;
-  try {
-    const parsed = fastStatusSchema.safeParse(JSON.parse(read.text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export interface FastRequest {
@@ -216,24 +184,24 @@ class RequestReader {
       const first = this.buf.indexOf(10);
       if (!this.helloChecked && first >= 0) {
         const [hello = '', protocol = '', client = '', ...more] = this.buf
-          .subarray(0, Math.min(first, MAX_HEADER_BYTES))
+          .subarray(0, Math.min(first, FAST_LINE_MAX))
           .toString('latin1')
           .split(' ');
-        if (first > MAX_HEADER_BYTES || hello !== FAST_HELLO || more.length > 0)
+        if (first > FAST_LINE_MAX || hello !== FAST_HELLO || more.length > 0)
           return { state: 'bad', reason: 'not a fast client request' };
         const problem = versionProblem(protocol, client);
         if (problem) return { state: 'bad', reason: `version: ${problem}`, version: { protocol, client } };
         this.helloChecked = true;
-      } else if (!this.helloChecked && this.buf.length > MAX_HEADER_BYTES) {
+      } else if (!this.helloChecked && this.buf.length > FAST_LINE_MAX) {
         return { state: 'bad', reason: 'not a fast client request' };
       }
       let nl = -1;
       for (let line = 0; line < HEADER_LINES; line++) {
         nl = this.buf.indexOf(10, nl + 1);
-        if (nl < 0 || nl > MAX_HEADER_BYTES) break;
+        if (nl < 0 || nl > FAST_LINE_MAX) break;
       }
-      if (nl < 0 && this.buf.length <= MAX_HEADER_BYTES) return { state: 'more' };
-      if (nl < 0 || nl > MAX_HEADER_BYTES) return { state: 'bad', reason: 'header too long' };
+      if (nl < 0 && this.buf.length <= FAST_LINE_MAX) return { state: 'more' };
+      if (nl < 0 || nl > FAST_LINE_MAX) return { state: 'bad', reason: 'header too long' };
       this.header = this.buf.subarray(0, nl).toString('latin1').split('\n');
       this.headerBytes = nl + 1;
       this.fieldStart = this.headerBytes;
@@ -265,7 +233,7 @@ class RequestReader {
       this.fields.push(field);
     }
     if (this.sectionEnd >= 0)
-      return this.buf.length - this.sectionEnd > MAX_INLINE_BYTES
+      return this.buf.length - this.sectionEnd > FAST_INLINE_MAX
         ? { state: 'bad', reason: 'payload too large' }
         : { state: 'more' };
     return this.buf.length - this.headerBytes > this.limits.maxEnvBytes

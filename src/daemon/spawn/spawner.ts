@@ -6,6 +6,7 @@ import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { SpawnLike } from '../../runner/run-command.js';
 import { hookdLocation, nativeCandidates, nativeFileProblem, realPath } from '../../util/hookd-location.js';
+import { SPAWNER_HELLO, SPAWNER_MAX_FRAME, SPAWNER_NAME } from '../../link/wire.js';
 
 /**
  * The daemon's commands through the resident spawner (native/hookd-spawner.c; docs/daemon.md, "The
@@ -27,11 +28,6 @@ import { hookdLocation, nativeCandidates, nativeFileProblem, realPath } from '..
  * HOOKD_NO_SPAWNER=1 in the daemon's environment: child_process only.
  */
 
-export const SPAWNER_NAME = 'hookd-spawner';
-/** What the spawner says first (HELLO_TEXT in native/hookd-spawner.c). */
-export const SPAWNER_HELLO = 'hookd-spawner 1';
-/** The largest frame the spawner takes (MAX_FRAME there); a bigger command goes through child_process. */
-export const SPAWNER_MAX_FRAME = 48 * 1024 * 1024;
 /** The largest frame the spawner sends: an OUT frame of 64 KiB; anything bigger is a broken spawner. */
 const MAX_INCOMING_FRAME = 64 * 1024 + 16;
 /** Deaths in a row with no command done in between, after which the daemon stays on child_process. */

@@ -2,13 +2,8 @@ import { existsSync, lstatSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { DaemonConfig } from '../../../config/daemon-schema.js';
-import {
-  FAST_CLIENT_VERSIONS,
-  FAST_PROTOCOL,
-  FAST_SOCKET,
-  LEGACY_FAST_FILE,
-  readFastStatus,
-} from '../../../daemon/listen/fast-server.js';
+import { readFastStatus } from '../../../link/fast-status.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, FAST_SOCKET, LEGACY_FAST_FILE } from '../../../link/wire.js';
 import { runtimeDir, type Env } from '../../../paths.js';
 import { privateDirProblem } from '../../../util/private-fs.js';
 import { socketAddress, socketPathProblem } from '../../../util/unix-socket.js';

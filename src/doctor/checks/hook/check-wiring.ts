@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { HookdConfig } from '../../../config/schema.js';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../daemon/listen/fast-server.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../link/wire.js';
 import type { Agent } from '../../../install/agents.js';
 import { fastClientOfHook, nativeClientProblem } from '../../../install/transport.js';
 import { hookdProgramWords } from './hookd-program.js';
