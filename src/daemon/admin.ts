@@ -16,7 +16,15 @@ import type { DaemonStats } from './lifecycle/daemon.js';
 import { DAEMON_DEFAULTS } from '../config/daemon-schema.js';
 import type { SessionState } from '../notify/session-state.js';
 
-/** Administration of the daemon for the CLI: ask the running daemon, or read its files when it is down. */
+/**
+ * Administration of the daemon for the CLI: ask the running daemon, or read its files when it is down.
+ * This file is the daemon's one face for the CLI, doctor and explain (docs/architecture.md): what they
+ * use of its records is named here, so that they import nothing else of the daemon.
+ */
+export type { DaemonStats } from './lifecycle/daemon.js';
+export type { Delivery, Ladder } from './state/store.js';
+export { describeLadderState, type AckedSession } from './escalator.js';
+export { journalTrouble } from './state/journal.js';
 
 export type DaemonState =
   | { running: true; stats: DaemonStats }

@@ -18,8 +18,7 @@ import { commandLabel, planCommands, type EntryLevels } from '../runner/route.js
 import { passesContext } from '../runner/decision.js';
 import { ownValue } from '../util/own.js';
 import { describeLadder } from '../notify/escalation.js';
-import { daemonLadders } from '../daemon/admin.js';
-import { describeLadderState } from '../daemon/escalator.js';
+import { daemonLadders, describeLadderState } from '../daemon/admin.js';
 
 /** How the agent of an explained event was settled: named (--agent), droid for a built event, or guessed. */
 export type AgentFrom = '--agent' | 'built' | 'guessed';

@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { runtimeDir, stateDir, type Env } from '../paths.js';
+import { logDir, runtimeDir, stateDir, type Env } from '../paths.js';
 import { acquireLock, readLockPid } from '../util/pid-lock.js';
 import { privateDirProblem } from '../util/private-fs.js';
 
@@ -64,4 +64,9 @@ export function socketTrustProblem(files: DaemonFiles): string | undefined {
  */
 export function claimStart(files: DaemonFiles, maxAgeMs = 10_000): boolean {
   return acquireLock(files.starting, { isStale: (holder) => holder.ageMs > maxAgeMs }).acquired;
+}
+
+/** The daemon's log file: JSON lines, secrets redacted (daemon/lifecycle/logger.ts writes it). */
+export function daemonLogPath(env: Env): string {
+  return join(logDir(env), 'daemon.log');
 }

@@ -7,7 +7,7 @@ import { formatJson, stdoutOut } from '../../terminal/output.js';
 // Loaded when a subcommand runs, not with the module: `hookd daemon --help` needs none of them.
 const admin = () => import('../../daemon/admin.js');
 const logHint = async () =>
-  `See ${(await import('../../daemon/lifecycle/logger.js')).daemonLogPath(process.env)}, or run \`hookd daemon run\` to see it fail.`;
+  `See ${(await import('../../link/runtime-files.js')).daemonLogPath(process.env)}, or run \`hookd daemon run\` to see it fail.`;
 
 async function run(): Promise<void> {
   const { daemonMain } = await import('../../daemon/lifecycle/main.js');

@@ -17,7 +17,7 @@ import {
   stdoutOut,
   type Out,
 } from '../../terminal/output.js';
-import { journalTrouble } from '../../daemon/state/journal.js';
+import { journalTrouble } from '../../daemon/admin.js';
 import {
   describeDetection,
   describeReading,

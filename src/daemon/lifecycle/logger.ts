@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { logDir, type Env } from '../../paths.js';
+import type { Env } from '../../paths.js';
 import { openPrivateAppend } from '../../util/private-fs.js';
+import { daemonLogPath } from '../../link/runtime-files.js';
 
 /** Keys whose values are secrets wherever they appear in a log record. */
 export const REDACT_PATHS = [
@@ -22,9 +22,7 @@ export const REDACT_PATHS = [
   '*.headers',
 ];
 
-export function daemonLogPath(env: Env): string {
-  return join(logDir(env), 'daemon.log');
-}
+export { daemonLogPath };
 
 /**
  * The daemon's pino logger: JSON lines in <state>/logs/daemon.log, secrets redacted by key; and each

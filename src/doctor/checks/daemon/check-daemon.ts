@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import { formatDuration } from '../../../terminal/output.js';
 import type { DaemonConfig } from '../../../config/daemon-schema.js';
 import { daemonFiles } from '../../../link/runtime-files.js';
-import { journalTrouble } from '../../../daemon/state/journal.js';
+import { journalTrouble } from '../../../daemon/admin.js';
 import type { Env } from '../../../paths.js';
 import type { DaemonView } from './daemon-view.js';
 import { result, type CheckResult } from '../../types.js';

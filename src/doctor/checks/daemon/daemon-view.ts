@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { daemonState } from '../../../daemon/admin.js';
-import type { DaemonStats } from '../../../daemon/lifecycle/daemon.js';
+import { daemonState, type DaemonStats } from '../../../daemon/admin.js';
 import { daemonFiles } from '../../../link/runtime-files.js';
 import { listSpool } from '../../../link/spool.js';
 import { spoolDir, stateDir, type Env } from '../../../paths.js';
