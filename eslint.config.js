@@ -12,6 +12,7 @@ const LAYERS = [
   ['doctor'],
   ['install', 'service'],
   ['daemon'],
+  ['link'],
   ['hook'],
   ['notify/channels'],
   ['notify'],
@@ -32,36 +33,74 @@ const importRegex = (unit) =>
   ROOT_FILES.has(unit) ? `(^|/)${unit}\\.js$` : `(^|/)${unit === 'notify/channels' ? 'channels' : unit}/`;
 const filesOf = (unit) => (ROOT_FILES.has(unit) ? [`src/${unit}.ts`] : [`src/${unit}/**/*.ts`]);
 
+// The daemon's server side is its own: install, doctor, explain and the CLI talk to it through src/link/,
+// and import of src/daemon/ only its face, admin.ts (ask the running daemon, or read its files when it is
+// down), and the CLI its entry for `hookd daemon run`. A specifier is relative, so the rule is written
+// per depth below src/ (`../daemon/` from src/cli/main.ts, `../../daemon/` from src/cli/commands/x.ts).
+const DAEMON_FACE = {
+  users: ['install', 'doctor', 'explain', 'cli'],
+  files: ['admin'],
+  cli: ['lifecycle/main'],
+};
+const DAEMON_DEPTHS = [1, 2, 3, 4];
+function daemonFaceRegex(unit, depth) {
+  const allowed = [...DAEMON_FACE.files, ...(unit === 'cli' ? DAEMON_FACE.cli : [])].join('|');
+  return `^(\\.\\./){${depth}}daemon/(?!(${allowed})\\.js$)`;
+}
+
 function layerBlocks() {
   return LAYERS.flatMap((row, index) =>
-    row.map((unit) => {
+    row.flatMap((unit) => {
       const banned = [...LAYERS.slice(0, index).flat(), ...row.filter((other) => other !== unit)];
       const message = `layering: src/${unit} may not import from a layer above it or beside it (docs/architecture.md)`;
       const dynamic = banned.map(importRegex).join('|');
-      return {
-        files: filesOf(unit),
+      const block = (files, face) => ({
+        files,
         ...(unit === 'notify' ? { ignores: ['src/notify/channels/**'] } : {}),
         rules: {
           'no-restricted-imports': [
             'error',
-            { patterns: banned.length ? [{ group: banned.map(importPattern), message }] : [] },
+            {
+              patterns: [
+                ...(banned.length ? [{ group: banned.map(importPattern), message }] : []),
+                ...(face ? [{ regex: face, message: FACE_MESSAGE }] : []),
+              ],
+            },
           ],
-          ...(banned.length
+          ...(banned.length || face
             ? {
                 'no-restricted-syntax': [
                   'error',
-                  {
-                    selector: `ImportExpression[source.value=/${dynamic.replaceAll('/', '\\/')}/]`,
-                    message: `layering: src/${unit} may not import a layer above it or beside it (docs/architecture.md)`,
-                  },
+                  ...(banned.length
+                    ? [
+                        {
+                          selector: `ImportExpression[source.value=/${dynamic.replaceAll('/', '\\/')}/]`,
+                          message: `layering: src/${unit} may not import a layer above it or beside it (docs/architecture.md)`,
+                        },
+                      ]
+                    : []),
+                  ...(face
+                    ? [
+                        {
+                          selector: `ImportExpression[source.value=/${face.replaceAll('/', '\\/')}/]`,
+                          message: FACE_MESSAGE,
+                        },
+                      ]
+                    : []),
                 ],
               }
             : {}),
         },
-      };
+      });
+      if (!DAEMON_FACE.users.includes(unit)) return [block(filesOf(unit), undefined)];
+      return DAEMON_DEPTHS.map((depth) =>
+        block([`src/${unit}/${'*/'.repeat(depth - 1)}*.ts`], daemonFaceRegex(unit, depth)),
+      );
     }),
   );
 }
+const FACE_MESSAGE =
+  'daemon face: of src/daemon/ import only admin.ts (and the CLI lifecycle/main.ts); the rest goes through src/link/ (docs/architecture.md)';
 
 // The hook path: what dist/hook.cjs and dist/client.cjs load on every agent event (scripts/build.mjs). Node
 // built-ins only, and only files of the hook path; a type-only import loads nothing and is allowed.
@@ -70,7 +109,7 @@ const HOOK_PATH = {
   files: {
     bin: ['hook'],
     config: ['load', 'trust', 'defaults'],
-    daemon: ['client', 'runtime-files', 'spool'],
+    link: ['client', 'runtime-files', 'spool'],
     '': ['paths'],
   },
 };
@@ -90,6 +129,7 @@ const OFF_HOOK_PATH = [
   'terminal',
   'config',
   'daemon',
+  'link',
 ];
 function hookPathRule(ownFolder) {
   const message =

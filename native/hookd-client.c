@@ -1,6 +1,6 @@
 /*
  * hookd fast client, native (docs/hook.md, "The fast client"; the wire protocol is in
- * src/daemon/fast-server.ts).
+ * src/daemon/listen/fast-server.ts).
  *
  * Run by absolute path as the agent's hook command (`HOOKD_NODE=<node> <pkg>/dist/hookd-client --agent X
  * --event E`; a platform package's client also gets `HOOKD_CJS=<pkg>/dist/hookd.cjs`), it hands the
@@ -40,6 +40,8 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "hookd-wire.h"
 #if defined(__APPLE__)
 #include <mach-o/dyld.h>
 #endif
@@ -61,18 +63,18 @@ extern char **environ;
 #ifdef HOOKD_CLIENT_VERSION
 #define CLIENT_VERSION HOOKD_CLIENT_VERSION
 #else
-#define CLIENT_VERSION 3
+#define CLIENT_VERSION HOOKD_FAST_CLIENT_VERSION
 #endif
-#define PROTOCOL 3
-#define PROTOCOL_TEXT "3"
-/* The daemon's socket in the runtime dir (FAST_SOCKET in src/daemon/fast-server.ts). */
-#define SOCKET_NAME "fast.sock"
-/* Stdin sent inline when it has no NUL byte and is at most this long: the daemon takes up to 64 KiB
- * inline (MAX_INLINE_BYTES); the margin keeps clear of it. More goes to a private copy. */
-#define INLINE_MAX (60 * 1024)
+#define PROTOCOL HOOKD_FAST_PROTOCOL
+#define PROTOCOL_TEXT HOOKD_FAST_PROTOCOL_TEXT
+/* The daemon's socket in the runtime dir. */
+#define SOCKET_NAME HOOKD_FAST_SOCKET
+/* Stdin sent inline when it has no NUL byte and is at most this long: the daemon takes a little more
+ * inline; the margin keeps clear of it. More goes to a private copy. */
+#define INLINE_MAX HOOKD_FAST_INLINE_SEND_MAX
 #define IO_CHUNK (64 * 1024)
 /* The ACK and RESULT lines: short. */
-#define LINE_MAX_BYTES 512
+#define LINE_MAX_BYTES HOOKD_FAST_LINE_MAX
 
 static char **g_argv;
 static int g_argc;
@@ -706,7 +708,7 @@ int main(int argc, char **argv) {
     umask(mask);
     if (working_dir(cwd, sizeof cwd) != 0) fallback(g_in, in_len);
     g_tx_deadline = now_ms() + wait_ms;
-    n = snprintf(head, sizeof head, "HOOKD-FAST %d %d\n%s\n%s\n%04o\n%s\n", PROTOCOL, CLIENT_VERSION, agent,
+    n = snprintf(head, sizeof head, HOOKD_FAST_HELLO " %d %d\n%s\n%s\n%04o\n%s\n", PROTOCOL, CLIENT_VERSION, agent,
                  event, (unsigned)(mask & 07777), stalled ? "timeout" : "eof");
     if (n <= 0 || (size_t)n >= sizeof head) fallback(g_in, in_len);
     if (tx_put(head, (size_t)n) != 0 || tx_field(cwd) != 0 || tx_field(inline_ok ? "-" : g_copy) != 0)

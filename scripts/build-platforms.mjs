@@ -46,7 +46,8 @@ export const ZIG = {
 };
 
 // The same flags as `npm run build` (scripts/build.mjs), plus: stripped, and no build path in the output.
-const FLAGS = ['-std=c99', '-O2', '-Wall', '-Wextra', '-s', `-ffile-prefix-map=${ROOT}=.`];
+// -I native: the generated wire header (native/hookd-wire.h, written by scripts/build.mjs).
+const FLAGS = ['-std=c99', '-O2', '-Wall', '-Wextra', '-s', `-ffile-prefix-map=${ROOT}=.`, '-Inative'];
 
 const TARGETS = {
   'linux-x64': { cc: ['gcc'], flags: ['-static'], needs: 'gcc and libc6-dev' },

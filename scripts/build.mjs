@@ -13,7 +13,7 @@
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 // The config cache is keyed by the schema that validated it: a new schema never reuses old results.
@@ -129,13 +129,30 @@ const entries = [
   [undefined, 'dist/commands.cjs', { stdin: commandsEntry }],
   ['src/bin/daemon.ts', 'dist/daemon.cjs', {}],
 ];
-if (existsSync('src/daemon/client.ts')) entries.push(['src/daemon/client.ts', 'dist/client.cjs', {}]);
+if (existsSync('src/link/client.ts')) entries.push(['src/link/client.ts', 'dist/client.cjs', {}]);
 await Promise.all(
   entries.map(([entry, outfile, extra]) =>
     build({ ...common, ...(entry ? { entryPoints: [entry] } : {}), outfile, ...extra }),
   ),
 );
 chmodSync('dist/hookd.cjs', 0o755);
+
+// native/hookd-wire.h: the wire constants of src/link/wire.ts for the C programs, so that both sides of
+// the fast protocol and of the spawner's frames have one definition (docs/protocol.md). Written only when
+// it changed; it is kept in the tree so that a build for another platform or the fuzzer finds it too.
+const wireModule = await build({
+  entryPoints: ['src/link/wire.ts'],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  write: false,
+});
+const { wireHeader } = await import(
+  `data:text/javascript;base64,${Buffer.from(wireModule.outputFiles[0].text).toString('base64')}`
+);
+const wireHeaderText = wireHeader();
+if (!existsSync('native/hookd-wire.h') || readFileSync('native/hookd-wire.h', 'utf8') !== wireHeaderText)
+  writeFileSync('native/hookd-wire.h', wireHeaderText);
 
 // The native programs, built when a C compiler is here, static where the libc allows it (one binary for
 // any Linux libc of this machine's architecture), else dynamic:

@@ -106,10 +106,13 @@ build() {
   while [ $# -gt 0 ] && [ "$1" != -- ]; do sources+=("$1"); shift; done
   [ $# -gt 0 ] && shift && extra=("$@")
   [ -e "$output" ] || stale=1
-  for f in "$fuzz_dir"/*.[ch] "$spawner_source" "$client_source" "$0"; do [ "$f" -nt "$output" ] && stale=1; done
+  for f in "$fuzz_dir"/*.[ch] "$root/native/hookd-wire.h" "$spawner_source" "$client_source" "$0"; do
+    [ "$f" -nt "$output" ] && stale=1
+  done
   [ "$(cat "$output.flags" 2>/dev/null)" = "${extra[*]}" ] || stale=1
   [ $stale = 0 ] && return 0
-  "$cc" "${flags[@]}" -I"$fuzz_dir" "${extra[@]}" -o "$output" "${sources[@]}"
+  # -I native: a source given elsewhere (--spawner-source, --client-source) still finds hookd-wire.h.
+  "$cc" "${flags[@]}" -I"$fuzz_dir" -I"$root/native" "${extra[@]}" -o "$output" "${sources[@]}"
   printf '%s' "${extra[*]}" >"$output.flags"
 }
 

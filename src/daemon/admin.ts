@@ -1,16 +1,30 @@
 import { join } from 'node:path';
 import { spoolDir, stateDir, type Env } from '../paths.js';
-import { PROTOCOL_VERSION, requestDaemon, spawnDetached } from './client.js';
-import { acquireLock, daemonFiles, ensurePrivateDir, isProcessAlive, readPidFile } from './runtime-files.js';
-import { listSpool } from './spool.js';
-import { openDaemonJournal } from './journal-schema.js';
-import { DaemonStore, type Delivery, type JournalRecord, type Ladder } from './store.js';
+import { PROTOCOL_VERSION, requestDaemon, spawnDetached } from '../link/client.js';
+import {
+  acquireLock,
+  daemonFiles,
+  ensurePrivateDir,
+  isProcessAlive,
+  readPidFile,
+} from '../link/runtime-files.js';
+import { listSpool } from '../link/spool.js';
+import { openDaemonJournal } from './state/journal-schema.js';
+import { DaemonStore, type Delivery, type JournalRecord, type Ladder } from './state/store.js';
 import { ackPlan, type AckedSession, type AckRequest } from './escalator.js';
-import type { DaemonStats } from './daemon.js';
+import type { DaemonStats } from './lifecycle/daemon.js';
 import { DAEMON_DEFAULTS } from '../config/daemon-schema.js';
 import type { SessionState } from '../notify/session-state.js';
 
-/** Administration of the daemon for the CLI: ask the running daemon, or read its files when it is down. */
+/**
+ * Administration of the daemon for the CLI: ask the running daemon, or read its files when it is down.
+ * This file is the daemon's one face for the CLI, doctor and explain (docs/architecture.md): what they
+ * use of its records is named here, so that they import nothing else of the daemon.
+ */
+export type { DaemonStats } from './lifecycle/daemon.js';
+export type { Delivery, Ladder } from './state/store.js';
+export { describeLadderState, type AckedSession } from './escalator.js';
+export { journalTrouble } from './state/journal.js';
 
 export type DaemonState =
   | { running: true; stats: DaemonStats }

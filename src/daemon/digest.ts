@@ -1,7 +1,7 @@
 import type { NotifyConfig } from '../config/notify-schema.js';
 import { quietStateAt } from '../notify/quiet-hours.js';
 import type { RenderedNotification, Urgency } from '../notify/notification.js';
-import type { DaemonStore, Delivery, JournalRecord } from './store.js';
+import type { DaemonStore, Delivery, JournalRecord } from './state/store.js';
 
 const URGENCY_ORDER: Urgency[] = ['low', 'normal', 'critical'];
 

@@ -9,7 +9,7 @@ import {
 } from '../notify/escalation.js';
 import { formatDuration } from '../util/format-duration.js';
 import { quietStateAt } from '../notify/quiet-hours.js';
-import type { DaemonStore, Delivery, JournalRecord, Ladder, LadderEnd } from './store.js';
+import type { DaemonStore, Delivery, JournalRecord, Ladder, LadderEnd } from './state/store.js';
 
 /**
  * Runs the escalation ladders (docs/sessions.md#escalation-ladders): at each tick, the steps that are

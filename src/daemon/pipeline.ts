@@ -50,7 +50,13 @@ import {
 import type { FiredRule } from '../notify/rules.js';
 import type { SessionState } from '../notify/session-state.js';
 import type { PresenceReading } from '../notify/presence.js';
-import { resolvedId, type Delivery, type JournalRecord, type Ladder, type WaitingHold } from './store.js';
+import {
+  resolvedId,
+  type Delivery,
+  type JournalRecord,
+  type Ladder,
+  type WaitingHold,
+} from './state/store.js';
 import { haltLadders, type Answered } from './escalator.js';
 
 /** How long the pipeline waits for a presence reading before it counts as unknown. */

@@ -5,30 +5,30 @@ import { daemonSettings } from '../config/daemon-schema.js';
 import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
 import type { HookdConfig } from '../config/schema.js';
 import { AGENTS } from '../install/agents.js';
-import { inspectAgentFiles } from './agent-settings.js';
-import { checkApiKey } from './check-api.js';
-import { checkBacklog } from './check-backlog.js';
-import { checkChannel } from './check-channels.js';
-import { checkConfig } from './check-config.js';
-import { checkTrust } from './check-trust.js';
-import { checkDaemon } from './check-daemon.js';
-import { checkFast } from './check-fast.js';
-import { checkDesktop } from './check-desktop.js';
-import { checkPresence } from './check-presence.js';
-import { checkClaudeLog } from './check-claude-log.js';
-import { checkDroidLog } from './check-droid-log.js';
+import { inspectAgentFiles } from './checks/agent/agent-settings.js';
+import { checkApiKey } from './checks/config/check-api.js';
+import { checkBacklog } from './checks/daemon/check-backlog.js';
+import { checkChannel } from './checks/notify/check-channels.js';
+import { checkConfig } from './checks/config/check-config.js';
+import { checkTrust } from './checks/config/check-trust.js';
+import { checkDaemon } from './checks/daemon/check-daemon.js';
+import { checkFast } from './checks/hook/check-fast.js';
+import { checkDesktop } from './checks/notify/check-desktop.js';
+import { checkPresence } from './checks/notify/check-presence.js';
+import { checkClaudeLog } from './checks/agent/check-claude-log.js';
+import { checkDroidLog } from './checks/agent/check-droid-log.js';
 import {
   checkAgentWiring,
   checkHooksSwitches,
   checkSettingsFile,
   checkShadowing,
-} from './check-agent-settings.js';
-import { checkWiring } from './check-wiring.js';
-import { checkLocation } from './check-location.js';
-import { checkNodeVersion } from './check-node.js';
-import { runDrill } from './drill.js';
-import { readDaemonView } from './daemon-view.js';
-import { isDesktopChannel, usedChannels } from './notify-usage.js';
+} from './checks/agent/check-agent-settings.js';
+import { checkWiring } from './checks/hook/check-wiring.js';
+import { checkLocation } from './checks/hook/check-location.js';
+import { checkNodeVersion } from './checks/hook/check-node.js';
+import { runDrill } from './checks/agent/drill.js';
+import { readDaemonView } from './checks/daemon/daemon-view.js';
+import { isDesktopChannel, usedChannels } from './checks/notify/notify-usage.js';
 import { result, type CheckResult, type DoctorOptions } from './types.js';
 
 /** Deadline of each network check unless told otherwise. */

@@ -1,15 +1,15 @@
-import { agentEventPaths, pathOf, type EventPath } from '../doctor/event-paths.js';
+import { agentEventPaths, pathOf, type EventPath } from '../doctor/checks/agent/event-paths.js';
 import { AGENTS, type Agent } from '../install/agents.js';
 import { loadConfig, type ConfigSource } from '../config/load.js';
 import { validator } from '../config/resolve.js';
 import { daemonSettings } from '../config/daemon-schema.js';
 import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
 import type { HookdConfig } from '../config/schema.js';
-import { PROTOCOL_VERSION, requestDaemon } from '../daemon/client.js';
+import { PROTOCOL_VERSION, requestDaemon } from '../link/client.js';
 import { createNoiseState, deserializeNoise, observeEvent, type NoiseState } from '../notify/noise.js';
 import { effectiveRules, evaluateRules } from '../notify/rules.js';
 import { isWaitingAsk } from '../notify/session-state.js';
-import { missingVariables } from '../doctor/missing-variables.js';
+import { missingVariables } from '../doctor/checks/notify/missing-variables.js';
 import { matcherTarget } from '../events/names.js';
 import { parseEvent, type DeclaredAgent } from '../events/parse.js';
 import type { HookEvent } from '../events/types.js';
@@ -18,8 +18,7 @@ import { commandLabel, planCommands, type EntryLevels } from '../runner/route.js
 import { passesContext } from '../runner/decision.js';
 import { ownValue } from '../util/own.js';
 import { describeLadder } from '../notify/escalation.js';
-import { daemonLadders } from '../daemon/admin.js';
-import { describeLadderState } from '../daemon/escalator.js';
+import { daemonLadders, describeLadderState } from '../daemon/admin.js';
 
 /** How the agent of an explained event was settled: named (--agent), droid for a built event, or guessed. */
 export type AgentFrom = '--agent' | 'built' | 'guessed';

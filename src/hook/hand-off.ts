@@ -2,7 +2,7 @@ import type { Env } from '../paths.js';
 import type { EventHandoff } from '../events/types.js';
 
 /**
- * The contract between the hook and the daemon client (src/daemon/client.ts, bundled as dist/client.cjs):
+ * The contract between the hook and the daemon client (src/link/client.ts, bundled as dist/client.cjs):
  * the hook defines it, the client implements it, so the hook never imports the daemon (docs/architecture.md).
  */
 export interface HandOffOptions {

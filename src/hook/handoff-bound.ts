@@ -1,7 +1,7 @@
 import type { HookPayload } from '../events/types.js';
 
 /**
- * The hand-off to the daemon is one JSON line (src/daemon/client.ts), and the daemon keeps it in its
+ * The hand-off to the daemon is one JSON line (src/link/client.ts), and the daemon keeps it in its
  * journal: hookd's copy of a large event (a Write of a large file) is bounded there. Strings longer
  * than HANDOFF_STRING_MAX are cut with a marker; if the payload is still over HANDOFF_MAX_BYTES, its
  * strings are cut shorter, then its largest top-level values replaced by a marker. The event is never

@@ -6,7 +6,7 @@ import { agentHooksFiles, claudeManagedDropIns, claudeManagedDir, type Layer } f
 import { AGENT_PROFILES, locateSettingsFile, type Agent, type Scope } from './agents.js';
 import type { FileChange } from './edit-settings.js';
 import { hooksObjectOf, readHooksFile, validateHooksObject, type HooksFileRead } from './effective-hooks.js';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, FAST_SOCKET } from '../daemon/fast-server.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, FAST_SOCKET } from '../link/wire.js';
 import { runtimeDir } from '../paths.js';
 import { socketPathProblem } from '../util/unix-socket.js';
 import {

@@ -35,7 +35,7 @@ export function nativeClientPath(hookdPath: string): string {
   return join(dirname(resolve(hookdPath)), NATIVE_CLIENT_NAME);
 }
 
-/** The fast client versions and protocol this hookd's daemon serves (src/daemon/fast-server.ts). */
+/** The fast client versions and protocol this hookd's daemon serves (src/daemon/listen/fast-server.ts). */
 export interface ClientRange {
   protocol: number;
   min: number;

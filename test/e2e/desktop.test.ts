@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { handOff, requestDaemon } from '../../src/daemon/client.js';
+import { handOff, requestDaemon } from '../../src/link/client.js';
 import { fixture, handoffOf, tempEnv, waitFor } from '../integration/daemon/helpers.js';
 import { ensureBuilt } from '../integration/daemon/process-helpers.js';
 import { desktopMissing, startDesktopSession, type DesktopSession } from '../helpers/desktop-session.js';

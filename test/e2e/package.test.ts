@@ -16,7 +16,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestDaemon } from '../../src/daemon/client.js';
+import { requestDaemon } from '../../src/link/client.js';
 import { fastClientOf, splitShellWords } from '../../src/install/hookd-command.js';
 import { realPath } from '../../src/util/hookd-location.js';
 import { describeBinary, platformBinaryProblem } from '../../scripts/binary-format.mjs';

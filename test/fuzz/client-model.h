@@ -1,6 +1,6 @@
 /*
- * What the fuzz target of the native client knows about its protocol (src/daemon/fast-server.ts and
- * native/hookd-client.c document it; docs/fuzzing.md): the fuzz input's layout, well-formed inputs and
+ * What the fuzz target of the native client knows about its protocol (docs/protocol.md; its constants are
+ * native/hookd-wire.h, generated from src/link/wire.ts; docs/fuzzing.md): the fuzz input's layout, well-formed inputs and
  * mutations that know their fields, and what the client must do with each input.
  *
  * Written from the protocol, not from the client's code: a disagreement is a finding on one side.
@@ -28,14 +28,15 @@
 #include <stdint.h>
 
 #include "fuzz.h"
+#include "../../native/hookd-wire.h"
 
 #define CL_HEADER 12
 #define CL_MAX_INPUT (320 * 1024)
-/* The protocol's numbers (fast-server.ts, hookd-client.c). */
-#define CL_PROTOCOL 3
-#define CL_VERSION 3
-#define CL_INLINE_MAX (60 * 1024)
-#define CL_LINE_MAX 512 /* a line of the answer is shorter (without its newline) */
+/* The protocol's numbers (src/link/wire.ts, through native/hookd-wire.h). */
+#define CL_PROTOCOL HOOKD_FAST_PROTOCOL
+#define CL_VERSION HOOKD_FAST_CLIENT_VERSION
+#define CL_INLINE_MAX HOOKD_FAST_INLINE_SEND_MAX
+#define CL_LINE_MAX HOOKD_FAST_LINE_MAX /* a line of the answer is shorter (without its newline) */
 #define CL_ID_MAX 80
 /* The fake node's exit code (it never runs node: client-harness.c). */
 #define CL_NODE_EXIT 197

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { requestDaemon } from '../../src/daemon/client.js';
+import { requestDaemon } from '../../src/link/client.js';
 import { findOnPath } from '../../src/notify/channels/desktop.js';
 import { waitFor } from '../integration/daemon/helpers.js';
 import { BIN, exited } from '../integration/daemon/process-helpers.js';

@@ -41,6 +41,49 @@ describe('layering', () => {
     ).toEqual([expect.stringContaining('layering: src/notify')]);
   }, 30_000);
 
+  it.each([
+    [
+      'src/cli/commands/x.ts',
+      "import { DaemonStore } from '../../daemon/state/store.js';\nexport const s = DaemonStore;\n",
+    ],
+    [
+      'src/doctor/checks/hook/x.ts',
+      "export const f = () => import('../../../daemon/listen/fast-server.js');\n",
+    ],
+    [
+      'src/install/x.ts',
+      "import { daemonMain } from '../daemon/lifecycle/main.js';\nexport const m = daemonMain;\n",
+    ],
+  ])(
+    'keeps the daemon server side out of %s: only its face, admin.ts',
+    async (path, code) => {
+      expect(await lintAs(path, code)).toEqual([expect.stringContaining('daemon face')]);
+    },
+    30_000,
+  );
+
+  it('lets the CLI, doctor and explain use the daemon face and their own folders named daemon', async () => {
+    const code = [
+      "import { daemonState } from '../../daemon/admin.js';",
+      "import type { DaemonView } from '../daemon/daemon-view.js';",
+      'export const all = [daemonState];',
+      'export type View = DaemonView;',
+      '',
+    ].join('\n');
+    expect(
+      await lintAs(
+        'src/doctor/checks/notify/x.ts',
+        code.replace("'../../daemon/admin.js'", "'../../../daemon/admin.js'"),
+      ),
+    ).toEqual([]);
+    expect(
+      await lintAs(
+        'src/cli/commands/x.ts',
+        "export const run = () => import('../../daemon/lifecycle/main.js');\n",
+      ),
+    ).toEqual([]);
+  }, 30_000);
+
   it('keeps packages and off-path files out of the hook path; type-only imports load nothing', async () => {
     const messages = await lintAs(
       'src/runner/back-edge.ts',

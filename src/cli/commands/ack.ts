@@ -1,6 +1,5 @@
 import type { CommandModule } from 'yargs';
-import type { AckResult } from '../../daemon/admin.js';
-import type { AckedSession } from '../../daemon/escalator.js';
+import type { AckedSession, AckResult } from '../../daemon/admin.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { formatJson, safeData, stdoutOut } from '../../terminal/output.js';
 

@@ -146,7 +146,7 @@ async function unwiredEvents(
   projectDir: string,
   config: HookdConfig,
 ): Promise<Partial<Record<Agent, string[]>>> {
-  const { agentEventPaths } = await import('../../doctor/event-paths.js');
+  const { agentEventPaths } = await import('../../doctor/checks/agent/event-paths.js');
   const byAgent = await agentEventPaths(process.env, projectDir, config);
   const out: Partial<Record<Agent, string[]>> = {};
   for (const agent of AGENTS) {

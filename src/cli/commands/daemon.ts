@@ -7,10 +7,10 @@ import { formatJson, stdoutOut } from '../../terminal/output.js';
 // Loaded when a subcommand runs, not with the module: `hookd daemon --help` needs none of them.
 const admin = () => import('../../daemon/admin.js');
 const logHint = async () =>
-  `See ${(await import('../../daemon/logger.js')).daemonLogPath(process.env)}, or run \`hookd daemon run\` to see it fail.`;
+  `See ${(await import('../../link/runtime-files.js')).daemonLogPath(process.env)}, or run \`hookd daemon run\` to see it fail.`;
 
 async function run(): Promise<void> {
-  const { daemonMain } = await import('../../daemon/main.js');
+  const { daemonMain } = await import('../../daemon/lifecycle/main.js');
   // daemonMain reports its own failure (once); only the exit code is left to set.
   process.exitCode = await daemonMain(process.env);
 }

@@ -1,6 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import type { Delivery, Ladder } from '../../daemon/store.js';
-import { describeLadderState } from '../../daemon/escalator.js';
+import { describeLadderState, type Delivery, type Ladder } from '../../daemon/admin.js';
 import { CliError, UsageError } from '../../errors.js';
 import { formatJson, formatTable, safeText, stdoutOut } from '../../terminal/output.js';
 

@@ -17,14 +17,14 @@ import {
   stdoutOut,
   type Out,
 } from '../../terminal/output.js';
-import { journalTrouble } from '../../daemon/journal.js';
+import { journalTrouble } from '../../daemon/admin.js';
 import {
   describeDetection,
   describeReading,
   presenceStatusSchema,
   type PresenceStatus,
 } from '../../notify/presence.js';
-import { agentEventPaths, type EventPath } from '../../doctor/event-paths.js';
+import { agentEventPaths, type EventPath } from '../../doctor/checks/agent/event-paths.js';
 import type { HookdConfig } from '../../config/schema.js';
 import { AGENT_PROFILES, AGENTS, type Agent } from '../../install/agents.js';
 

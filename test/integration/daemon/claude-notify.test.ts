@@ -2,7 +2,7 @@ import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { handOff } from '../../../src/daemon/client.js';
+import { handOff } from '../../../src/link/client.js';
 import { explainEvent } from '../../../src/explain/explain-event.js';
 import { createLedger } from '../../../src/ledger/ledger.js';
 import type { HookEvent } from '../../../src/events/types.js';
@@ -73,7 +73,7 @@ async function startClaudeDaemon(scenario: ClaudeScenario, notify: Record<string
     }
   };
   const status = async () => {
-    const { requestDaemon } = await import('../../../src/daemon/client.js');
+    const { requestDaemon } = await import('../../../src/link/client.js');
     const reply = await requestDaemon({ v: 1, type: 'status' }, { env: temp.env, timeoutMs: 2000 });
     return reply.ok
       ? (reply.reply.status as { events: { processed: number }; outbox: { pending: number } })

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { handOff, requestDaemon } from '../../../src/daemon/client.js';
+import { handOff, requestDaemon } from '../../../src/link/client.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 import { bundleFixture, exited, useProcessCleanup } from './process-helpers.js';
 import { runHookd } from '../../helpers/run-hookd.js';

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon } from '../../../src/daemon/daemon.js';
+import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
-import { daemonLogPath } from '../../../src/daemon/logger.js';
+import { daemonLogPath } from '../../../src/daemon/lifecycle/logger.js';
 import type { Answered } from '../../../src/daemon/escalator.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { jsonLines } from '../../helpers/json-lines.js';

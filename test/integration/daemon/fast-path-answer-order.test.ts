@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFastServer, type FastServer } from '../../../src/daemon/fast-server.js';
-import { createDaemonLogger } from '../../../src/daemon/logger.js';
+import { startFastServer, type FastServer } from '../../../src/daemon/listen/fast-server.js';
+import { createDaemonLogger } from '../../../src/daemon/lifecycle/logger.js';
 import type { EventHandoff } from '../../../src/events/types.js';
 import type { HandOffResult } from '../../../src/hook/hand-off.js';
 import { makeTempDir } from '../../helpers/temp.js';

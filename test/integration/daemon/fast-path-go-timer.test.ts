@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startFastServer, type FastServer } from '../../../src/daemon/fast-server.js';
-import { createDaemonLogger } from '../../../src/daemon/logger.js';
+import { startFastServer, type FastServer } from '../../../src/daemon/listen/fast-server.js';
+import { createDaemonLogger } from '../../../src/daemon/lifecycle/logger.js';
 import { makeTempDir } from '../../helpers/temp.js';
 import { handOffEnv, onToolEvents, toolEvent, writeFastConfig } from './fast-client-helpers.js';
 

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, symlinkSy
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/daemon/fast-server.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/link/wire.js';
 import { readPid } from '../../helpers/procs.js';
 import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { startDaemon, DaemonRunningError, type DaemonHandle } from '../../../src/daemon/daemon.js';
-import { handOff, requestDaemon } from '../../../src/daemon/client.js';
-import { daemonFiles } from '../../../src/daemon/runtime-files.js';
+import { startDaemon, DaemonRunningError, type DaemonHandle } from '../../../src/daemon/lifecycle/daemon.js';
+import { handOff, requestDaemon } from '../../../src/link/client.js';
+import { daemonFiles } from '../../../src/link/runtime-files.js';
 import { spoolDir } from '../../../src/paths.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 
@@ -172,7 +172,7 @@ describe('daemon down', () => {
     const message = handoffOf(fixture('04-Notification.json'));
     expect((await handOff(message, { env: t.env, timeoutMs: 2000 })).outcome).toBe('acked');
     // The same event also lands in the spool (as when an ack arrives too late).
-    const { writeSpoolFile, spoolFileName } = await import('../../../src/daemon/spool.js');
+    const { writeSpoolFile, spoolFileName } = await import('../../../src/link/spool.js');
     writeSpoolFile(
       spoolDir(t.env),
       spoolFileName(message.event.receivedAt, message.event.id),

@@ -7,7 +7,7 @@ import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
 import { FIXTURES_DIR } from '../../helpers/fixtures.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
 import type { DeliveryContext } from '../../../src/notify/channels/channel.js';
-import { handOff } from '../../../src/daemon/client.js';
+import { handOff } from '../../../src/link/client.js';
 
 /** Short temp dirs (unix socket paths are limited to ~107 bytes) and the env that points hookd at them. */
 export function tempEnv(): { root: string; env: Record<string, string | undefined>; cleanup: () => void } {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Journal } from '../../../src/daemon/journal.js';
-import { DaemonStore, DEAD_MAX, type Delivery, type JournalRecord } from '../../../src/daemon/store.js';
+import { Journal } from '../../../src/daemon/state/journal.js';
+import { DaemonStore, DEAD_MAX, type Delivery, type JournalRecord } from '../../../src/daemon/state/store.js';
 import { handoffOf, fixture, tempEnv } from './helpers.js';
 
 const cleanups: (() => void)[] = [];

@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { requestDaemon } from '../../../src/daemon/client.js';
-import { daemonFiles } from '../../../src/daemon/runtime-files.js';
-import { EXIT_ALREADY_RUNNING } from '../../../src/daemon/main.js';
+import { requestDaemon } from '../../../src/link/client.js';
+import { daemonFiles } from '../../../src/link/runtime-files.js';
+import { EXIT_ALREADY_RUNNING } from '../../../src/daemon/lifecycle/main.js';
 import { tempEnv } from './helpers.js';
 import { BIN, ensureBuilt, exited, killQuietly, spawnDaemon, writeConfig } from './process-helpers.js';
 

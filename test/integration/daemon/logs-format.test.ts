@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { handOff } from '../../../src/daemon/client.js';
+import { handOff } from '../../../src/link/client.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 import { ensureBuilt, killQuietly, spawnDaemon, writeConfig } from './process-helpers.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { handOff } from '../../../src/daemon/client.js';
-import { daemonLogPath } from '../../../src/daemon/logger.js';
-import { daemonFiles, readPidFile } from '../../../src/daemon/runtime-files.js';
+import { handOff } from '../../../src/link/client.js';
+import { daemonLogPath } from '../../../src/daemon/lifecycle/logger.js';
+import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import { stateDir } from '../../../src/paths.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { afterEach, beforeAll } from 'vitest';
-import { requestDaemon } from '../../../src/daemon/client.js';
+import { requestDaemon } from '../../../src/link/client.js';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
 export const BIN = resolve(ROOT, 'dist/hookd.cjs');

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon } from '../../../src/daemon/daemon.js';
-import { handOff } from '../../../src/daemon/client.js';
+import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
+import { handOff } from '../../../src/link/client.js';
 import { trustProjectFile } from '../../../src/config/trust.js';
 import { projectConfigPath } from '../../../src/paths.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon } from '../../../src/daemon/daemon.js';
-import { handOff } from '../../../src/daemon/client.js';
+import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
+import { handOff } from '../../../src/link/client.js';
 import { handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 
 // Everything that leaves the machine goes through the redactor: webhook, Slack and commands marked

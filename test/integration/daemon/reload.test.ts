@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
-import { startDaemon } from '../../../src/daemon/daemon.js';
-import { handOff, requestDaemon } from '../../../src/daemon/client.js';
+import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
+import { handOff, requestDaemon } from '../../../src/link/client.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 import { writeConfig } from './process-helpers.js';
 

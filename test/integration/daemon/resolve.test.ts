@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDaemon } from '../../../src/daemon/daemon.js';
-import { handOff } from '../../../src/daemon/client.js';
+import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
+import { handOff } from '../../../src/link/client.js';
 import {
   fixture,
   handoffOf,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { handOff } from '../../../src/daemon/client.js';
+import { handOff } from '../../../src/link/client.js';
 import { liveSessions } from '../../../src/daemon/admin.js';
-import { daemonFiles, readPidFile } from '../../../src/daemon/runtime-files.js';
+import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import type { SessionState } from '../../../src/notify/session-state.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { fixture, handoffOf, tempEnv, waitFor } from './helpers.js';

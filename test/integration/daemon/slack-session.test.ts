@@ -2,8 +2,8 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDaemon } from '../../../src/daemon/daemon.js';
-import { handOff } from '../../../src/daemon/client.js';
+import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
+import { handOff } from '../../../src/link/client.js';
 import {
   fixture,
   handoffOf,

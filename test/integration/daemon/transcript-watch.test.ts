@@ -1,10 +1,10 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { handOff } from '../../../src/daemon/client.js';
-import { startDaemon } from '../../../src/daemon/daemon.js';
+import { handOff } from '../../../src/link/client.js';
+import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
-import { daemonFiles, readPidFile } from '../../../src/daemon/runtime-files.js';
+import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import type { SessionState } from '../../../src/notify/session-state.js';
 import { REPO_DIR } from '../../helpers/fixtures.js';
 import { jsonLines } from '../../helpers/json-lines.js';

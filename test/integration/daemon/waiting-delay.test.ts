@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDaemon } from '../../../src/daemon/daemon.js';
+import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { eventSender, loopbackServer, tempEnv, waitFor } from './helpers.js';

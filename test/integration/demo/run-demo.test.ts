@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runDemo } from '../../../src/demo/run-demo.js';
-import { createDaemonWiring } from '../../../src/daemon/run-foreground.js';
-import { createDaemonLogger } from '../../../src/daemon/logger.js';
+import { createDaemonWiring } from '../../../src/daemon/lifecycle/run-foreground.js';
+import { createDaemonLogger } from '../../../src/daemon/lifecycle/logger.js';
 import { startSimulator } from '../../../src/platform/simulator/index.js';
 import { MAIN, SUB, useTempDirs } from './helpers.js';
 

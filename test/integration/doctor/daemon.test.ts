@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PROTOCOL_VERSION, requestDaemon } from '../../../src/daemon/client.js';
-import { startDaemon, type DaemonHandle } from '../../../src/daemon/daemon.js';
-import { daemonFiles } from '../../../src/daemon/runtime-files.js';
-import { spoolFileName, writeSpoolFile } from '../../../src/daemon/spool.js';
+import { PROTOCOL_VERSION, requestDaemon } from '../../../src/link/client.js';
+import { startDaemon, type DaemonHandle } from '../../../src/daemon/lifecycle/daemon.js';
+import { daemonFiles } from '../../../src/link/runtime-files.js';
+import { spoolFileName, writeSpoolFile } from '../../../src/link/spool.js';
 import { spoolDir } from '../../../src/paths.js';
 import { check, doctor, makeDoctorHome, writeJson, type DoctorHome } from './doctor-env.js';
 

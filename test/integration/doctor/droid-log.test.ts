@@ -1,8 +1,8 @@
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkDroidLog } from '../../../src/doctor/check-droid-log.js';
-import { scanDroidLogs } from '../../../src/doctor/droid-log.js';
+import { checkDroidLog } from '../../../src/doctor/checks/agent/check-droid-log.js';
+import { scanDroidLogs } from '../../../src/doctor/checks/agent/droid-log.js';
 import { check, doctor, makeDoctorHome, wiredSettings, writeJson, type DoctorHome } from './doctor-env.js';
 
 let h: DoctorHome;

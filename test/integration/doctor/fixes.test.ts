@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/daemon/fast-server.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/link/wire.js';
 import type { CheckResult } from '../../../src/doctor/types.js';
 import { ROOT } from '../daemon/process-helpers.js';
 import {

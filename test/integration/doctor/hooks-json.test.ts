@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentEventPaths } from '../../../src/doctor/event-paths.js';
+import { agentEventPaths } from '../../../src/doctor/checks/agent/event-paths.js';
 import { installHookd } from '../../../src/install/install.js';
 import { ROOT } from '../daemon/process-helpers.js';
 import { check, doctor, makeDoctorHome, writeJson, type DoctorHome } from './doctor-env.js';

@@ -2,7 +2,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/schema.js';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/daemon/fast-server.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/link/wire.js';
 import { installHookd } from '../../../src/install/install.js';
 import type { Agent } from '../../../src/install/agents.js';
 import { ROOT } from '../daemon/process-helpers.js';

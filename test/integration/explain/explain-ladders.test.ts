@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handOff } from '../../../src/daemon/client.js';
-import { startDaemon, type DaemonHandle } from '../../../src/daemon/daemon.js';
+import { handOff } from '../../../src/link/client.js';
+import { startDaemon, type DaemonHandle } from '../../../src/daemon/lifecycle/daemon.js';
 import { explainEvent } from '../../../src/explain/explain-event.js';
 import { formatExplanation } from '../../../src/explain/format-explain.js';
 import { makeDoctorHome, writeJson, type DoctorHome } from '../doctor/doctor-env.js';

@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handOff } from '../../../src/daemon/client.js';
+import { handOff } from '../../../src/link/client.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startDaemon, type DaemonHandle } from '../../../src/daemon/daemon.js';
+import { startDaemon, type DaemonHandle } from '../../../src/daemon/lifecycle/daemon.js';
 import { explainEvent } from '../../../src/explain/explain-event.js';
 import { makeDoctorHome, writeJson, type DoctorHome } from '../doctor/doctor-env.js';
 

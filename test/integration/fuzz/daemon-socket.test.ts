@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestDaemon } from '../../../src/daemon/client.js';
+import { requestDaemon } from '../../../src/link/client.js';
 import { tempEnv } from '../daemon/helpers.js';
 import { ensureBuilt, spawnDaemon, stopDaemon, writeConfig } from '../daemon/process-helpers.js';
 import { fuzzOptions } from './arbitraries.js';

@@ -1,7 +1,7 @@
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/daemon/fast-server.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/link/wire.js';
 import { chooseNativeClient } from '../../../src/install/native-client.js';
 import { REPO_DIR } from '../../helpers/fixtures.js';
 import { useTempDir } from '../../helpers/temp.js';

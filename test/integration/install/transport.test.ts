@@ -10,7 +10,7 @@ import { parseJsoncText } from '../../../src/install/jsonc-patch.js';
 import type { Agent } from '../../../src/install/agents.js';
 import { isHookdCommand } from '../../../src/install/hookd-command.js';
 import { fastClientOfHook, transportOf } from '../../../src/install/transport.js';
-import { hookdProgramWords, missingProgram } from '../../../src/doctor/hookd-program.js';
+import { hookdProgramWords, missingProgram } from '../../../src/doctor/checks/hook/hookd-program.js';
 import { BIN, ROOT } from '../daemon/process-helpers.js';
 
 // `hookd install --transport node|fast` on real settings files in a temp HOME, for both agents: hookd's

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { handOff } from '../../../src/daemon/client.js';
-import { daemonFiles, readPidFile } from '../../../src/daemon/runtime-files.js';
+import { handOff } from '../../../src/link/client.js';
+import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import { RECORD_VERSION, type SessionRecord } from '../../../src/ledger/types.js';
 import { logDir } from '../../../src/paths.js';
 import { fixture } from '../../helpers/fixtures.js';

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DaemonStore, LADDERS_MAX, type JournalRecord, type Ladder } from '../../../src/daemon/store.js';
-import { parseJournalRecord } from '../../../src/daemon/journal-schema.js';
+import {
+  DaemonStore,
+  LADDERS_MAX,
+  type JournalRecord,
+  type Ladder,
+} from '../../../src/daemon/state/store.js';
+import { parseJournalRecord } from '../../../src/daemon/state/journal-schema.js';
 import { ackPlan } from '../../../src/daemon/escalator.js';
 
 const ladder = (id: string, session = 's1', startedAt = 0): Ladder => ({

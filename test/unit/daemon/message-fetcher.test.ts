@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messageFetcher } from '../../../src/daemon/run-foreground.js';
+import { messageFetcher } from '../../../src/daemon/lifecycle/run-foreground.js';
 import { httpErrorFor, NotFoundError } from '../../../src/platform/errors.js';
 import type { PlatformClient } from '../../../src/platform/client.js';
 

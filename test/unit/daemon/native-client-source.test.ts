@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, FAST_SOCKET } from '../../../src/daemon/fast-server.js';
-import { SPAWNER_HELLO, SPAWNER_MAX_FRAME } from '../../../src/daemon/spawner.js';
+import { wireHeader } from '../../../src/link/wire.js';
 
 // native/hookd-client.c must build with any C99 compiler a user may have (macOS clang included): it
-// compiles here as strict C99, warning-free, and says the version and protocol the daemon serves.
+// compiles here as strict C99, warning-free. Its wire constants come from native/hookd-wire.h, which
+// `npm run build` writes from src/link/wire.ts.
 const SOURCE = resolve(import.meta.dirname, '../../../native/hookd-client.c');
 const source = readFileSync(SOURCE, 'utf8');
 // The daemon's spawner (native/hookd-spawner.c) is held to the same.
@@ -17,11 +17,17 @@ const cc = process.env.CC || 'cc';
 const hasCc = spawnSync(cc, ['--version'], { stdio: 'ignore' }).status === 0;
 
 describe('the native fast client source', () => {
-  it('speaks the protocol and a client version the daemon serves', () => {
-    expect(source).toMatch(new RegExp(`#define PROTOCOL ${FAST_PROTOCOL}\\n`));
-    const version = Number(/#define CLIENT_VERSION (\d+)\n#endif/.exec(source)?.[1]);
-    expect(version).toBeGreaterThanOrEqual(FAST_CLIENT_VERSIONS.min);
-    expect(version).toBeLessThanOrEqual(FAST_CLIENT_VERSIONS.max);
+  it('native/hookd-wire.h is what src/link/wire.ts generates (run npm run build after changing it)', () => {
+    const header = readFileSync(resolve(import.meta.dirname, '../../../native/hookd-wire.h'), 'utf8');
+    expect(header).toBe(wireHeader());
+  });
+
+  it.each([
+    ['client', () => source],
+    ['spawner', () => spawnerSource],
+  ])('the %s takes its wire constants from the header and spells none of them itself', (_, text) => {
+    expect(text()).toContain('#include "hookd-wire.h"\n');
+    expect(text()).not.toMatch(/"fast\.sock"|"HOOKD-FAST|"hookd-spawner \d/);
   });
 
   it('never runs a shell; talks to a unix socket only, after the kernel says who listens on it', () => {
@@ -31,13 +37,9 @@ describe('the native fast client source', () => {
     expect(source).toMatch(/socket\(AF_UNIX, SOCK_STREAM, 0\)/);
     expect(source).toMatch(/SO_PEERCRED/);
     expect(source).toMatch(/getpeereid\(/);
-    expect(source).toContain(`#define SOCKET_NAME "${FAST_SOCKET}"\n`);
   });
 
-  it('the spawner says the HELLO and takes the frames the daemon side expects; it runs no shell of its own', () => {
-    expect(spawnerSource).toContain(`#define HELLO_TEXT "${SPAWNER_HELLO}"\n`);
-    expect(SPAWNER_MAX_FRAME).toBe(48 * 1024 * 1024);
-    expect(spawnerSource).toContain('#define MAX_FRAME (48UL * 1024 * 1024)\n');
+  it('the spawner runs no shell of its own', () => {
     expect(spawnerSource).not.toMatch(/\b(system|popen)\s*\(|"\/bin\/sh"/);
   });
 

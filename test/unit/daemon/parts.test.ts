@@ -6,15 +6,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { notifySettings } from '../../../src/config/notify-schema.js';
 import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
 import type { Channel } from '../../../src/notify/channels/channel.js';
-import { DaemonStore, type Delivery, type JournalRecord } from '../../../src/daemon/store.js';
+import { DaemonStore, type Delivery, type JournalRecord } from '../../../src/daemon/state/store.js';
 import { Pipeline } from '../../../src/daemon/pipeline.js';
-import { Ingest } from '../../../src/daemon/ingest.js';
+import { Ingest } from '../../../src/daemon/listen/ingest.js';
 import { Digest } from '../../../src/daemon/digest.js';
-import { collectStats, percentile } from '../../../src/daemon/stats.js';
-import { requestHandler } from '../../../src/daemon/requests.js';
-import { DaemonRunningError, holdDaemonLock } from '../../../src/daemon/lock-holder.js';
+import { collectStats, percentile } from '../../../src/daemon/state/stats.js';
+import { requestHandler } from '../../../src/daemon/listen/requests.js';
+import { DaemonRunningError, holdDaemonLock } from '../../../src/daemon/lifecycle/lock-holder.js';
 import { createNoiseState } from '../../../src/notify/noise.js';
-import type { ConfigState } from '../../../src/daemon/config-store.js';
+import type { ConfigState } from '../../../src/daemon/state/config-store.js';
 import { daemonSettings } from '../../../src/config/daemon-schema.js';
 
 // Each part of the daemon alone, with its edges (clock, journal, channels, outbox) injected.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseRequest } from '../../../src/daemon/protocol.js';
-import { backoffMs } from '../../../src/daemon/outbox.js';
-import { spoolFileName } from '../../../src/daemon/spool.js';
+import { parseRequest } from '../../../src/link/protocol.js';
+import { backoffMs } from '../../../src/daemon/state/outbox.js';
+import { spoolFileName } from '../../../src/link/spool.js';
 import { notifySchema } from '../../../src/config/notify-schema.js';
 import { daemonConfigSchema } from '../../../src/config/daemon-schema.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TranscriptWatch, type TranscriptWatchOptions } from '../../../src/daemon/transcript-watch.js';
+import { TranscriptWatch, type TranscriptWatchOptions } from '../../../src/daemon/listen/transcript-watch.js';
 import type { SessionState } from '../../../src/notify/session-state.js';
 import type { TranscriptSignal } from '../../../src/notify/transcript-signals.js';
 import { waitFor } from '../../integration/daemon/helpers.js';

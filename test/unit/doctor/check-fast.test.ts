@@ -3,10 +3,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { daemonSettings } from '../../../src/config/daemon-schema.js';
-import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/daemon/fast-server.js';
-import { checkFast } from '../../../src/doctor/check-fast.js';
-import type { DaemonView } from '../../../src/doctor/daemon-view.js';
-import type { DaemonStats } from '../../../src/daemon/daemon.js';
+import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/link/wire.js';
+import { checkFast } from '../../../src/doctor/checks/hook/check-fast.js';
+import type { DaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js';
+import type { DaemonStats } from '../../../src/daemon/lifecycle/daemon.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 
 // The doctor's fast-listener check, against a real unix socket standing in for the daemon's and the

@@ -1,8 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SettingsFileState } from '../../../src/doctor/agent-settings.js';
-import { checkLocation, hookdProgramOf } from '../../../src/doctor/check-location.js';
+import type { SettingsFileState } from '../../../src/doctor/checks/agent/agent-settings.js';
+import { checkLocation, hookdProgramOf } from '../../../src/doctor/checks/hook/check-location.js';
 import {
   buildHookdCommand,
   buildNativeClientCommand,

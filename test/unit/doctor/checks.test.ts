@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkNodeVersion, isAtLeast, MIN_NODE_VERSION } from '../../../src/doctor/check-node.js';
-import { parseInvalidHooksLine } from '../../../src/doctor/droid-log.js';
-import { hookdProgramWords } from '../../../src/doctor/hookd-program.js';
+import { checkNodeVersion, isAtLeast, MIN_NODE_VERSION } from '../../../src/doctor/checks/hook/check-node.js';
+import { parseInvalidHooksLine } from '../../../src/doctor/checks/agent/droid-log.js';
+import { hookdProgramWords } from '../../../src/doctor/checks/hook/hookd-program.js';
 import { PORTABLE_HOOKD_COMMAND } from '../../../src/install/hookd-command.js';
-import { missingVariables } from '../../../src/doctor/missing-variables.js';
+import { missingVariables } from '../../../src/doctor/checks/notify/missing-variables.js';
 import { result, worstStatus } from '../../../src/doctor/types.js';
 
 describe('checkNodeVersion', () => {

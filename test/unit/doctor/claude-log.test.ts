@@ -1,7 +1,7 @@
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkClaudeLog, parseSkippedSetting } from '../../../src/doctor/check-claude-log.js';
+import { checkClaudeLog, parseSkippedSetting } from '../../../src/doctor/checks/agent/check-claude-log.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
 // The lines are as Claude Code 2.1.330 wrote them in a headless session (test/e2e/claude-settings.test.ts

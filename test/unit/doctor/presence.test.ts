@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkPresence } from '../../../src/doctor/check-presence.js';
-import type { DaemonView } from '../../../src/doctor/daemon-view.js';
-import type { DaemonStats } from '../../../src/daemon/daemon.js';
+import { checkPresence } from '../../../src/doctor/checks/notify/check-presence.js';
+import type { DaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js';
+import type { DaemonStats } from '../../../src/daemon/lifecycle/daemon.js';
 import { notifySettings } from '../../../src/config/notify-schema.js';
 import type { ProbeRun } from '../../../src/util/run-probe.js';
 

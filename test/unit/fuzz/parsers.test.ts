@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateConfigText } from '../../../src/config/validate.js';
-import { parseRequest } from '../../../src/daemon/protocol.js';
+import { parseRequest } from '../../../src/link/protocol.js';
 import { parseEvent } from '../../../src/events/parse.js';
 import { planCommands } from '../../../src/runner/route.js';
 import { fuzzOptions, hostileEvent, hostileInput, serialize } from '../../integration/fuzz/arbitraries.js';

@@ -1,0 +1,126 @@
+import type { Logger } from 'pino';
+import type { EventHandoff } from '../../events/types.js';
+import { eventRequestSchema } from '../../link/protocol.js';
+import { listSpool, quarantineSpoolFile, readSpoolFile, removeSpoolFile } from '../../link/spool.js';
+import type { DaemonStore, JournalRecord } from '../state/store.js';
+
+/** What ingest counts, for `hookd status`. */
+export interface IngestCounts {
+  received: number;
+  duplicates: number;
+  fromSpool: number;
+  rejected: number;
+}
+
+export interface IngestOptions {
+  /** Which event ids were already received (the journal's memory), and which are still pending. */
+  store: Pick<DaemonStore, 'seen' | 'pendingEvents'>;
+  /** Applies records and makes them durable (the journal); throws when the disk refuses. */
+  commit: (records: JournalRecord[]) => Promise<void>;
+  /** True while the journal cannot be written: the spool is left alone meanwhile. */
+  paused: () => boolean;
+  /** Where hooks spool events when the daemon is down. */
+  spoolDir: string;
+  /** Hands a durable event on to processing (the pipeline). */
+  enqueue: (handoff: EventHandoff) => void;
+  now: () => number;
+  logger: Logger;
+}
+
+/**
+ * Ingest: events from the socket and from the spool into the journal, each once (by event id), durable
+ * before the acknowledgement (socket) or before the spool file is removed; then on to processing.
+ */
+export class Ingest {
+  readonly counts: IngestCounts = { received: 0, duplicates: 0, fromSpool: 0, rejected: 0 };
+  private readonly inflight = new Map<string, Promise<void>>();
+  private draining: Promise<void> | undefined;
+  private stopping = false;
+
+  constructor(private readonly o: IngestOptions) {}
+
+  /** One event from the socket: durable when this resolves; a duplicate waits for its first copy. */
+  async receive(handoff: EventHandoff): Promise<{ duplicate: boolean }> {
+    const { store } = this.o;
+    const id = handoff.event.id;
+    if (store.seen.has(id)) {
+      await this.inflight.get(id);
+      this.counts.duplicates++;
+      return { duplicate: true };
+    }
+    const durable = this.o.commit([{ t: 'in', at: this.o.now(), h: handoff }]);
+    this.inflight.set(id, durable);
+    try {
+      await durable;
+    } catch (error) {
+      store.seen.delete(id);
+      store.pendingEvents.delete(id);
+      throw error;
+    } finally {
+      this.inflight.delete(id);
+    }
+    this.counts.received++;
+    this.o.enqueue(handoff);
+    return { duplicate: false };
+  }
+
+  /** Reads the spool in chunks of 256: valid events into the journal, then removed; others quarantined. */
+  async drainSpool(): Promise<void> {
+    const { o, counts } = this;
+    if (o.paused()) return;
+    const spool = o.spoolDir;
+    const names = listSpool(spool);
+    for (let i = 0; i < names.length; i += 256) {
+      const chunk = names.slice(i, i + 256);
+      const fresh: EventHandoff[] = [];
+      const records: JournalRecord[] = [];
+      const ids = new Set<string>();
+      const read: string[] = [];
+      for (const name of chunk) {
+        const text = readSpoolFile(spool, name);
+        if (text === undefined) continue;
+        let parsed;
+        try {
+          parsed = eventRequestSchema.safeParse(JSON.parse(text));
+        } catch {
+          parsed = undefined;
+        }
+        if (!parsed?.success) {
+          counts.rejected++;
+          quarantineSpoolFile(spool, name);
+          o.logger.error({ file: name }, 'spooled file is not a valid event; moved to spool/rejected');
+          continue;
+        }
+        read.push(name);
+        const handoff: EventHandoff = parsed.data;
+        if (o.store.seen.has(handoff.event.id) || ids.has(handoff.event.id)) {
+          counts.duplicates++;
+          continue;
+        }
+        ids.add(handoff.event.id);
+        fresh.push(handoff);
+        records.push({ t: 'in', at: o.now(), h: handoff });
+      }
+      await o.commit(records);
+      for (const name of read) removeSpoolFile(spool, name);
+      counts.fromSpool += fresh.length;
+      counts.received += fresh.length;
+      for (const handoff of fresh) o.enqueue(handoff);
+      if (fresh.length > 0) o.logger.info({ events: fresh.length }, 'drained spooled events');
+    }
+  }
+
+  /** A drain in the background, unless one runs already (the periodic scan, the journal recovering). */
+  scheduleDrain(): void {
+    if (this.draining || this.stopping) return;
+    this.draining = this.drainSpool()
+      .catch((error: Error) => this.o.logger.error({ error: error.message }, 'spool drain failed'))
+      .finally(() => (this.draining = undefined));
+  }
+
+  /** No new drain from now on; resolves when the one in flight is done. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.draining;
+  }
+}

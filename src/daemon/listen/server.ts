@@ -1,0 +1,91 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { chmodSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { listenInDir } from '../../util/unix-socket.js';
+import { parseRequest, replyLine, type DaemonRequest } from '../../link/protocol.js';
+
+/** Longest request line accepted (an event's payload is capped at 8 MiB by the hook). */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+export type RequestHandler = (request: DaemonRequest) => Promise<Record<string, unknown>>;
+
+export interface SocketServer {
+  server: Server;
+  /** Stops accepting; open connections get their in-flight replies, then are closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * The daemon's unix socket: newline-delimited JSON, requests answered one at a time per connection, in
+ * order. Bad lines get a clear `{"v":1,"ok":false,"code":...,"error":...}` and the connection stays usable.
+ */
+export async function listenOnSocket(socketPath: string, handle: RequestHandler): Promise<SocketServer> {
+  const sockets = new Map<Socket, { busy: number; closing: boolean }>();
+  const server = createServer((socket) => {
+    const state = { busy: 0, closing: false };
+    sockets.set(socket, state);
+    let buffer = '';
+    let chain: Promise<void> = Promise.resolve();
+    socket.setEncoding('utf8');
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      if (buffer.length > MAX_LINE_BYTES) {
+        socket.end(
+          replyLine({ ok: false, code: 'too_large', error: `request line over ${MAX_LINE_BYTES} bytes` }),
+        );
+        buffer = '';
+        return;
+      }
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) !== -1) {
+        const line = buffer.slice(0, newline).trim();
+        buffer = buffer.slice(newline + 1);
+        if (!line) continue;
+        state.busy++;
+        chain = chain.then(async () => {
+          let reply: Record<string, unknown>;
+          const parsed = parseRequest(line);
+          if (!parsed.ok)
+            reply = {
+              ok: false,
+              code: parsed.code,
+              error: parsed.error,
+              ...(parsed.id ? { id: parsed.id } : {}),
+            };
+          else {
+            try {
+              reply = await handle(parsed.request);
+            } catch (error) {
+              reply = { ok: false, code: 'internal', error: (error as Error).message };
+            }
+          }
+          state.busy--;
+          if (!socket.destroyed) socket.write(replyLine(reply));
+          if (state.closing && state.busy === 0) socket.end();
+        });
+      }
+    });
+  });
+  await listenInDir(server, dirname(socketPath), basename(socketPath));
+  chmodSync(socketPath, 0o600);
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Clients that keep a connection open past their replies are cut after a grace period.
+        const force = setTimeout(() => {
+          for (const socket of sockets.keys()) socket.destroy();
+        }, 2000);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        for (const [socket, state] of sockets) {
+          state.closing = true;
+          if (state.busy === 0) socket.end();
+        }
+      }),
+  };
+}

@@ -1,0 +1,426 @@
+import type { EventHandoff } from '../../events/types.js';
+import type { RenderedNotification } from '../../notify/notification.js';
+import type { LadderStep, WaitingAsk } from '../../notify/escalation.js';
+
+/** `cancelled`: a held "waiting" notification the session moved on from (only in `recentCancelled`). */
+export type DeliveryState = 'pending' | 'held' | 'delivered' | 'dead' | 'cancelled';
+
+/**
+ * A "waiting" notification held by delay-then-cancel: cancelled if `session` moves on before `until`. Its
+ * rule's dedupe and cooldown keys are forgotten then, since nothing was sent.
+ */
+export interface WaitingHold {
+  session: string;
+  until: number;
+  dedupeKey?: string;
+  cooldownKey?: string;
+  /** What it waits for (a permission for one tool...): only an event that answers it cancels it. */
+  ask?: WaitingAsk;
+}
+
+/** How a ladder stopped: answered in the session, acknowledged (`hookd ack`), the session ended, every step sent, or dropped over the limit. */
+export type LadderEnd = 'answered' | 'acked' | 'ended' | 'done' | 'limit';
+
+/**
+ * An escalation ladder (docs/sessions.md#escalation-ladders): the notification of one rule for one
+ * event, sent again to each step's channels while the session is not answered. Durable in the journal:
+ * a restart resumes it, and each sending has its own delivery id, so nothing is sent twice.
+ */
+export interface Ladder {
+  /** `<event id>/<rule index>`. */
+  id: string;
+  session: string;
+  rule: string;
+  startedAt: number;
+  notification: RenderedNotification;
+  steps: LadderStep[];
+  /** Per step, how many of its sendings are done (or skipped). */
+  progress: number[];
+  /** Steps go through quiet hours (the rule's breakthrough, or an urgent notification). */
+  breakthrough: boolean;
+  ask?: WaitingAsk;
+  /** What presence did when it started (for explain). */
+  presence?: string;
+  /** Set once it stopped. */
+  end?: LadderEnd;
+  endedAt?: number;
+  endedBy?: string;
+}
+
+/** A delivery made by a ladder step. */
+export interface EscalationMark {
+  ladder: string;
+  step: number;
+  repeat: number;
+}
+
+/** One notification on its way to one channel. */
+export interface Delivery {
+  /** Stable: `<event id>/<rule index>/<channel>` (plus a suffix for bursts and digests). */
+  id: string;
+  channel: string;
+  notification: RenderedNotification;
+  createdAt: number;
+  state: DeliveryState;
+  attempts: number;
+  /** Not before this moment (backoff, Retry-After). */
+  nextAt: number;
+  lastError?: string;
+  deliveredAt?: number;
+  deadAt?: number;
+  /** Held for quiet hours (or while the session waits) until this moment. */
+  heldUntil?: number;
+  /** A "waiting" notification held by delay-then-cancel: cancelled if this session moves on first. */
+  waiting?: WaitingHold;
+  /** Set on a cancelled one: when, and the event that showed the user answered. */
+  cancelledAt?: number;
+  cancelledBy?: string;
+  /** What the channel answered to find what it showed again (a desktop id, a Slack ts): for `resolved`. */
+  ref?: string;
+  /** Sent by an escalation step. */
+  escalation?: EscalationMark;
+}
+
+/** The journal's records. Applying one twice has the same effect as once. */
+export type JournalRecord =
+  | { t: 'in'; at: number; h: EventHandoff }
+  | { t: 'done'; id: string }
+  | { t: 'add'; d: Delivery }
+  | { t: 'fail'; id: string; attempts: number; nextAt: number; error: string }
+  | { t: 'ok'; id: string; at: number; ref?: string }
+  | { t: 'dead'; id: string; at: number; error: string }
+  | { t: 'retry'; id: string; at: number }
+  | { t: 'purge'; id: string }
+  | { t: 'release'; ids: string[]; at: number }
+  | { t: 'unhold'; ids: string[]; at: number }
+  | { t: 'cancel'; ids: string[]; at: number; by: string }
+  | { t: 'ladder'; l: Ladder }
+  | { t: 'step'; id: string; step: number; sent: number; at: number }
+  | { t: 'halt'; ids: string[]; at: number; end: LadderEnd; by: string }
+  | { t: 'thread'; k: string; ts: string }
+  | { t: 'seen'; ids: string[] }
+  | { t: 'delivered'; ids: string[] };
+
+const RECENT_MAX = 200;
+/** A channel's reference to what it showed (a desktop id, a Slack channel and ts) is short; longer is not kept. */
+export const REF_MAX = 200;
+
+/** The id of the delivery that marks delivery `id` resolved. */
+export function resolvedId(id: string): string {
+  return `${id}/resolved`;
+}
+/**
+ * Dead letters kept (for `hookd outbox list --state dead` and `retry`): the oldest beyond this are
+ * dropped, so a channel that can never deliver (no notify-send) does not grow the daemon without bound.
+ */
+export const DEAD_MAX = 1000;
+const DELIVERED_IDS_MAX = 50_000;
+const THREADS_MAX = 5000;
+/** Ladders running at once: beyond it the oldest stops (`limit`). */
+export const LADDERS_MAX = 1000;
+
+function capSet(set: Set<string>, max: number): void {
+  while (set.size > max) set.delete(set.values().next().value as string);
+}
+
+/** The daemon's durable state, rebuilt from the journal at start and updated as records are appended. */
+export class DaemonStore {
+  readonly seen = new Set<string>();
+  /** Received and not yet fully processed, in arrival order. */
+  readonly pendingEvents = new Map<string, EventHandoff>();
+  /** Pending, held and dead deliveries. Delivered ones leave (only their ids and the last few stay). */
+  readonly deliveries = new Map<string, Delivery>();
+  readonly deliveredIds = new Set<string>();
+  readonly recentDelivered: Delivery[] = [];
+  /** The last few held "waiting" notifications cancelled because the session moved on. */
+  readonly recentCancelled: Delivery[] = [];
+  readonly threads = new Map<string, string>();
+  /** Escalation ladders running, oldest first, and the last few stopped ones. */
+  readonly ladders = new Map<string, Ladder>();
+  readonly recentLadders: Ladder[] = [];
+  /** Ids of every ladder ever stopped (bounded): a replayed "ladder" record does not start it again. */
+  private readonly haltedLadders = new Set<string>();
+  /** Per channel, the ids of its pending deliveries in order. */
+  private readonly queues = new Map<string, Set<string>>();
+  /** Ids of dead deliveries, oldest first. */
+  private readonly dead = new Set<string>();
+
+  constructor(private readonly seenMax: number) {}
+
+  private enqueue(delivery: Delivery): void {
+    let queue = this.queues.get(delivery.channel);
+    if (!queue) this.queues.set(delivery.channel, (queue = new Set()));
+    queue.add(delivery.id);
+  }
+
+  private dequeue(delivery: Delivery): void {
+    this.queues.get(delivery.channel)?.delete(delivery.id);
+  }
+
+  apply(record: JournalRecord): void {
+    switch (record.t) {
+      case 'in': {
+        const id = record.h.event.id;
+        if (this.seen.has(id)) return;
+        this.seen.add(id);
+        capSet(this.seen, this.seenMax);
+        this.pendingEvents.set(id, record.h);
+        return;
+      }
+      case 'done':
+        this.pendingEvents.delete(record.id);
+        return;
+      case 'add': {
+        const d = record.d;
+        if (this.deliveries.has(d.id) || this.deliveredIds.has(d.id)) return;
+        if (d.state === 'delivered') {
+          this.markDelivered({ ...d });
+          return;
+        }
+        this.deliveries.set(d.id, { ...d });
+        if (d.state === 'pending') this.enqueue(d);
+        if (d.state === 'dead') this.trackDead(d.id);
+        return;
+      }
+      case 'fail': {
+        const d = this.deliveries.get(record.id);
+        if (!d) return;
+        d.attempts = record.attempts;
+        d.nextAt = record.nextAt;
+        d.lastError = record.error;
+        return;
+      }
+      case 'ok': {
+        const d = this.deliveries.get(record.id);
+        if (!d) return;
+        this.deliveries.delete(d.id);
+        this.dequeue(d);
+        this.markDelivered({
+          ...d,
+          state: 'delivered',
+          deliveredAt: record.at,
+          ...(record.ref ? { ref: record.ref } : {}),
+        });
+        return;
+      }
+      case 'dead': {
+        const d = this.deliveries.get(record.id);
+        if (!d) return;
+        this.dequeue(d);
+        Object.assign(d, { state: 'dead', deadAt: record.at, lastError: record.error });
+        this.trackDead(d.id);
+        return;
+      }
+      case 'retry': {
+        const d = this.deliveries.get(record.id);
+        if (!d || d.state !== 'dead') return;
+        this.dead.delete(d.id);
+        Object.assign(d, { state: 'pending', attempts: 0, nextAt: record.at, createdAt: record.at });
+        delete d.deadAt;
+        this.enqueue(d);
+        return;
+      }
+      case 'purge': {
+        const d = this.deliveries.get(record.id);
+        if (!d) return;
+        this.dead.delete(d.id);
+        this.deliveries.delete(d.id);
+        this.dequeue(d);
+        return;
+      }
+      case 'release':
+        for (const id of record.ids) {
+          const d = this.deliveries.get(id);
+          if (!d || d.state !== 'held') continue;
+          // Released into a digest: the held ones are done; the digest is its own delivery.
+          this.deliveries.delete(id);
+          this.deliveredIds.add(id);
+        }
+        return;
+      case 'unhold':
+        for (const id of record.ids) {
+          const d = this.deliveries.get(id);
+          if (!d || d.state !== 'held') continue;
+          d.state = 'pending';
+          d.nextAt = record.at;
+          delete d.heldUntil;
+          this.enqueue(d);
+        }
+        return;
+      case 'cancel':
+        for (const id of record.ids) {
+          const d = this.deliveries.get(id);
+          if (!d || d.state !== 'held' || !d.waiting) continue;
+          // Never sent: gone from the outbox, and its id kept so a replayed "add" does not bring it back.
+          this.deliveries.delete(id);
+          this.deliveredIds.add(id);
+          capSet(this.deliveredIds, DELIVERED_IDS_MAX);
+          this.recentCancelled.push({
+            ...d,
+            state: 'cancelled',
+            cancelledAt: record.at,
+            cancelledBy: record.by,
+          });
+          if (this.recentCancelled.length > RECENT_MAX) this.recentCancelled.shift();
+        }
+        return;
+      case 'ladder': {
+        const l = record.l;
+        if (this.ladders.has(l.id) || this.haltedLadders.has(l.id)) return;
+        if (l.end) {
+          this.keepHalted({ ...l });
+          return;
+        }
+        this.ladders.set(l.id, { ...l, progress: [...l.progress] });
+        while (this.ladders.size > LADDERS_MAX) {
+          const oldest = this.ladders.values().next().value!;
+          this.halt(oldest, {
+            t: 'halt',
+            ids: [oldest.id],
+            at: l.startedAt,
+            end: 'limit',
+            by: 'too many ladders',
+          });
+        }
+        return;
+      }
+      case 'step': {
+        const l = this.ladders.get(record.id);
+        if (!l || record.step < 0 || record.step >= l.steps.length) return;
+        l.progress[record.step] = Math.max(l.progress[record.step] ?? 0, record.sent);
+        return;
+      }
+      case 'halt':
+        for (const id of record.ids) {
+          const l = this.ladders.get(id);
+          if (l) this.halt(l, record);
+        }
+        return;
+      case 'thread':
+        this.threads.delete(record.k);
+        this.threads.set(record.k, record.ts);
+        while (this.threads.size > THREADS_MAX)
+          this.threads.delete(this.threads.keys().next().value as string);
+        return;
+      case 'seen':
+        for (const id of record.ids) this.seen.add(id);
+        capSet(this.seen, this.seenMax);
+        return;
+      case 'delivered':
+        for (const id of record.ids) this.deliveredIds.add(id);
+        capSet(this.deliveredIds, DELIVERED_IDS_MAX);
+        return;
+    }
+  }
+
+  private halt(l: Ladder, record: Extract<JournalRecord, { t: 'halt' }>): void {
+    this.ladders.delete(l.id);
+    this.keepHalted({ ...l, end: record.end, endedAt: record.at, endedBy: record.by });
+  }
+
+  private keepHalted(l: Ladder): void {
+    this.haltedLadders.add(l.id);
+    capSet(this.haltedLadders, DELIVERED_IDS_MAX);
+    this.recentLadders.push(l);
+    if (this.recentLadders.length > RECENT_MAX) this.recentLadders.shift();
+  }
+
+  /** The running ladders of a session. */
+  laddersOf(session: string): Ladder[] {
+    return [...this.ladders.values()].filter((l) => l.session === session);
+  }
+
+  /** Keeps at most DEAD_MAX dead letters: the oldest go (and are never added again by a replayed "add"). */
+  private trackDead(id: string): void {
+    this.dead.delete(id);
+    this.dead.add(id);
+    while (this.dead.size > DEAD_MAX) {
+      const oldest = this.dead.values().next().value as string;
+      this.dead.delete(oldest);
+      this.deliveries.delete(oldest);
+      this.deliveredIds.add(oldest);
+    }
+    capSet(this.deliveredIds, DELIVERED_IDS_MAX);
+  }
+
+  private markDelivered(d: Delivery): void {
+    this.deliveredIds.add(d.id);
+    capSet(this.deliveredIds, DELIVERED_IDS_MAX);
+    this.recentDelivered.push(d);
+    if (this.recentDelivered.length > RECENT_MAX) this.recentDelivered.shift();
+  }
+
+  /** The oldest pending delivery of a channel: channels deliver in order. */
+  head(channel: string): Delivery | undefined {
+    const queue = this.queues.get(channel);
+    if (!queue) return undefined;
+    for (const id of queue) {
+      const d = this.deliveries.get(id);
+      if (d && d.state === 'pending') return d;
+      queue.delete(id);
+    }
+    return undefined;
+  }
+
+  channelsWithWork(): string[] {
+    return [...this.queues.entries()].filter(([, q]) => q.size > 0).map(([name]) => name);
+  }
+
+  /** Held "waiting" deliveries of a session (delay-then-cancel). */
+  heldWaiting(session: string): Delivery[] {
+    return [...this.deliveries.values()].filter((d) => d.state === 'held' && d.waiting?.session === session);
+  }
+
+  /**
+   * "Waiting" notifications of a session already shown (among the last delivered) that the channel can
+   * mark resolved (it gave a `ref`) and that have no `resolved` delivery yet (docs/sessions.md).
+   */
+  shownWaiting(session: string): Delivery[] {
+    return this.recentDelivered.filter(
+      (d) =>
+        d.waiting?.session === session &&
+        d.ref !== undefined &&
+        d.notification.kind === undefined &&
+        !this.deliveries.has(resolvedId(d.id)) &&
+        !this.deliveredIds.has(resolvedId(d.id)),
+    );
+  }
+
+  /** Held deliveries whose quiet window has ended by `now`. */
+  heldDue(now: number): Delivery[] {
+    return [...this.deliveries.values()].filter((d) => d.state === 'held' && (d.heldUntil ?? 0) <= now);
+  }
+
+  pendingFor(channel: string): number {
+    return this.queues.get(channel)?.size ?? 0;
+  }
+
+  counts(): { pendingEvents: number; pending: number; held: number; dead: number } {
+    let pending = 0;
+    let held = 0;
+    let dead = 0;
+    for (const d of this.deliveries.values()) {
+      if (d.state === 'pending') pending++;
+      else if (d.state === 'held') held++;
+      else if (d.state === 'dead') dead++;
+    }
+    return { pendingEvents: this.pendingEvents.size, pending, held, dead };
+  }
+
+  /** The records that rebuild this state: what a compacted journal holds (order matters: "in" before "seen"). */
+  snapshot(): JournalRecord[] {
+    const records: JournalRecord[] = [];
+    for (const h of this.pendingEvents.values()) records.push({ t: 'in', at: h.event.receivedAt, h });
+    for (const d of this.recentDelivered) records.push({ t: 'add', d });
+    for (const d of this.deliveries.values()) records.push({ t: 'add', d });
+    const seen = [...this.seen];
+    for (let i = 0; i < seen.length; i += 5000) records.push({ t: 'seen', ids: seen.slice(i, i + 5000) });
+    const delivered = [...this.deliveredIds];
+    for (let i = 0; i < delivered.length; i += 5000)
+      records.push({ t: 'delivered', ids: delivered.slice(i, i + 5000) });
+    for (const [k, ts] of this.threads) records.push({ t: 'thread', k, ts });
+    for (const l of this.recentLadders) records.push({ t: 'ladder', l });
+    for (const l of this.ladders.values()) records.push({ t: 'ladder', l });
+    return records;
+  }
+}

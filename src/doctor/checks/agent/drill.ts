@@ -1,0 +1,187 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { samplePayload } from '../../../events/sample.js';
+import type { Agent } from '../../../install/agents.js';
+import { logFilePath, type Env } from '../../../paths.js';
+import { GUARD_NOT_RUN } from '../../../runner/decision.js';
+import { matchesPattern } from '../../../runner/matcher.js';
+import { agentName, installCommandFor, runningHookdHooks, type SettingsFileState } from './agent-settings.js';
+import { result, type CheckResult } from '../../types.js';
+import { killProcessGroup } from '../../../util/process-group.js';
+
+/** The drill's shell call: harmless whatever a guard lets through. */
+const DRILL_COMMAND = 'true # hookd doctor --drill';
+const SHELL_TOOL: Record<Agent, string> = { droid: 'Execute', claude: 'Bash' };
+const DRILL_TIMEOUT_MS = 120_000;
+
+type LogRecord = Record<string, unknown>;
+
+interface Spawned {
+  code: number | null;
+  stderr: string;
+  stdout: string;
+}
+
+/** Runs a hook command as the agent does: `sh -c` in its own group, the payload on stdin, a deadline. */
+function runLikeAgent(command: string, payload: string, cwd: string, env: Env): Promise<Spawned> {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => killProcessGroup(child, 'SIGKILL'), DRILL_TIMEOUT_MS);
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.on('error', () => {});
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout, stderr: error.message });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(payload);
+  });
+}
+
+/** The log records written after `offset` for one session id. */
+function recordsSince(file: string, offset: number, sessionId: string): LogRecord[] {
+  let text = '';
+  try {
+    const size = statSync(file).size;
+    const start = size >= offset ? offset : 0;
+    const buf = Buffer.alloc(size - start);
+    const fd = openSync(file, 'r');
+    readSync(fd, buf, 0, buf.length, start);
+    closeSync(fd);
+    text = buf.toString('utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as LogRecord];
+      } catch {
+        return [];
+      }
+    })
+    .filter((r) => r.sessionId === sessionId);
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function describeCommand(record: LogRecord): string {
+  const name = String(record.name);
+  if (record.outcome === GUARD_NOT_RUN || record.outcome === 'not run') {
+    const why = record.spawnError
+      ? `could not start: ${String(record.spawnError)}`
+      : record.timedOut
+        ? record.killedBy === 'budget'
+          ? "the event's time budget ran out"
+          : `timed out after ${String(record.timeoutMs)} ms`
+        : `died of ${String(record.signal)}`;
+    return `${name}: ${String(record.outcome)} (${why})`;
+  }
+  const said = String(record.stderrTail ?? '').trim();
+  const decision =
+    record.blocking === false
+      ? 'observe-only'
+      : record.exitCode === 2
+        ? `blocks${said ? `: ${said}` : ''}`
+        : String(record.stdoutTail ?? '')
+              .trim()
+              .startsWith('{')
+          ? `answers ${String(record.stdoutTail).trim().slice(0, 200)}`
+          : 'no decision';
+  return `${name}: ran, exit ${String(record.exitCode)}, ${decision}`;
+}
+
+/**
+ * `hookd doctor --drill`: fires a harmless PreToolUse (a shell call of `true`, marked as a drill)
+ * through the hookd command installed in the agent's settings, spawned as the agent spawns it, then
+ * reads hookd's log for that event and shows which guards ran and what they decided. The hand-off to
+ * the daemon is off, so the drill never reaches notifications or the ledger.
+ */
+export async function runDrill(
+  agent: Agent,
+  states: readonly SettingsFileState[],
+  env: Env,
+  projectDir: string,
+): Promise<CheckResult> {
+  const id = `drill-${agent}`;
+  const title = `${agentName(agent)} drill: a shell call through the installed hook`;
+  const tool = SHELL_TOOL[agent];
+  const hook = runningHookdHooks(states).find(
+    (h) => h.event === 'PreToolUse' && matchesPattern(h.matcher as string | undefined, tool),
+  );
+  if (!hook) {
+    return result(id, title, 'skip', `no hookd entry for ${tool} calls in ${agentName(agent)}'s settings`);
+  }
+  const sessionId = `hookd-drill-${Date.now()}-${process.pid}`;
+  const home = env.HOME ?? '/';
+  const fields: Record<string, unknown> =
+    agent === 'claude'
+      ? {
+          transcript_path: join(home, '.claude', 'projects', 'hookd-drill', `${sessionId}.jsonl`),
+          tool_use_id: `toolu_${sessionId}`,
+        }
+      : {};
+  const payload = samplePayload('PreToolUse', {
+    sessionId,
+    cwd: projectDir,
+    home,
+    tool,
+    command: DRILL_COMMAND,
+    fields,
+  });
+  const agentEnv: Env = { ...env, CLAUDE_PROJECT_DIR: projectDir, HOOKD_DAEMON: '0' };
+  if (agent === 'droid') {
+    Object.assign(agentEnv, { FACTORY_PROJECT_DIR: projectDir, DROID_PROJECT_DIR: projectDir });
+    for (const [key, value] of Object.entries(payload)) if (typeof value === 'string') agentEnv[key] = value;
+  }
+  const logFile = logFilePath(env);
+  const offset = sizeOf(logFile);
+  const ran = await runLikeAgent(hook.command, JSON.stringify(payload), projectDir, agentEnv);
+  const records = recordsSince(logFile, offset, sessionId);
+  const event = records.find((r) => r.kind === 'event');
+  const header = `fired PreToolUse ${tool} \`true\` through ${hook.file}: ${hook.command}`;
+  const install = installCommandFor(agent, states);
+  if (!event) {
+    const said = ran.stderr.trim().split('\n').slice(-3).join(' / ');
+    return result(
+      id,
+      title,
+      'fail',
+      `${header}\nthe installed command did not run hookd (exit ${ran.code ?? 'killed'})${said ? `: ${said}` : ''}`,
+      `run \`${install}\` again from the hookd you want to use, then \`hookd doctor --drill\``,
+    );
+  }
+  const commands = records.filter((r) => r.kind === 'command');
+  const notRun = Number(event.notRun ?? 0);
+  const lines = [
+    header,
+    `hookd answered exit ${ran.code}${event.decidedBy ? ` (decided by ${String(event.decidedBy)})` : ''}; ${commands.length} command(s) matched`,
+    ...commands.map((r) => `  ${describeCommand(r)}`),
+  ];
+  if (commands.length === 0) lines.push(`  no command in hookd's config matches a ${tool} call`);
+  if (notRun > 0) {
+    lines.push(`${notRun} guard${notRun === 1 ? '' : 's'} not run`);
+    return result(
+      id,
+      title,
+      'fail',
+      lines.join('\n'),
+      `see \`hookd logs --session ${sessionId}\`; fix the command or raise its \`timeout\` (or mark it "onError": "block" to fail closed)`,
+    );
+  }
+  return result(id, title, 'ok', lines.join('\n'));
+}
