@@ -100,19 +100,18 @@ export function observeEvent(state: NoiseState, event: HookEvent, now: number): 
   }
 }
 
+/** A notification that fired, as the noise memory remembers it. */
+export interface SentNote {
+  dedupeKey: string;
+  cooldownKey?: string;
+  idle: boolean;
+  sessionId?: string;
+  /** Set when the notification was for a PermissionRequest: its rule and tool. */
+  permissionAsk?: { rule: string; tool?: string };
+}
+
 /** Records what was sent, for later dedupe, cooldown and idle-repeat decisions. */
-export function recordSent(
-  state: NoiseState,
-  sent: readonly {
-    dedupeKey: string;
-    cooldownKey?: string;
-    idle: boolean;
-    sessionId?: string;
-    /** Set when the notification was for a PermissionRequest: its rule and tool. */
-    permissionAsk?: { rule: string; tool?: string };
-  }[],
-  now: number,
-): void {
+export function recordSent(state: NoiseState, sent: readonly SentNote[], now: number): void {
   for (const item of sent) {
     if (item.permissionAsk && item.sessionId) {
       const asks =
