@@ -6,15 +6,15 @@ import { Coalescer, coalescedNotification, type Burst } from '../notify/coalesce
 import {
   createNoiseState,
   noiseRetentionMs,
+  forgetUnsent,
   observeEvent,
   pruneNoise,
   recordSent,
   type NoiseState,
 } from '../notify/noise.js';
 import { effectiveRules } from '../notify/rules.js';
-import { decide, deliveriesFor, type Decision, type DecideInput } from '../notify/decide.js';
+import { answer, decide, deliveriesFor, type Decision, type DecideInput } from '../notify/decide.js';
 import {
-  isWaitingAsk,
   observeSession,
   transcriptTransition,
   userMovedOn,
@@ -24,13 +24,7 @@ import {
   type SessionTable,
 } from '../notify/session-state.js';
 import { breaksQuietHours, quietStateAt } from '../notify/quiet-hours.js';
-import {
-  answerTo,
-  describeLadder,
-  waitingAskOf,
-  type PresenceState,
-  type WaitingAsk,
-} from '../notify/escalation.js';
+import { describeLadder, type PresenceState, type WaitingAsk } from '../notify/escalation.js';
 import type { TranscriptSignal } from '../notify/transcript-signals.js';
 import {
   folderName,
@@ -205,58 +199,48 @@ export class Pipeline {
   }
 
   /**
-   * What an event of session `sid` answers: its held "waiting" notifications are cancelled and its
-   * ladders stopped (answerTo, src/notify/escalation.ts, decides), then onAnswered is told.
+   * What an event of session `sid` answers (answer, src/notify/decide.ts, decides): its held "waiting"
+   * notifications are cancelled, shown ones marked resolved and its ladders stopped, then onAnswered is
+   * told.
    */
   private answer(event: HookEvent, sid: string, at: number, wasWaiting: boolean): JournalRecord[] {
-    const { o, noise } = this;
-    const log = o.logger;
+    const { o } = this;
     const by = `${event.name} ${event.id}`;
+    const a = answer({
+      event,
+      held: [...(o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])],
+      ladders: [...(o.ladders?.(sid) ?? []), ...(this.batchLadders.get(sid) ?? [])].filter(
+        (l) => !this.halting.has(l.id),
+      ),
+      shown: (o.shownWaiting?.(sid) ?? []).filter((d) => !this.batchResolved.has(d.id)),
+      lastAsk: this.asks.get(sid),
+      wasWaiting,
+    });
     const records: JournalRecord[] = [];
-    const held = [...(o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])];
-    const cancelled = held.filter((d) => answerTo(event, d.waiting?.ask) !== undefined);
-    const gone = new Set(cancelled.map((d) => d.id));
+    const gone = new Set(a.cancel.map((d) => d.id));
     this.batchWaiting.set(
       sid,
       (this.batchWaiting.get(sid) ?? []).filter((d) => !gone.has(d.id)),
     );
-    // Nothing was sent: the same ask later is no duplicate, and no cooldown runs.
-    for (const d of cancelled) {
-      if (d.waiting?.dedupeKey) noise.sent.delete(d.waiting.dedupeKey);
-      if (d.waiting?.cooldownKey) noise.cooldowns.delete(d.waiting.cooldownKey);
-    }
-    if (cancelled.length > 0) {
+    forgetUnsent(this.noise, a.cancel);
+    if (a.cancel.length > 0) {
       records.push({ t: 'cancel', ids: [...gone], at, by });
-      log.info(
+      o.logger.info(
         { event: event.name, eventId: event.id, sessionId: sid, cancelled: [...gone] },
         'the session moved on: held notifications cancelled',
       );
     }
-    const ladders = [...(o.ladders?.(sid) ?? []), ...(this.batchLadders.get(sid) ?? [])].filter(
-      (l) => !this.halting.has(l.id),
-    );
-    // Shown ones (sent, and their channel can mark them) are marked resolved when answered (not when
-    // the turn or the session merely ended).
-    records.push(...this.resolveShown(sid, by, (d) => answerTo(event, d.waiting?.ask) === 'answered'));
-    const stopped = { answered: [] as Ladder[], ended: [] as Ladder[] };
-    for (const l of ladders) {
-      const kind = answerTo(event, l.ask);
-      if (kind) stopped[kind].push(l);
-    }
+    const resolve = new Set(a.resolve.map((d) => d.id));
+    records.push(...this.resolveShown(sid, by, (d) => resolve.has(d.id)));
     for (const kind of ['answered', 'ended'] as const) {
-      for (const l of stopped[kind]) this.halting.add(l.id);
-      records.push(...haltLadders(stopped[kind], kind, by, at, log));
+      for (const l of a.halt[kind]) this.halting.add(l.id);
+      records.push(...haltLadders(a.halt[kind], kind, by, at, o.logger));
     }
-    // The session's last ask (what it waited for; a sub-agent's too), answered or not by this event.
-    const ask = this.asks.get(sid);
-    const how = ask || wasWaiting ? answerTo(event, ask) : undefined;
-    const ladderIds = [...stopped.answered, ...stopped.ended].map((l) => l.id);
-    if (how) this.asks.delete(sid);
-    if (how && (ask || wasWaiting || cancelled.length > 0 || ladderIds.length > 0))
-      o.onAnswered?.({ session: sid, how, by, at, cancelled: [...gone], ladders: ladderIds });
-    if (isWaitingAsk(event)) {
-      this.asks.delete(sid);
-      this.asks.set(sid, waitingAskOf(event));
+    const ladderIds = [...a.halt.answered, ...a.halt.ended].map((l) => l.id);
+    if (a.how) o.onAnswered?.({ session: sid, how: a.how, by, at, cancelled: [...gone], ladders: ladderIds });
+    if (a.ask !== 'keep') this.asks.delete(sid);
+    if (a.ask !== 'keep' && a.ask !== 'forget') {
+      this.asks.set(sid, a.ask);
       while (this.asks.size > ASKS_MAX) this.asks.delete(this.asks.keys().next().value!);
     }
     return records;
@@ -585,11 +569,7 @@ export class Pipeline {
     const cancelled = [...(this.o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])];
     this.batchWaiting.delete(sid);
     const ids = cancelled.map((d) => d.id);
-    // Nothing was sent: the same ask later is no duplicate, and no cooldown runs.
-    for (const d of cancelled) {
-      if (d.waiting?.dedupeKey) noise.sent.delete(d.waiting.dedupeKey);
-      if (d.waiting?.cooldownKey) noise.cooldowns.delete(d.waiting.cooldownKey);
-    }
+    forgetUnsent(noise, cancelled);
     if (ids.length === 0) return [];
     this.o.logger.info(
       { ...why, sessionId: sid, cancelled: ids },

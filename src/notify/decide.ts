@@ -3,7 +3,7 @@ import type { NotifyConfig } from '../config/notify-schema.js';
 import { evaluateRules, type FiredRule, type RuleEvaluation } from './rules.js';
 import type { NoiseState, SentNote } from './noise.js';
 import { isWaitingAsk, type SessionState } from './session-state.js';
-import { applyPresence, waitingAskOf, type PresenceState } from './escalation.js';
+import { answerTo, applyPresence, waitingAskOf, type PresenceState, type WaitingAsk } from './escalation.js';
 import { isRemoteChannel } from './redact-notification.js';
 import type { DefaultText, RenderedNotification } from './notification.js';
 import { sessionSnapshot } from './session-message.js';
@@ -209,4 +209,51 @@ export function decide(input: DecideInput): Decision | NeedsPresence {
     });
   }
   return { evaluation, effects, presenceNotes };
+}
+
+/** What is waiting in a session when one of its events arrives. */
+export interface AnswerInput {
+  event: HookEvent;
+  /** Its "waiting" notifications still held (delay-then-cancel). */
+  held: readonly Delivery[];
+  /** Its running escalation ladders. */
+  ladders: readonly Ladder[];
+  /** Its "waiting" notifications already shown that their channel can mark resolved. */
+  shown: readonly Delivery[];
+  /** What the session last asked for, if it is remembered. */
+  lastAsk?: WaitingAsk | undefined;
+  /** The session was waiting for the user before this event. */
+  wasWaiting: boolean;
+}
+
+/** What an event answers in its session. */
+export interface Answer {
+  /** Held notifications to cancel (nothing was sent: their dedupe and cooldown keys are forgotten). */
+  cancel: Delivery[];
+  /** Shown notifications to mark resolved. */
+  resolve: Delivery[];
+  /** Ladders to stop, by how the ask ended. */
+  halt: { answered: Ladder[]; ended: Ladder[] };
+  /** How the session's ask ended, when it did (the "answered" notice). */
+  how?: 'answered' | 'ended';
+  /** What the session waits for after this event: a new ask, none (`forget`), or as before (`keep`). */
+  ask: WaitingAsk | 'forget' | 'keep';
+}
+
+/**
+ * What an event of a session answers: the held "waiting" notifications it cancels, the shown ones it
+ * marks resolved (only an answer, not the end of a turn or a session) and the ladders it stops. Pure.
+ */
+export function answer(input: AnswerInput): Answer {
+  const { event, lastAsk } = input;
+  const cancel = input.held.filter((d) => answerTo(event, d.waiting?.ask) !== undefined);
+  const resolve = input.shown.filter((d) => answerTo(event, d.waiting?.ask) === 'answered');
+  const halt = { answered: [] as Ladder[], ended: [] as Ladder[] };
+  for (const l of input.ladders) {
+    const kind = answerTo(event, l.ask);
+    if (kind) halt[kind].push(l);
+  }
+  const how = lastAsk || input.wasWaiting ? answerTo(event, lastAsk) : undefined;
+  const ask = isWaitingAsk(event) ? waitingAskOf(event) : how ? 'forget' : 'keep';
+  return { cancel, resolve, halt, ...(how ? { how } : {}), ask };
 }

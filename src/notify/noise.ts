@@ -189,3 +189,17 @@ export function deserializeNoise(value: unknown): NoiseState {
   }
   return state;
 }
+
+/**
+ * Held notifications cancelled before they were sent: the same ask later is no duplicate, and no
+ * cooldown runs for them.
+ */
+export function forgetUnsent(
+  state: NoiseState,
+  cancelled: readonly { waiting?: { dedupeKey?: string; cooldownKey?: string } }[],
+): void {
+  for (const d of cancelled) {
+    if (d.waiting?.dedupeKey) state.sent.delete(d.waiting.dedupeKey);
+    if (d.waiting?.cooldownKey) state.cooldowns.delete(d.waiting.cooldownKey);
+  }
+}

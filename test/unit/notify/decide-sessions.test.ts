@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { notifySettings, type NotifyConfig } from '../../../src/config/notify-schema.js';
 import { parseEvent } from '../../../src/events/parse.js';
 import type { HookEvent } from '../../../src/events/types.js';
-import { decide, type Decision, type NotifyEffect } from '../../../src/notify/decide.js';
-import { answerTo, type PresenceState } from '../../../src/notify/escalation.js';
+import { answer, decide, type Decision, type NotifyEffect } from '../../../src/notify/decide.js';
+import type { PresenceState, WaitingAsk } from '../../../src/notify/escalation.js';
 import { createNoiseState, observeEvent, recordSent } from '../../../src/notify/noise.js';
-import type { Delivery } from '../../../src/notify/records.js';
+import type { Delivery, Ladder } from '../../../src/notify/records.js';
 import { observeSession, type SessionTable } from '../../../src/notify/session-state.js';
 import {
   CLAUDE_FIXTURES_DIR,
@@ -72,25 +72,48 @@ function describeEffect(e: NotifyEffect, at: number): string | undefined {
 
 /**
  * Feeds a recorded session event by event through decide, as the daemon does: the session table and the
- * noise memory move with each event, held "waiting" notifications are released when their time comes or
- * cancelled when an event answers them. One line per event that decided something.
+ * noise memory move with each event, held "waiting" notifications are released when their time comes;
+ * what each event answers (held ones cancelled, shown ones resolved, ladders stopped) comes from answer(). One line per event that decided something.
  */
 function run(events: readonly Recorded[], notify: NotifyConfig, presence?: PresenceState): string[] {
   const sessions: SessionTable = new Map();
   const noise = createNoiseState();
   let held: Delivery[] = [];
+  let shown: Delivery[] = [];
+  let ladders: Ladder[] = [];
+  const asks = new Map<string, WaitingAsk>();
   const lines: string[] = [];
   for (const { file, event } of events) {
     const at = event.receivedAt;
     const out: string[] = [];
     const due = held.filter((d) => d.heldUntil! <= at);
     if (due.length > 0) out.push(`release ${due.map((d) => d.channel).join('+')}`);
+    shown.push(...due);
     held = held.filter((d) => d.heldUntil! > at);
+    const before = event.sessionId ? sessions.get(event.sessionId) : undefined;
     observeEvent(noise, event, at);
     const state = observeSession(sessions, event, at);
-    const cancelled = held.filter((d) => answerTo(event, d.waiting?.ask) !== undefined);
-    if (cancelled.length > 0) out.push(`cancel ${cancelled.map((d) => d.channel).join('+')}`);
-    held = held.filter((d) => !cancelled.includes(d));
+    const sid = event.sessionId;
+    if (sid) {
+      const a = answer({
+        event,
+        held: held.filter((d) => d.waiting?.session === sid),
+        ladders: ladders.filter((l) => l.session === sid),
+        shown: shown.filter((d) => d.waiting?.session === sid),
+        lastAsk: asks.get(sid),
+        wasWaiting: before?.phase === 'waiting',
+      });
+      if (a.cancel.length > 0) out.push(`cancel ${a.cancel.map((d) => d.channel).join('+')}`);
+      if (a.resolve.length > 0) out.push(`resolve ${a.resolve.map((d) => d.channel).join('+')}`);
+      for (const kind of ['answered', 'ended'] as const)
+        if (a.halt[kind].length > 0) out.push(`stop ladder (${kind})`);
+      if (a.how) out.push(`tell ${a.how}`);
+      held = held.filter((d) => !a.cancel.includes(d));
+      shown = shown.filter((d) => !a.resolve.includes(d));
+      ladders = ladders.filter((l) => !a.halt.answered.includes(l) && !a.halt.ended.includes(l));
+      if (a.ask === 'forget') asks.delete(sid);
+      else if (a.ask !== 'keep') asks.set(sid, a.ask);
+    }
     const input = {
       event,
       enrichment: {},
@@ -108,6 +131,8 @@ function run(events: readonly Recorded[], notify: NotifyConfig, presence?: Prese
     for (const e of decision.effects) {
       if (e.t === 'remember') recordSent(noise, e.sent, at);
       if (e.t === 'hold') held.push(...e.deliveries);
+      if (e.t === 'send') shown.push(...e.deliveries.filter((d) => d.waiting));
+      if (e.t === 'escalate') ladders.push(e.ladder);
       const text = describeEffect(e, at);
       if (text) out.push(text);
     }
@@ -174,7 +199,7 @@ describe('decide over recorded sessions of both agents (fake clock, no daemon)',
         .replace(/^\(reads presence: \w+\); /, ''),
     );
     expect(verbs.map((v) => v.split(' ')[0])).toEqual(['hold', 'skip', 'cancel', 'send']);
-    expect(lines[2]).toMatch(/^09-PostToolUse-Write \[working\]: cancel desktop$/);
+    expect(lines[2]).toMatch(/^09-PostToolUse-Write \[working\]: cancel desktop; tell answered$/);
     expect(lines[1]).toContain('duplicate');
     // Without the delay nothing is held, so nothing waits to be cancelled.
     expect(run(claudeSession('stream'), AT_ONCE).some((l) => l.includes('cancel'))).toBe(false);
