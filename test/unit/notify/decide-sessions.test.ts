@@ -146,6 +146,8 @@ function run(events: readonly Recorded[], notify: NotifyConfig, presence?: Prese
 
 const DEFAULTS = notifySettings({});
 const AT_ONCE = notifySettings({ waitingDelayMs: 0 });
+/** Quiet all day in any time zone: the recordings run at 14:41 UTC, never at a local 23:59. */
+const QUIET = notifySettings({ quietHours: { windows: [{ start: '00:00', end: '23:59' }] } });
 const LADDER = notifySettings({
   channels: {
     phone: { type: 'ntfy', topic: 'hookd-test-topic' },
@@ -183,6 +185,7 @@ describe('decide over recorded sessions of both agents (fake clock, no daemon)',
     const table = {
       defaults: run(recorded, DEFAULTS),
       'waitingDelayMs 0': run(recorded, AT_ONCE),
+      'quiet hours': run(recorded, QUIET),
       'ladder, presence active': run(recorded, LADDER, 'active'),
       'ladder, presence idle': run(recorded, LADDER, 'idle'),
     };
