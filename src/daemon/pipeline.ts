@@ -6,14 +6,15 @@ import { Coalescer, coalescedNotification, type Burst } from '../notify/coalesce
 import {
   createNoiseState,
   noiseRetentionMs,
+  forgetUnsent,
   observeEvent,
   pruneNoise,
   recordSent,
   type NoiseState,
 } from '../notify/noise.js';
-import { effectiveRules, evaluateRules } from '../notify/rules.js';
+import { effectiveRules } from '../notify/rules.js';
+import { answer, decide, deliveriesFor, type Decision, type DecideInput } from '../notify/decide.js';
 import {
-  isWaitingAsk,
   observeSession,
   transcriptTransition,
   userMovedOn,
@@ -23,15 +24,7 @@ import {
   type SessionTable,
 } from '../notify/session-state.js';
 import { breaksQuietHours, quietStateAt } from '../notify/quiet-hours.js';
-import {
-  answerTo,
-  applyPresence,
-  describeLadder,
-  waitingAskOf,
-  type PresenceState,
-  type WaitingAsk,
-} from '../notify/escalation.js';
-import { isRemoteChannel } from '../notify/redact-notification.js';
+import { describeLadder, type PresenceState, type WaitingAsk } from '../notify/escalation.js';
 import type { TranscriptSignal } from '../notify/transcript-signals.js';
 import {
   folderName,
@@ -43,20 +36,13 @@ import {
 import {
   messageStateChanged,
   sessionFinished,
-  sessionSnapshot,
   sessionSummaryNotification,
   sessionUpdateNotification,
 } from '../notify/session-message.js';
 import type { FiredRule } from '../notify/rules.js';
 import type { SessionState } from '../notify/session-state.js';
 import type { PresenceReading } from '../notify/presence.js';
-import {
-  resolvedId,
-  type Delivery,
-  type JournalRecord,
-  type Ladder,
-  type WaitingHold,
-} from './state/store.js';
+import { resolvedId, type Delivery, type JournalRecord, type Ladder } from './state/store.js';
 import { haltLadders, type Answered } from './escalator.js';
 
 /** How long the pipeline waits for a presence reading before it counts as unknown. */
@@ -129,23 +115,8 @@ export function deliveryRecords(
   targets: readonly string[],
   notification: RenderedNotification,
   heldUntil?: number,
-  waiting?: WaitingHold,
 ): JournalRecord[] {
-  return targets.map((channel) => {
-    const at = now();
-    const d: Delivery = {
-      id: `${idBase}/${index}/${channel}`,
-      channel,
-      notification,
-      createdAt: at,
-      state: heldUntil !== undefined ? 'held' : 'pending',
-      attempts: 0,
-      nextAt: at,
-      ...(heldUntil !== undefined ? { heldUntil } : {}),
-      ...(waiting ? { waiting } : {}),
-    };
-    return { t: 'add', d };
-  });
+  return deliveriesFor(now(), idBase, index, targets, notification, heldUntil).map((d) => ({ t: 'add', d }));
 }
 
 /**
@@ -228,58 +199,48 @@ export class Pipeline {
   }
 
   /**
-   * What an event of session `sid` answers: its held "waiting" notifications are cancelled and its
-   * ladders stopped (answerTo, src/notify/escalation.ts, decides), then onAnswered is told.
+   * What an event of session `sid` answers (answer, src/notify/decide.ts, decides): its held "waiting"
+   * notifications are cancelled, shown ones marked resolved and its ladders stopped, then onAnswered is
+   * told.
    */
   private answer(event: HookEvent, sid: string, at: number, wasWaiting: boolean): JournalRecord[] {
-    const { o, noise } = this;
-    const log = o.logger;
+    const { o } = this;
     const by = `${event.name} ${event.id}`;
+    const a = answer({
+      event,
+      held: [...(o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])],
+      ladders: [...(o.ladders?.(sid) ?? []), ...(this.batchLadders.get(sid) ?? [])].filter(
+        (l) => !this.halting.has(l.id),
+      ),
+      shown: (o.shownWaiting?.(sid) ?? []).filter((d) => !this.batchResolved.has(d.id)),
+      lastAsk: this.asks.get(sid),
+      wasWaiting,
+    });
     const records: JournalRecord[] = [];
-    const held = [...(o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])];
-    const cancelled = held.filter((d) => answerTo(event, d.waiting?.ask) !== undefined);
-    const gone = new Set(cancelled.map((d) => d.id));
+    const gone = new Set(a.cancel.map((d) => d.id));
     this.batchWaiting.set(
       sid,
       (this.batchWaiting.get(sid) ?? []).filter((d) => !gone.has(d.id)),
     );
-    // Nothing was sent: the same ask later is no duplicate, and no cooldown runs.
-    for (const d of cancelled) {
-      if (d.waiting?.dedupeKey) noise.sent.delete(d.waiting.dedupeKey);
-      if (d.waiting?.cooldownKey) noise.cooldowns.delete(d.waiting.cooldownKey);
-    }
-    if (cancelled.length > 0) {
+    forgetUnsent(this.noise, a.cancel);
+    if (a.cancel.length > 0) {
       records.push({ t: 'cancel', ids: [...gone], at, by });
-      log.info(
+      o.logger.info(
         { event: event.name, eventId: event.id, sessionId: sid, cancelled: [...gone] },
         'the session moved on: held notifications cancelled',
       );
     }
-    const ladders = [...(o.ladders?.(sid) ?? []), ...(this.batchLadders.get(sid) ?? [])].filter(
-      (l) => !this.halting.has(l.id),
-    );
-    // Shown ones (sent, and their channel can mark them) are marked resolved when answered (not when
-    // the turn or the session merely ended).
-    records.push(...this.resolveShown(sid, by, (d) => answerTo(event, d.waiting?.ask) === 'answered'));
-    const stopped = { answered: [] as Ladder[], ended: [] as Ladder[] };
-    for (const l of ladders) {
-      const kind = answerTo(event, l.ask);
-      if (kind) stopped[kind].push(l);
-    }
+    const resolve = new Set(a.resolve.map((d) => d.id));
+    records.push(...this.resolveShown(sid, by, (d) => resolve.has(d.id)));
     for (const kind of ['answered', 'ended'] as const) {
-      for (const l of stopped[kind]) this.halting.add(l.id);
-      records.push(...haltLadders(stopped[kind], kind, by, at, log));
+      for (const l of a.halt[kind]) this.halting.add(l.id);
+      records.push(...haltLadders(a.halt[kind], kind, by, at, o.logger));
     }
-    // The session's last ask (what it waited for; a sub-agent's too), answered or not by this event.
-    const ask = this.asks.get(sid);
-    const how = ask || wasWaiting ? answerTo(event, ask) : undefined;
-    const ladderIds = [...stopped.answered, ...stopped.ended].map((l) => l.id);
-    if (how) this.asks.delete(sid);
-    if (how && (ask || wasWaiting || cancelled.length > 0 || ladderIds.length > 0))
-      o.onAnswered?.({ session: sid, how, by, at, cancelled: [...gone], ladders: ladderIds });
-    if (isWaitingAsk(event)) {
-      this.asks.delete(sid);
-      this.asks.set(sid, waitingAskOf(event));
+    const ladderIds = [...a.halt.answered, ...a.halt.ended].map((l) => l.id);
+    if (a.how) o.onAnswered?.({ session: sid, how: a.how, by, at, cancelled: [...gone], ladders: ladderIds });
+    if (a.ask !== 'keep') this.asks.delete(sid);
+    if (a.ask !== 'keep' && a.ask !== 'forget') {
+      this.asks.set(sid, a.ask);
       while (this.asks.size > ASKS_MAX) this.asks.delete(this.asks.keys().next().value!);
     }
     return records;
@@ -302,49 +263,6 @@ export class Pipeline {
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  /**
-   * Where one fired rule goes now and its ladder: presence (`auto`) may keep remote channels for the
-   * ladder or fire its first remote step at once; a ladder never fires before delay-then-cancel's hold.
-   */
-  private async plan(
-    fired: FiredRule,
-    event: HookEvent,
-    notify: NotifyConfig,
-    holdMs: number,
-    presence: () => Promise<PresenceState>,
-    notes: string[],
-  ): Promise<{ channels: string[]; ladder?: Ladder }> {
-    const sid = event.sessionId;
-    let channels = fired.channels;
-    let steps = fired.escalate ?? [];
-    let note: string | undefined;
-    if (sid && fired.presence === 'auto') {
-      const isRemote = (name: string) => {
-        const channel = notify.channels[name];
-        return channel ? isRemoteChannel(channel) : false;
-      };
-      const p = applyPresence(channels, steps, await presence(), isRemote);
-      channels = p.now;
-      steps = p.steps;
-      note = p.note;
-      notes.push(`${fired.rule}: ${p.note}`);
-    }
-    if (!sid || steps.length === 0) return { channels };
-    const ladder: Ladder = {
-      id: `${event.id}/${fired.index}`,
-      session: sid,
-      rule: fired.rule,
-      startedAt: this.o.now(),
-      notification: fired.notification,
-      steps: steps.map((s) => ({ ...s, afterMs: Math.max(s.afterMs, holdMs) })),
-      progress: steps.map(() => 0),
-      breakthrough: fired.breakthrough,
-      ask: isWaitingAsk(event) ? waitingAskOf(event) : { kind: 'other' },
-      ...(note ? { presence: note } : {}),
-    };
-    return { channels, ladder };
   }
 
   private flushBurst(burst: Burst): void {
@@ -441,25 +359,27 @@ export class Pipeline {
         );
       }
     }
-    const evaluation = evaluateRules(event, enrichment, notify, noise, at, {
-      ...(o.home ? { home: o.home } : {}),
-      ...(o.defaultText ? { defaultText: o.defaultText } : {}),
+    const main = sid ? this.sessions.get(sid) : undefined;
+    const input: DecideInput = {
+      event,
+      enrichment,
       results: handoff.results,
+      notify,
+      noise,
+      session: main,
       sessionFailed:
         moved !== undefined && (moved.transition === 'stop-failure' || moved.transition === 'ended-mid-turn'),
-    });
-    recordSent(
-      noise,
-      evaluation.fired.map((f) => ({
-        dedupeKey: f.dedupeKey,
-        ...(f.cooldownKey ? { cooldownKey: f.cooldownKey } : {}),
-        idle: event.name === 'Notification' && event.payload.notification_type === 'idle_prompt',
-        ...(event.sessionId ? { sessionId: event.sessionId } : {}),
-        ...(f.permissionAsk ? { permissionAsk: f.permissionAsk } : {}),
-      })),
       at,
-    );
-    o.noiseChanged?.();
+      home: o.home,
+      defaultText: o.defaultText,
+    };
+    let decision = decide(input);
+    let presence: PresenceState | undefined;
+    if ('needs' in decision) {
+      presence = await this.presenceState();
+      decision = decide({ ...input, presence }) as Decision;
+    }
+    const { evaluation } = decision;
     counts.fired += evaluation.fired.length;
     const suppressed = evaluation.skipped.filter(
       (s) => !s.reason.startsWith('filter:') && !s.reason.startsWith('rule disabled'),
@@ -478,86 +398,10 @@ export class Pipeline {
         'rules evaluated',
       );
     }
-    let held = 0;
-    const waitUntil =
-      sid && notify.waitingDelayMs > 0 && isWaitingAsk(event) ? at + notify.waitingDelayMs : undefined;
-    // Sent at once, a "waiting" notification is still one that can be marked resolved when answered.
-    const shownWaiting: WaitingHold | undefined =
-      sid && waitUntil === undefined && isWaitingAsk(event)
-        ? { session: sid, until: at, ask: waitingAskOf(event) }
-        : undefined;
-    const main = sid ? this.sessions.get(sid) : undefined;
-    let probed: Promise<PresenceState> | undefined;
-    const presence = () => (probed ??= this.presenceState());
-    const notes: string[] = [];
-    for (const rule of evaluation.fired) {
-      if (main) rule.notification.session = sessionSnapshot(main);
-      const planned = await this.plan(
-        rule,
-        event,
-        notify,
-        waitUntil !== undefined ? notify.waitingDelayMs : 0,
-        presence,
-        notes,
-      );
-      if (planned.ladder && sid) {
-        const l = planned.ladder;
-        records.push({ t: 'ladder', l });
-        this.batchLadders.set(sid, [...(this.batchLadders.get(sid) ?? []), l]);
-        log.info(
-          { ladder: l.id, rule: l.rule, sessionId: sid, eventId: event.id, steps: describeLadder(l.steps) },
-          'escalation ladder started',
-        );
-        o.onLadder?.(l);
-      }
-      if (planned.channels.length === 0) continue;
-      const fired = { ...rule, channels: planned.channels };
-      if (waitUntil !== undefined && sid) {
-        const quietEnd = fired.deferred ? (fired.quietEndsAt ?? 0) : 0;
-        const adds = deliveryRecords(
-          o.now,
-          event.id,
-          fired.index,
-          fired.channels,
-          fired.notification,
-          Math.max(waitUntil, quietEnd),
-          {
-            session: sid,
-            until: waitUntil,
-            dedupeKey: fired.dedupeKey,
-            ...(fired.cooldownKey ? { cooldownKey: fired.cooldownKey } : {}),
-            ask: waitingAskOf(event),
-          },
-        );
-        this.batchWaiting.set(sid, [
-          ...(this.batchWaiting.get(sid) ?? []),
-          ...adds.map((r) => (r as { d: Delivery }).d),
-        ]);
-        records.push(...adds);
-        o.onHeld?.(waitUntil);
-        continue;
-      }
-      if (fired.coalesce && notify.noise.coalesceWindowMs > 0) {
-        this.coalescer.add(fired);
-        held++;
-        continue;
-      }
-      if (fired.deferred) counts.held++;
-      records.push(
-        ...deliveryRecords(
-          o.now,
-          event.id,
-          fired.index,
-          fired.channels,
-          fired.notification,
-          fired.deferred ? fired.quietEndsAt : undefined,
-          fired.deferred ? undefined : shownWaiting,
-        ),
-      );
-    }
-    if (notes.length > 0)
+    const held = this.applyEffects(decision, sid, event, at, records);
+    if (decision.presenceNotes.length > 0)
       log.info(
-        { event: event.name, eventId: event.id, sessionId: sid, presence: await presence(), applied: notes },
+        { event: event.name, eventId: event.id, sessionId: sid, presence, applied: decision.presenceNotes },
         'presence applied',
       );
     if (sid && main)
@@ -582,6 +426,58 @@ export class Pipeline {
     else records.push({ t: 'done', id: event.id });
     counts.processed++;
     return records;
+  }
+
+  /**
+   * Applies what the notify core decided for one event: the noise memory, ladders, held and sent
+   * deliveries (as journal records, committed with the batch) and bursts. Returns how many notifications
+   * wait in a burst.
+   */
+  private applyEffects(
+    decision: Decision,
+    sid: string | undefined,
+    event: HookEvent,
+    at: number,
+    records: JournalRecord[],
+  ): number {
+    const { o, counts } = this;
+    let inBurst = 0;
+    for (const effect of decision.effects) {
+      switch (effect.t) {
+        case 'remember':
+          recordSent(this.noise, effect.sent, at);
+          o.noiseChanged?.();
+          break;
+        case 'escalate': {
+          const l = effect.ladder;
+          records.push({ t: 'ladder', l });
+          this.batchLadders.set(l.session, [...(this.batchLadders.get(l.session) ?? []), l]);
+          o.logger.info(
+            { ladder: l.id, rule: l.rule, sessionId: sid, eventId: event.id, steps: describeLadder(l.steps) },
+            'escalation ladder started',
+          );
+          o.onLadder?.(l);
+          break;
+        }
+        case 'hold':
+          this.batchWaiting.set(effect.session, [
+            ...(this.batchWaiting.get(effect.session) ?? []),
+            ...effect.deliveries,
+          ]);
+          records.push(...effect.deliveries.map((d): JournalRecord => ({ t: 'add', d })));
+          o.onHeld?.(effect.until);
+          break;
+        case 'coalesce':
+          this.coalescer.add(effect.fired);
+          inBurst++;
+          break;
+        case 'send':
+          if (effect.deferred) counts.held++;
+          records.push(...effect.deliveries.map((d): JournalRecord => ({ t: 'add', d })));
+          break;
+      }
+    }
+    return inBurst;
   }
 
   /**
@@ -673,11 +569,7 @@ export class Pipeline {
     const cancelled = [...(this.o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])];
     this.batchWaiting.delete(sid);
     const ids = cancelled.map((d) => d.id);
-    // Nothing was sent: the same ask later is no duplicate, and no cooldown runs.
-    for (const d of cancelled) {
-      if (d.waiting?.dedupeKey) noise.sent.delete(d.waiting.dedupeKey);
-      if (d.waiting?.cooldownKey) noise.cooldowns.delete(d.waiting.cooldownKey);
-    }
+    forgetUnsent(noise, cancelled);
     if (ids.length === 0) return [];
     this.o.logger.info(
       { ...why, sessionId: sid, cancelled: ids },

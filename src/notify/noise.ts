@@ -100,19 +100,18 @@ export function observeEvent(state: NoiseState, event: HookEvent, now: number): 
   }
 }
 
+/** A notification that fired, as the noise memory remembers it. */
+export interface SentNote {
+  dedupeKey: string;
+  cooldownKey?: string;
+  idle: boolean;
+  sessionId?: string;
+  /** Set when the notification was for a PermissionRequest: its rule and tool. */
+  permissionAsk?: { rule: string; tool?: string };
+}
+
 /** Records what was sent, for later dedupe, cooldown and idle-repeat decisions. */
-export function recordSent(
-  state: NoiseState,
-  sent: readonly {
-    dedupeKey: string;
-    cooldownKey?: string;
-    idle: boolean;
-    sessionId?: string;
-    /** Set when the notification was for a PermissionRequest: its rule and tool. */
-    permissionAsk?: { rule: string; tool?: string };
-  }[],
-  now: number,
-): void {
+export function recordSent(state: NoiseState, sent: readonly SentNote[], now: number): void {
   for (const item of sent) {
     if (item.permissionAsk && item.sessionId) {
       const asks =
@@ -189,4 +188,18 @@ export function deserializeNoise(value: unknown): NoiseState {
     if (map.size > 0) state.permissionAsks.set(sid, map);
   }
   return state;
+}
+
+/**
+ * Held notifications cancelled before they were sent: the same ask later is no duplicate, and no
+ * cooldown runs for them.
+ */
+export function forgetUnsent(
+  state: NoiseState,
+  cancelled: readonly { waiting?: { dedupeKey?: string; cooldownKey?: string } }[],
+): void {
+  for (const d of cancelled) {
+    if (d.waiting?.dedupeKey) state.sent.delete(d.waiting.dedupeKey);
+    if (d.waiting?.cooldownKey) state.cooldowns.delete(d.waiting.cooldownKey);
+  }
 }
