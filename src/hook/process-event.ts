@@ -1,7 +1,7 @@
 import type { ConfigValidator, LoadedConfig } from '../config/load.js';
 import type { HandOff } from './hand-off.js';
 import { loadConfig } from '../config/load.js';
-import { DEAD_LETTER_MAX_BYTES, keepDeadLetter, type DeadLetterLimits } from '../events/dead-letter.js';
+import { DEAD_LETTER_MAX_BYTES, type DeadLetterLimits } from '../events/dead-letter.js';
 import {
   eventScanOptions,
   MAX_EVENT_DEPTH,
@@ -26,7 +26,8 @@ import { monotonicMs, newEventId } from '../util/fast.js';
 import { claimConfigNotices, claimTrustLapses, logConfigState } from './config-report.js';
 import { failed } from '../events/failed.js';
 import { boundedPayload } from './handoff-bound.js';
-import { guardsAtStake, identifyUnreadable, unreadableReply } from './unreadable.js';
+// Rare paths, from their own chunk in the hook bundle (rare.ts).
+import { guardsAtStake, identifyUnreadable, keepDeadLetter, unreadableReply } from './rare.js';
 
 type Env = Record<string, string | undefined>;
 
