@@ -61,7 +61,8 @@ const common = {
 // its chunk at the first use of one of its exports, so an ordinary event never reads or compiles it:
 //   dist/scan.cjs      the JSON scanner (src/events/json-scan.ts): input hookd cannot read, events over
 //                      the in-memory limit;
-//   dist/rare.cjs      the hook's rare paths (src/hook/rare.ts): unreadable input, dead letters.
+//   dist/rare.cjs      the hook's rare paths (src/hook/rare.ts): unreadable input, dead letters, a
+//                      config not in force.
 // A chunk bundles what it imports itself: it shares no module state with dist/hook.cjs.
 const HOOK_CHUNKS = [
   { source: 'src/events/json-scan.ts', test: /\/json-scan\.js$/, chunk: 'scan.cjs' },
