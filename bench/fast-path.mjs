@@ -10,7 +10,9 @@
 //     notify-send that reports when it starts), until the webhook has it and until the desktop
 //     notification started, vs `node -e 0`, and vs a hand-written bash + jq + notify-send script;
 //   - down: no daemon (autoStart off, so every event spools), the client vs the Node path of its build;
-//     every event must be in the spool (nothing lost).
+//     every event must be in the spool (nothing lost);
+//   - nodePath: the Node path (`hookd hook`, the fallback) vs `node -e 0`: post and true with the daemon
+//     up, and down.
 // Usage: npm run build && env -u NODE_EXTRA_CA_CERTS node bench/fast-path.mjs [rounds=40] [--base DIR]
 import { spawn } from 'node:child_process';
 import {
@@ -181,6 +183,9 @@ try {
     };
     rows[`${b.name}Down`] = () => sh(b.fast, post, b.down.env);
     rows[`${b.name}NodeDown`] = () => sh(b.node, post, b.down.env);
+    // The Node path (`hookd hook`, the fallback) with the daemon up: observe-only, and a `true` guard.
+    rows[`${b.name}NodePost`] = () => sh(b.node, post, b.up.env);
+    rows[`${b.name}NodeTrue`] = () => sh(b.node, pre, b.up.env);
   }
   const r = Object.fromEntries(Object.keys(rows).map((k) => [k, []]));
   for (let i = 0; i < 3; i++) for (const run of Object.values(rows)) await run();
@@ -208,6 +213,11 @@ try {
       stopClientExitMs: round(median(s.map((x) => x.exit))),
       stopDesktopAfterExitMs: round(median(s.map((x) => x.desktop - x.exit))),
       stopWebhookAfterExitMs: round(median(s.map((x) => x.webhook - x.exit))),
+      nodePath: {
+        postVsNode: round(ratio(r[`${b.name}NodePost`], r.node), 3),
+        downVsNode: round(ratio(r[`${b.name}NodeDown`], r.node), 3),
+        trueVsNode: round(ratio(r[`${b.name}NodeTrue`], r.node), 3),
+      },
       downMinusNodeDownMs: round(diff(r[`${b.name}Down`], r[`${b.name}NodeDown`])),
       down: {
         sent: 2 * (ROUNDS + 3),
@@ -219,6 +229,7 @@ try {
   if (BASE) {
     const vs = (row) => round(ratio(r[`this${row}`], r[`base${row}`]), 3);
     result.thisVsBase = { post: vs('Post'), true: vs('True'), stopWebhook: vs('Stop'), down: vs('Down') };
+    result.thisVsBase.nodePath = { post: vs('NodePost'), down: vs('NodeDown'), true: vs('NodeTrue') };
     result.thisVsBase.stopDesktop = round(
       per(
         stops.this.map((x) => Math.max(x.exit, x.desktop)),

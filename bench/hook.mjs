@@ -3,7 +3,10 @@
 // times, are what to compare on a noisy machine):
 //   1. `hookd hook` with no matching command (daemon hand-off off) vs `node -e 0`      target <= 1.15x
 //   2. per-command overhead: hookd's runCommand('true') vs a bare spawn of `sh -c true` target < 3 ms
-// Usage: npm run build && node bench/hook.mjs [rounds]     (results also in bench/results/hook.json)
+//   3. with `--base <dir>` (another built hookd checkout), its `hookd hook` in the same rounds: the
+//      median of per-round ratios this / base
+// Usage: npm run build && env -u NODE_EXTRA_CA_CERTS node bench/hook.mjs [rounds] [--base DIR]
+// (results also in bench/results/hook.json)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const ROUNDS = Number(process.argv[2] ?? 40);
+const argv = process.argv.slice(2);
+const baseAt = argv.indexOf('--base');
+const BASE_BIN = baseAt >= 0 ? join(argv[baseAt + 1], 'dist', 'hookd.cjs') : undefined;
+const ROUNDS = Number(argv.find((a, i) => /^\d+$/.test(a) && i !== baseAt + 1) ?? 40);
 const BIN = join(ROOT, 'dist', 'hookd.cjs');
 const payload = readFileSync(join(ROOT, 'test', 'fixtures', 'droid-0.225.2', 'jsonrpc', '16-Stop.json'));
 
@@ -67,6 +73,8 @@ const { runCommand } = await import(runnerFile);
 
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 await timeSpawn(process.execPath, [BIN, 'hook'], payload); // warm the config cache
+if (BASE_BIN) await timeSpawn(process.execPath, [BASE_BIN, 'hook'], payload);
+const baseTimes = [];
 const nodeTimes = [];
 const hookTimes = [];
 const shTimes = [];
@@ -74,6 +82,7 @@ const runTimes = [];
 for (let i = 0; i < ROUNDS; i++) {
   nodeTimes.push(await timeSpawn(process.execPath, ['-e', '0']));
   hookTimes.push(await timeSpawn(process.execPath, [BIN, 'hook'], payload));
+  if (BASE_BIN) baseTimes.push(await timeSpawn(process.execPath, [BASE_BIN, 'hook'], payload));
   shTimes.push(await timeSpawn('/bin/sh', ['-c', 'true']));
   const r = await runCommand({
     command: 'true',
@@ -102,6 +111,15 @@ const result = {
   runCommandMs: run,
   perCommandOverheadMs: +(run.median - sh.median).toFixed(2),
 };
+if (BASE_BIN) {
+  const perRound = stats(hookTimes.map((t, i) => t / baseTimes[i]));
+  Object.assign(result, {
+    base: BASE_BIN,
+    baseHookNoMatchMs: stats(baseTimes),
+    baseHookRatio: +(stats(baseTimes).median / node.median).toFixed(3),
+    thisVsBase: +perRound.median.toFixed(3),
+  });
+}
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
 writeFileSync(join(ROOT, 'bench', 'results', 'hook.json'), `${JSON.stringify(result, null, 2)}\n`);
 const f = (x) => x.toFixed(1);
@@ -113,3 +131,5 @@ console.log(`| bare spawn of sh -c true | ${f(sh.median)} | ${f(sh.p90)} |`);
 console.log(`| hookd runCommand('true') | ${f(run.median)} | ${f(run.p90)} |`);
 console.log(`\nhook / node -e 0 = ${result.hookRatio}x (target <= 1.15x)`);
 console.log(`per-command overhead = ${result.perCommandOverheadMs} ms (target < 3 ms)`);
+if (BASE_BIN)
+  console.log(`base hook / node -e 0 = ${result.baseHookRatio}x; this / base = ${result.thisVsBase}x`);

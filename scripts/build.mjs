@@ -52,26 +52,44 @@ const common = {
     './cli.cjs',
     './daemon.cjs',
     './scan.cjs',
+    './rare.cjs',
   ],
 };
 
-// The hook bundle loads the JSON scanner (src/events/json-scan.ts: input hookd cannot read, events over
-// the in-memory limit) only when it needs it: its import becomes a stub that requires dist/scan.cjs at
-// the first use, so an ordinary event never compiles it.
-const lazyScanner = {
-  name: 'lazy-json-scan',
+// The hook bundle keeps the common event small: code an ordinary event never runs lives in chunks of its
+// own (docs/performance.md, "The Node path"). Each import of such a module becomes a stub that requires
+// its chunk at the first use of one of its exports, so an ordinary event never reads or compiles it:
+//   dist/scan.cjs      the JSON scanner (src/events/json-scan.ts): input hookd cannot read, events over
+//                      the in-memory limit;
+//   dist/rare.cjs      the hook's rare paths (src/hook/rare.ts): unreadable input, dead letters, a
+//                      config not in force.
+// A chunk bundles what it imports itself: it shares no module state with dist/hook.cjs.
+const HOOK_CHUNKS = [
+  { source: 'src/events/json-scan.ts', test: /\/json-scan\.js$/, chunk: 'scan.cjs' },
+  { source: 'src/hook/rare.ts', test: /\/rare\.js$/, chunk: 'rare.cjs' },
+];
+const lazyChunks = {
+  name: 'lazy-hook-chunks',
   setup(b) {
-    b.onResolve({ filter: /\/json-scan\.js$/ }, () => ({ path: 'json-scan', namespace: 'lazy' }));
-    b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => {
+    for (const { test, chunk } of HOOK_CHUNKS) {
+      b.onResolve({ filter: test }, () => ({ path: chunk, namespace: 'lazy' }));
+    }
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
+      const { source, chunk } = HOOK_CHUNKS.find((c) => c.chunk === args.path);
       // One getter per export (the bundle copies a module's own properties when it imports it).
       const names = [
-        ...readFileSync('src/events/json-scan.ts', 'utf8').matchAll(
-          /^export (?:const|function|class) (\w+)/gm,
+        ...readFileSync(source, 'utf8').matchAll(/^export (?:const|function|class) (\w+)/gm),
+        ...[...readFileSync(source, 'utf8').matchAll(/^export \{([^}]*)\} from/gm)].flatMap(([, list]) =>
+          list
+            .split(',')
+            .map((n) => n.trim())
+            .filter((n) => n && !n.startsWith('type '))
+            .map((n) => [n, n.split(/\s+as\s+/).pop()]),
         ),
       ];
       const getters = names.map(([, n]) => `${n}: { enumerable: true, get: () => load().${n} }`).join(', ');
       return {
-        contents: `let m; const load = () => (m ??= require('./scan.cjs')); Object.defineProperties(module.exports, { ${getters} });`,
+        contents: `let m; const load = () => (m ??= require(${JSON.stringify(`./${chunk}`)})); Object.defineProperties(module.exports, { ${getters} });`,
         loader: 'js',
       };
     });
@@ -121,9 +139,13 @@ const entries = [
   [
     'src/bin/hook.ts',
     'dist/hook.cjs',
-    { minify: true, banner: {}, define: schemaDefine, plugins: [lazyScanner] },
+    { minify: true, banner: {}, define: schemaDefine, plugins: [lazyChunks] },
   ],
-  ['src/events/json-scan.ts', 'dist/scan.cjs', { minify: true, banner: {}, define: {} }],
+  ...HOOK_CHUNKS.map(({ source, chunk }) => [
+    source,
+    `dist/${chunk}`,
+    { minify: true, banner: {}, define: schemaDefine },
+  ]),
   ['src/bin/validate.ts', 'dist/validate.cjs', { banner: {}, define: versionDefine }],
   ['src/bin/cli.ts', 'dist/cli.cjs', { plugins: [lazyCommands] }],
   [undefined, 'dist/commands.cjs', { stdin: commandsEntry }],

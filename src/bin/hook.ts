@@ -12,6 +12,7 @@ import { ensurePrivateDir } from '../util/private-fs.js';
 import { releaseStdinCopy } from '../util/stdin-copy.js';
 import { takeFastEventId } from '../hook/fast-event-id.js';
 import { hookdLocation } from '../util/hookd-location.js';
+import { fileStdin, isRegularFile } from '../hook/file-stdin.js';
 
 /**
  * Entry of the hook bundle (dist/hook.cjs). Loads only Node built-ins and the hook path; the zod
@@ -136,9 +137,10 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
     env: { HOOKD_HOOKS_DIR: self.hooks, ...process.env },
     cwd: where.cwd,
     ...(where.lost ? { lostCwd: where.lost } : {}),
-    // A stream: the agents give hooks a socket on stdin, and a blocking read in libuv's thread pool would
-    // hold process.exit when an agent never closes it.
-    readInput: (limits) => readStdin(process.stdin, limits),
+    // A pipe or socket (as the agents give hooks) through a stream: a blocking read in libuv's thread pool
+    // would hold process.exit when an agent never closes it. A regular file (the fast client's copy)
+    // always ends: read on the main thread, without the stream classes.
+    readInput: (limits) => readStdin(isRegularFile(0) ? fileStdin(0) : process.stdin, limits),
     writeStdout: (text) => writeAll(1, text),
     writeStderr: (text) => writeAll(2, text),
     validator,

@@ -1,7 +1,7 @@
 import type { ConfigValidator, LoadedConfig } from '../config/load.js';
 import type { HandOff } from './hand-off.js';
 import { loadConfig } from '../config/load.js';
-import { DEAD_LETTER_MAX_BYTES, keepDeadLetter, type DeadLetterLimits } from '../events/dead-letter.js';
+import { DEAD_LETTER_MAX_BYTES, type DeadLetterLimits } from '../events/dead-letter.js';
 import {
   eventScanOptions,
   MAX_EVENT_DEPTH,
@@ -23,10 +23,18 @@ import { runEventCommands, type RanCommand } from '../runner/run-event.js';
 import type { SpawnLike } from '../runner/run-command.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { monotonicMs, newEventId } from '../util/fast.js';
-import { claimConfigNotices, claimTrustLapses, logConfigState } from './config-report.js';
 import { failed } from '../events/failed.js';
 import { boundedPayload } from './handoff-bound.js';
-import { guardsAtStake, identifyUnreadable, unreadableReply } from './unreadable.js';
+// Rare paths, from their own chunk in the hook bundle (rare.ts).
+import {
+  claimConfigNotices,
+  claimTrustLapses,
+  guardsAtStake,
+  identifyUnreadable,
+  keepDeadLetter,
+  logConfigState,
+  unreadableReply,
+} from './rare.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -189,6 +197,20 @@ function logCommand(logger: LineLogger, event: HookEvent, r: RanCommand): void {
       : result.spawnError
         ? `${planned.name} could not start: ${result.spawnError}`
         : `${planned.name} exited ${result.exitCode ?? result.signal}`,
+  );
+}
+
+/**
+ * Whether config-report.ts has anything to say about this config: a warning, an invalid file, a project
+ * file not trusted. Most events have none, and then never load that code (it is in the rare chunk).
+ */
+function configHasNews(loaded: LoadedConfig): boolean {
+  return (
+    (loaded.warnings?.length ?? 0) > 0 ||
+    loaded.sources.some(
+      (s) =>
+        !s.ok || s.issues.length > 0 || (s.exists && s.trust !== undefined && s.trust.state !== 'trusted'),
+    )
   );
 }
 
@@ -419,7 +441,8 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
     return finish();
   }
   report.config = loaded;
-  logConfigState(io.logger, loaded, event.id);
+  const news = configHasNews(loaded);
+  if (news) logConfigState(io.logger, loaded, event.id);
 
   const plan = planCommands(event, loaded.config, loaded);
   report.planned = plan.commands;
@@ -438,7 +461,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   // A project config whose trust lapsed, said once per session on the agent's stderr, which the agent
   // shows the user. Only with exit 0: never in a block reason the model reads. Not for an event that
   // came over http: its answer reaches no one, the next event of the session says it.
-  if (report.reply.exitCode === 0) {
+  if (news && report.reply.exitCode === 0) {
     const lapse = claimTrustLapses(io.env, loaded, event.sessionId);
     if (lapse) report.reply = { ...report.reply, stderr: report.reply.stderr + lapse };
   }
@@ -448,7 +471,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   if (io.handOff && daemon.enabled && io.env.HOOKD_DAEMON !== '0') {
     const bounded = { ...event, payload: boundedPayload(event.payload) };
     const message: EventHandoff = { v: 1, type: 'event', event: bounded, results: report.ran.map(toOutcome) };
-    const notices = claimConfigNotices(io.env, loaded);
+    const notices = news ? claimConfigNotices(io.env, loaded) : [];
     if (notices.length > 0) message.notices = notices;
     try {
       report.handoff = await io.handOff(message, {

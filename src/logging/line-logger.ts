@@ -82,7 +82,9 @@ export function createLineLogger(file: string, options: LineLoggerOptions = {}):
       failed = false;
     }
     if (fd !== undefined || failed) return;
-    openedAt = clock();
+    // Only a reopening logger reads its clock: the global `performance` loads perf_hooks, milliseconds
+    // of start-up for the hook, which logs a line or two and exits.
+    if (options.reopenMs !== undefined) openedAt = clock();
     try {
       fd = openPrivateAppend(file);
       if (fstatSync(fd).size > (options.maxBytes ?? 20 * 1024 * 1024)) {
