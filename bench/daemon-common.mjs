@@ -66,9 +66,12 @@ export function connect(socketPath) {
   });
 }
 
-/** `hookd daemon run` of this build (or of another one's `dist/hookd.cjs`), once it answers a ping. */
-export async function startDaemon(env, socketPath, bin = BIN) {
-  const child = spawn(process.execPath, [bin, 'daemon', 'run'], { env, stdio: 'ignore' });
+/**
+ * `hookd daemon run` of this build (or of another one's `dist/hookd.cjs`), once it answers a ping;
+ * `nodeFlags` go before the program, as hookd's own starts put the daemon's V8 flags.
+ */
+export async function startDaemon(env, socketPath, bin = BIN, nodeFlags = []) {
+  const child = spawn(process.execPath, [...nodeFlags, bin, 'daemon', 'run'], { env, stdio: 'ignore' });
   for (let i = 0; i < 400; i++) {
     try {
       const c = await connect(socketPath);

@@ -3,7 +3,8 @@
 // (the recorded Droid session replayed over 2,500 sessions: SessionStart to SessionEnd, notifications,
 // sub-agents), with a webhook on loopback and the default desktop channel (which dead-letters where
 // notify-send is missing). Each sample waits until the daemon has processed and delivered everything.
-// Target: idle < 60 MB; RSS flat after warm-up (the second half of the run).
+// Then idle again, and after a restart over the same journal.
+// Target: at most 100 MB after 50,000 events; RSS flat after warm-up (the second half of the run).
 // Usage: npm run build && node bench/daemon-rss.mjs [events]
 import { readFileSync } from 'node:fs';
 import {
@@ -55,10 +56,14 @@ const t = benchEnv({
     noise: { dedupeWindowMs: 0 },
   },
 });
-const daemon = await startDaemon(
-  { ...t.env, ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}) },
-  t.socket,
-);
+const daemonEnv = {
+  ...t.env,
+  ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+};
+// The V8 flags every hookd start gives the daemon (DAEMON_NODE_FLAGS in src/link/client.ts);
+// BENCH_DAEMON_FLAGS='' measures without them.
+const daemonFlags = (process.env.BENCH_DAEMON_FLAGS ?? '--max-semi-space-size=1').split(' ').filter(Boolean);
+let daemon = await startDaemon(daemonEnv, t.socket, undefined, daemonFlags);
 const status = async (c) => (await c.request({ v: 1, type: 'status' })).status;
 try {
   await new Promise((r) => setTimeout(r, 3000));
@@ -96,11 +101,22 @@ try {
     console.error(JSON.stringify(samples.at(-1)));
   }
   c.close();
+  // Idle again after the run, then after a restart over the same journal.
+  await new Promise((r) => setTimeout(r, 3000));
+  const idleAfter = rssMb(daemon.pid);
+  await stopDaemon(daemon);
+  daemon = await startDaemon(daemonEnv, t.socket, undefined, daemonFlags);
+  await new Promise((r) => setTimeout(r, 3000));
+  const afterRestart = rssMb(daemon.pid);
+  console.error(JSON.stringify({ idleAfter, afterRestart }));
   const warm = samples.filter((x) => x.events >= total / 2).map((x) => x.rssMb);
   save('daemon-rss', {
-    target: 'idle < 60 MB; RSS flat after warm-up',
+    target: 'at most 100 MB after 50,000 events; flat after warm-up',
     command: `node bench/daemon-rss.mjs ${total}`,
+    daemonFlags,
     idleRssMb: idle,
+    idleAfterRunRssMb: idleAfter,
+    afterRestartRssMb: afterRestart,
     samples,
     afterWarmUp: { minRssMb: Math.min(...warm), maxRssMb: Math.max(...warm) },
   });

@@ -13,6 +13,7 @@ import { releaseStdinCopy } from '../util/stdin-copy.js';
 import { takeFastEventId } from '../hook/fast-event-id.js';
 import { hookdLocation } from '../util/hookd-location.js';
 import { fileStdin, isRegularFile } from '../hook/file-stdin.js';
+import { daemonRunArgv } from '../link/client.js';
 
 /**
  * Entry of the hook bundle (dist/hook.cjs). Loads only Node built-ins and the hook path; the zod
@@ -145,7 +146,7 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
     writeStderr: (text) => writeAll(2, text),
     validator,
     handOff,
-    daemonArgv: [process.execPath, self.program, 'daemon', 'run'],
+    daemonArgv: daemonRunArgv(process.execPath, self.program),
     agent: isDeclaredAgent(agent) ? agent : undefined,
     declaredEvent: event,
     ...(eventId ? { eventId } : {}),

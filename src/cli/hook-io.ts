@@ -3,7 +3,7 @@ import { validator } from '../config/resolve.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { logFilePath } from '../paths.js';
 import type { ProcessIO } from '../hook/process-event.js';
-import { handOff } from '../link/client.js';
+import { daemonRunArgv, handOff } from '../link/client.js';
 
 /** The hook path's IO for CLI commands (emit, replay): same config, log and daemon as `hookd hook`. */
 export function cliProcessIO(options: {
@@ -25,6 +25,6 @@ export function cliProcessIO(options: {
     ),
     validator: () => validator,
     handOff: options.daemon ? handOff : undefined,
-    daemonArgv: [process.execPath, bin, 'daemon', 'run'],
+    daemonArgv: daemonRunArgv(process.execPath, bin),
   };
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { serviceEnvironment, type ServiceSpec } from './systemd-unit.js';
+import { daemonRunArgv } from '../link/client.js';
 
 /** The launchd agent that starts `hookd daemon run` at login on macOS. */
 export const LAUNCHD_LABEL = 'dev.hookd.daemon';
@@ -11,7 +12,7 @@ function xml(text: string): string {
 const str = (value: string) => `<string>${xml(value)}</string>`;
 
 export function renderLaunchdPlist(spec: ServiceSpec & { logDir: string }): string {
-  const args = [spec.nodePath, spec.hookdPath, 'daemon', 'run'].map((a) => `    ${str(a)}`);
+  const args = daemonRunArgv(spec.nodePath, spec.hookdPath).map((a) => `    ${str(a)}`);
   const env = serviceEnvironment(spec, 'darwin').flatMap(([key, value]) => [
     `    <key>${xml(key)}</key>`,
     `    ${str(value)}`,

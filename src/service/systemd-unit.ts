@@ -1,5 +1,6 @@
 /** The systemd user unit that starts `hookd daemon run` at login. */
 import { dirname } from 'node:path';
+import { daemonRunArgv } from '../link/client.js';
 
 export const SYSTEMD_UNIT_NAME = 'hookd.service';
 
@@ -70,7 +71,7 @@ export function systemdQuote(word: string): string {
 }
 
 export function renderSystemdUnit(spec: ServiceSpec): string {
-  const exec = [spec.nodePath, spec.hookdPath, 'daemon', 'run'].map(systemdQuote).join(' ');
+  const exec = daemonRunArgv(spec.nodePath, spec.hookdPath).map(systemdQuote).join(' ');
   const environment = serviceEnvironment(spec, 'linux').map(
     ([key, value]) => `Environment=${systemdQuote(`${key}=${value}`)}`,
   );

@@ -63,7 +63,9 @@ describe('installService on linux', () => {
       steps: [],
     });
     const unit = await readFile(unitPath(), 'utf8');
-    expect(unit).toContain('\nExecStart=/usr/bin/node "/opt/hookd app/dist/hookd.cjs" daemon run\n');
+    expect(unit).toContain(
+      '\nExecStart=/usr/bin/node --max-semi-space-size=1 "/opt/hookd app/dist/hookd.cjs" daemon run\n',
+    );
     expect(unit).toContain('\nRestart=on-failure\n');
     expect(unit).toContain('\nRestartPreventExitStatus=10\n');
     expect(unit).toContain(
@@ -218,7 +220,7 @@ describe('installService on macOS (darwin)', () => {
     );
     expect(parsed).toMatchObject({
       Label: 'dev.hookd.daemon',
-      ProgramArguments: ['/usr/local/bin/node', HOOKD, 'daemon', 'run'],
+      ProgramArguments: ['/usr/local/bin/node', '--max-semi-space-size=1', HOOKD, 'daemon', 'run'],
       RunAtLoad: true,
       KeepAlive: { SuccessfulExit: false },
       EnvironmentVariables: {

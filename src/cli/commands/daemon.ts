@@ -3,6 +3,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { hookdLocation } from '../../util/hookd-location.js';
 import { CliError, EXIT } from '../../errors.js';
 import { formatJson, stdoutOut } from '../../terminal/output.js';
+import { daemonRunArgv } from '../../link/client.js';
 
 // Loaded when a subcommand runs, not with the module: `hookd daemon --help` needs none of them.
 const admin = () => import('../../daemon/admin.js');
@@ -29,7 +30,7 @@ const runCommand: CommandModule<object, object> = {
 };
 
 /** `hookd daemon run` of this hookd, as `start` and `restart` start it detached. */
-const runArgv = () => [process.execPath, hookdLocation().program, 'daemon', 'run'];
+const runArgv = () => daemonRunArgv(process.execPath, hookdLocation().program);
 
 const startCommand: CommandModule<object, { timeout: number }> = {
   command: 'start',

@@ -170,7 +170,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       },
     });
     const store = new DaemonStore(config.state.daemon.seenIdsMax);
-    for (const record of await journal.open()) store.apply(record);
+    await journal.open({ each: (record) => store.apply(record) });
     if (journal.quarantined > 0)
       log.error(
         { count: journal.quarantined, file: journal.quarantineFile },

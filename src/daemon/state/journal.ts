@@ -57,9 +57,11 @@ export class Journal<R extends object> {
 
   /**
    * Reads every complete, valid record, repairs a torn tail, quarantines invalid lines, and opens the
-   * file for appending. `readOnly` (a status view without the lock) changes no file.
+   * file for appending. `readOnly` (a status view without the lock) changes no file. With `each`, each
+   * record goes to it as it is read and none is kept: a start then holds one record at a time, not the
+   * whole journal parsed at once.
    */
-  async open(options: { readOnly?: boolean } = {}): Promise<R[]> {
+  async open(options: { readOnly?: boolean; each?: (record: R) => void } = {}): Promise<R[]> {
     if (!options.readOnly) ensurePrivateDir(dirname(this.file));
     let text = '';
     try {
@@ -69,23 +71,29 @@ export class Journal<R extends object> {
     }
     const end = text.lastIndexOf('\n') + 1;
     const records: R[] = [];
-    const kept: string[] = [];
     const bad: string[] = [];
-    for (const line of text.slice(0, end).split('\n')) {
-      if (!line) continue;
-      let record: R | undefined;
-      try {
-        const value: unknown = JSON.parse(line);
-        record = this.options.parse
-          ? this.options.parse(value)
-          : value !== null && typeof value === 'object'
-            ? (value as R)
-            : undefined;
-      } catch {}
-      if (record) {
-        records.push(record);
-        kept.push(`${line}\n`);
-      } else bad.push(`${line}\n`);
+    /** Where each bad line starts, so a rewrite keeps every other line without a copy of them all. */
+    const badAt = new Set<number>();
+    for (let at = 0; at < end;) {
+      const next = text.indexOf('\n', at);
+      const line = text.slice(at, next);
+      if (line) {
+        let record: R | undefined;
+        try {
+          const value: unknown = JSON.parse(line);
+          record = this.options.parse
+            ? this.options.parse(value)
+            : value !== null && typeof value === 'object'
+              ? (value as R)
+              : undefined;
+        } catch {}
+        if (!record) {
+          bad.push(`${line}\n`);
+          badAt.add(at);
+        } else if (options.each) options.each(record);
+        else records.push(record);
+      }
+      at = next + 1;
     }
     this.quarantined = bad.length;
     if (options.readOnly) return records;
@@ -95,6 +103,12 @@ export class Journal<R extends object> {
         writeAll(fd, bad.join(''));
       } finally {
         closeSync(fd);
+      }
+      const kept: string[] = [];
+      for (let at = 0; at < end;) {
+        const next = text.indexOf('\n', at);
+        if (next > at && !badAt.has(at)) kept.push(text.slice(at, next + 1));
+        at = next + 1;
       }
       this.bytes = writePrivateFileAtomic(this.file, kept, { fsync: true, ensureDir: false });
     } else {

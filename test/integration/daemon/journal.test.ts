@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal } from '../../../src/daemon/state/journal.js';
 import { DaemonStore, DEAD_MAX, type Delivery, type JournalRecord } from '../../../src/daemon/state/store.js';
@@ -110,6 +110,30 @@ describe('journal and store', () => {
 });
 
 describe('bounded memory', () => {
+  it('hands each record to `each` in order at open, keeps none, and still quarantines bad lines', async () => {
+    const { root, cleanup } = tempEnv();
+    cleanups.push(cleanup);
+    const file = join(root, 'j.jsonl');
+    const good: JournalRecord[] = [
+      { t: 'done', id: 'a' },
+      { t: 'done', id: 'b' },
+      { t: 'done', id: 'c' },
+    ];
+    writeFileSync(
+      file,
+      `${JSON.stringify(good[0])}\nnot json\n${JSON.stringify(good[1])}\n\n42\n${JSON.stringify(good[2])}\n{"t":"do`,
+    );
+    const journal = new Journal<JournalRecord>(file, { fsync: false });
+    const seen: JournalRecord[] = [];
+    expect(await journal.open({ each: (r) => seen.push(r) })).toEqual([]);
+    await journal.close();
+    expect(seen).toEqual(good);
+    expect(journal.quarantined).toBe(2);
+    expect(readFileSync(journal.quarantineFile, 'utf8')).toBe('not json\n42\n');
+    // The rewritten journal keeps exactly the valid lines, in order, without the torn tail.
+    expect(readFileSync(file, 'utf8')).toBe(good.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  });
+
   it('keeps at most DEAD_MAX dead letters, dropping the oldest, also after a replay', () => {
     const store = new DaemonStore(1000);
     const total = DEAD_MAX + 50;

@@ -1,8 +1,16 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { requestDaemon } from '../../../src/link/client.js';
+import { DAEMON_NODE_FLAGS, requestDaemon } from '../../../src/link/client.js';
 import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import { stateDir } from '../../../src/paths.js';
 import { jsonLines } from '../../helpers/json-lines.js';
@@ -167,5 +175,30 @@ describe('programs hookd runs by name', () => {
       'the desktop delivery tried',
     );
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe("the daemon's V8 flags", () => {
+  /** The daemon's own command line, as the kernel has it. */
+  const commandLine = (pid: number) =>
+    readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+
+  it('are on the command line of a daemon a hook auto-starts', async () => {
+    const { env, project } = setup();
+    const pid = await autoStartFrom(project, env);
+    const argv = commandLine(pid);
+    expect(argv.slice(1, 1 + DAEMON_NODE_FLAGS.length)).toEqual([...DAEMON_NODE_FLAGS]);
+    expect(argv.slice(-2)).toEqual(['daemon', 'run']);
+  });
+
+  it('are on the command line of a daemon `hookd daemon start` starts', async () => {
+    const { env, project } = setup();
+    const started = await runHookd(['daemon', 'start'], { env, cwd: project });
+    expect(started.code, started.stderr).toBe(0);
+    const pid = await runningDaemon(env);
+    pids.push(pid);
+    const argv = commandLine(pid);
+    expect(argv.slice(1, 1 + DAEMON_NODE_FLAGS.length)).toEqual([...DAEMON_NODE_FLAGS]);
+    expect(argv.slice(-2)).toEqual(['daemon', 'run']);
   });
 });
