@@ -3,23 +3,46 @@ import { defineConfig } from 'vitest/config';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
-// Three groups: unit (pure modules), integration (real processes, sockets, files),
-// e2e (the built CLI, and the real Droid CLI through the harness).
+// Four groups: unit (pure modules), integration (real processes, sockets, files), heavy (integration
+// tests that start hundreds of processes or fuzz through real processes: `*.heavy.test.ts`), e2e (the
+// built CLI, and the real agent CLIs through the harness). The quick tier (`npm run test:quick`) is unit
+// and integration; `npm test` runs all four (docs/development.md, "Tests").
+const HEAVY = 'test/integration/**/*.heavy.test.ts';
 export default defineConfig({
   // hookd's version, as scripts/build.mjs defines it for the bundles (src/util/version.ts).
   define: { __HOOKD_VERSION__: JSON.stringify(version) },
   test: {
     setupFiles: ['test/setup.ts'],
+    // `npm run coverage`: the share of src/ that the unit and integration tests execute in vitest's own
+    // workers. Code they run in child processes (the built dist/ bundles) is not counted.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      reporter: ['text-summary', 'html'],
+      reportsDirectory: 'coverage',
+    },
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+        // Pure modules share one module graph per worker: no per-file isolation (test/setup.ts is safe to
+        // run more than once in a worker).
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false },
       },
       {
         extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: [HEAVY],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'heavy',
+          include: [HEAVY],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

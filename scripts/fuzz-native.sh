@@ -143,7 +143,7 @@ fi
 
 # One entry per program under test: its build, then its driver targets. A new target is a harness in
 # test/fuzz/, seeds in test/fuzz/corpus/<name>/, an entry here and one in
-# test/integration/fuzz/native-sanitizers.test.ts.
+# test/integration/fuzz/native-sanitizers.heavy.test.ts.
 wrap=(-Wl,--wrap=execve)
 common=("$fuzz_dir/driver.c" "$fuzz_dir/sanitizer-options.c" "$fuzz_dir/fake-exec.c")
 case $target in

@@ -72,5 +72,5 @@ if (args.length === 1 && (args[0] === '-v' || args[0] === '--version' || args[0]
 } else {
   // `hookd demo` touches nothing outside its temp dir, not even the code cache in the state dir.
   if (args[0] === 'demo') process.env.HOOKD_CODE_CACHE = '0';
-  requireCached<{ cliMain(argv: string[]): Promise<void> }>(join(__dirname, 'cli.cjs')).cliMain(args);
+  void requireCached<{ cliMain(argv: string[]): Promise<void> }>(join(__dirname, 'cli.cjs')).cliMain(args);
 }

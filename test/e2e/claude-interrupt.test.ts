@@ -28,13 +28,7 @@ describeWithAgent('claude', 'an interrupt no hook reports, under the real Claude
   beforeAll(async () => {
     bed = claudeTestbed('hki-');
     receiver = await loopbackServer();
-    env = {
-      ...bed.env,
-      HOOKD_RUNTIME_DIR: join(bed.tmp.dir, 'run'),
-      HOOKD_STATE_DIR: join(bed.tmp.dir, 'state'),
-      HOOKD_DATA_DIR: join(bed.tmp.dir, 'data'),
-    };
-    delete env.HOOKD_DAEMON;
+    env = bed.daemonEnv();
     writeFileSync(
       env.HOOKD_CONFIG!,
       JSON.stringify({

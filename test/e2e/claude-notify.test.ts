@@ -37,13 +37,7 @@ describeWithAgent('claude', 'notifications and ledger under the real Claude Code
   beforeAll(async () => {
     bed = claudeTestbed('hkn-');
     receiver = await loopbackServer();
-    env = {
-      ...bed.env,
-      HOOKD_RUNTIME_DIR: join(bed.tmp.dir, 'run'),
-      HOOKD_STATE_DIR: join(bed.tmp.dir, 'state'),
-      HOOKD_DATA_DIR: join(bed.tmp.dir, 'data'),
-    };
-    delete env.HOOKD_DAEMON;
+    env = bed.daemonEnv();
     writeFileSync(
       env.HOOKD_CONFIG!,
       JSON.stringify({

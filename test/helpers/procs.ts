@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { becomes } from './wait.js';
 
 /** True when the process exists and is not a zombie (reading /proc, so a reaped or dead pid is false). */
 export function isAlive(pid: number): boolean {
@@ -32,10 +33,7 @@ export function readPid(file: string): number | undefined {
   }
 }
 
+/** True once `check` holds, false if it still does not after about `attempts` x `everyMs` ms. */
 export async function waitFor(check: () => boolean, attempts = 200, everyMs = 25): Promise<boolean> {
-  for (let i = 0; i < attempts; i++) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  return check();
+  return becomes(check, attempts * everyMs);
 }

@@ -1,10 +1,11 @@
-import { ESLint } from 'eslint';
+import { ESLint, type Linter } from 'eslint';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_DIR } from '../helpers/fixtures.js';
 
-// The layering of src/ (docs/architecture.md) is enforced by eslint.config.js; these tests make the test
-// suite fail on a back-edge too, and prove the rules bite.
+// The layering of src/ (docs/architecture.md) is enforced by eslint.config.js; these tests prove the rules
+// bite, on a few small source texts. `npm run lint` (part of `npm run check` and `npm test`) applies them to
+// the whole of src/.
 
 const LAYER_RULES = new Set([
   'no-restricted-imports',
@@ -12,8 +13,19 @@ const LAYER_RULES = new Set([
   '@typescript-eslint/no-restricted-imports',
 ]);
 
+// The texts are not files of the TypeScript project, so the rules that need its types are off here
+// (they cannot see a text that is not on disk, and they are not what these tests are about).
+const WITHOUT_TYPES: Linter.Config = {
+  files: ['src/**/*.ts'],
+  languageOptions: { parserOptions: { projectService: false } },
+  rules: {
+    '@typescript-eslint/no-floating-promises': 'off',
+    '@typescript-eslint/switch-exhaustiveness-check': 'off',
+  },
+};
+
 async function lintAs(path: string, code: string): Promise<string[]> {
-  const eslint = new ESLint({ cwd: REPO_DIR });
+  const eslint = new ESLint({ cwd: REPO_DIR, overrideConfig: WITHOUT_TYPES });
   const [result] = await eslint.lintText(code, { filePath: join(REPO_DIR, path) });
   return result!.messages.filter((m) => m.ruleId && LAYER_RULES.has(m.ruleId)).map((m) => m.message);
 }
@@ -102,16 +114,4 @@ describe('layering', () => {
       expect.stringMatching(/^'\.\.\/config\/schema\.js'.*hook path/),
     ]);
   }, 30_000);
-
-  it('finds no layering error in the real src/', async () => {
-    const eslint = new ESLint({ cwd: REPO_DIR });
-    const results = await eslint.lintFiles(['src']);
-    const errors = results.flatMap((r) =>
-      r.messages
-        .filter((m) => m.ruleId && LAYER_RULES.has(m.ruleId))
-        .map((m) => `${r.filePath}:${m.line} ${m.message}`),
-    );
-    expect(errors).toEqual([]);
-    expect(results.length).toBeGreaterThan(100);
-  }, 120_000);
 });

@@ -33,6 +33,11 @@ export interface ClaudeTestbed {
   payloadOf(c: Captured): Record<string, unknown>;
   /** A hookd command that appends what it was given to `capture`. */
   recorder(): { type: 'command'; command: string; name: string; env: Record<string, string> };
+  /**
+   * `env` with the daemon's runtime, state and data dirs inside the testbed and no HOOKD_DAEMON: for a
+   * test that starts its own daemon and reads its files.
+   */
+  daemonEnv(): Record<string, string>;
   /** `hookd install --agent claude` for all 33 events into the throwaway HOME: the command and the hooks. */
   install(): Promise<{ command: string; hooks: Record<string, unknown> }>;
 }
@@ -65,6 +70,15 @@ export function claudeTestbed(prefix: string): ClaudeTestbed {
     captured: () => jsonLines<Captured>(capture),
     payloadOf: (c) => JSON.parse(c.stdin) as Record<string, unknown>,
     recorder: () => ({ type: 'command', command, name: 'recorder', env: { CAP: capture } }),
+    daemonEnv: () => {
+      const { HOOKD_DAEMON: _daemon, ...rest } = env;
+      return {
+        ...rest,
+        HOOKD_RUNTIME_DIR: join(tmp.dir, 'run'),
+        HOOKD_STATE_DIR: join(tmp.dir, 'state'),
+        HOOKD_DATA_DIR: join(tmp.dir, 'data'),
+      };
+    },
     install: async () => {
       const args = [
         'install',

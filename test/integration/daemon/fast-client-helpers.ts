@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { isAlive, readPid } from '../../helpers/procs.js';
@@ -164,6 +164,14 @@ export function toolEvent(tag: string, extra: Record<string, unknown> = {}): Buf
 }
 
 /** Every line of `file`, counted: line -> occurrences. */
+/** The bytes of each dead letter the daemon kept in `dir` (none while the folder does not exist). */
+export function deadLetters(dir: string): Buffer[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.bin'))
+    .map((n) => readFileSync(join(dir, n)));
+}
+
 export function lineCounts(file: string): Map<string, number> {
   const counts = new Map<string, number>();
   if (!existsSync(file)) return counts;

@@ -9,6 +9,7 @@ import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { BIN, stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
+  deadLetters,
   DAEMON_PID_SH,
   fakeListener,
   handOffEnv,
@@ -117,16 +118,9 @@ describe('the native fast client', () => {
     for (const [i, bytes] of payloads.entries()) {
       const ran = await run(native, bytes);
       expect(ran.code, `nul ${i}`).toBe(0);
-      await waitFor(
-        () => existsSync(dead) && readdirSync(dead).filter((n) => n.endsWith('.bin')).length === i + 1,
-        20_000,
-        `dead letter ${i}`,
-      );
-      const kept = readdirSync(dead)
-        .filter((n) => n.endsWith('.bin'))
-        .map((n) => readFileSync(join(dead, n)));
+      await waitFor(() => deadLetters(dead).length === i + 1, 20_000, `dead letter ${i}`);
       expect(
-        kept.some((k) => k.equals(bytes)),
+        deadLetters(dead).some((k) => k.equals(bytes)),
         `nul ${i}`,
       ).toBe(true);
     }

@@ -8,6 +8,7 @@ import { FIXTURES_DIR } from '../../helpers/fixtures.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
 import type { DeliveryContext } from '../../../src/notify/channels/channel.js';
 import { handOff } from '../../../src/link/client.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /** Short temp dirs (unix socket paths are limited to ~107 bytes) and the env that points hookd at them. */
 export function tempEnv(): { root: string; env: Record<string, string | undefined>; cleanup: () => void } {
@@ -108,19 +109,7 @@ export function handoffOf(
   };
 }
 
-export async function waitFor<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { waitFor };
 
 /** A minimal notification and delivery context for sending through one channel directly. */
 export const plainNotification: RenderedNotification = {
