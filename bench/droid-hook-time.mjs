@@ -4,7 +4,7 @@
 // command on all nine events, interleaved: the fast client (`dist/hookd-client`, daemon up
 // with its listener) and the Node path (`node dist/hookd.cjs hook`). Every event runs one configured
 // `true` command. Times are hookEndTime - hookStartTime from Droid's transcripts (so Droid's own spawn
-// is included); medians per event and of per-round ratios. Issue 12, "the session's hook time per event".
+// is included); medians per event and of per-round ratios. The session's hook time per event.
 // Usage: npm run build && node bench/droid-hook-time.mjs [rounds=3]
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@ import { installedCommand } from '../helpers/agent-spawn.js';
 import { runRealDroid, type DroidRun } from '../helpers/droid.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 
-// Issue 9 item 5 under the real Droid CLI 0.225.2: a hook entry moved verbatim from Droid's settings
+// Under the real Droid CLI 0.225.2: a hook entry moved verbatim from Droid's settings
 // into hookd's config (no `blocking` key) still blocks the shell call, through the command
 // `hookd install` writes (absolute node + hookd.cjs, item 6).
 

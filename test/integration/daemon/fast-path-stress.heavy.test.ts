@@ -155,7 +155,7 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
       expect(notOnce(answered, journaled)).toEqual({});
     });
 
-    // Issue 12, "every event delivered once through the fallback or the journal": a client that saw the
+    // Every event delivered once, through the fallback or the journal: a client that saw the
     // daemon die after its ACK never falls back, so the daemon records each event in flight before its ACK
     // and the next daemon journals what the dead one left (src/daemon/state/inflight.ts).
     it('every event the dead daemon had acknowledged is journaled once after the restart', () => {

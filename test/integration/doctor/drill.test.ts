@@ -5,7 +5,7 @@ import { useHookSandbox } from '../../helpers/agent-spawn.js';
 import { hookdLogRecords } from '../../helpers/agent-hook.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 
-// Issue 9 item 5: `hookd doctor --drill` fires a harmless, matching PreToolUse through the command
+// `hookd doctor --drill` fires a harmless, matching PreToolUse through the command
 // installed in the agent's settings and shows which guards ran and what they decided; a guard that
 // could not run is its own outcome, never a silent exit 0. The built CLI, real processes and files.
 

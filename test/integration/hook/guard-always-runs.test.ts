@@ -5,7 +5,7 @@ import { fixture } from '../../helpers/fixtures.js';
 import { runAsAgent, useHookSandbox } from '../../helpers/agent-spawn.js';
 import { hookdLogRecords } from '../../helpers/agent-hook.js';
 
-// Issue 9: a user's guard always runs. Every case drives the built hookd through the command the
+// A user's guard always runs. Every case drives the built hookd through the command the
 // installer writes, spawned the way the agent spawns it (sh -c, its cwd, env and stdin).
 
 const box = useHookSandbox();

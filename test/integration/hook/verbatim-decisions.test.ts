@@ -5,7 +5,7 @@ import { agentPayload, runAsAgent, useHookSandbox } from '../../helpers/agent-sp
 import { hookdLogRecords } from '../../helpers/agent-hook.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 
-// Issue 9 item 5: a command in hookd's `hooks` decides as it would under the agent, by each agent's
+// A command in hookd's `hooks` decides as it would under the agent, by each agent's
 // rules; hookd's own failures never block unless the command says "onError": "block"; a guard that
 // could not run is its own outcome. Driven through the installed command, as the agent spawns it.
 

@@ -5,7 +5,7 @@ import { HOOKD_BIN } from '../../helpers/fixtures.js';
 import { agentPayload, runAsAgent, useHookSandbox } from '../../helpers/agent-spawn.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 
-// Issue 9 item 6: the command `hookd install` writes must start hookd whatever the agent's PATH
+// The command `hookd install` writes must start hookd whatever the agent's PATH
 // (a GUI-launched agent, nvm), and a project-scope install must not embed this machine's paths.
 
 const box = useHookSandbox();

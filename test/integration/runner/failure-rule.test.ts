@@ -10,7 +10,7 @@ import { eventFacts } from '../../../src/notify/rules.js';
 import { runCommand, type CommandResult } from '../../../src/runner/run-command.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
-// Issue 11: "did this command fail?" was decided in six places that disagreed. The ledger counted a
+// "Did this command fail?" was decided in six places that disagreed. The ledger counted a
 // blocking guard's exit 2 as fine while a notification's {{commands.failed}} counted it as a failure.
 
 let tmp: ReturnType<typeof makeTempDir>;

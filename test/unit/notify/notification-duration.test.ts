@@ -5,7 +5,7 @@ import { defaultNotificationText } from '../../../src/notify/default-text.js';
 import type { Enrichment } from '../../../src/enrich/types.js';
 import type { HookEvent } from '../../../src/events/types.js';
 
-// Issue 9 (the demo contradicted itself): a Droid sub-agent's Stop said "Duration 0ms" in a field and
+// The demo contradicted itself: a Droid sub-agent's Stop said "Duration 0ms" in a field and
 // "159ms" in its body; a SubagentStop showed the parent session's time as the sub-agent's.
 
 const NOW = 1_800_000_000_000;
