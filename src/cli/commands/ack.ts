@@ -2,7 +2,8 @@ import type { CommandModule } from 'yargs';
 import type { AckResult } from '../../daemon/admin.js';
 import type { AckedSession } from '../../daemon/escalator.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { formatJson, safeData, stdoutOut } from '../../terminal/output.js';
+import { formatJson, safeData } from '../../terminal/output.js';
+import { cli, cliOut } from '../io.js';
 
 interface AckArgs {
   session?: string;
@@ -63,7 +64,7 @@ export const ackCommand: CommandModule<object, AckArgs> = {
     let result: AckResult;
     try {
       const { ackWaiting } = await import('../../daemon/admin.js');
-      result = await ackWaiting(process.env, request);
+      result = await ackWaiting(cli().env, request);
     } catch (error) {
       throw new CliError(
         `ack failed: ${(error as Error).message}`,
@@ -82,6 +83,6 @@ export const ackCommand: CommandModule<object, AckArgs> = {
         waiting ? `waiting sessions: ${waiting}` : 'no session is waiting',
       );
     }
-    stdoutOut().write(args.json ? formatJson(result) : formatAck(result, request));
+    cliOut().write(args.json ? formatJson(result) : formatAck(result, request));
   },
 };

@@ -7,8 +7,9 @@ import { loadConfig, type ConfigSource, type LoadedConfig } from '../../config/l
 import { untrustedFix, untrustedText } from '../../config/trust.js';
 import { formatIssues } from '../../config/issues.js';
 import { EXIT } from '../../errors.js';
-import { formatJson, paint, safeLines, safeText, stdoutOut, type Out } from '../../terminal/output.js';
+import { formatJson, paint, safeLines, safeText, type Out } from '../../terminal/output.js';
 import { projectDirArg } from './trust.js';
+import { cli, cliOut } from '../io.js';
 
 interface ConfigArgs {
   project?: string;
@@ -65,7 +66,7 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
   handler: async (args) => {
     const loaded = await loadValidated(projectDirFrom(args), true);
     const { effectiveConfig } = await import('../../explain/effective-config.js');
-    const out = stdoutOut();
+    const out = cliOut();
     const config = effectiveConfig(loaded.config);
     if (args.json) {
       out.write(
@@ -126,8 +127,8 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
     }
     const invalid = loaded.sources.filter((s) => !s.ok);
     if (invalid.length > 0) {
-      process.stderr.write(`${safeLines(formatIssues(invalid.flatMap((s) => s.issues)))}\n`);
-      process.exitCode = EXIT.FAILURE;
+      cli().stderr.write(`${safeLines(formatIssues(invalid.flatMap((s) => s.issues)))}\n`);
+      cli().exitCode = EXIT.FAILURE;
     }
   },
 };
@@ -138,7 +139,13 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
  */
 async function loadValidated(projectDir: string, recordLastGood: boolean): Promise<LoadedConfig> {
   const { validator } = await import('../../config/resolve.js');
-  return loadConfig({ projectDir, validator: () => validator, useCache: false, recordLastGood });
+  return loadConfig({
+    env: cli().env,
+    projectDir,
+    validator: () => validator,
+    useCache: false,
+    recordLastGood,
+  });
 }
 
 /** Per agent wired to hookd: the events the config needs that its settings do not send hookd. */
@@ -147,7 +154,7 @@ async function unwiredEvents(
   config: HookdConfig,
 ): Promise<Partial<Record<Agent, string[]>>> {
   const { agentEventPaths } = await import('../../doctor/event-paths.js');
-  const byAgent = await agentEventPaths(process.env, projectDir, config);
+  const byAgent = await agentEventPaths(cli().env, projectDir, config);
   const out: Partial<Record<Agent, string[]>> = {};
   for (const agent of AGENTS) {
     if (!byAgent[agent].some((p) => p.path !== 'not wired')) continue;
@@ -177,7 +184,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       .example('hookd validate', 'Check the config files hookd would use here')
       .example('hookd validate ./config.json', 'Check one file before installing it'),
   handler: async (args) => {
-    const out = stdoutOut();
+    const out = cliOut();
     let files: { file: string; text: string | null; level?: 'user' | 'project' }[];
     let notTrusted: ConfigSource[] = [];
     let unwired: Partial<Record<Agent, string[]>> = {};
@@ -187,7 +194,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     } else {
       const loaded = await loadValidated(projectDirFrom(args), false);
       notTrusted = loaded.sources.filter(untrusted);
-      unwired = await unwiredEvents(projectDirFrom(args) ?? process.cwd(), loaded.config);
+      unwired = await unwiredEvents(projectDirFrom(args) ?? cli().cwd, loaded.config);
       files = loaded.sources
         .filter((s) => s.exists)
         .map((s) => ({ file: s.file, text: readInputFile(s.file), level: s.level }));
@@ -232,7 +239,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
           ),
         );
     }
-    if (issues.length > 0 || notTrusted.length > 0) process.exitCode = EXIT.FAILURE;
+    if (issues.length > 0 || notTrusted.length > 0) cli().exitCode = EXIT.FAILURE;
   },
 };
 
@@ -242,6 +249,6 @@ export const schemaCommand: CommandModule = {
   builder: (y) => y.example('hookd schema > hookd.schema.json', 'Save the schema for your editor'),
   handler: async () => {
     const { configJsonSchema } = await import('../../config/validate.js');
-    stdoutOut().write(formatJson(configJsonSchema()));
+    cliOut().write(formatJson(configJsonSchema()));
   },
 };

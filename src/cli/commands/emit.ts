@@ -4,8 +4,9 @@ import { CLAUDE_EVENTS, DROID_EVENTS } from '../../events/names.js';
 import type { DeclaredAgent } from '../../events/parse.js';
 import { samplePayload } from '../../events/sample.js';
 import { UsageError } from '../../errors.js';
-import { formatJson, formatJsonLine, stdoutOut } from '../../terminal/output.js';
+import { formatJson, formatJsonLine } from '../../terminal/output.js';
 import type { AgentFrom } from '../../explain/explain-event.js';
+import { cliOut } from '../io.js';
 
 interface EmitArgs {
   event?: string;
@@ -178,7 +179,7 @@ export const emitCommand: CommandModule<object, EmitArgs> = {
   handler: async (args) => {
     const payload = buildPayload(args);
     const { agent } = eventAgent(args);
-    const out = stdoutOut();
+    const out = cliOut();
     if (args.print) {
       out.write(formatJsonLine(payload));
       return;

@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { ServiceResult } from '../../service/install-service.js';
-import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
+import { formatJson, paint, type Out } from '../../terminal/output.js';
+import { cliOut } from '../io.js';
 
 interface ServiceArgs {
   enable: boolean;
@@ -68,7 +69,7 @@ export const installServiceCommand: CommandModule<object, ServiceArgs & { path?:
       ...(args.path ? { extraPath: args.path } : {}),
       ...(args.platform ? { platform: args.platform } : {}),
     });
-    const out = stdoutOut();
+    const out = cliOut();
     if (args.json) out.write(formatJson(result));
     else print(out, result.changed ? 'Wrote' : 'Kept', result);
   },
@@ -87,7 +88,7 @@ export const uninstallServiceCommand: CommandModule<object, ServiceArgs> = {
       enable: args.enable,
       ...(args.platform ? { platform: args.platform } : {}),
     });
-    const out = stdoutOut();
+    const out = cliOut();
     if (args.json) out.write(formatJson(result));
     else print(out, result.changed ? 'Removed' : 'Nothing at', result);
   },

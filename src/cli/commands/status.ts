@@ -14,7 +14,6 @@ import {
   paint,
   safeData,
   safeText,
-  stdoutOut,
   type Out,
 } from '../../terminal/output.js';
 import { journalTrouble } from '../../daemon/journal.js';
@@ -27,6 +26,7 @@ import {
 import { agentEventPaths, type EventPath } from '../../doctor/event-paths.js';
 import type { HookdConfig } from '../../config/schema.js';
 import { AGENT_PROFILES, AGENTS, type Agent } from '../../install/agents.js';
+import { cli, cliOut } from '../io.js';
 
 interface StatusArgs {
   json: boolean;
@@ -154,7 +154,7 @@ export async function statusReport(env: Record<string, string | undefined>): Pro
     ? probeDesktop({ platform: process.platform, arch: process.arch, env })
     : { ok: true, problems: [] };
   const sessions = daemon.running ? await liveSessions(env) : undefined;
-  const byAgent = await agentEventPaths(env, process.cwd(), config);
+  const byAgent = await agentEventPaths(env, cli().cwd, config);
   const paths = Object.fromEntries(
     AGENTS.filter((a) => byAgent[a].some((p) => p.path !== 'not wired')).map((a) => [a, byAgent[a]]),
   );
@@ -274,8 +274,8 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       .example('hookd status', 'Is the daemon up, and can it notify me?')
       .example('hookd status --json | jq .daemon.stats.channels', 'Channel health for scripts'),
   handler: async (args) => {
-    const out = stdoutOut();
-    const report = await statusReport(process.env);
+    const out = cliOut();
+    const report = await statusReport(cli().env);
     out.write(args.json ? formatJson(report) : formatStatus(report, out));
   },
 };
