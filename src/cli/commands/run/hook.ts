@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { cli } from '../io.js';
+import { cli } from '../../io.js';
 
 /** `hookd hook`: normally dispatched straight to the hook bundle; this module gives it --help. */
 export const hookCommand: CommandModule = {
@@ -33,10 +33,10 @@ export const hookCommand: CommandModule = {
   handler: async (argv) => {
     // Loaded here, not with the module: `hookd hook --help` needs none of it.
     const [{ runHook }, { readStdin }, { isDeclaredAgent }, { cliProcessIO }] = await Promise.all([
-      import('../../hook/run-hook.js'),
-      import('../../events/read-stdin.js'),
-      import('../../events/parse.js'),
-      import('../hook-io.js'),
+      import('../../../hook/run-hook.js'),
+      import('../../../events/read-stdin.js'),
+      import('../../../events/parse.js'),
+      import('../../hook-io.js'),
     ]);
     const io = cliProcessIO({ daemon: true });
     const agent = argv.agent;

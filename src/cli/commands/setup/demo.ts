@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
-import { formatJson } from '../../terminal/output.js';
-import { cli, cliOut } from '../io.js';
+import { formatJson } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 interface DemoArgs {
   keep: boolean;
@@ -49,7 +49,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     process.stdout.on('error', onStdoutError);
     try {
       // Loaded here, not with the module: `hookd demo --help` needs none of the daemon.
-      const { runDemo } = await import('../../demo/run-demo.js');
+      const { runDemo } = await import('../../../demo/run-demo.js');
       const stdout = cliOut();
       const out = { ...stdout, write: (text: string) => (closed ? undefined : stdout.write(text)) };
       const summary = await runDemo({

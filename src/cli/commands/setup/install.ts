@@ -1,22 +1,22 @@
 import type { Argv, CommandModule } from 'yargs';
-import { formatAgentHooksProblems } from '../../install/agent-hooks.js';
-import { AGENT_PROFILES, AGENTS, SCOPES, type Agent, type Scope } from '../../install/agents.js';
-import type { FileChange } from '../../install/edit-settings.js';
-import { currentHookdPath } from '../../install/hookd-command.js';
-import { importAgentHooks, type ImportResult } from '../../install/import-hooks.js';
+import { formatAgentHooksProblems } from '../../../install/agent-hooks.js';
+import { AGENT_PROFILES, AGENTS, SCOPES, type Agent, type Scope } from '../../../install/agents.js';
+import type { FileChange } from '../../../install/edit-settings.js';
+import { currentHookdPath } from '../../../install/hookd-command.js';
+import { importAgentHooks, type ImportResult } from '../../../install/import-hooks.js';
 import {
   installHookd,
   uninstallHookd,
   type InstallResult,
   type UninstallResult,
-} from '../../install/install.js';
-import type { FileProblem } from '../../install/settings-level.js';
-import { TRANSPORTS, type Transport } from '../../install/transport.js';
-import { UsageError } from '../../errors.js';
-import { loadConfig } from '../../config/load.js';
-import { validator } from '../../config/resolve.js';
-import { formatJson, paint, safeText, type Out } from '../../terminal/output.js';
-import { cli, cliOut } from '../io.js';
+} from '../../../install/install.js';
+import type { FileProblem } from '../../../install/settings-level.js';
+import { TRANSPORTS, type Transport } from '../../../install/transport.js';
+import { UsageError } from '../../../errors.js';
+import { loadConfig } from '../../../config/load.js';
+import { validator } from '../../../config/resolve.js';
+import { formatJson, paint, safeText, type Out } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 interface TargetArgs {
   agent: Agent;

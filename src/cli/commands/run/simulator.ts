@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
-import { CliError, EXIT, UsageError } from '../../errors.js';
-import { cli } from '../io.js';
+import { CliError, EXIT, UsageError } from '../../../errors.js';
+import { cli } from '../../io.js';
 
 interface SimulatorArgs {
   port: number;
@@ -72,7 +72,7 @@ export const simulatorCommand: CommandModule<object, SimulatorArgs> = {
     }
     let sim;
     try {
-      const { startSimulator } = await import('../../platform/simulator/index.js');
+      const { startSimulator } = await import('../../../platform/simulator/index.js');
       sim = await startSimulator({
         port: args.port,
         appPort: args['app-port'],

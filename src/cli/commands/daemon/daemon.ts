@@ -1,17 +1,17 @@
-import { installServiceCommand, uninstallServiceCommand } from './service.js';
+import { installServiceCommand, uninstallServiceCommand } from '../setup/service.js';
 import type { Argv, CommandModule } from 'yargs';
-import { hookdLocation } from '../../util/hookd-location.js';
-import { CliError, EXIT } from '../../errors.js';
-import { formatJson } from '../../terminal/output.js';
-import { cli, cliOut } from '../io.js';
+import { hookdLocation } from '../../../util/hookd-location.js';
+import { CliError, EXIT } from '../../../errors.js';
+import { formatJson } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 // Loaded when a subcommand runs, not with the module: `hookd daemon --help` needs none of them.
-const admin = () => import('../../daemon/admin.js');
+const admin = () => import('../../../daemon/admin.js');
 const logHint = async () =>
-  `See ${(await import('../../daemon/logger.js')).daemonLogPath(cli().env)}, or run \`hookd daemon run\` to see it fail.`;
+  `See ${(await import('../../../daemon/logger.js')).daemonLogPath(cli().env)}, or run \`hookd daemon run\` to see it fail.`;
 
 async function run(): Promise<void> {
-  const { daemonMain } = await import('../../daemon/main.js');
+  const { daemonMain } = await import('../../../daemon/main.js');
   // daemonMain reports its own failure (once); only the exit code is left to set.
   cli().exitCode = await daemonMain(cli().env);
 }
@@ -110,7 +110,7 @@ const restartCommand: CommandModule<object, { timeout: number }> = {
     const before = await daemonState(cli().env, 1000);
     const pid = before.running ? before.stats.pid : undefined;
     try {
-      const { restartService } = await import('../../service/install-service.js');
+      const { restartService } = await import('../../../service/install-service.js');
       const steps = await restartService({});
       if (steps) {
         const now = await answeringDaemon(pid, args.timeout);
@@ -138,7 +138,7 @@ const daemonStatusCommand: CommandModule<object, { json: boolean }> = {
       .example('hookd daemon status --json', 'The same report as `hookd status --json`'),
   handler: async (args) => {
     const out = cliOut();
-    const { formatStatus, statusReport } = await import('./status.js');
+    const { formatStatus, statusReport } = await import('../data/status.js');
     const report = await statusReport(cli().env);
     out.write(args.json ? formatJson(report) : formatStatus(report, out));
   },

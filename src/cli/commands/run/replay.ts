@@ -1,9 +1,9 @@
 import type { CommandModule } from 'yargs';
-import { readInputFile } from '../read-input.js';
-import { CliError, EXIT } from '../../errors.js';
-import { formatJsonLine, paint, safeText } from '../../terminal/output.js';
-import { failed } from '../../events/failed.js';
-import { cli, cliOut } from '../io.js';
+import { readInputFile } from '../../read-input.js';
+import { CliError, EXIT } from '../../../errors.js';
+import { formatJsonLine, paint, safeText } from '../../../terminal/output.js';
+import { failed } from '../../../events/failed.js';
+import { cli, cliOut } from '../../io.js';
 
 interface ReplayArgs {
   file: string;
@@ -67,9 +67,9 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
     const out = cliOut();
     // Loaded here, not with the module: `hookd replay --help` needs none of it.
     const [{ processEvent }, { cliProcessIO }, { formatReport, reportJson }] = await Promise.all([
-      import('../../hook/process-event.js'),
-      import('../hook-io.js'),
-      import('../../explain/format-report.js'),
+      import('../../../hook/process-event.js'),
+      import('../../hook-io.js'),
+      import('../../../explain/format-report.js'),
     ]);
     const io = cliProcessIO({ daemon: args.daemon });
     let events = 0;

@@ -1,10 +1,10 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { logDir } from '../../paths.js';
-import { formatJsonLine, paint, safeText } from '../../terminal/output.js';
-import { formatRecord, type LogRecord } from '../../terminal/log-record.js';
-import { cli, cliOut } from '../io.js';
+import { logDir } from '../../../paths.js';
+import { formatJsonLine, paint, safeText } from '../../../terminal/output.js';
+import { formatRecord, type LogRecord } from '../../../terminal/log-record.js';
+import { cli, cliOut } from '../../io.js';
 
 interface LogsArgs {
   session?: string;

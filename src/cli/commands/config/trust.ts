@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { formatIssues } from '../../config/issues.js';
-import { ignoredProjectKeys } from '../../config/merge.js';
+import { formatIssues } from '../../../config/issues.js';
+import { ignoredProjectKeys } from '../../../config/merge.js';
 import {
   readProjectConfig,
   readTrust,
@@ -10,11 +10,11 @@ import {
   trustReport,
   type ProjectConfigRead,
   type TrustReport,
-} from '../../config/trust.js';
-import { parseJsonc } from '../../config/jsonc.js';
-import { CliError, EXIT, UsageError } from '../../errors.js';
-import { formatJson, paint, safeText, type Out } from '../../terminal/output.js';
-import { cli, cliOut } from '../io.js';
+} from '../../../config/trust.js';
+import { parseJsonc } from '../../../config/jsonc.js';
+import { CliError, EXIT, UsageError } from '../../../errors.js';
+import { formatJson, paint, safeText, type Out } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 interface TrustArgs {
   dir?: string;
@@ -135,7 +135,7 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
     const { file } = read;
     const text = read.bytes.toString('utf8');
     // The validator (zod and the schemas) is loaded here, not with the module (`--help` needs none of it).
-    const { validateConfigText } = await import('../../config/validate.js');
+    const { validateConfigText } = await import('../../../config/validate.js');
     const checked = validateConfigText(text, file, 'project');
     if (!checked.ok)
       throw new CliError(

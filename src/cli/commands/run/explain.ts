@@ -1,11 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
-import { CLAUDE_EVENTS, isDroidEvent } from '../../events/names.js';
-import { explainEvent } from '../../explain/explain-event.js';
-import { formatExplanation } from '../../explain/format-explain.js';
-import { formatJson } from '../../terminal/output.js';
+import { CLAUDE_EVENTS, isDroidEvent } from '../../../events/names.js';
+import { explainEvent } from '../../../explain/explain-event.js';
+import { formatExplanation } from '../../../explain/format-explain.js';
+import { formatJson } from '../../../terminal/output.js';
 import { buildPayload, EVENT_NAMES_HELP, eventAgent, eventFlags } from './emit.js';
-import { cli, cliOut } from '../io.js';
+import { cli, cliOut } from '../../io.js';
 
 type EmitFlags = Parameters<typeof buildPayload>[0];
 

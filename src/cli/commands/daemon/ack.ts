@@ -1,9 +1,9 @@
 import type { CommandModule } from 'yargs';
-import type { AckResult } from '../../daemon/admin.js';
-import type { AckedSession } from '../../daemon/escalator.js';
-import { CliError, EXIT, UsageError } from '../../errors.js';
-import { formatJson, safeData } from '../../terminal/output.js';
-import { cli, cliOut } from '../io.js';
+import type { AckResult } from '../../../daemon/admin.js';
+import type { AckedSession } from '../../../daemon/escalator.js';
+import { CliError, EXIT, UsageError } from '../../../errors.js';
+import { formatJson, safeData } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 interface AckArgs {
   session?: string;
@@ -63,7 +63,7 @@ export const ackCommand: CommandModule<object, AckArgs> = {
     const request = { ...(args.session ? { session: args.session } : {}), all: args.all };
     let result: AckResult;
     try {
-      const { ackWaiting } = await import('../../daemon/admin.js');
+      const { ackWaiting } = await import('../../../daemon/admin.js');
       result = await ackWaiting(cli().env, request);
     } catch (error) {
       throw new CliError(

@@ -1,18 +1,18 @@
 import type { Argv, CommandModule } from 'yargs';
-import { createLedger, type Ledger } from '../../ledger/ledger.js';
+import { createLedger, type Ledger } from '../../../ledger/ledger.js';
 import {
   formatSessionDetail,
   formatSessionsCsv,
   formatSessionsTable,
   formatStatsTable,
-} from '../../ledger/format-sessions.js';
-import { parseSince } from '../../ledger/since.js';
-import type { LedgerFilters, StatsBy } from '../../ledger/types.js';
-import { dataDir, type Env } from '../../paths.js';
-import { CliError, EXIT, UsageError } from '../../errors.js';
-import type { SessionState } from '../../notify/session-state.js';
-import { formatJson, type Out } from '../../terminal/output.js';
-import { cli, cliOut } from '../io.js';
+} from '../../../ledger/format-sessions.js';
+import { parseSince } from '../../../ledger/since.js';
+import type { LedgerFilters, StatsBy } from '../../../ledger/types.js';
+import { dataDir, type Env } from '../../../paths.js';
+import { CliError, EXIT, UsageError } from '../../../errors.js';
+import type { SessionState } from '../../../notify/session-state.js';
+import { formatJson, type Out } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 /** The edges of `hookd sessions`, injectable for tests. */
 export interface SessionsDeps {
@@ -67,7 +67,7 @@ const CLEAR_SCREEN = '\u001b[H\u001b[2J';
 /** What `--live` shows with, and asks the daemon through; loaded when it runs, not for `--help`. */
 async function liveView() {
   const [{ liveSessions }, { formatSessionStates, liveOnly }] = await Promise.all([
-    import('../../daemon/admin.js'),
+    import('../../../daemon/admin.js'),
     import('./status.js'),
   ]);
   return { liveSessions, formatSessionStates, liveOnly };
@@ -153,7 +153,7 @@ function filtersFrom(args: FilterArgs, nowMs: number): LedgerFilters {
 export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<object, object> {
   const out = () => (deps.out ?? (() => cliOut(deps.env)))();
   const now = deps.now ?? Date.now;
-  const ledger = (): Ledger => createLedger({ dataDir: dataDir(deps.env) });
+  const ledger = (): Ledger => createLedger({ dataDir: dataDir(deps.env ?? cli().env) });
 
   const list: CommandModule<object, ListArgs> = {
     command: ['list', '$0'],

@@ -1,11 +1,11 @@
 import type { CommandModule } from 'yargs';
 import { resolve } from 'node:path';
-import { runDoctor, DEFAULT_DOCTOR_TIMEOUT_MS } from '../../doctor/run-doctor.js';
-import { countStatuses, formatDoctor } from '../../doctor/format-doctor.js';
-import { createProgressLine } from '../../doctor/progress-line.js';
-import { EXIT, UsageError } from '../../errors.js';
-import { formatJson } from '../../terminal/output.js';
-import { cli, cliOut } from '../io.js';
+import { runDoctor, DEFAULT_DOCTOR_TIMEOUT_MS } from '../../../doctor/run-doctor.js';
+import { countStatuses, formatDoctor } from '../../../doctor/format-doctor.js';
+import { createProgressLine } from '../../../doctor/progress-line.js';
+import { EXIT, UsageError } from '../../../errors.js';
+import { formatJson } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 interface DoctorArgs {
   json: boolean;

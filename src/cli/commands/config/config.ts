@@ -1,15 +1,15 @@
-import { AGENT_PROFILES, AGENTS, type Agent } from '../../install/agents.js';
-import type { HookdConfig } from '../../config/schema.js';
+import { AGENT_PROFILES, AGENTS, type Agent } from '../../../install/agents.js';
+import type { HookdConfig } from '../../../config/schema.js';
 import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { readInputFile } from '../read-input.js';
-import { loadConfig, type ConfigSource, type LoadedConfig } from '../../config/load.js';
-import { untrustedFix, untrustedText } from '../../config/trust.js';
-import { formatIssues } from '../../config/issues.js';
-import { EXIT } from '../../errors.js';
-import { formatJson, paint, safeLines, safeText, type Out } from '../../terminal/output.js';
+import { readInputFile } from '../../read-input.js';
+import { loadConfig, type ConfigSource, type LoadedConfig } from '../../../config/load.js';
+import { untrustedFix, untrustedText } from '../../../config/trust.js';
+import { formatIssues } from '../../../config/issues.js';
+import { EXIT } from '../../../errors.js';
+import { formatJson, paint, safeLines, safeText, type Out } from '../../../terminal/output.js';
 import { projectDirArg } from './trust.js';
-import { cli, cliOut } from '../io.js';
+import { cli, cliOut } from '../../io.js';
 
 interface ConfigArgs {
   project?: string;
@@ -65,7 +65,7 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
       .example('hookd config --json | jq .config.hooks', 'Script against the effective hooks'),
   handler: async (args) => {
     const loaded = await loadValidated(projectDirFrom(args), true);
-    const { effectiveConfig } = await import('../../explain/effective-config.js');
+    const { effectiveConfig } = await import('../../../explain/effective-config.js');
     const out = cliOut();
     const config = effectiveConfig(loaded.config);
     if (args.json) {
@@ -138,7 +138,7 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
  * with the module: these commands' --help needs none of it.
  */
 async function loadValidated(projectDir: string, recordLastGood: boolean): Promise<LoadedConfig> {
-  const { validator } = await import('../../config/resolve.js');
+  const { validator } = await import('../../../config/resolve.js');
   return loadConfig({
     env: cli().env,
     projectDir,
@@ -153,7 +153,7 @@ async function unwiredEvents(
   projectDir: string,
   config: HookdConfig,
 ): Promise<Partial<Record<Agent, string[]>>> {
-  const { agentEventPaths } = await import('../../doctor/event-paths.js');
+  const { agentEventPaths } = await import('../../../doctor/event-paths.js');
   const byAgent = await agentEventPaths(cli().env, projectDir, config);
   const out: Partial<Record<Agent, string[]>> = {};
   for (const agent of AGENTS) {
@@ -205,7 +205,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         return;
       }
     }
-    const { validateConfigText } = await import('../../config/validate.js');
+    const { validateConfigText } = await import('../../../config/validate.js');
     const issues = files.flatMap(({ file, text, level }) => {
       const result = validateConfigText(text ?? '', file, level);
       return result.ok ? [] : result.issues;
@@ -248,7 +248,7 @@ export const schemaCommand: CommandModule = {
   describe: 'Print the JSON Schema of the config file (for editors: "$schema")',
   builder: (y) => y.example('hookd schema > hookd.schema.json', 'Save the schema for your editor'),
   handler: async () => {
-    const { configJsonSchema } = await import('../../config/validate.js');
+    const { configJsonSchema } = await import('../../../config/validate.js');
     cliOut().write(formatJson(configJsonSchema()));
   },
 };

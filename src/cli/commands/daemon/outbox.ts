@@ -1,9 +1,9 @@
 import type { Argv, CommandModule } from 'yargs';
-import type { Delivery, Ladder } from '../../daemon/store.js';
-import { describeLadderState } from '../../daemon/escalator.js';
-import { CliError, UsageError } from '../../errors.js';
-import { formatJson, formatTable, safeText } from '../../terminal/output.js';
-import { cli, cliOut } from '../io.js';
+import type { Delivery, Ladder } from '../../../daemon/store.js';
+import { describeLadderState } from '../../../daemon/escalator.js';
+import { CliError, UsageError } from '../../../errors.js';
+import { formatJson, formatTable, safeText } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 type State = 'pending' | 'held' | 'dead' | 'delivered' | 'cancelled' | 'all';
 const STATES: State[] = ['pending', 'held', 'dead', 'delivered', 'cancelled', 'all'];
@@ -64,7 +64,7 @@ async function act(
   let result;
   try {
     // Loaded here, not with the module: `hookd outbox --help` needs none of it.
-    const { outboxAction } = await import('../../daemon/admin.js');
+    const { outboxAction } = await import('../../../daemon/admin.js');
     result = await outboxAction(cli().env, { action, state, ...(ids && ids.length > 0 ? { ids } : {}) });
   } catch (error) {
     throw new CliError(
@@ -76,7 +76,7 @@ async function act(
   if (action === 'list') {
     out.write(json ? formatJson(result.items ?? []) : formatDeliveries(result.items ?? []));
     if (!json && state === 'all') {
-      const { daemonLadders } = await import('../../daemon/admin.js');
+      const { daemonLadders } = await import('../../../daemon/admin.js');
       const ladders = await daemonLadders(cli().env).catch(() => undefined);
       if (ladders) out.write(formatLadders(ladders.active, ladders.recent, Date.now()));
     }

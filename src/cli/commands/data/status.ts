@@ -1,11 +1,11 @@
 import type { CommandModule } from 'yargs';
-import { daemonState, liveSessions, type DaemonState } from '../../daemon/admin.js';
-import { isLive, type SessionState } from '../../notify/session-state.js';
-import { probeDesktop } from '../../notify/channels/desktop.js';
-import { loadConfig } from '../../config/load.js';
-import { validator } from '../../config/resolve.js';
-import { notifySettings } from '../../config/notify-schema.js';
-import type { ConfigIssue } from '../../config/issues.js';
+import { daemonState, liveSessions, type DaemonState } from '../../../daemon/admin.js';
+import { isLive, type SessionState } from '../../../notify/session-state.js';
+import { probeDesktop } from '../../../notify/channels/desktop.js';
+import { loadConfig } from '../../../config/load.js';
+import { validator } from '../../../config/resolve.js';
+import { notifySettings } from '../../../config/notify-schema.js';
+import type { ConfigIssue } from '../../../config/issues.js';
 import {
   formatAgo,
   formatDuration,
@@ -15,18 +15,18 @@ import {
   safeData,
   safeText,
   type Out,
-} from '../../terminal/output.js';
-import { journalTrouble } from '../../daemon/journal.js';
+} from '../../../terminal/output.js';
+import { journalTrouble } from '../../../daemon/journal.js';
 import {
   describeDetection,
   describeReading,
   presenceStatusSchema,
   type PresenceStatus,
-} from '../../notify/presence.js';
-import { agentEventPaths, type EventPath } from '../../doctor/event-paths.js';
-import type { HookdConfig } from '../../config/schema.js';
-import { AGENT_PROFILES, AGENTS, type Agent } from '../../install/agents.js';
-import { cli, cliOut } from '../io.js';
+} from '../../../notify/presence.js';
+import { agentEventPaths, type EventPath } from '../../../doctor/event-paths.js';
+import type { HookdConfig } from '../../../config/schema.js';
+import { AGENT_PROFILES, AGENTS, type Agent } from '../../../install/agents.js';
+import { cli, cliOut } from '../../io.js';
 
 interface StatusArgs {
   json: boolean;
