@@ -33,7 +33,14 @@ export interface CliContext {
   exitCode: number | undefined;
 }
 
-const current = new AsyncLocalStorage<CliContext>();
+/**
+ * The running command's context. The CLI front (dist/cli.cjs) and the commands it loads lazily
+ * (dist/commands.cjs) are separate bundles, each with its own copy of this module: they share one store
+ * through the process-wide symbol registry, so an exit code a command sets reaches `main`.
+ */
+const STORE = Symbol.for('hookd.cli.context');
+const shared = globalThis as unknown as Record<symbol, AsyncLocalStorage<CliContext> | undefined>;
+const current = (shared[STORE] ??= new AsyncLocalStorage<CliContext>());
 
 /** The process's own IO: what `hookd` on a command line uses. */
 export function processIo(): CliIo {
