@@ -4,6 +4,7 @@ import { createLineLogger } from '../logging/line-logger.js';
 import { logFilePath } from '../paths.js';
 import type { ProcessIO } from '../hook/process-event.js';
 import { daemonRunArgv, handOff } from '../link/client.js';
+import { cli } from './io.js';
 
 /** The hook path's IO for CLI commands (emit, replay): same config, log and daemon as `hookd hook`. */
 export function cliProcessIO(options: {
@@ -13,15 +14,15 @@ export function cliProcessIO(options: {
   const { program: bin, hooks } = hookdLocation();
   const env: Record<string, string | undefined> = {
     HOOKD_HOOKS_DIR: hooks,
-    ...(options.env ?? process.env),
+    ...(options.env ?? cli().env),
   };
   const debug = env.HOOKD_DEBUG === '1' || env.HOOKD_DEBUG === 'true';
   return {
     env,
-    cwd: process.cwd(),
+    cwd: cli().cwd,
     logger: createLineLogger(
       logFilePath(env),
-      debug ? { debugTo: (line) => process.stderr.write(`hookd: ${line}`) } : {},
+      debug ? { debugTo: (line) => cli().stderr.write(`hookd: ${line}`) } : {},
     ),
     validator: () => validator,
     handOff: options.daemon ? handOff : undefined,

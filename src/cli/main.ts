@@ -4,20 +4,24 @@ import { CliError, EXIT, isCliError } from '../errors.js';
 import { redactText } from '../logging/redact.js';
 import { colorFor, safeLines } from '../terminal/output.js';
 import { HOOKD_VERSION } from '../util/version.js';
+import { cli as cliIo, processIo, withCliIo, type CliIo } from './io.js';
+
+export type { CliIo } from './io.js';
 
 /** An error for people, on stderr: secrets redacted, and what it quotes (a path, an id) never raw. */
 function reportError(error: unknown): number {
-  const color = colorFor(process.stderr.isTTY, process.env);
+  const { stderr, env } = cliIo();
+  const color = colorFor(stderr.isTTY, env);
   const red = (s: string) => (color ? `\u001b[31m${s}\u001b[0m` : s);
   if (isCliError(error)) {
-    process.stderr.write(`${red('hookd:')} ${safeLines(redactText(error.message))}\n`);
-    if (error.hint) process.stderr.write(`  ${safeLines(redactText(error.hint))}\n`);
+    stderr.write(`${red('hookd:')} ${safeLines(redactText(error.message))}\n`);
+    if (error.hint) stderr.write(`  ${safeLines(redactText(error.hint))}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`${red('hookd: unexpected error:')} ${safeLines(redactText(message))}\n`);
-  if (process.env.HOOKD_DEBUG && error instanceof Error && error.stack) {
-    process.stderr.write(`${safeLines(redactText(error.stack))}\n`);
+  stderr.write(`${red('hookd: unexpected error:')} ${safeLines(redactText(message))}\n`);
+  if (env.HOOKD_DEBUG && error instanceof Error && error.stack) {
+    stderr.write(`${safeLines(redactText(error.stack))}\n`);
   }
   return EXIT.FAILURE;
 }
@@ -33,7 +37,8 @@ export function buildCli(argv: string[]): Argv {
     .strict()
     .recommendCommands()
     .demandCommand(1, 'Name a command; `hookd --help` lists them.')
-    .wrap(Math.min(110, process.stdout.columns || 100))
+    .exitProcess(false)
+    .wrap(Math.min(110, cliIo().stdout.columns || 100))
     .example('hookd demo', 'See hookd work on a real recorded session, offline')
     .example('hookd install && hookd doctor', 'Wire hookd into Droid and check the setup')
     .example('hookd emit PreToolUse --tool Execute --command "rm -rf /"', 'Try your hooks without the agent')
@@ -53,7 +58,7 @@ export function buildCli(argv: string[]): Argv {
     command: 'version',
     describe: 'Print the version of hookd (also -v, --version)',
     builder: (y) => y.example('hookd version', 'The version, e.g. for a bug report'),
-    handler: () => void process.stdout.write(`${HOOKD_VERSION}\n`),
+    handler: () => void cliIo().stdout.write(`${HOOKD_VERSION}\n`),
   });
   // yargs' own completion command prints its script even for --help: keep its hidden completion
   // protocol (--get-yargs-completions) and declare `completion` as a command of ours.
@@ -87,12 +92,27 @@ export function endQuietlyOnClosedPipe(): void {
     });
 }
 
-export async function main(argv: string[]): Promise<number> {
-  try {
-    // `hookd` alone: the help, as `hookd --help` prints it.
-    await buildCli(argv.length === 0 ? ['--help'] : argv).parseAsync();
-    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
-  } catch (error) {
-    return reportError(error);
-  }
+/**
+ * Runs one `hookd` command with the given IO and returns its exit code; it never exits the process (the
+ * `hookd` program does, with this code). Tests run commands through it in-process.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  return withCliIo(io, async (context) => {
+    try {
+      // `hookd` alone: the help, as `hookd --help` prints it.
+      const args = argv.length === 0 ? ['--help'] : argv;
+      let failure: unknown;
+      let output = '';
+      await buildCli(args).parseAsync(args, {}, (error, _argv, text) => {
+        if (error) failure = error;
+        output = text;
+      });
+      if (failure !== undefined) throw failure;
+      // yargs' own output (help, version): on stdout, as it prints it.
+      if (output) context.stdout.write(`${output}\n`);
+      return context.exitCode ?? EXIT.OK;
+    } catch (error) {
+      return reportError(error);
+    }
+  });
 }

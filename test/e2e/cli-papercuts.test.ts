@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SIMULATOR_SHELL_EXAMPLE } from '../../src/cli/commands/simulator.js';
+import { SIMULATOR_SHELL_EXAMPLE } from '../../src/cli/commands/run/simulator.js';
 import { HOOKD_BIN } from '../helpers/fixtures.js';
 import { runHookd } from '../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { HOOKD_BIN } from '../../helpers/fixtures.js';
 import { useCliSandbox } from '../../helpers/cli-sandbox.js';
 import { runHookd, type Ran } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 
 // What a new user meets in the first hour with the built `hookd`: help, the version, pipes, exit codes.
 
@@ -72,7 +73,7 @@ describe('hookd demo into a closed pipe', () => {
 
 describe('help and version', () => {
   it('`hookd` alone shows the help', async () => {
-    const ran = await runHookd([], { env: box.env });
+    const ran = await runCli([], { env: box.env });
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain('hookd <command> [options]');
     expect(ran.stdout).toContain('hookd install');
@@ -82,7 +83,7 @@ describe('help and version', () => {
 
   it('-v, --version and `hookd version` print the version', async () => {
     for (const args of [['-v'], ['--version'], ['version']]) {
-      const ran = await runHookd(args, { env: box.env });
+      const ran = await runCli(args, { env: box.env });
       expect(ran.stderr, args.join(' ')).toBe('');
       expect(ran.code, args.join(' ')).toBe(0);
       expect(ran.stdout, args.join(' ')).toBe(`${packageVersion}\n`);
@@ -90,7 +91,7 @@ describe('help and version', () => {
   });
 
   it('`hookd version` and -v are in the help', async () => {
-    const ran = await runHookd(['--help'], { env: box.env });
+    const ran = await runCli(['--help'], { env: box.env });
     expect(ran.stdout).toMatch(/\n {2}hookd version +/);
     expect(ran.stdout).toMatch(/-v, --version/);
   });
@@ -98,7 +99,7 @@ describe('help and version', () => {
 
 /** Every command path under `hookd`, read from the "Commands:" sections of the help. */
 async function commandPaths(prefix: string[] = []): Promise<string[][]> {
-  const ran = await runHookd([...prefix, '--help'], { env: box.env });
+  const ran = await runCli([...prefix, '--help'], { env: box.env });
   expect(ran.code, `${prefix.join(' ')} --help: ${ran.stderr}`).toBe(0);
   const section = /\nCommands:\n([\s\S]*?)\n\n/.exec(ran.stdout);
   if (!section) return [prefix];
@@ -125,7 +126,7 @@ describe('every command has help with examples', () => {
     );
     const without: string[] = [];
     for (const path of paths) {
-      const ran = await runHookd([...path, '--help'], { env: box.env });
+      const ran = await runCli([...path, '--help'], { env: box.env });
       expect(ran.code, path.join(' ')).toBe(0);
       if (!/\nExamples:\n {2}hookd /.test(ran.stdout)) without.push(path.join(' '));
     }
@@ -135,10 +136,10 @@ describe('every command has help with examples', () => {
 
 describe('hookd ack: exit codes as documented', () => {
   it('a session that is not waiting is "not found" (5); an empty ack is fine (0)', async () => {
-    const none = await runHookd(['ack'], { env: box.env });
+    const none = await runCli(['ack'], { env: box.env });
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).toContain('nothing waits for an answer');
-    const missing = await runHookd(['ack', '1f4975ab'], { env: box.env });
+    const missing = await runCli(['ack', '1f4975ab'], { env: box.env });
     expect(missing.stderr).toContain('nothing waits for an answer in session 1f4975ab');
     expect(missing.code).toBe(5);
   });
@@ -171,7 +172,7 @@ describe('hookd emit tells what the agent gets', () => {
   const pre = ['emit', 'PreToolUse', '--tool', 'Execute', '--command', 'ls', '--no-daemon'];
 
   async function realHook(): Promise<Ran> {
-    const payload = await runHookd([...pre, '--print'], { env: box.env });
+    const payload = await runCli([...pre, '--print'], { env: box.env });
     return runHookd(['hook', '--agent', 'droid'], { env: box.env, stdin: payload.stdout.trim() });
   }
 
@@ -184,10 +185,10 @@ describe('hookd emit tells what the agent gets', () => {
     const real = await realHook();
     expect(real.code).toBe(1);
     expect(real.stderr).toBe('oops\n');
-    const emitted = await runHookd(pre, { env: box.env });
+    const emitted = await runCli(pre, { env: box.env });
     expect(emitted.stdout).toContain('agent gets exit 1, stderr: oops');
     expect(emitted.stdout).not.toContain('agent gets exit 0');
-    const json = JSON.parse((await runHookd([...pre, '--json'], { env: box.env })).stdout) as {
+    const json = JSON.parse((await runCli([...pre, '--json'], { env: box.env })).stdout) as {
       reply: { exitCode: number };
     };
     expect(json.reply.exitCode).toBe(real.code);
@@ -202,9 +203,7 @@ describe('hookd emit tells what the agent gets', () => {
       },
     });
     expect((await realHook()).code).toBe(2);
-    expect((await runHookd(pre, { env: box.env })).stdout).toContain(
-      'agent gets exit 2 from deny, stderr: no',
-    );
+    expect((await runCli(pre, { env: box.env })).stdout).toContain('agent gets exit 2 from deny, stderr: no');
     writeConfig({
       hooks: {
         PreToolUse: [
@@ -217,7 +216,7 @@ describe('hookd emit tells what the agent gets', () => {
     });
     const real = await realHook();
     expect(real.code).toBe(0);
-    expect((await runHookd(pre, { env: box.env })).stdout).toContain(
+    expect((await runCli(pre, { env: box.env })).stdout).toContain(
       `agent gets exit 0 from ok, stdout: ${real.stdout.trim()}`,
     );
   });

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 
 // A config written as people write the agents' settings: comments and trailing commas. The hook (the
@@ -34,7 +35,7 @@ const CONFIG = `// my hookd config
 describe('a config with comments and trailing commas', () => {
   it('is valid, and its guard blocks on the hook path', async () => {
     writeFileSync(env.HOOKD_CONFIG!, CONFIG);
-    const valid = await runHookd(['validate'], { env });
+    const valid = await runCli(['validate'], { env });
     expect(valid.stderr).toBe('');
     expect(valid.code).toBe(0);
     const event = JSON.stringify({
@@ -51,7 +52,7 @@ describe('a config with comments and trailing commas', () => {
 
   it('an unclosed comment is reported with its line and column', async () => {
     writeFileSync(env.HOOKD_CONFIG!, '{\n  "hooks": {} /* open\n}\n');
-    const ran = await runHookd(['validate'], { env });
+    const ran = await runCli(['validate'], { env });
     expect(ran.code).toBe(1);
     expect(ran.stdout + ran.stderr).toContain('at line 2, column 15: a /* comment is not closed');
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixture } from '../../helpers/fixtures.js';
 import { hookdLogRecords, runHookAsAgent } from '../../helpers/agent-hook.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 
 let tmp: ReturnType<typeof makeTempDir>;
@@ -110,7 +110,7 @@ describe('a broken user config runs the last config that validated', () => {
     write(GOOD);
     await run();
     write(TYPO);
-    const ran = await runHookd(['config', '--json'], { env });
+    const ran = await runCli(['config', '--json'], { env });
     expect(ran.code).toBe(1);
     const out = JSON.parse(ran.stdout) as {
       config: { hooks: { PreToolUse: unknown[] } };
@@ -136,7 +136,7 @@ describe('hookd config shows the whole effective config', () => {
         },
       },
     });
-    const ran = await runHookd(['config', '--json'], { env: { ...env, OPS_SECRET: 'hunter2-secret' } });
+    const ran = await runCli(['config', '--json'], { env: { ...env, OPS_SECRET: 'hunter2-secret' } });
     expect(ran.code, ran.stderr).toBe(0);
     const out = JSON.parse(ran.stdout) as {
       config: {
@@ -154,7 +154,7 @@ describe('hookd config shows the whole effective config', () => {
     // A reference names a variable and is shown as written; a literal secret is redacted.
     expect(out.config.notify.channels.ops).toMatchObject({ secret: '${OPS_SECRET}' });
     expect(JSON.stringify(out.config.notify.channels.lit)).not.toContain('sk-live-1234567890abcdef');
-    const text = await runHookd(['config'], { env: { ...env, OPS_SECRET: 'hunter2-secret' } });
+    const text = await runCli(['config'], { env: { ...env, OPS_SECRET: 'hunter2-secret' } });
     expect(text.stdout).toContain('"notify"');
     expect(text.stdout).toContain('"ledger"');
     expect(text.stdout).not.toContain('hunter2-secret');

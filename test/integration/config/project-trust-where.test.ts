@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixture } from '../../helpers/fixtures.js';
 import { hookdLogRecords, runHookAsAgent } from '../../helpers/agent-hook.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import {
   handOffEnv,
@@ -88,7 +88,7 @@ function hookIn(dir: string, sessionId?: string) {
 }
 
 async function trust(dir: string) {
-  const result = await runHookd(['trust', dir], { env });
+  const result = await runCli(['trust', dir], { env });
   expect(result.code, result.stderr).toBe(0);
   return result;
 }
@@ -114,14 +114,14 @@ describe('a config reached through a symlink is never applied', () => {
     expect(String(record!.msg)).toContain('is a symlink');
 
     // `hookd emit` runs the event through the same code.
-    const emitted = await runHookd(['emit', 'SessionStart', '--no-daemon', '--cwd', hostile], {
+    const emitted = await runCli(['emit', 'SessionStart', '--no-daemon', '--cwd', hostile], {
       env: { ...env, FACTORY_PROJECT_DIR: hostile },
       cwd: hostile,
     });
     expect(emitted.code, emitted.stderr).toBe(0);
     expect(ran(hostile)).toBe(false);
 
-    const shown = await runHookd(['config', '--project', hostile], { env });
+    const shown = await runCli(['config', '--project', hostile], { env });
     expect(shown.stdout).toContain('NOT TRUSTED');
     expect(shown.stdout).toContain('is a symlink');
   });
@@ -131,7 +131,7 @@ describe('a config reached through a symlink is never applied', () => {
     symlinkSync(join(trusted, '.hookd'), join(hostile, '.hookd'));
     expect((await hookIn(hostile)).code).toBe(0);
     expect(ran(hostile)).toBe(false);
-    const json = await runHookd(['config', '--project', hostile, '--json'], { env });
+    const json = await runCli(['config', '--project', hostile, '--json'], { env });
     const source = (
       JSON.parse(json.stdout) as { sources: { level: string; trust?: { state: string; reason?: string } }[] }
     ).sources.find((s) => s.level === 'project');
@@ -144,7 +144,7 @@ describe('a config reached through a symlink is never applied', () => {
     writeFileSync(outside, JSON.stringify(CONFIG));
     mkdirSync(join(hostile, '.hookd'));
     symlinkSync('../../outside.json', join(hostile, '.hookd', 'config.json'));
-    const leaving = await runHookd(['trust', hostile], { env });
+    const leaving = await runCli(['trust', hostile], { env });
     expect(leaving.code).toBe(1);
     expect(leaving.stderr).toContain(`${hostile}/.hookd/config.json is a symlink`);
     expect(leaving.stderr).toContain('outside the project');
@@ -157,7 +157,7 @@ describe('a config reached through a symlink is never applied', () => {
     writeFileSync(join(inside, 'hookd.json'), JSON.stringify(CONFIG));
     mkdirSync(join(inside, '.hookd'));
     symlinkSync('../hookd.json', join(inside, '.hookd', 'config.json'));
-    const within = await runHookd(['trust', inside], { env });
+    const within = await runCli(['trust', inside], { env });
     expect(within.code).toBe(1);
     expect(within.stderr).toContain('is a symlink');
     expect(within.stderr).not.toContain('outside the project');
@@ -165,7 +165,7 @@ describe('a config reached through a symlink is never applied', () => {
     const linkedDir = join(tmp.dir, 'linked-dir');
     makeProject(linkedDir, false);
     symlinkSync(join(trusted, '.hookd'), join(linkedDir, '.hookd'));
-    const folder = await runHookd(['trust', linkedDir], { env });
+    const folder = await runCli(['trust', linkedDir], { env });
     expect(folder.code).toBe(1);
     expect(folder.stderr).toContain(`${linkedDir}/.hookd is a symlink`);
     expect(existsSync(trustFile())).toBe(false);
@@ -208,7 +208,7 @@ describe('trust records of an older hookd (keyed by the config file)', () => {
     await hookIn(trusted);
     expect(ran(trusted)).toBe(true);
 
-    const listed = JSON.parse((await runHookd(['trust', '--list', '--json'], { env })).stdout) as {
+    const listed = JSON.parse((await runCli(['trust', '--list', '--json'], { env })).stdout) as {
       trusted: { dir: string; file: string; state: string }[];
       notCarriedOver: unknown[];
     };
@@ -256,7 +256,7 @@ describe('trust records of an older hookd (keyed by the config file)', () => {
       [movedFile]: movedSha,
     });
 
-    const list = await runHookd(['trust', '--list', '--json'], { env });
+    const list = await runCli(['trust', '--list', '--json'], { env });
     expect(list.code, list.stderr).toBe(0);
     const listed = JSON.parse(list.stdout) as {
       trusted: unknown[];
@@ -271,7 +271,7 @@ describe('trust records of an older hookd (keyed by the config file)', () => {
     expect(byFile[loose]!.fix).toContain(`hookd trust --revoke ${loose}`);
     expect(byFile[movedFile]!.reason).toContain(`${moved}/.hookd is a symlink`);
 
-    const text = await runHookd(['trust', '--list'], { env });
+    const text = await runCli(['trust', '--list'], { env });
     expect(text.stdout).toContain('could not carry over');
     expect(text.stdout).toContain(changedFile);
 
@@ -286,7 +286,7 @@ describe('trust records of an older hookd (keyed by the config file)', () => {
 
     // Trusting the project again replaces its old record; revoking drops one.
     await trust(changed);
-    expect((await runHookd(['trust', '--revoke', loose], { env })).code).toBe(0);
+    expect((await runCli(['trust', '--revoke', loose], { env })).code).toBe(0);
     const after = JSON.parse(readFileSync(trustFile(), 'utf8')) as {
       notCarriedOver: Record<string, unknown>;
     };
@@ -355,7 +355,7 @@ describe('the daemon runs events under the same rule (fast path)', () => {
     ensureBuilt();
     const fastEnv = handOffEnv(join(tmp.dir, 'f'));
     writeFastConfig(fastEnv, {});
-    expect((await runHookd(['trust', trusted], { env: fastEnv })).code).toBe(0);
+    expect((await runCli(['trust', trusted], { env: fastEnv })).code).toBe(0);
     mkdirSync(join(hostile, '.hookd'));
     symlinkSync(join(trusted, '.hookd', 'config.json'), join(hostile, '.hookd', 'config.json'));
     daemon = await startFastDaemon(fastEnv);
@@ -385,7 +385,7 @@ describe('the daemon runs events under the same rule (fast path)', () => {
     ensureBuilt();
     const fastEnv = handOffEnv(join(tmp.dir, 'f'));
     writeFastConfig(fastEnv, {});
-    expect((await runHookd(['trust', trusted], { env: fastEnv })).code).toBe(0);
+    expect((await runCli(['trust', trusted], { env: fastEnv })).code).toBe(0);
     writeFileSync(join(trusted, '.hookd', 'config.json'), JSON.stringify({ hooks: {} }));
     daemon = await startFastDaemon(fastEnv);
     const run = (sessionId: string) =>

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixture } from '../../helpers/fixtures.js';
 import { hookdLogRecords, runHookAsAgent } from '../../helpers/agent-hook.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 
 let tmp: ReturnType<typeof makeTempDir>;
@@ -85,7 +85,7 @@ describe('project configs need trust', () => {
     writeUserConfig({ hooks: {} });
     writeProjectConfig({ hooks: { SessionStart: [{ hooks: [cmd(`touch ${marker}`)] }] } });
 
-    const trusted = await runHookd(['trust', project], { env });
+    const trusted = await runCli(['trust', project], { env });
     expect(trusted.code).toBe(0);
     expect(trusted.stdout).toContain(projectFile);
     await runHookAsAgent({ env, cwd: project, stdin: sessionStart() });
@@ -100,7 +100,7 @@ describe('project configs need trust', () => {
       file: projectFile,
     });
 
-    await runHookd(['trust', project], { env });
+    await runCli(['trust', project], { env });
     await runHookAsAgent({ env, cwd: project, stdin: sessionStart() });
     expect(existsSync(marker2)).toBe(true);
   });
@@ -109,7 +109,7 @@ describe('project configs need trust', () => {
     const marker = join(tmp.dir, 'project-ran');
     writeUserConfig({ hooks: {} });
     writeProjectConfig({ hooks: { SessionStart: [{ hooks: [cmd(`touch ${marker}`)] }] } });
-    await runHookd(['trust', project], { env });
+    await runCli(['trust', project], { env });
     const link = join(tmp.dir, 'link-to-repo');
     symlinkSync(project, link);
     await runHookAsAgent({
@@ -131,7 +131,7 @@ describe('project configs need trust', () => {
         ],
       },
     });
-    expect((await runHookd(['trust', project], { env })).code).toBe(0);
+    expect((await runCli(['trust', project], { env })).code).toBe(0);
     const ran = await runHookAsAgent({ env, cwd: project, stdin: preToolUse() });
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain('blocked by the user guard');
@@ -144,7 +144,7 @@ describe('project configs need trust', () => {
     const off = cmd(`touch ${marker}`, { name: 'off', enabled: false });
     writeUserConfig({ hooks: { Stop: [{ hooks: [off] }] } });
     writeProjectConfig({ hooks: { Stop: [{ hooks: [{ ...off, enabled: true }] }] } });
-    await runHookd(['trust', project], { env });
+    await runCli(['trust', project], { env });
     await runHookAsAgent({ env, cwd: project, stdin: event('jsonrpc/16-Stop.json') });
     expect(existsSync(marker)).toBe(false);
   });
@@ -155,7 +155,7 @@ describe('project configs need trust', () => {
       settings: { commandTimeoutSec: 0.2 },
       hooks: { Stop: [{ hooks: [cmd('sleep 20', { name: 'slow-project' })] }] },
     });
-    await runHookd(['trust', project], { env });
+    await runCli(['trust', project], { env });
     const ran = await runHookAsAgent({ env, cwd: project, stdin: event('jsonrpc/16-Stop.json') });
     expect(ran.code).toBe(0);
     expect(hookdLogRecords(env).find((r) => r.kind === 'command')).toMatchObject({
@@ -169,7 +169,7 @@ describe('project configs need trust', () => {
   it('hashes the project file only when it changed: a warm hook loads no node:crypto', async () => {
     writeUserConfig({ hooks: {} });
     writeProjectConfig({ hooks: {} });
-    await runHookd(['trust', project], { env });
+    await runCli(['trust', project], { env });
     const report = join(tmp.dir, 'modules.txt');
     const preload = join(tmp.dir, 'modules.cjs');
     writeFileSync(
@@ -185,32 +185,32 @@ describe('project configs need trust', () => {
 
   it('validate --project says a project file is untrusted (exit 1), and valid once trusted', async () => {
     writeProjectConfig({ settings: { eventBudgetSec: 0.01 } });
-    const before = await runHookd(['validate', '--project', project], { env });
+    const before = await runCli(['validate', '--project', project], { env });
     expect(before.code).toBe(1);
     expect(before.stdout).toContain('not trusted');
     expect(before.stdout).toContain(`hookd trust ${project}`);
-    const json = await runHookd(['validate', '--project', project, '--json'], { env });
+    const json = await runCli(['validate', '--project', project, '--json'], { env });
     expect(JSON.parse(json.stdout)).toMatchObject({
       valid: true,
       trusted: false,
       untrusted: [{ file: projectFile, trust: 'untrusted' }],
     });
-    await runHookd(['trust', project], { env });
-    const after = await runHookd(['validate', '--project', project], { env });
+    await runCli(['trust', project], { env });
+    const after = await runCli(['validate', '--project', project], { env });
     expect(after.code).toBe(0);
   });
 
   it('lists and revokes trust; --json gives the records', async () => {
     writeProjectConfig({ hooks: {} });
-    await runHookd(['trust', project], { env });
-    const list = await runHookd(['trust', '--list', '--json'], { env });
+    await runCli(['trust', project], { env });
+    const list = await runCli(['trust', '--list', '--json'], { env });
     const listed = JSON.parse(list.stdout) as { trusted: { file: string; sha256: string }[] };
     expect(listed.trusted).toHaveLength(1);
     expect(listed.trusted[0]!.file).toBe(projectFile);
     expect(listed.trusted[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
-    const revoked = await runHookd(['trust', '--revoke', project], { env });
+    const revoked = await runCli(['trust', '--revoke', project], { env });
     expect(revoked.code).toBe(0);
-    const again = JSON.parse((await runHookd(['trust', '--list', '--json'], { env })).stdout) as {
+    const again = JSON.parse((await runCli(['trust', '--list', '--json'], { env })).stdout) as {
       trusted: unknown[];
     };
     expect(again.trusted).toEqual([]);
@@ -222,7 +222,7 @@ describe('project configs need trust', () => {
     const victim = join(tmp.dir, 'victim.txt');
     writeFileSync(victim, 'precious\n');
     symlinkSync(victim, trustFile());
-    const ran = await runHookd(['trust', project], { env });
+    const ran = await runCli(['trust', project], { env });
     expect(ran.code).toBe(0);
     expect(readFileSync(victim, 'utf8')).toBe('precious\n');
     expect(lstatSync(trustFile()).isSymbolicLink()).toBe(false);
@@ -234,7 +234,7 @@ describe('project configs need trust', () => {
     const marker = join(tmp.dir, 'project-ran');
     writeUserConfig({ hooks: { PreToolUse: [{ matcher: 'Execute', hooks: [GUARD] }] } });
     writeProjectConfig({ hooks: { SessionStart: [{ hooks: [cmd(`touch ${marker}`)] }] } });
-    await runHookd(['trust', project], { env });
+    await runCli(['trust', project], { env });
     writeFileSync(trustFile(), '{"v":1,"files":{"x":{"sha256":42}}}', { mode: 0o600 });
     const ran = await runHookAsAgent({ env, cwd: project, stdin: sessionStart() });
     expect(ran.code).toBe(0);
@@ -248,7 +248,7 @@ describe('project configs need trust', () => {
     const marker = join(tmp.dir, 'project-ran');
     writeUserConfig({ hooks: {} });
     writeProjectConfig({ hooks: { SessionStart: [{ hooks: [cmd(`touch ${marker}`)] }] } });
-    await runHookd(['trust', project], { env });
+    await runCli(['trust', project], { env });
     chmodSync(trustFile(), 0o666);
     await runHookAsAgent({ env, cwd: project, stdin: sessionStart() });
     expect(existsSync(marker)).toBe(false);
@@ -283,7 +283,7 @@ describe('what the user writes with hookd is trusted', () => {
       JSON.stringify({ hooks: { SessionStart: [{ hooks: [cmd(`touch ${marker}`)] }] } }),
     );
     writeUserConfig({ hooks: {} });
-    const ran = await runHookd(['import', '--agent', 'droid', '--scope', 'project', '--project', project], {
+    const ran = await runCli(['import', '--agent', 'droid', '--scope', 'project', '--project', project], {
       env,
       cwd: project,
     });
@@ -301,7 +301,7 @@ describe('what the user writes with hookd is trusted', () => {
       JSON.stringify({ hooks: { Stop: [{ hooks: [cmd('true')] }] } }),
     );
     writeUserConfig({ hooks: {} });
-    const ran = await runHookd(['import', '--agent', 'droid', '--scope', 'project', '--project', project], {
+    const ran = await runCli(['import', '--agent', 'droid', '--scope', 'project', '--project', project], {
       env,
       cwd: project,
     });
@@ -316,9 +316,9 @@ describe('config and explain show trust', () => {
   it('config shows the trust state of the project file', async () => {
     writeUserConfig({ hooks: {} });
     writeProjectConfig({ hooks: {} });
-    const text = await runHookd(['config', '--project', project], { env });
+    const text = await runCli(['config', '--project', project], { env });
     expect(text.stdout).toContain('NOT TRUSTED, ignored');
-    const json = JSON.parse((await runHookd(['config', '--project', project, '--json'], { env })).stdout) as {
+    const json = JSON.parse((await runCli(['config', '--project', project, '--json'], { env })).stdout) as {
       sources: { level: string; trust?: { state: string } }[];
     };
     expect(json.sources.find((s) => s.level === 'project')?.trust?.state).toBe('untrusted');
@@ -329,7 +329,7 @@ describe('config and explain show trust', () => {
     writeProjectConfig({ hooks: { SessionStart: [{ hooks: [cmd('echo from-repo')] }] } });
     const input = join(tmp.dir, 'event.json');
     writeFileSync(input, sessionStart());
-    const ran = await runHookd(['explain', input, '--json'], { env, cwd: project });
+    const ran = await runCli(['explain', input, '--json'], { env, cwd: project });
     const out = JSON.parse(ran.stdout) as {
       config: { files: { level: string; trust?: { state: string } }[] };
       commands: { run: unknown[] };

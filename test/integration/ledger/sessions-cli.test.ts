@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yargs from 'yargs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSessionsCommand } from '../../../src/cli/commands/sessions.js';
+import { createSessionsCommand } from '../../../src/cli/commands/data/sessions.js';
 import { CliError, EXIT, UsageError } from '../../../src/errors.js';
 import { createLedger } from '../../../src/ledger/ledger.js';
 import { CSV_COLUMNS } from '../../../src/ledger/format-sessions.js';

@@ -6,7 +6,7 @@ import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import { RECORD_VERSION, type SessionRecord } from '../../../src/ledger/types.js';
 import { logDir } from '../../../src/paths.js';
 import { fixture } from '../../helpers/fixtures.js';
-import { runHookd, type Ran } from '../../helpers/run-hookd.js';
+import { runCli, type CliRan } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { handoffOf, waitFor } from '../daemon/helpers.js';
 import { killQuietly, spawnDaemon, useProcessCleanup, writeConfig } from '../daemon/process-helpers.js';
@@ -26,7 +26,7 @@ const HOSTILE_PRINTF = String.raw`x\033]52;c;ZWNobyBwd25lZA==\007\033]0;pwned\00
 // eslint-disable-next-line no-control-regex
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-function expectClean(ran: Ran, what: string, options: { crlf?: boolean } = {}): void {
+function expectClean(ran: CliRan, what: string, options: { crlf?: boolean } = {}): void {
   // CSV ends its lines with CRLF (RFC 4180): that CR is hookd's own.
   const text = ran.stdout.replace(options.crlf ? /\r\n/g : /^$/, '\n') + ran.stderr;
   const found = RAW.exec(text);
@@ -80,7 +80,7 @@ describe('nothing from events or commands reaches the terminal raw', () => {
         PreToolUse: [{ hooks: [{ type: 'command', command: `printf '${HOSTILE_PRINTF}' >&2; exit 1` }] }],
       },
     });
-    const emitted = await runHookd(['emit', 'PreToolUse', '--no-daemon', '--session', HOSTILE], { env });
+    const emitted = await runCli(['emit', 'PreToolUse', '--no-daemon', '--session', HOSTILE], { env });
     expectClean(emitted, 'hookd emit');
     expect(emitted.stdout).toContain(String.raw`stderr| x\x1b]52;c;ZWNobyBwd25lZA==\x07`);
     // A record planted in the daemon's log, every shown field hostile.
@@ -89,13 +89,13 @@ describe('nothing from events or commands reaches the terminal raw', () => {
       join(logDir(env), 'daemon.log'),
       `${JSON.stringify({ level: 50, time: 1, msg: HOSTILE, event: HOSTILE, sessionId: HOSTILE, path: HOSTILE, stderrTail: `${HOSTILE}\n${HOSTILE}` })}\n`,
     );
-    const logs = await runHookd(['logs'], { env });
+    const logs = await runCli(['logs'], { env });
     expect(logs.code).toBe(0);
     expectClean(logs, 'hookd logs');
     expect(logs.stdout).toContain(
       String.raw`x\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b]0;pwned\x07\x1b[2J\rhidden\x9b31m\u202eend`,
     );
-    const json = await runHookd(['logs', '--json'], { env });
+    const json = await runCli(['logs', '--json'], { env });
     expectClean(json, 'hookd logs --json');
     const records = json.stdout
       .split('\n')
@@ -125,7 +125,7 @@ describe('nothing from events or commands reaches the terminal raw', () => {
     };
     expect((await handOff(handoffOf(payload), { env, timeoutMs: 5000 })).outcome).toBe('acked');
     const live = async () => {
-      const ran = await runHookd(['sessions', '--live', '--json'], { env });
+      const ran = await runCli(['sessions', '--live', '--json'], { env });
       return ran.code === 0 && (JSON.parse(ran.stdout) as { id: string }[]).some((s) => s.id === HOSTILE);
     };
     await waitFor(live, 15_000, 'the hostile session live');
@@ -137,11 +137,11 @@ describe('nothing from events or commands reaches the terminal raw', () => {
       ['outbox', 'list', '--state', 'all'],
       ['outbox', 'list', '--state', 'all', '--json'],
     ]) {
-      const ran = await runHookd(args, { env });
+      const ran = await runCli(args, { env });
       expect(ran.code, `hookd ${args.join(' ')}: ${ran.stderr}`).toBe(0);
       expectClean(ran, `hookd ${args.join(' ')}`);
     }
-    const status = await runHookd(['sessions', '--live', '--once'], { env });
+    const status = await runCli(['sessions', '--live', '--once'], { env });
     expect(status.stdout).toContain(String.raw`x\x1b]52;c;`);
   });
 
@@ -158,7 +158,7 @@ describe('nothing from events or commands reaches the terminal raw', () => {
       ['sessions', '--csv'],
       ['sessions', '--json'],
     ]) {
-      const ran = await runHookd(args, { env });
+      const ran = await runCli(args, { env });
       expect(ran.code, `hookd ${args.join(' ')}: ${ran.stderr}`).toBe(0);
       expectClean(ran, `hookd ${args.join(' ')}`, { crlf: args.includes('--csv') });
     }
@@ -214,7 +214,7 @@ describe('nothing from events or commands reaches the terminal raw', () => {
       ['trust', '--revoke', valid],
       ['emit', 'PreToolUse', '--session', HOSTILE, '--print'],
     ]) {
-      const ran = await runHookd(args, { env, cwd: project });
+      const ran = await runCli(args, { env, cwd: project });
       expectClean(ran, `hookd ${args.join(' ')}`);
       if (args[0] === 'trust' && args[1] === valid) expect(ran.stdout).toContain('Commands it adds');
     }

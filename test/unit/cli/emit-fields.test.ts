@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPayload, parseFields } from '../../../src/cli/commands/emit.js';
+import { buildPayload, parseFields } from '../../../src/cli/commands/run/emit.js';
 
 describe('emit --field', () => {
   it('parses JSON values and keeps other text as strings', () => {

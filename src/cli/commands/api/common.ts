@@ -6,7 +6,6 @@ import {
   formatTable,
   paint,
   safeLines,
-  stdoutOut,
   type Column,
   type Out,
 } from '../../../terminal/output.js';
@@ -14,6 +13,7 @@ import { loadConfig } from '../../../config/load.js';
 import type { IterateOptions, PlatformClient } from '../../../platform/client.js';
 import { PlatformError, type HttpError } from '../../../platform/errors.js';
 import type { PageInfo } from '../../../platform/pagination.js';
+import { cli, cliOut } from '../../io.js';
 
 /** What every `hookd api` command shares: output flags and formats, the client, errors to exit codes, paging. */
 
@@ -81,14 +81,14 @@ function toCliError(error: unknown): unknown {
 /** Builds the client from env and config, runs one action, and turns platform errors into exit codes. */
 export async function withClient(action: (client: PlatformClient) => Promise<void>): Promise<void> {
   try {
-    const env = process.env;
+    const env = cli().env;
     // The validator and the client (zod and the API's schemas) are loaded here, not with the module:
     // `hookd api ... --help` needs none of them.
     const [{ validator }, { PlatformClient, resolveApiAccess }] = await Promise.all([
       import('../../../config/resolve.js'),
       import('../../../platform/client.js'),
     ]);
-    const { config } = loadConfig({ env, projectDir: process.cwd(), validator: () => validator });
+    const { config } = loadConfig({ env, projectDir: cli().cwd, validator: () => validator });
     const access = resolveApiAccess(env, config.api);
     await action(new PlatformClient(access));
   } catch (error) {
@@ -102,27 +102,27 @@ export function print<T>(
   columns: Column<T>[],
   whole: unknown = rows,
 ): void {
-  const out = stdoutOut();
+  const out = cliOut();
   if (format === 'json') out.write(formatJson(whole));
   else if (format === 'jsonl') for (const row of rows) out.write(formatJsonLine(row));
   else out.write(rows.length ? formatTable(rows, columns) : `${paint(out, 'gray', '(no rows)')}\n`);
 }
 
 export function printOne(format: Format, value: unknown, details: string): void {
-  const out = stdoutOut();
+  const out = cliOut();
   if (format === 'table') out.write(safeLines(details));
   else out.write(format === 'json' ? formatJson(value) : formatJsonLine(value));
 }
 
 /** A counter on stderr, only on a terminal, erased when done. */
 export function progress(): { onPage: (info: PageInfo) => void; done: () => void } {
-  const tty = Boolean(process.stderr.isTTY);
+  const tty = Boolean(cli().stderr.isTTY);
   return {
     onPage: (info) => {
-      if (tty) process.stderr.write(`\r\u001b[Kfetched ${info.totalItems} (page ${info.page})`);
+      if (tty) cli().stderr.write(`\r\u001b[Kfetched ${info.totalItems} (page ${info.page})`);
     },
     done: () => {
-      if (tty) process.stderr.write('\r\u001b[K');
+      if (tty) cli().stderr.write('\r\u001b[K');
     },
   };
 }
@@ -135,7 +135,7 @@ export async function printAll<T, R extends T = T>(
   counter = progress(),
   forTable: (rows: T[]) => R[] = (rows) => rows as R[],
 ) {
-  const out: Out = stdoutOut();
+  const out: Out = cliOut();
   const rows: T[] = [];
   try {
     for await (const item of items) {
@@ -151,7 +151,7 @@ export async function printAll<T, R extends T = T>(
 
 export function moreNote(format: Format, cursorFlag: string, cursor: string | null | undefined): void {
   if (format === 'table' && cursor) {
-    process.stderr.write(`more results: rerun with ${cursorFlag} ${cursor}, or with --all\n`);
+    cli().stderr.write(`more results: rerun with ${cursorFlag} ${cursor}, or with --all\n`);
   }
 }
 

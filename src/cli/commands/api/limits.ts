@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { CliError, EXIT, UsageError } from '../../../errors.js';
-import { formatJson, stdoutOut } from '../../../terminal/output.js';
+import { formatJson } from '../../../terminal/output.js';
 import { parseCreditLimits } from '../../../platform/limits-file.js';
 import { formatOf, outputOptions, withClient, print, type OutputArgs } from './common.js';
+import { cliOut } from '../../io.js';
 
 /** `hookd api limits <action>`: per-user credit limits. */
 
@@ -52,7 +53,7 @@ const limitsSetCommand: CommandModule<object, LimitsSetArgs> = {
         ...result.updated.map((u) => ({ email: u.email, result: `limit ${u.limit}` })),
         ...result.errors.map((e) => ({ email: e.email, result: `error: ${e.error}` })),
       ];
-      if (format === 'json') stdoutOut().write(formatJson(result));
+      if (format === 'json') cliOut().write(formatJson(result));
       else if (format === 'jsonl') print('jsonl', [...result.updated, ...result.errors], []);
       else
         print('table', rows, [

@@ -1,4 +1,5 @@
 import type { CommandModule } from 'yargs';
+import { cli } from '../../io.js';
 
 /** `hookd hook`: normally dispatched straight to the hook bundle; this module gives it --help. */
 export const hookCommand: CommandModule = {
@@ -32,20 +33,20 @@ export const hookCommand: CommandModule = {
   handler: async (argv) => {
     // Loaded here, not with the module: `hookd hook --help` needs none of it.
     const [{ runHook }, { readStdin }, { isDeclaredAgent }, { cliProcessIO }] = await Promise.all([
-      import('../../hook/run-hook.js'),
-      import('../../events/read-stdin.js'),
-      import('../../events/parse.js'),
-      import('../hook-io.js'),
+      import('../../../hook/run-hook.js'),
+      import('../../../events/read-stdin.js'),
+      import('../../../events/parse.js'),
+      import('../../hook-io.js'),
     ]);
     const io = cliProcessIO({ daemon: true });
     const agent = argv.agent;
-    process.exitCode = await runHook({
+    cli().exitCode = await runHook({
       ...io,
       agent: isDeclaredAgent(agent) ? agent : undefined,
       declaredEvent: typeof argv.event === 'string' ? argv.event : undefined,
-      readInput: (limits) => readStdin(process.stdin, limits),
-      writeStdout: (t) => process.stdout.write(t),
-      writeStderr: (t) => process.stderr.write(t),
+      readInput: (limits) => readStdin(cli().stdin, limits),
+      writeStdout: (t) => cli().stdout.write(t),
+      writeStderr: (t) => cli().stderr.write(t),
     });
   },
 };

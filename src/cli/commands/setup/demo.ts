@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
-import { formatJson, stdoutOut } from '../../terminal/output.js';
+import { formatJson } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 interface DemoArgs {
   keep: boolean;
@@ -48,8 +49,8 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     process.stdout.on('error', onStdoutError);
     try {
       // Loaded here, not with the module: `hookd demo --help` needs none of the daemon.
-      const { runDemo } = await import('../../demo/run-demo.js');
-      const stdout = stdoutOut();
+      const { runDemo } = await import('../../../demo/run-demo.js');
+      const stdout = cliOut();
       const out = { ...stdout, write: (text: string) => (closed ? undefined : stdout.write(text)) };
       const summary = await runDemo({
         ...(args.json ? {} : { out }),
@@ -58,7 +59,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
         signal: controller.signal,
       });
       if (args.json) out.write(formatJson(summary));
-      if (summary.interrupted) process.exitCode = 130;
+      if (summary.interrupted) cli().exitCode = 130;
     } finally {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);

@@ -1,21 +1,22 @@
 import type { Argv, CommandModule } from 'yargs';
-import { formatAgentHooksProblems } from '../../install/agent-hooks.js';
-import { AGENT_PROFILES, AGENTS, SCOPES, type Agent, type Scope } from '../../install/agents.js';
-import type { FileChange } from '../../install/edit-settings.js';
-import { currentHookdPath } from '../../install/hookd-command.js';
-import { importAgentHooks, type ImportResult } from '../../install/import-hooks.js';
+import { formatAgentHooksProblems } from '../../../install/agent-hooks.js';
+import { AGENT_PROFILES, AGENTS, SCOPES, type Agent, type Scope } from '../../../install/agents.js';
+import type { FileChange } from '../../../install/edit-settings.js';
+import { currentHookdPath } from '../../../install/hookd-command.js';
+import { importAgentHooks, type ImportResult } from '../../../install/import-hooks.js';
 import {
   installHookd,
   uninstallHookd,
   type InstallResult,
   type UninstallResult,
-} from '../../install/install.js';
-import type { FileProblem } from '../../install/settings-level.js';
-import { TRANSPORTS, type Transport } from '../../install/transport.js';
-import { UsageError } from '../../errors.js';
-import { loadConfig } from '../../config/load.js';
-import { validator } from '../../config/resolve.js';
-import { formatJson, paint, safeText, stdoutOut, type Out } from '../../terminal/output.js';
+} from '../../../install/install.js';
+import type { FileProblem } from '../../../install/settings-level.js';
+import { TRANSPORTS, type Transport } from '../../../install/transport.js';
+import { UsageError } from '../../../errors.js';
+import { loadConfig } from '../../../config/load.js';
+import { validator } from '../../../config/resolve.js';
+import { formatJson, paint, safeText, type Out } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 interface TargetArgs {
   agent: Agent;
@@ -107,6 +108,7 @@ function targetFrom(args: TargetArgs) {
     agent: args.agent,
     scope: args.scope,
     dryRun: args['dry-run'],
+    env: cli().env,
     ...(args.project !== undefined ? { projectDir: args.project } : {}),
     ...(args.file !== undefined ? { file: args.file } : {}),
   };
@@ -123,8 +125,8 @@ function installFrom(args: InstallArgs) {
 
 /** install's own flags: the transport (fast by default), the events the effective config needs. */
 function wiringFrom(args: InstallArgs) {
-  const projectDir = args.scope === 'project' ? (args.project ?? process.cwd()) : undefined;
-  const loaded = loadConfig({ env: process.env, projectDir, validator: () => validator });
+  const projectDir = args.scope === 'project' ? (args.project ?? cli().cwd) : undefined;
+  const loaded = loadConfig({ env: cli().env, projectDir, validator: () => validator });
   return {
     transport: transportArg(args.transport ?? 'fast'),
     client: clientArg(args.client ?? 'auto'),
@@ -163,7 +165,7 @@ function writeWarnings(warnings: readonly FileProblem[]): void {
       ),
     )
     .join('\n');
-  process.stderr.write(
+  cli().stderr.write(
     safeLines(`hookd: warning: entries the agent accepts but that do not work as written:\n${text}\n`),
   );
 }
@@ -314,7 +316,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       ) as Argv<InstallArgs>,
   handler: async (args) => {
     const result = await installHookd({ ...installFrom(args), ...wiringFrom(args) });
-    const out = stdoutOut();
+    const out = cliOut();
     if (args.json) out.write(formatJson(result));
     else printInstall(out, result);
     writeWarnings(result.warnings);
@@ -336,7 +338,7 @@ export const uninstallCommand: CommandModule<object, TargetArgs> = {
       ) as Argv<TargetArgs>,
   handler: async (args) => {
     const result = await uninstallHookd(targetFrom(args));
-    const out = stdoutOut();
+    const out = cliOut();
     if (args.json) out.write(formatJson(result));
     else printUninstall(out, result);
     writeWarnings(result.warnings);
@@ -366,7 +368,7 @@ export const importCommand: CommandModule<object, ImportArgs> = {
       ...installFrom(args),
       ...(args.config !== undefined ? { configPath: args.config } : {}),
     });
-    const out = stdoutOut();
+    const out = cliOut();
     if (args.json) out.write(formatJson(result));
     else printImport(out, result);
     writeWarnings(result.warnings);

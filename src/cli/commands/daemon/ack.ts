@@ -1,7 +1,8 @@
 import type { CommandModule } from 'yargs';
-import type { AckedSession, AckResult } from '../../daemon/admin.js';
-import { CliError, EXIT, UsageError } from '../../errors.js';
-import { formatJson, safeData, stdoutOut } from '../../terminal/output.js';
+import type { AckedSession, AckResult } from '../../../daemon/admin.js';
+import { CliError, EXIT, UsageError } from '../../../errors.js';
+import { formatJson, safeData } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 interface AckArgs {
   session?: string;
@@ -61,8 +62,8 @@ export const ackCommand: CommandModule<object, AckArgs> = {
     const request = { ...(args.session ? { session: args.session } : {}), all: args.all };
     let result: AckResult;
     try {
-      const { ackWaiting } = await import('../../daemon/admin.js');
-      result = await ackWaiting(process.env, request);
+      const { ackWaiting } = await import('../../../daemon/admin.js');
+      result = await ackWaiting(cli().env, request);
     } catch (error) {
       throw new CliError(
         `ack failed: ${(error as Error).message}`,
@@ -81,6 +82,6 @@ export const ackCommand: CommandModule<object, AckArgs> = {
         waiting ? `waiting sessions: ${waiting}` : 'no session is waiting',
       );
     }
-    stdoutOut().write(args.json ? formatJson(result) : formatAck(result, request));
+    cliOut().write(args.json ? formatJson(result) : formatAck(result, request));
   },
 };

@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
-import { CliError, EXIT, UsageError } from '../../errors.js';
+import { CliError, EXIT, UsageError } from '../../../errors.js';
+import { cli } from '../../io.js';
 
 interface SimulatorArgs {
   port: number;
@@ -71,7 +72,7 @@ export const simulatorCommand: CommandModule<object, SimulatorArgs> = {
     }
     let sim;
     try {
-      const { startSimulator } = await import('../../platform/simulator/index.js');
+      const { startSimulator } = await import('../../../platform/simulator/index.js');
       sim = await startSimulator({
         port: args.port,
         appPort: args['app-port'],
@@ -87,12 +88,12 @@ export const simulatorCommand: CommandModule<object, SimulatorArgs> = {
         code === 'EADDRINUSE' ? 'choose another --port, or --port 0 for any free port' : undefined,
       );
     }
-    process.stdout.write(
+    cli().stdout.write(
       args.env
         ? `export HOOKD_API_URL=${shWord(sim.baseUrl)} HOOKD_APP_URL=${shWord(sim.appUrl)} HOOKD_API_KEY=${shWord(sim.keys.owner)}\n`
         : `${JSON.stringify({ baseUrl: sim.baseUrl, appUrl: sim.appUrl, keys: sim.keys })}\n`,
     );
-    process.stderr.write(`hookd simulator: API ${sim.baseUrl}, app ${sim.appUrl}; Ctrl-C to stop\n`);
+    cli().stderr.write(`hookd simulator: API ${sim.baseUrl}, app ${sim.appUrl}; Ctrl-C to stop\n`);
     await untilSignal();
     await sim.close();
   },

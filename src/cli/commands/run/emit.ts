@@ -1,11 +1,12 @@
 import type { Argv, CommandModule } from 'yargs';
-import { readInputFile } from '../read-input.js';
-import { CLAUDE_EVENTS, DROID_EVENTS } from '../../events/names.js';
-import type { DeclaredAgent } from '../../events/parse.js';
-import { samplePayload } from '../../events/sample.js';
-import { UsageError } from '../../errors.js';
-import { formatJson, formatJsonLine, stdoutOut } from '../../terminal/output.js';
-import type { AgentFrom } from '../../explain/explain-event.js';
+import { readInputFile } from '../../read-input.js';
+import { CLAUDE_EVENTS, DROID_EVENTS } from '../../../events/names.js';
+import type { DeclaredAgent } from '../../../events/parse.js';
+import { samplePayload } from '../../../events/sample.js';
+import { UsageError } from '../../../errors.js';
+import { formatJson, formatJsonLine } from '../../../terminal/output.js';
+import type { AgentFrom } from '../../../explain/explain-event.js';
+import { cliOut } from '../../io.js';
 
 interface EmitArgs {
   event?: string;
@@ -178,16 +179,16 @@ export const emitCommand: CommandModule<object, EmitArgs> = {
   handler: async (args) => {
     const payload = buildPayload(args);
     const { agent } = eventAgent(args);
-    const out = stdoutOut();
+    const out = cliOut();
     if (args.print) {
       out.write(formatJsonLine(payload));
       return;
     }
     // Loaded here, not with the module: `hookd emit --help` needs none of it (config schemas, runner).
     const [{ processEvent }, { cliProcessIO }, { formatReport, reportJson }] = await Promise.all([
-      import('../../hook/process-event.js'),
-      import('../hook-io.js'),
-      import('../../explain/format-report.js'),
+      import('../../../hook/process-event.js'),
+      import('../../hook-io.js'),
+      import('../../../explain/format-report.js'),
     ]);
     const io = { ...cliProcessIO({ daemon: args.daemon }), agent };
     try {

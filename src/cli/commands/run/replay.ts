@@ -1,8 +1,9 @@
 import type { CommandModule } from 'yargs';
-import { readInputFile } from '../read-input.js';
-import { CliError, EXIT } from '../../errors.js';
-import { formatJsonLine, paint, safeText, stdoutOut } from '../../terminal/output.js';
-import { failed } from '../../events/failed.js';
+import { readInputFile } from '../../read-input.js';
+import { CliError, EXIT } from '../../../errors.js';
+import { formatJsonLine, paint, safeText } from '../../../terminal/output.js';
+import { failed } from '../../../events/failed.js';
+import { cli, cliOut } from '../../io.js';
 
 interface ReplayArgs {
   file: string;
@@ -63,12 +64,12 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
   handler: async (args) => {
     const text = readInputFile(args.file);
     const records = readRecordedEvents(text);
-    const out = stdoutOut();
+    const out = cliOut();
     // Loaded here, not with the module: `hookd replay --help` needs none of it.
     const [{ processEvent }, { cliProcessIO }, { formatReport, reportJson }] = await Promise.all([
-      import('../../hook/process-event.js'),
-      import('../hook-io.js'),
-      import('../../explain/format-report.js'),
+      import('../../../hook/process-event.js'),
+      import('../../hook-io.js'),
+      import('../../../explain/format-report.js'),
     ]);
     const io = cliProcessIO({ daemon: args.daemon });
     let events = 0;
@@ -78,9 +79,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       for (const record of records) {
         if (!record.payload) {
           bad++;
-          process.stderr.write(
-            safeText(`hookd: ${args.file}:${record.line}: skipped, ${record.error}`) + '\n',
-          );
+          cli().stderr.write(safeText(`hookd: ${args.file}:${record.line}: skipped, ${record.error}`) + '\n');
           continue;
         }
         const name = record.payload.hook_event_name;

@@ -1,9 +1,10 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { logDir } from '../../paths.js';
-import { formatJsonLine, paint, safeText, stdoutOut } from '../../terminal/output.js';
-import { formatRecord, type LogRecord } from '../../terminal/log-record.js';
+import { logDir } from '../../../paths.js';
+import { formatJsonLine, paint, safeText } from '../../../terminal/output.js';
+import { formatRecord, type LogRecord } from '../../../terminal/log-record.js';
+import { cli, cliOut } from '../../io.js';
 
 interface LogsArgs {
   session?: string;
@@ -24,7 +25,7 @@ const LEVEL_NUMBERS: Record<string, number> = {
 };
 
 /** The log files `hookd logs` reads: the hook's and the daemon's. */
-export function logFiles(env: Record<string, string | undefined> = process.env): string[] {
+export function logFiles(env: Record<string, string | undefined> = cli().env): string[] {
   return ['hookd.log', 'daemon.log'].map((name) => join(logDir(env), name));
 }
 
@@ -94,7 +95,7 @@ export const logsCommand: CommandModule<object, LogsArgs> = {
       .example('hookd logs --level warn', 'Failures, timeouts and rejected input')
       .example('hookd logs --session 48e2 -f', 'Follow one session'),
   handler: async (args) => {
-    const out = stdoutOut();
+    const out = cliOut();
     const files = logFiles();
     const show = (r: LogRecord) => out.write(args.json ? formatJsonLine(r) : formatRecord(r, out));
     const records = files

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { formatIssues } from '../../config/issues.js';
-import { ignoredProjectKeys } from '../../config/merge.js';
+import { formatIssues } from '../../../config/issues.js';
+import { ignoredProjectKeys } from '../../../config/merge.js';
 import {
   readProjectConfig,
   readTrust,
@@ -10,10 +10,11 @@ import {
   trustReport,
   type ProjectConfigRead,
   type TrustReport,
-} from '../../config/trust.js';
-import { parseJsonc } from '../../config/jsonc.js';
-import { CliError, EXIT, UsageError } from '../../errors.js';
-import { formatJson, paint, safeText, stdoutOut, type Out } from '../../terminal/output.js';
+} from '../../../config/trust.js';
+import { parseJsonc } from '../../../config/jsonc.js';
+import { CliError, EXIT, UsageError } from '../../../errors.js';
+import { formatJson, paint, safeText, type Out } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 interface TrustArgs {
   dir?: string;
@@ -24,7 +25,8 @@ interface TrustArgs {
 
 /** The project dir named on the command line, else the agent's project dir, else the cwd. */
 export function projectDirArg(dir: string | undefined): string {
-  return resolve(dir ?? process.env.FACTORY_PROJECT_DIR ?? process.env.CLAUDE_PROJECT_DIR ?? process.cwd());
+  const { env, cwd } = cli();
+  return resolve(cwd, dir ?? env.FACTORY_PROJECT_DIR ?? env.CLAUDE_PROJECT_DIR ?? cwd);
 }
 
 function listCommands(config: { hooks: Record<string, { hooks: { command: string }[] }[]> }): string[] {
@@ -102,18 +104,18 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
         "A project config is applied only in the project dir it was trusted for, only while its bytes hash to the trusted sha256, and only as a regular file in a real .hookd folder (hookd follows no symlink inside a project). It may add commands; its settings apply to its own commands only (commandTimeoutSec), and it never changes the user's commands.",
       ),
   handler: async (args) => {
-    const env = process.env;
-    const out = stdoutOut();
+    const env = cli().env;
+    const out = cliOut();
     if (args.list) {
       if (args.dir !== undefined || args.revoke) throw new UsageError('--list takes no dir and no --revoke');
       const report = trustReport(env);
       if (args.json) out.write(formatJson(report));
       else printReport(out, report);
       if (report.problem) {
-        process.stderr.write(
+        cli().stderr.write(
           `hookd: ${report.problem}; nothing is trusted until \`hookd trust\` rewrites it\n`,
         );
-        process.exitCode = EXIT.FAILURE;
+        cli().exitCode = EXIT.FAILURE;
       }
       return;
     }
@@ -133,7 +135,7 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
     const { file } = read;
     const text = read.bytes.toString('utf8');
     // The validator (zod and the schemas) is loaded here, not with the module (`--help` needs none of it).
-    const { validateConfigText } = await import('../../config/validate.js');
+    const { validateConfigText } = await import('../../../config/validate.js');
     const checked = validateConfigText(text, file, 'project');
     if (!checked.ok)
       throw new CliError(
@@ -143,7 +145,7 @@ export const trustCommand: CommandModule<object, TrustArgs> = {
       );
     const damaged = readTrust(env).problem;
     if (damaged)
-      process.stderr.write(
+      cli().stderr.write(
         `hookd: ${damaged}; it is rewritten with this record only (trust other projects again)\n`,
       );
     const trusted = trustProject(env, dir, { read });

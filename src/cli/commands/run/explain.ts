@@ -1,10 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
-import { CLAUDE_EVENTS, isDroidEvent } from '../../events/names.js';
-import { explainEvent } from '../../explain/explain-event.js';
-import { formatExplanation } from '../../explain/format-explain.js';
-import { formatJson, stdoutOut } from '../../terminal/output.js';
+import { CLAUDE_EVENTS, isDroidEvent } from '../../../events/names.js';
+import { explainEvent } from '../../../explain/explain-event.js';
+import { formatExplanation } from '../../../explain/format-explain.js';
+import { formatJson } from '../../../terminal/output.js';
 import { buildPayload, EVENT_NAMES_HELP, eventAgent, eventFlags } from './emit.js';
+import { cli, cliOut } from '../../io.js';
 
 type EmitFlags = Parameters<typeof buildPayload>[0];
 
@@ -51,8 +52,8 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
     };
     const payload = buildPayload(flags);
     const { agent, from } = eventAgent(flags);
-    const explanation = await explainEvent(payload, { env: process.env, agent, agentFrom: from });
-    const out = stdoutOut();
+    const explanation = await explainEvent(payload, { env: cli().env, agent, agentFrom: from });
+    const out = cliOut();
     out.write(args.json ? formatJson(explanation) : formatExplanation(explanation, out));
   },
 };

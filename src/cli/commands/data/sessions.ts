@@ -1,17 +1,18 @@
 import type { Argv, CommandModule } from 'yargs';
-import { createLedger, type Ledger } from '../../ledger/ledger.js';
+import { createLedger, type Ledger } from '../../../ledger/ledger.js';
 import {
   formatSessionDetail,
   formatSessionsCsv,
   formatSessionsTable,
   formatStatsTable,
-} from '../../ledger/format-sessions.js';
-import { parseSince } from '../../ledger/since.js';
-import type { LedgerFilters, StatsBy } from '../../ledger/types.js';
-import { dataDir, type Env } from '../../paths.js';
-import { CliError, EXIT, UsageError } from '../../errors.js';
-import type { SessionState } from '../../notify/session-state.js';
-import { formatJson, stdoutOut, type Out } from '../../terminal/output.js';
+} from '../../../ledger/format-sessions.js';
+import { parseSince } from '../../../ledger/since.js';
+import type { LedgerFilters, StatsBy } from '../../../ledger/types.js';
+import { dataDir, type Env } from '../../../paths.js';
+import { CliError, EXIT, UsageError } from '../../../errors.js';
+import type { SessionState } from '../../../notify/session-state.js';
+import { formatJson, type Out } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 /** The edges of `hookd sessions`, injectable for tests. */
 export interface SessionsDeps {
@@ -66,7 +67,7 @@ const CLEAR_SCREEN = '\u001b[H\u001b[2J';
 /** What `--live` shows with, and asks the daemon through; loaded when it runs, not for `--help`. */
 async function liveView() {
   const [{ liveSessions }, { formatSessionStates, liveOnly }] = await Promise.all([
-    import('../../daemon/admin.js'),
+    import('../../../daemon/admin.js'),
     import('./status.js'),
   ]);
   return { liveSessions, formatSessionStates, liveOnly };
@@ -113,7 +114,7 @@ async function watchLive(
       const sessions = frame === 0 ? first : await view.liveSessions(env);
       if (stopped) break;
       // A reader that does not keep up (a paused pager) misses frames rather than piling them up.
-      if (process.stdout.writableLength <= FRAME_BACKLOG_BYTES)
+      if ((cli().stdout.writableLength ?? 0) <= FRAME_BACKLOG_BYTES)
         o.write(
           `${o.isTTY ? CLEAR_SCREEN : frame > 0 ? '\n' : ''}${liveFrame(view, sessions, o, now(), intervalSec)}`,
         );
@@ -150,9 +151,9 @@ function filtersFrom(args: FilterArgs, nowMs: number): LedgerFilters {
 
 /** `hookd sessions`, with its edges injected (tests pass a temp data dir and a capturing output). */
 export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<object, object> {
-  const out = () => (deps.out ?? (() => stdoutOut(deps.env)))();
+  const out = () => (deps.out ?? (() => cliOut(deps.env)))();
   const now = deps.now ?? Date.now;
-  const ledger = (): Ledger => createLedger({ dataDir: dataDir(deps.env) });
+  const ledger = (): Ledger => createLedger({ dataDir: dataDir(deps.env ?? cli().env) });
 
   const list: CommandModule<object, ListArgs> = {
     command: ['list', '$0'],
@@ -198,7 +199,7 @@ export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<ob
             `--interval ${args.interval} is not a number of seconds from 0.1 to 3600`,
             'Use e.g. --interval 5.',
           );
-        const env = deps.env ?? process.env;
+        const env = deps.env ?? cli().env;
         const view = await liveView();
         const sessions = await view.liveSessions(env);
         if (!sessions)

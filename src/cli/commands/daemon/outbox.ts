@@ -1,7 +1,8 @@
 import type { Argv, CommandModule } from 'yargs';
-import { describeLadderState, type Delivery, type Ladder } from '../../daemon/admin.js';
-import { CliError, UsageError } from '../../errors.js';
-import { formatJson, formatTable, safeText, stdoutOut } from '../../terminal/output.js';
+import { describeLadderState, type Delivery, type Ladder } from '../../../daemon/admin.js';
+import { CliError, UsageError } from '../../../errors.js';
+import { formatJson, formatTable, safeText } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 type State = 'pending' | 'held' | 'dead' | 'delivered' | 'cancelled' | 'all';
 const STATES: State[] = ['pending', 'held', 'dead', 'delivered', 'cancelled', 'all'];
@@ -58,12 +59,12 @@ async function act(
   ids: string[] | undefined,
   json: boolean,
 ): Promise<void> {
-  const out = stdoutOut();
+  const out = cliOut();
   let result;
   try {
     // Loaded here, not with the module: `hookd outbox --help` needs none of it.
-    const { outboxAction } = await import('../../daemon/admin.js');
-    result = await outboxAction(process.env, { action, state, ...(ids && ids.length > 0 ? { ids } : {}) });
+    const { outboxAction } = await import('../../../daemon/admin.js');
+    result = await outboxAction(cli().env, { action, state, ...(ids && ids.length > 0 ? { ids } : {}) });
   } catch (error) {
     throw new CliError(
       `outbox ${action} failed: ${(error as Error).message}`,
@@ -74,8 +75,8 @@ async function act(
   if (action === 'list') {
     out.write(json ? formatJson(result.items ?? []) : formatDeliveries(result.items ?? []));
     if (!json && state === 'all') {
-      const { daemonLadders } = await import('../../daemon/admin.js');
-      const ladders = await daemonLadders(process.env).catch(() => undefined);
+      const { daemonLadders } = await import('../../../daemon/admin.js');
+      const ladders = await daemonLadders(cli().env).catch(() => undefined);
       if (ladders) out.write(formatLadders(ladders.active, ladders.recent, Date.now()));
     }
   } else

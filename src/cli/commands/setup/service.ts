@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
-import type { ServiceResult } from '../../service/install-service.js';
-import { formatJson, paint, stdoutOut, type Out } from '../../terminal/output.js';
+import type { ServiceResult } from '../../../service/install-service.js';
+import { formatJson, paint, type Out } from '../../../terminal/output.js';
+import { cliOut } from '../../io.js';
 
 interface ServiceArgs {
   enable: boolean;
@@ -59,8 +60,8 @@ export const installServiceCommand: CommandModule<object, ServiceArgs & { path?:
   handler: async (args) => {
     // Loaded here, not with the module: `--help` needs none of it.
     const [{ installService }, { currentHookdPath }] = await Promise.all([
-      import('../../service/install-service.js'),
-      import('../../install/hookd-command.js'),
+      import('../../../service/install-service.js'),
+      import('../../../install/hookd-command.js'),
     ]);
     const result = await installService({
       hookdPath: currentHookdPath(),
@@ -68,7 +69,7 @@ export const installServiceCommand: CommandModule<object, ServiceArgs & { path?:
       ...(args.path ? { extraPath: args.path } : {}),
       ...(args.platform ? { platform: args.platform } : {}),
     });
-    const out = stdoutOut();
+    const out = cliOut();
     if (args.json) out.write(formatJson(result));
     else print(out, result.changed ? 'Wrote' : 'Kept', result);
   },
@@ -82,12 +83,12 @@ export const uninstallServiceCommand: CommandModule<object, ServiceArgs> = {
       .example('hookd daemon uninstall-service', 'Disable, stop and remove the systemd unit / launchd agent')
       .example('hookd daemon uninstall-service --no-enable', 'Only remove the file') as Argv<ServiceArgs>,
   handler: async (args) => {
-    const { uninstallService } = await import('../../service/install-service.js');
+    const { uninstallService } = await import('../../../service/install-service.js');
     const result = await uninstallService({
       enable: args.enable,
       ...(args.platform ? { platform: args.platform } : {}),
     });
-    const out = stdoutOut();
+    const out = cliOut();
     if (args.json) out.write(formatJson(result));
     else print(out, result.changed ? 'Removed' : 'Nothing at', result);
   },

@@ -1,10 +1,11 @@
 import type { CommandModule } from 'yargs';
 import { resolve } from 'node:path';
-import { runDoctor, DEFAULT_DOCTOR_TIMEOUT_MS } from '../../doctor/run-doctor.js';
-import { countStatuses, formatDoctor } from '../../doctor/format-doctor.js';
-import { createProgressLine } from '../../doctor/progress-line.js';
-import { EXIT, UsageError } from '../../errors.js';
-import { formatJson, stdoutOut } from '../../terminal/output.js';
+import { runDoctor, DEFAULT_DOCTOR_TIMEOUT_MS } from '../../../doctor/run-doctor.js';
+import { countStatuses, formatDoctor } from '../../../doctor/format-doctor.js';
+import { createProgressLine } from '../../../doctor/progress-line.js';
+import { EXIT, UsageError } from '../../../errors.js';
+import { formatJson } from '../../../terminal/output.js';
+import { cli, cliOut } from '../../io.js';
 
 interface DoctorArgs {
   json: boolean;
@@ -50,14 +51,14 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
   handler: async (args) => {
     if (!Number.isFinite(args.timeout) || args.timeout <= 0)
       throw new UsageError(`--timeout ${args.timeout} is not a positive number of milliseconds`);
-    const out = stdoutOut();
-    const progress = createProgressLine(process.stderr);
+    const out = cliOut();
+    const progress = createProgressLine(cli().stderr);
     progress.update('hookd doctor: running checks');
     let results;
     try {
       results = await runDoctor({
-        env: process.env,
-        projectDir: resolve(args.project ?? process.cwd()),
+        env: cli().env,
+        projectDir: resolve(cli().cwd, args.project ?? '.'),
         timeoutMs: args.timeout,
         sendTest: args['send-test'],
         drill: args.drill,
@@ -70,6 +71,6 @@ export const doctorCommand: CommandModule<object, DoctorArgs> = {
       progress.stop();
     }
     out.write(args.json ? formatJson(results) : formatDoctor(results, out));
-    process.exitCode = countStatuses(results).fail > 0 ? EXIT.FAILURE : EXIT.OK;
+    cli().exitCode = countStatuses(results).fail > 0 ? EXIT.FAILURE : EXIT.OK;
   },
 };

@@ -1,11 +1,11 @@
 import type { CommandModule } from 'yargs';
-import { daemonState, liveSessions, type DaemonState } from '../../daemon/admin.js';
-import { isLive, type SessionState } from '../../notify/session-state.js';
-import { probeDesktop } from '../../notify/channels/desktop.js';
-import { loadConfig } from '../../config/load.js';
-import { validator } from '../../config/resolve.js';
-import { notifySettings } from '../../config/notify-schema.js';
-import type { ConfigIssue } from '../../config/issues.js';
+import { daemonState, liveSessions, type DaemonState } from '../../../daemon/admin.js';
+import { isLive, type SessionState } from '../../../notify/session-state.js';
+import { probeDesktop } from '../../../notify/channels/desktop.js';
+import { loadConfig } from '../../../config/load.js';
+import { validator } from '../../../config/resolve.js';
+import { notifySettings } from '../../../config/notify-schema.js';
+import type { ConfigIssue } from '../../../config/issues.js';
 import {
   formatAgo,
   formatDuration,
@@ -14,19 +14,19 @@ import {
   paint,
   safeData,
   safeText,
-  stdoutOut,
   type Out,
-} from '../../terminal/output.js';
-import { journalTrouble } from '../../daemon/admin.js';
+} from '../../../terminal/output.js';
+import { journalTrouble } from '../../../daemon/admin.js';
 import {
   describeDetection,
   describeReading,
   presenceStatusSchema,
   type PresenceStatus,
-} from '../../notify/presence.js';
-import { agentEventPaths, type EventPath } from '../../doctor/checks/agent/event-paths.js';
-import type { HookdConfig } from '../../config/schema.js';
-import { AGENT_PROFILES, AGENTS, type Agent } from '../../install/agents.js';
+} from '../../../notify/presence.js';
+import { agentEventPaths, type EventPath } from '../../../doctor/checks/agent/event-paths.js';
+import type { HookdConfig } from '../../../config/schema.js';
+import { AGENT_PROFILES, AGENTS, type Agent } from '../../../install/agents.js';
+import { cli, cliOut } from '../../io.js';
 
 interface StatusArgs {
   json: boolean;
@@ -154,7 +154,7 @@ export async function statusReport(env: Record<string, string | undefined>): Pro
     ? probeDesktop({ platform: process.platform, arch: process.arch, env })
     : { ok: true, problems: [] };
   const sessions = daemon.running ? await liveSessions(env) : undefined;
-  const byAgent = await agentEventPaths(env, process.cwd(), config);
+  const byAgent = await agentEventPaths(env, cli().cwd, config);
   const paths = Object.fromEntries(
     AGENTS.filter((a) => byAgent[a].some((p) => p.path !== 'not wired')).map((a) => [a, byAgent[a]]),
   );
@@ -274,8 +274,8 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       .example('hookd status', 'Is the daemon up, and can it notify me?')
       .example('hookd status --json | jq .daemon.stats.channels', 'Channel health for scripts'),
   handler: async (args) => {
-    const out = stdoutOut();
-    const report = await statusReport(process.env);
+    const out = cliOut();
+    const report = await statusReport(cli().env);
     out.write(args.json ? formatJson(report) : formatStatus(report, out));
   },
 };

@@ -1,19 +1,20 @@
-import { installServiceCommand, uninstallServiceCommand } from './service.js';
+import { installServiceCommand, uninstallServiceCommand } from '../setup/service.js';
 import type { Argv, CommandModule } from 'yargs';
-import { hookdLocation } from '../../util/hookd-location.js';
-import { CliError, EXIT } from '../../errors.js';
-import { formatJson, stdoutOut } from '../../terminal/output.js';
-import { daemonRunArgv } from '../../link/client.js';
+import { hookdLocation } from '../../../util/hookd-location.js';
+import { CliError, EXIT } from '../../../errors.js';
+import { formatJson } from '../../../terminal/output.js';
+import { daemonRunArgv } from '../../../link/client.js';
+import { cli, cliOut } from '../../io.js';
 
 // Loaded when a subcommand runs, not with the module: `hookd daemon --help` needs none of them.
-const admin = () => import('../../daemon/admin.js');
+const admin = () => import('../../../daemon/admin.js');
 const logHint = async () =>
-  `See ${(await import('../../link/runtime-files.js')).daemonLogPath(process.env)}, or run \`hookd daemon run\` to see it fail.`;
+  `See ${(await import('../../../link/runtime-files.js')).daemonLogPath(cli().env)}, or run \`hookd daemon run\` to see it fail.`;
 
 async function run(): Promise<void> {
-  const { daemonMain } = await import('../../daemon/lifecycle/main.js');
+  const { daemonMain } = await import('../../../daemon/lifecycle/main.js');
   // daemonMain reports its own failure (once); only the exit code is left to set.
-  process.exitCode = await daemonMain(process.env);
+  cli().exitCode = await daemonMain(cli().env);
 }
 
 const runCommand: CommandModule<object, object> = {
@@ -42,8 +43,8 @@ const startCommand: CommandModule<object, { timeout: number }> = {
   handler: async (args) => {
     try {
       const { startDaemonProcess } = await admin();
-      const { pid, already } = await startDaemonProcess(process.env, runArgv(), args.timeout);
-      process.stdout.write(
+      const { pid, already } = await startDaemonProcess(cli().env, runArgv(), args.timeout);
+      cli().stdout.write(
         already ? `hookd daemon already running (pid ${pid})\n` : `hookd daemon started (pid ${pid})\n`,
       );
     } catch (error) {
@@ -64,8 +65,8 @@ const stopCommand: CommandModule<object, { timeout: number }> = {
       ),
   handler: async (args) => {
     try {
-      const { pid, wasRunning } = await (await admin()).stopDaemonProcess(process.env, args.timeout);
-      process.stdout.write(
+      const { pid, wasRunning } = await (await admin()).stopDaemonProcess(cli().env, args.timeout);
+      cli().stdout.write(
         wasRunning ? `hookd daemon stopped${pid ? ` (pid ${pid})` : ''}\n` : 'hookd daemon was not running\n',
       );
     } catch (error) {
@@ -83,7 +84,7 @@ async function answeringDaemon(before: number | undefined, waitMs: number): Prom
   const deadline = Date.now() + waitMs;
   const { daemonState } = await admin();
   for (;;) {
-    const state = await daemonState(process.env, 1000);
+    const state = await daemonState(cli().env, 1000);
     if (state.running && state.stats.pid !== before) return state.stats.pid;
     if (Date.now() > deadline) throw new Error(`the daemon did not answer within ${waitMs}ms of its restart`);
     await new Promise((r) => setTimeout(r, 50));
@@ -107,19 +108,19 @@ const restartCommand: CommandModule<object, { timeout: number }> = {
       ),
   handler: async (args) => {
     const { daemonState, startDaemonProcess, stopDaemonProcess } = await admin();
-    const before = await daemonState(process.env, 1000);
+    const before = await daemonState(cli().env, 1000);
     const pid = before.running ? before.stats.pid : undefined;
     try {
-      const { restartService } = await import('../../service/install-service.js');
+      const { restartService } = await import('../../../service/install-service.js');
       const steps = await restartService({});
       if (steps) {
         const now = await answeringDaemon(pid, args.timeout);
-        process.stdout.write(`hookd daemon restarted by ${steps[0]!.command.split(' ')[0]} (pid ${now})\n`);
+        cli().stdout.write(`hookd daemon restarted by ${steps[0]!.command.split(' ')[0]} (pid ${now})\n`);
         return;
       }
-      await stopDaemonProcess(process.env, args.timeout);
-      const started = await startDaemonProcess(process.env, runArgv(), args.timeout);
-      process.stdout.write(
+      await stopDaemonProcess(cli().env, args.timeout);
+      const started = await startDaemonProcess(cli().env, runArgv(), args.timeout);
+      cli().stdout.write(
         `hookd daemon ${pid ? `restarted (pid ${pid} -> ${started.pid})` : `was not running; started (pid ${started.pid})`}\n`,
       );
     } catch (error) {
@@ -137,9 +138,9 @@ const daemonStatusCommand: CommandModule<object, { json: boolean }> = {
       .option('json', { type: 'boolean', default: false, describe: 'Print the status as JSON' })
       .example('hookd daemon status --json', 'The same report as `hookd status --json`'),
   handler: async (args) => {
-    const out = stdoutOut();
-    const { formatStatus, statusReport } = await import('./status.js');
-    const report = await statusReport(process.env);
+    const out = cliOut();
+    const { formatStatus, statusReport } = await import('../data/status.js');
+    const report = await statusReport(cli().env);
     out.write(args.json ? formatJson(report) : formatStatus(report, out));
   },
 };

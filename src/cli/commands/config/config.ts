@@ -1,14 +1,15 @@
-import { AGENT_PROFILES, AGENTS, type Agent } from '../../install/agents.js';
-import type { HookdConfig } from '../../config/schema.js';
+import { AGENT_PROFILES, AGENTS, type Agent } from '../../../install/agents.js';
+import type { HookdConfig } from '../../../config/schema.js';
 import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { readInputFile } from '../read-input.js';
-import { loadConfig, type ConfigSource, type LoadedConfig } from '../../config/load.js';
-import { untrustedFix, untrustedText } from '../../config/trust.js';
-import { formatIssues } from '../../config/issues.js';
-import { EXIT } from '../../errors.js';
-import { formatJson, paint, safeLines, safeText, stdoutOut, type Out } from '../../terminal/output.js';
+import { readInputFile } from '../../read-input.js';
+import { loadConfig, type ConfigSource, type LoadedConfig } from '../../../config/load.js';
+import { untrustedFix, untrustedText } from '../../../config/trust.js';
+import { formatIssues } from '../../../config/issues.js';
+import { EXIT } from '../../../errors.js';
+import { formatJson, paint, safeLines, safeText, type Out } from '../../../terminal/output.js';
 import { projectDirArg } from './trust.js';
+import { cli, cliOut } from '../../io.js';
 
 interface ConfigArgs {
   project?: string;
@@ -64,8 +65,8 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
       .example('hookd config --json | jq .config.hooks', 'Script against the effective hooks'),
   handler: async (args) => {
     const loaded = await loadValidated(projectDirFrom(args), true);
-    const { effectiveConfig } = await import('../../explain/effective-config.js');
-    const out = stdoutOut();
+    const { effectiveConfig } = await import('../../../explain/effective-config.js');
+    const out = cliOut();
     const config = effectiveConfig(loaded.config);
     if (args.json) {
       out.write(
@@ -126,8 +127,8 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
     }
     const invalid = loaded.sources.filter((s) => !s.ok);
     if (invalid.length > 0) {
-      process.stderr.write(`${safeLines(formatIssues(invalid.flatMap((s) => s.issues)))}\n`);
-      process.exitCode = EXIT.FAILURE;
+      cli().stderr.write(`${safeLines(formatIssues(invalid.flatMap((s) => s.issues)))}\n`);
+      cli().exitCode = EXIT.FAILURE;
     }
   },
 };
@@ -137,8 +138,14 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
  * with the module: these commands' --help needs none of it.
  */
 async function loadValidated(projectDir: string, recordLastGood: boolean): Promise<LoadedConfig> {
-  const { validator } = await import('../../config/resolve.js');
-  return loadConfig({ projectDir, validator: () => validator, useCache: false, recordLastGood });
+  const { validator } = await import('../../../config/resolve.js');
+  return loadConfig({
+    env: cli().env,
+    projectDir,
+    validator: () => validator,
+    useCache: false,
+    recordLastGood,
+  });
 }
 
 /** Per agent wired to hookd: the events the config needs that its settings do not send hookd. */
@@ -146,8 +153,8 @@ async function unwiredEvents(
   projectDir: string,
   config: HookdConfig,
 ): Promise<Partial<Record<Agent, string[]>>> {
-  const { agentEventPaths } = await import('../../doctor/checks/agent/event-paths.js');
-  const byAgent = await agentEventPaths(process.env, projectDir, config);
+  const { agentEventPaths } = await import('../../../doctor/checks/agent/event-paths.js');
+  const byAgent = await agentEventPaths(cli().env, projectDir, config);
   const out: Partial<Record<Agent, string[]>> = {};
   for (const agent of AGENTS) {
     if (!byAgent[agent].some((p) => p.path !== 'not wired')) continue;
@@ -177,7 +184,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       .example('hookd validate', 'Check the config files hookd would use here')
       .example('hookd validate ./config.json', 'Check one file before installing it'),
   handler: async (args) => {
-    const out = stdoutOut();
+    const out = cliOut();
     let files: { file: string; text: string | null; level?: 'user' | 'project' }[];
     let notTrusted: ConfigSource[] = [];
     let unwired: Partial<Record<Agent, string[]>> = {};
@@ -187,7 +194,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     } else {
       const loaded = await loadValidated(projectDirFrom(args), false);
       notTrusted = loaded.sources.filter(untrusted);
-      unwired = await unwiredEvents(projectDirFrom(args) ?? process.cwd(), loaded.config);
+      unwired = await unwiredEvents(projectDirFrom(args) ?? cli().cwd, loaded.config);
       files = loaded.sources
         .filter((s) => s.exists)
         .map((s) => ({ file: s.file, text: readInputFile(s.file), level: s.level }));
@@ -198,7 +205,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         return;
       }
     }
-    const { validateConfigText } = await import('../../config/validate.js');
+    const { validateConfigText } = await import('../../../config/validate.js');
     const issues = files.flatMap(({ file, text, level }) => {
       const result = validateConfigText(text ?? '', file, level);
       return result.ok ? [] : result.issues;
@@ -232,7 +239,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
           ),
         );
     }
-    if (issues.length > 0 || notTrusted.length > 0) process.exitCode = EXIT.FAILURE;
+    if (issues.length > 0 || notTrusted.length > 0) cli().exitCode = EXIT.FAILURE;
   },
 };
 
@@ -241,7 +248,7 @@ export const schemaCommand: CommandModule = {
   describe: 'Print the JSON Schema of the config file (for editors: "$schema")',
   builder: (y) => y.example('hookd schema > hookd.schema.json', 'Save the schema for your editor'),
   handler: async () => {
-    const { configJsonSchema } = await import('../../config/validate.js');
-    stdoutOut().write(formatJson(configJsonSchema()));
+    const { configJsonSchema } = await import('../../../config/validate.js');
+    cliOut().write(formatJson(configJsonSchema()));
   },
 };
