@@ -2,6 +2,7 @@ import { closeSync, constants, lstatSync, openSync, readdirSync, unlinkSync } fr
 import { dirname, join } from 'node:path';
 import type { ConfigSource, LoadedConfig } from '../config/load.js';
 import { untrustedFix, untrustedText } from '../config/trust.js';
+import { untrustedSource } from '../config/source-state.js';
 import type { HookdNotice } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { stateDir, type Env } from '../paths.js';
@@ -17,10 +18,6 @@ import { printable } from '../util/printable.js';
 
 function projectDirOf(source: ConfigSource): string {
   return dirname(dirname(source.file));
-}
-
-function untrusted(source: ConfigSource): boolean {
-  return source.exists && source.trust !== undefined && source.trust.state !== 'trusted';
 }
 
 export function logConfigState(logger: LineLogger, loaded: LoadedConfig, eventId: string): void {
@@ -54,7 +51,7 @@ export function logConfigState(logger: LineLogger, loaded: LoadedConfig, eventId
           `${source.file} is invalid and no earlier version of it ever validated: none of its commands run until it is fixed`,
         );
     }
-    if (untrusted(source)) {
+    if (untrustedSource(source)) {
       const trust = source.trust!;
       const fix = untrustedFix(trust, projectDirOf(source));
       logger.log(
@@ -77,7 +74,7 @@ export function logConfigState(logger: LineLogger, loaded: LoadedConfig, eventId
 function noticesFor(loaded: LoadedConfig): HookdNotice[] {
   const notices: HookdNotice[] = [];
   for (const source of loaded.sources) {
-    if (untrusted(source)) {
+    if (untrustedSource(source)) {
       const trust = source.trust!;
       const changed = trust.state === 'changed';
       const why = changed ? ' (it changed since you trusted it)' : trust.reason ? ` (${trust.reason})` : '';
@@ -159,7 +156,8 @@ function pruneLapseMarkers(dir: string): void {
   }
 }
 
-const lapsedSources = (loaded: LoadedConfig) => loaded.sources.filter((s) => untrusted(s) && s.trust!.lapsed);
+const lapsedSources = (loaded: LoadedConfig) =>
+  loaded.sources.filter((s) => untrustedSource(s) && s.trust!.lapsed);
 const lapseDir = (env: Env) => join(stateDir(env), 'trust-lapses');
 function lapseMarker(dir: string, sessionId: string | undefined, source: ConfigSource): string {
   const key = `${sessionId ?? ''}\0${source.file}`;

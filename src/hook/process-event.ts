@@ -25,6 +25,7 @@ import { DEFAULTS } from '../config/defaults.js';
 import { monotonicMs, newEventId } from '../util/fast.js';
 import { failed } from '../events/failed.js';
 import { boundedPayload } from './handoff-bound.js';
+import { configHasNews } from '../config/source-state.js';
 // Rare paths, from their own chunk in the hook bundle (rare.ts).
 import {
   claimConfigNotices,
@@ -197,20 +198,6 @@ function logCommand(logger: LineLogger, event: HookEvent, r: RanCommand): void {
       : result.spawnError
         ? `${planned.name} could not start: ${result.spawnError}`
         : `${planned.name} exited ${result.exitCode ?? result.signal}`,
-  );
-}
-
-/**
- * Whether config-report.ts has anything to say about this config: a warning, an invalid file, a project
- * file not trusted. Most events have none, and then never load that code (it is in the rare chunk).
- */
-function configHasNews(loaded: LoadedConfig): boolean {
-  return (
-    (loaded.warnings?.length ?? 0) > 0 ||
-    loaded.sources.some(
-      (s) =>
-        !s.ok || s.issues.length > 0 || (s.exists && s.trust !== undefined && s.trust.state !== 'trusted'),
-    )
   );
 }
 

@@ -5,6 +5,7 @@ import type { CommandModule } from 'yargs';
 import { readInputFile } from '../../read-input.js';
 import { loadConfig, type ConfigSource, type LoadedConfig } from '../../../config/load.js';
 import { untrustedFix, untrustedText } from '../../../config/trust.js';
+import { untrustedSource } from '../../../config/source-state.js';
 import { formatIssues } from '../../../config/issues.js';
 import { EXIT } from '../../../errors.js';
 import { formatJson, paint, safeLines, safeText, type Out } from '../../../terminal/output.js';
@@ -20,11 +21,6 @@ function projectDirFrom(args: { project?: string }): string {
   return projectDirArg(args.project);
 }
 
-/** A project file that exists but is not applied because the user has not trusted these bytes. */
-function untrusted(s: ConfigSource): boolean {
-  return s.exists && s.trust !== undefined && s.trust.state !== 'trusted';
-}
-
 function untrustedLine(s: ConfigSource): string {
   const lapsed = s.trust!.lapsed ? ' (your trust lapsed)' : '';
   return safeText(
@@ -38,7 +34,7 @@ function sourceState(out: Out, s: ConfigSource): string {
     return s.lastGood
       ? paint(out, 'red', `INVALID, running the last config that validated (saved ${s.lastGood.savedAt})`)
       : paint(out, 'red', 'INVALID, ignored');
-  if (untrusted(s))
+  if (untrustedSource(s))
     return paint(
       out,
       'red',
@@ -88,7 +84,7 @@ export const configCommand: CommandModule<object, ConfigArgs> = {
       // Paths, event names, matchers and commands may come from a repository's file: shown escaped.
       for (const s of loaded.sources) {
         out.write(`  ${s.level.padEnd(8)} ${safeText(s.file)}  ${sourceState(out, s)}\n`);
-        if (untrusted(s)) out.write(paint(out, 'gray', `           ${untrustedLine(s)}\n`));
+        if (untrustedSource(s)) out.write(paint(out, 'gray', `           ${untrustedLine(s)}\n`));
         if (s.ignoredKeys?.length)
           out.write(
             paint(
@@ -193,7 +189,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       files = [{ file: args.file, text }];
     } else {
       const loaded = await loadValidated(projectDirFrom(args), false);
-      notTrusted = loaded.sources.filter(untrusted);
+      notTrusted = loaded.sources.filter(untrustedSource);
       unwired = await unwiredEvents(projectDirFrom(args) ?? cli().cwd, loaded.config);
       files = loaded.sources
         .filter((s) => s.exists)
