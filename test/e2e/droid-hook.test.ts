@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DROID_EVENTS } from '../../src/events/names.js';
 import { describeWithAgent } from '../harness/availability.js';
-import { runRealDroid, type DroidRun } from '../helpers/droid.js';
-import { HOOKD_BIN, REPO_DIR } from '../helpers/fixtures.js';
+import { readmeGuardHook, runRealDroid, type DroidRun } from '../helpers/droid.js';
+import { HOOKD_BIN } from '../helpers/fixtures.js';
 import { jsonLines } from '../helpers/json-lines.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 
@@ -29,16 +29,7 @@ function hookdConfig(): unknown {
         { hooks: [{ type: 'command', command: recorder, name: 'recorder', env: { CAP: capture() } }] },
         {
           matcher: 'Execute',
-          hooks: [
-            {
-              type: 'command',
-              command: `node ${join(REPO_DIR, 'hooks', 'guard-execute.mjs')}`,
-              name: 'guard',
-              blocking: true,
-              timeout: 10,
-              env: { HOOKD_GUARD_DENY: 'forbidden-marker' },
-            },
-          ],
+          hooks: [readmeGuardHook()],
         },
       ],
       Stop: [

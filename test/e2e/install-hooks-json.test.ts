@@ -2,8 +2,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeWithAgent } from '../harness/availability.js';
-import { runRealDroid, type DroidRun, type FakeStep } from '../helpers/droid.js';
-import { HOOKD_BIN, REPO_DIR } from '../helpers/fixtures.js';
+import { readmeGuardHook, runRealDroid, type DroidRun, type FakeStep } from '../helpers/droid.js';
+import { HOOKD_BIN } from '../helpers/fixtures.js';
 import { runHookd } from '../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 
@@ -44,16 +44,7 @@ const GUARD = {
     PreToolUse: [
       {
         matcher: 'Execute',
-        hooks: [
-          {
-            type: 'command',
-            command: `node ${join(REPO_DIR, 'hooks', 'guard-execute.mjs')}`,
-            name: 'guard',
-            blocking: true,
-            timeout: 10,
-            env: { HOOKD_GUARD_DENY: 'forbidden-marker' },
-          },
-        ],
+        hooks: [readmeGuardHook()],
       },
     ],
   },

@@ -1,4 +1,6 @@
 import type { DroidRun } from '../harness/droid/run.js';
+import { join } from 'node:path';
+import { REPO_DIR } from './fixtures.js';
 import { jsonLines } from './json-lines.js';
 
 /**
@@ -25,4 +27,16 @@ export function agentHookRuns(run: DroidRun): AgentHookRun[] {
     .flatMap((f) => jsonLines<{ message?: Partial<AgentHookRun> }>(f))
     .map((line) => line.message)
     .filter((m): m is AgentHookRun => m?.hookResults !== undefined);
+}
+
+/** The README's guard (hooks/guard-execute.mjs) as a blocking hook, told to refuse a harmless marker. */
+export function readmeGuardHook(deny = 'forbidden-marker'): Record<string, unknown> {
+  return {
+    type: 'command',
+    command: `node ${join(REPO_DIR, 'hooks', 'guard-execute.mjs')}`,
+    name: 'guard',
+    blocking: true,
+    timeout: 10,
+    env: { HOOKD_GUARD_DENY: deny },
+  };
 }
