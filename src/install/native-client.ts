@@ -1,6 +1,11 @@
 import { hookdLocation, nativeCandidates, platformPackageName } from '../util/hookd-location.js';
 import type { Env } from '../paths.js';
-import { nativeClientProblem, type ClientRange, type NativeClientProblem } from './transport.js';
+import {
+  MISSING_BUILD,
+  nativeClientProblem,
+  type ClientRange,
+  type NativeClientProblem,
+} from './transport.js';
 
 /** The native client install wires, or why there is none to wire (with the place it would have been). */
 export interface NativeClientChoice {
@@ -47,6 +52,6 @@ export function chooseNativeClient(
   const text =
     build!.source === 'override'
       ? `$HOOKD_NATIVE_DIR has no hookd-client (${build!.path})`
-      : `${build!.path} was not built (no C compiler when hookd was built), and there is no ${platformPackageName(platform, arch)} package (${packages.map((c) => c.path).join(' or ')})`;
+      : `${build!.path} ${MISSING_BUILD}, and there is no ${platformPackageName(platform, arch)} package (${packages.map((c) => c.path).join(' or ')})`;
   return { path: candidates[0]!.path, problem: { broken: false, text } };
 }

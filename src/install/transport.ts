@@ -52,13 +52,18 @@ export interface NativeClientProblem {
 }
 
 /**
+ * Said of a native program missing beside hookd.cjs: a package installed without its platform package
+ * has none there by design, and a clone's build compiles it only where a C compiler is.
+ */
+export const MISSING_BUILD = 'is missing (in a clone, `npm run build` compiles it where a C compiler is)';
+
+/**
  * Why the native client at `path` cannot be wired, or undefined when it runs here and speaks a version
  * the daemon serves: it is run with `--hookd-client-version` (a binary built for another system or
  * architecture does not start; a stale one says an old version).
  */
 export function nativeClientProblem(path: string, range: ClientRange): NativeClientProblem | undefined {
-  if (!existsSync(path))
-    return { broken: false, text: `${path} was not built (no C compiler when hookd was built)` };
+  if (!existsSync(path)) return { broken: false, text: `${path} ${MISSING_BUILD}` };
   const probe = spawnSync(path, ['--hookd-client-version'], {
     encoding: 'utf8',
     timeout: 10_000,

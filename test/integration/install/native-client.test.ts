@@ -62,7 +62,7 @@ describe('chooseNativeClient', () => {
     const { program, scope } = installed();
     const chosen = chooseNativeClient(program, RANGE, {}, 'linux', 'x64');
     expect(chosen.problem?.text).toBe(
-      `${join(scope, 'hookd', 'dist', 'hookd-client')} was not built (no C compiler when hookd was built), and there is no @hookd-dev/hookd-linux-x64 package (${join(scope, 'hookd', 'node_modules', '@hookd-dev', 'hookd-linux-x64', 'bin', 'hookd-client')} or ${join(scope, 'hookd-linux-x64', 'bin', 'hookd-client')})`,
+      `${join(scope, 'hookd', 'dist', 'hookd-client')} is missing (in a clone, \`npm run build\` compiles it where a C compiler is), and there is no @hookd-dev/hookd-linux-x64 package (${join(scope, 'hookd', 'node_modules', '@hookd-dev', 'hookd-linux-x64', 'bin', 'hookd-client')} or ${join(scope, 'hookd-linux-x64', 'bin', 'hookd-client')})`,
     );
   });
 
