@@ -63,17 +63,20 @@ function startClient(
   });
 }
 
-/** The Node path started the same way: `node dist/hookd.cjs hook --agent droid`. */
+/**
+ * The Node path started the same way as the client, by the same shell: `node dist/hookd.cjs hook --agent
+ * droid`. (A bash in between would drop an OLDPWD that names a missing directory, and the two paths
+ * would differ only because the test started them differently.)
+ */
 function startNodePath(env: Record<string, string>, cwd: string, umask = '027'): ChildProcess {
   return spawn(
     '/bin/sh',
-    [
-      '-c',
-      `umask ${umask}; exec /bin/bash -c 'exec "$0" "$1" hook --agent droid' "$0" "$1"`,
-      process.execPath,
-      BIN,
-    ],
-    { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] },
+    ['-c', `umask ${umask}; exec "$0" "$1" hook --agent droid`, process.execPath, BIN],
+    {
+      env,
+      cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
   );
 }
 
@@ -194,6 +197,8 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener', (kind:
     );
     daemon = await spawnDaemon(env);
     await waitFor(() => existsSync(fastSocket()));
+    // An agent started from a directory that is gone since: both paths pass its OLDPWD on unchanged.
+    env.OLDPWD = join(tmp.dir, 'gone');
     const cwd = join(tmp.dir, 'home');
     const bytes = event('same');
     const node = await collect(startNodePath({ ...env, OUT: join(tmp.dir, 'node') }, cwd), bytes);
@@ -217,6 +222,7 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener', (kind:
       expect(readPid(join(tmp.dir, `${mode}.ppid`)), mode).toBe(daemon.pid);
       expect(readFileSync(join(tmp.dir, `${mode}.umask`), 'utf8').trim()).toBe('0027');
       expect(vars(mode), mode).toEqual(vars('node'));
+      expect(vars(mode), mode).toContain(`OLDPWD=${env.OLDPWD}`);
       // The client's private copies are gone from the runtime dir.
       expect(readdirSync(runtime()).sort(), mode).toEqual(['fast.sock', 'hookd.pid', 'hookd.sock']);
     }
