@@ -4,7 +4,6 @@ import type { HooksFileKind } from './agent-files.js';
 import { hooksObjectOf, validateHooksObject } from './effective-hooks.js';
 import { AGENT_PROFILES, type Agent } from './agents.js';
 import { patchJsonText } from './json-patch.js';
-import { patchJsoncText } from './jsonc-patch.js';
 import { newJsonObjectText } from './json-text.js';
 import { unifiedDiff } from './line-diff.js';
 import type { AgentHooks } from './merge-hooks.js';
@@ -34,9 +33,7 @@ export function editedJsonText(snapshot: SettingsFileSnapshot, key: string, valu
   // A key already there keeps its place; a new one goes last.
   const data: Record<string, unknown> = { ...snapshot.data, [key]: value };
   if (value === undefined) delete data[key];
-  return snapshot.comments
-    ? patchJsoncText(snapshot.text, data, snapshot.style)
-    : patchJsonText(snapshot.text, data, snapshot.style);
+  return patchJsonText(snapshot.text, data, snapshot.style);
 }
 
 /**
@@ -50,11 +47,7 @@ export function planJsonRootEdit(
   const same = JSON.stringify(snapshot.data) === JSON.stringify(value);
   // Never reached for an empty file: hookd writes only into events a hooks.json already names.
   const text =
-    same || snapshot.text.trim() === ''
-      ? snapshot.text
-      : snapshot.comments
-        ? patchJsoncText(snapshot.text, value, snapshot.style)
-        : patchJsonText(snapshot.text, value, snapshot.style);
+    same || snapshot.text.trim() === '' ? snapshot.text : patchJsonText(snapshot.text, value, snapshot.style);
   return {
     file: snapshot.file,
     created: false,

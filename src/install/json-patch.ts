@@ -1,8 +1,13 @@
 /**
  * Format-keeping edits of a JSON file: given the file's text and the new value, only the members and
- * elements that changed are rewritten; every other byte (layout, spacing, key order) stays as it was.
- * Removing what was added gives back the original text.
+ * elements that changed are rewritten; every other byte (layout, spacing, key order, comments) stays as it
+ * was. Removing what was added gives back the original text.
+ *
+ * Files with comments (JSONC) are read through a copy of the same length with every comment blanked, so
+ * positions found in the copy point into the text as written, and the pieces kept between values are cut
+ * from the original, comments included.
  */
+import { jsoncToJson } from '../config/jsonc.js';
 import type { JsonTextStyle } from './json-text.js';
 
 interface CstNode {
@@ -67,7 +72,7 @@ function parseCst(text: string): CstNode {
       };
     }
     if (ch === '"') i = stringEnd(i);
-    else while (i < text.length && !' \t\n\r,]}'.includes(text[i]!)) i++;
+    else while (i < text.length && !' \t\n\r,]}/'.includes(text[i]!)) i++;
     return { kind: 'scalar', start, end: i, value: JSON.parse(text.slice(start, i)) };
   };
   return node();
@@ -140,19 +145,41 @@ function rebuild(
     const next = items[index + 1];
     return next ? text.slice(items[index]!.node.end, next.start) : undefined;
   };
+  const firstSeparator = items.length > 1 ? separatorAfter(0) : undefined;
   const representative =
-    (items.length > 1 ? separatorAfter(0) : undefined) ??
-    (layout.inline ? `,${leading === ' ' ? ' ' : ''}` : `,${style.eol}${layout.indent}`);
+    firstSeparator !== undefined && !firstSeparator.includes('/')
+      ? firstSeparator
+      : layout.inline
+        ? `,${leading === ' ' ? ' ' : ''}`
+        : `,${style.eol}${layout.indent}`;
+  // A comment on the same line as the last item (`"a": 1 // note`) stays beside that item when items are
+  // added after it, and comes back to the end when they are removed again.
+  const lastIndex = items.length - 1;
+  const lastComment = items.length > 0 ? sameLineComment(trailing) : '';
   let out = open + leading;
   planned.forEach((item, position) => {
     if (position > 0) {
       const previous = planned[position - 1]!;
-      out +=
-        (previous.original !== undefined ? separatorAfter(previous.original) : undefined) ?? representative;
+      const kept = previous.original !== undefined ? separatorAfter(previous.original) : undefined;
+      if (kept !== undefined) out += kept;
+      else if (previous.original === lastIndex && lastComment)
+        out += `,${lastComment}${representative.slice(1).replace(/^[ \t]+/, '')}`;
+      else out += representative;
     }
     out += item.text;
   });
-  return out + trailing + close;
+  const last = planned.at(-1)!;
+  if (last.original === lastIndex) return out + trailing + close;
+  if (lastComment && planned.some((item) => item.original === lastIndex))
+    trailing = trailing.slice(lastComment.length);
+  const lastSeparator = last.original !== undefined ? separatorAfter(last.original) : undefined;
+  const comment = lastSeparator !== undefined ? sameLineComment(lastSeparator.replace(/^,/, '')) : '';
+  return out + comment + trailing + close;
+}
+
+/** The comment (with the spaces before it) that starts `gap`, when one starts it on the same line. */
+function sameLineComment(gap: string): string {
+  return /^[ \t]*(?:\/\/[^\r\n]*|\/\*[^]*?\*\/)/.exec(gap)?.[0] ?? '';
 }
 
 function replaceWhole(text: string, node: CstNode, value: unknown, style: JsonTextStyle): string {
@@ -259,9 +286,9 @@ function patchArray(text: string, node: CstNode, value: readonly unknown[], styl
 
 /**
  * The text of a JSON document changed to hold `value`, keeping the original bytes of everything that
- * did not change. The text must be valid JSON (check it first).
+ * did not change, comments included. The text must be valid JSON or JSONC (check it first).
  */
 export function patchJsonText(text: string, value: unknown, style: JsonTextStyle): string {
-  const root = parseCst(text);
+  const root = parseCst(text.includes('/') ? jsoncToJson(text) : text);
   return text.slice(0, root.start) + patchNode(text, root, value, style) + text.slice(root.end);
 }

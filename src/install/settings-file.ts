@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { CliError, EXIT } from '../errors.js';
 import { openRegularFile, readOpenFile, RefusedFileError } from '../util/private-fs.js';
 import { detectJsonStyle, parseJsonText, type JsonTextStyle } from './json-text.js';
-import { parseJsoncText } from './jsonc-patch.js';
+import { parseJsoncText } from './jsonc-text.js';
 
 /** Larger than any agent settings file or hooks.json: refused unread. */
 const MAX_SETTINGS_BYTES = 8 * 1024 * 1024;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { patchJsonText } from '../../../src/install/json-patch.js';
+import { jsoncToJson } from '../../../src/config/jsonc.js';
 import { detectJsonStyle } from '../../../src/install/json-text.js';
 
 const hookd = { type: 'command', command: '/opt/hookd hook', timeout: 60 };
@@ -190,5 +191,74 @@ describe('patchJsonText on generated documents', () => {
       checked++;
     }
     expect(checked).toBeGreaterThan(200);
+  });
+});
+
+describe('patchJsonText on JSON with comments', () => {
+  const jsonc = (text: string) => JSON.parse(jsoncToJson(text)) as Record<string, unknown>;
+  const grow = (text: string, key: string, value: unknown) => {
+    const before = jsonc(text);
+    const out = patchJsonText(text, { ...before, [key]: value }, detectJsonStyle(text));
+    expect(jsonc(out)).toEqual({ ...before, [key]: value });
+    expect(patchJsonText(out, before, detectJsonStyle(out)), 'removing it gives the file back').toBe(text);
+    return out;
+  };
+
+  it.each([
+    ['a comment on the last member', '{\n  "model": "x" // mine\n}\n', 'hooks', { Stop: [] }, ['// mine']],
+    [
+      'a comment between members',
+      '{\n  "a": 1, // one\n  /* two */\n  "b": 2\n}\n',
+      'c',
+      [3],
+      ['// one', '/* two */'],
+    ],
+    ['a block comment glued to a value', '{"a":1/*x*/,"b":[true/*y*/]}', 'c', 'z', ['/*x*/', '/*y*/']],
+    [
+      'comments with brackets and quotes',
+      '{\n  // "}]{[\n  "a": [1] /* ] } " */\n}\n',
+      'b',
+      {},
+      ['// "}]{[', '/* ] } " */'],
+    ],
+    [
+      'a // inside a string is text',
+      '{\n  "url": "http://x//y" // real\n}\n',
+      'b',
+      1,
+      ['"http://x//y", // real'],
+    ],
+    [
+      'CRLF and tabs',
+      '{\r\n\t// note\r\n\t"a": 1 // end\r\n}\r\n',
+      'b',
+      [1, 2],
+      ['// note\r\n', '// end\r\n'],
+    ],
+  ])('%s: adds a key, keeps every comment, and gives the file back', (_name, text, key, value, comments) => {
+    const out = grow(text, key, value);
+    for (const comment of comments) expect(out).toContain(comment);
+  });
+
+  it('keeps a same-line comment beside the member it annotates', () => {
+    expect(grow('{\n  "theme": "dark" // dark is better\n}\n', 'hooks', 1)).toBe(
+      '{\n  "theme": "dark", // dark is better\n  "hooks": 1\n}\n',
+    );
+  });
+
+  it('edits inside a compact array next to a comment, keeping its layout', () => {
+    const text = '{\n  "Stop": [{ "hooks": [] }] // a voice\n}\n';
+    const out = patchJsonText(text, { Stop: [{ hooks: [] }, hookd] }, detectJsonStyle(text));
+    expect(out).toBe(
+      '{\n  "Stop": [{ "hooks": [] },{"type":"command","command":"/opt/hookd hook","timeout":60}] // a voice\n}\n',
+    );
+    expect(patchJsonText(out, { Stop: [{ hooks: [] }] }, detectJsonStyle(out))).toBe(text);
+  });
+
+  it('never copies a comment into the separators of new items', () => {
+    const text = '[1, // one\n 2]';
+    const out = patchJsonText(text, [1, 2, 3, 4], detectJsonStyle(text));
+    expect(out.match(/\/\/ one/g)).toHaveLength(1);
+    expect(JSON.parse(jsoncToJson(out))).toEqual([1, 2, 3, 4]);
   });
 });
