@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DAEMON_PARTS, Daemon, startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { requestDaemon } from '../../../src/link/client.js';
-import { daemonFiles } from '../../../src/link/runtime-files.js';
+import { daemonFiles, type DaemonFiles } from '../../../src/link/runtime-files.js';
+import { FAST_SOCKET } from '../../../src/link/wire.js';
 import { tempEnv } from './helpers.js';
 
 // The Daemon's start and close with its real parts: files, the lock, the sockets.
@@ -44,23 +45,31 @@ describe('the Daemon object', () => {
     expect(ping.ok).toBe(true);
   });
 
-  it('a part failing to start in the middle: what started stops, the lock is free, no socket is left', async () => {
-    const t = setup();
-    // The socket's place holds a folder with a file in it: the socket part cannot take it.
-    mkdirSync(join(t.files.socket, 'in-the-way'), { recursive: true });
-    writeFileSync(join(t.files.socket, 'in-the-way', 'file'), 'x');
-    const daemon = new Daemon({ env: t.env, config });
-    cleanups.push(() => daemon.close());
-    await expect(daemon.start()).rejects.toThrow();
-    expect(daemon.startedParts()).toEqual([]);
-    expect(existsSync(t.files.pid)).toBe(false);
-    expect(existsSync(join(t.files.socket, 'in-the-way', 'file'))).toBe(true);
-    // The lock was released: once the way is clear, a daemon starts on the same files.
-    rmSync(t.files.socket, { recursive: true, force: true });
-    const next = await startDaemon({ env: t.env, config });
-    cleanups.push(() => next.close());
-    expect((await requestDaemon({ v: 1, type: 'ping' }, { env: t.env, timeoutMs: 2000 })).ok).toBe(true);
-  });
+  it.each([
+    ['socket', (files: DaemonFiles) => files.socket],
+    ['fast listener', (files: DaemonFiles) => join(files.dir, FAST_SOCKET)],
+  ])(
+    'the %s failing to start: what started stops (the lock, the socket), nothing is left listening',
+    async (_, place) => {
+      const t = setup();
+      // The part's socket place holds a folder with a file in it: the part cannot take it.
+      const blocked = place(t.files);
+      mkdirSync(join(blocked, 'in-the-way'), { recursive: true });
+      writeFileSync(join(blocked, 'in-the-way', 'file'), 'x');
+      const daemon = new Daemon({ env: t.env, config: { ...config, daemon: { fastListener: true } } });
+      cleanups.push(() => daemon.close());
+      await expect(daemon.start()).rejects.toThrow();
+      expect(daemon.startedParts()).toEqual([]);
+      expect(existsSync(t.files.pid)).toBe(false);
+      if (blocked !== t.files.socket) expect(existsSync(t.files.socket)).toBe(false);
+      expect((await requestDaemon({ v: 1, type: 'ping' }, { env: t.env, timeoutMs: 500 })).ok).toBe(false);
+      // The lock was released: once the way is clear, a daemon starts on the same files.
+      rmSync(blocked, { recursive: true, force: true });
+      const next = await startDaemon({ env: t.env, config });
+      cleanups.push(() => next.close());
+      expect((await requestDaemon({ v: 1, type: 'ping' }, { env: t.env, timeoutMs: 2000 })).ok).toBe(true);
+    },
+  );
 
   it('closed while it starts: start rejects, everything it started is stopped', async () => {
     const t = setup();
