@@ -8,24 +8,8 @@
  * message when it gives up. It never runs a shell of its own: it execs what the daemon asks, with the
  * argv and environment it is given, byte for byte.
  *
- * Frames, both ways: `<u32 length><u8 type><u32 id><payload>`, integers big-endian, the length counting
- * type, id and payload (so at least 5). The id names one command (the daemon never reuses one).
- *
- *   daemon -> spawner
- *     'S' SPAWN    <u32 argc><u32 envc><u32 stdin length> path\0 cwd\0 argv[0]\0 ... envp[0]\0 ...
- *                  then exactly <stdin length> bytes (written to the command's stdin, then closed)
- *     'R' RELEASE  (empty) the daemon stopped waiting: close that command's pipes and forget it (its
- *                  exit is still reaped, silently). An unknown id is ignored (it was already done).
- *   spawner -> daemon
- *     'H' HELLO    id 0, "hookd-spawner <protocol>": written before anything is read
- *     'P' SPAWNED  <u32 pid>: the command runs (its exec succeeded), the leader of its own session
- *                  and process group (pid = group id)
- *     'F' FAILED   <u32 errno> then a short message: nothing runs (pipe, fork, chdir or exec failed)
- *     'O' OUT      <u8 stream: 1 stdout, 2 stderr> then up to 64 KiB of its bytes
- *     'E' EOF      <u8 stream>: that stream ended (every writer closed it)
- *     'X' EXIT     <u8 0: exited, 1: killed by a signal><u32 code or signal number>, sent after what
- *                  its pipes held when it was reaped (what it wrote before it exited comes first)
- *   A command is forgotten once it has exited and both its streams ended, or at RELEASE.
+ * The frames, both ways, are described in docs/protocol.md ("The spawner's frames"); their types,
+ * limits and numbers come from hookd-wire.h, which `npm run build` writes from src/link/wire.ts.
  *
  * Rules: every length is checked before anything is allocated for it; a malformed frame ends the
  * spawner with a message on stderr and exit code 2 (the daemon sees it die and starts another one for
@@ -84,7 +68,12 @@
 #define HELD_MAX (64UL * 1024 * 1024)
 /* The outgoing queue past which the commands' pipes are not read. */
 #define OUT_HIGH (1024UL * 1024)
-#define IO_CHUNK (64 * 1024)
+#define IO_CHUNK HOOKD_SPAWNER_OUT_CHUNK
+/* A frame's head (length, type, id), and what its length counts besides the payload (type, id). */
+#define HEAD HOOKD_SPAWNER_FRAME_HEAD
+#define TYPE_ID (HEAD - 4)
+/* The exit code for a malformed frame from the daemon (or any argument at all). */
+#define BAD_INPUT HOOKD_SPAWNER_EXIT_BAD_INPUT
 #define MAX_CHILDREN 4096
 
 struct child {
@@ -186,13 +175,13 @@ static unsigned char *q_reserve(size_t n) {
 
 /* Queues a frame: the header, then `a` (n bytes) and `b` (m bytes). */
 static void q_frame(unsigned char type, uint32_t id, const void *a, size_t n, const void *b, size_t m) {
-    unsigned char *p = q_reserve(9 + n + m);
-    put32(p, (uint32_t)(5 + n + m));
+    unsigned char *p = q_reserve(HEAD + n + m);
+    put32(p, (uint32_t)(TYPE_ID + n + m));
     p[4] = type;
     put32(p + 5, id);
-    if (n) memcpy(p + 9, a, n);
-    if (m) memcpy(p + 9 + n, b, m);
-    g_qlen += 9 + n + m;
+    if (n) memcpy(p + HEAD, a, n);
+    if (m) memcpy(p + HEAD + n, b, m);
+    g_qlen += HEAD + n + m;
 }
 
 static void q_u32(unsigned char type, uint32_t id, uint32_t v) {
@@ -275,7 +264,7 @@ static void failed(uint32_t id, int err, const char *what) {
     if (n < 0) n = 0;
     if ((size_t)n >= sizeof msg) n = (int)sizeof msg - 1;
     put32(b, (uint32_t)err);
-    q_frame('F', id, b, 4, msg, (size_t)n);
+    q_frame(HOOKD_SPAWNER_FRAME_FAILED, id, b, 4, msg, (size_t)n);
 }
 
 /* In the child, before exec: tell the spawner why, and end. */
@@ -342,8 +331,8 @@ static void run_child(int ep, const int in[2], const int out[2], const int err[2
 
 /* A SPAWN frame (`frame`, owned from here on): parse it whole, then start the command. */
 static void do_spawn(uint32_t id, unsigned char *frame, size_t len) {
-    const unsigned char *p = frame + 5, *s, *end;
-    size_t plen = len - 5, argc, envc, inlen, i, k;
+    const unsigned char *p = frame + TYPE_ID, *s, *end;
+    size_t plen = len - TYPE_ID, argc, envc, inlen, i, k;
     char **strs;
     const char *path, *cwd;
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, ep[2] = {-1, -1};
@@ -352,33 +341,34 @@ static void do_spawn(uint32_t id, unsigned char *frame, size_t len) {
     pid_t pid;
     struct child *c;
 
-    if (plen < 12) die(2, "SPAWN %lu: short frame", (unsigned long)id);
+    if (plen < 12) die(BAD_INPUT, "SPAWN %lu: short frame", (unsigned long)id);
     argc = get32(p);
     envc = get32(p + 4);
     inlen = get32(p + 8);
     if (argc < 1 || argc > MAX_STRINGS || envc > MAX_STRINGS)
-        die(2, "SPAWN %lu: bad counts (argc %lu, envc %lu)", (unsigned long)id, (unsigned long)argc,
+        die(BAD_INPUT, "SPAWN %lu: bad counts (argc %lu, envc %lu)", (unsigned long)id, (unsigned long)argc,
             (unsigned long)envc);
-    if (inlen > plen - 12) die(2, "SPAWN %lu: stdin length past the frame", (unsigned long)id);
+    if (inlen > plen - 12) die(BAD_INPUT, "SPAWN %lu: stdin length past the frame", (unsigned long)id);
     s = p + 12;
     end = p + plen - inlen;
-    if ((size_t)(end - s) < 2 + argc + envc) die(2, "SPAWN %lu: strings past the frame", (unsigned long)id);
+    if ((size_t)(end - s) < 2 + argc + envc)
+        die(BAD_INPUT, "SPAWN %lu: strings past the frame", (unsigned long)id);
     strs = malloc((2 + argc + 1 + envc + 1) * sizeof *strs);
     if (!strs) die(1, "out of memory");
     /* path, cwd, argv..., NULL, envp..., NULL */
     for (i = 0, k = 0; i < 2 + argc + envc; i++) {
         const unsigned char *nul = memchr(s, 0, (size_t)(end - s));
-        if (!nul) die(2, "SPAWN %lu: an unterminated string", (unsigned long)id);
+        if (!nul) die(BAD_INPUT, "SPAWN %lu: an unterminated string", (unsigned long)id);
         strs[k++] = (char *)s;
         if (i == 1 + argc) strs[k++] = NULL;
         s = nul + 1;
     }
     strs[k] = NULL;
-    if (s != end) die(2, "SPAWN %lu: bytes between the strings and stdin", (unsigned long)id);
+    if (s != end) die(BAD_INPUT, "SPAWN %lu: bytes between the strings and stdin", (unsigned long)id);
     path = strs[0];
     cwd = strs[1];
 
-    if (find_id(id)) die(2, "SPAWN %lu: the id is in use", (unsigned long)id);
+    if (find_id(id)) die(BAD_INPUT, "SPAWN %lu: the id is in use", (unsigned long)id);
     if (g_nchildren >= MAX_CHILDREN) {
         failed(id, EAGAIN, "too many commands running");
         goto out;
@@ -425,7 +415,7 @@ static void do_spawn(uint32_t id, unsigned char *frame, size_t len) {
     c->next = g_children;
     g_children = c;
     g_nchildren++;
-    q_u32('P', id, (uint32_t)pid);
+    q_u32(HOOKD_SPAWNER_FRAME_SPAWNED, id, (uint32_t)pid);
     if (inlen == 0) drop_stdin(c);
 out:
     close_fd(&in[0]);
@@ -443,16 +433,16 @@ out:
 static void handle_frame(unsigned char *frame, size_t len) {
     unsigned char type = frame[0];
     uint32_t id = get32(frame + 1);
-    if (type == 'S') {
+    if (type == HOOKD_SPAWNER_FRAME_SPAWN) {
         do_spawn(id, frame, len);
         return;
     }
-    if (type == 'R' && len == 5) {
+    if (type == HOOKD_SPAWNER_FRAME_RELEASE && len == TYPE_ID) {
         free(frame);
         release(id);
         return;
     }
-    die(2, "bad frame (type 0x%02x, length %lu)", (unsigned)type, (unsigned long)len);
+    die(BAD_INPUT, "bad frame (type 0x%02x, length %lu)", (unsigned)type, (unsigned long)len);
 }
 
 /* Reads the daemon's frames while there are bytes and room for them; EOF or an error: the end. */
@@ -466,14 +456,14 @@ static void read_input(void) {
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-        if (n <= 0) exit(g_body || g_hdr_have ? 2 : 0);
+        if (n <= 0) exit(g_body || g_hdr_have ? BAD_INPUT : 0);
         if (!g_body) {
             uint32_t len;
             g_hdr_have += (size_t)n;
             if (g_hdr_have < sizeof g_hdr) continue;
             len = get32(g_hdr);
             g_hdr_have = 0;
-            if (len < 5 || len > MAX_FRAME) die(2, "bad frame length %lu", (unsigned long)len);
+            if (len < TYPE_ID || len > MAX_FRAME) die(BAD_INPUT, "bad frame length %lu", (unsigned long)len);
             g_body = malloc(len);
             if (!g_body) die(1, "out of memory (a frame of %lu bytes)", (unsigned long)len);
             g_body_len = len;
@@ -501,23 +491,23 @@ static void write_stdin(struct child *c) {
 }
 
 static void read_output(struct child *c, int stream) {
-    unsigned char *p = q_reserve(10 + IO_CHUNK);
+    unsigned char *p = q_reserve(HEAD + 1 + IO_CHUNK);
     ssize_t n;
-    do n = read(c->out_fd[stream], p + 10, IO_CHUNK);
+    do n = read(c->out_fd[stream], p + HEAD + 1, IO_CHUNK);
     while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     if (n > 0) {
-        put32(p, (uint32_t)(6 + n));
-        p[4] = 'O';
+        put32(p, (uint32_t)(TYPE_ID + 1 + n));
+        p[4] = HOOKD_SPAWNER_FRAME_OUT;
         put32(p + 5, c->id);
-        p[9] = (unsigned char)(stream + 1);
-        g_qlen += 10 + (size_t)n;
+        p[HEAD] = stream ? HOOKD_SPAWNER_STDERR : HOOKD_SPAWNER_STDOUT;
+        g_qlen += HEAD + 1 + (size_t)n;
         return;
     }
     {
-        unsigned char which = (unsigned char)(stream + 1);
+        unsigned char which = stream ? HOOKD_SPAWNER_STDERR : HOOKD_SPAWNER_STDOUT;
         close_fd(&c->out_fd[stream]);
-        q_frame('E', c->id, &which, 1, NULL, 0);
+        q_frame(HOOKD_SPAWNER_FRAME_EOF, c->id, &which, 1, NULL, 0);
         maybe_free(c);
     }
 }
@@ -548,13 +538,13 @@ static void reap(void) {
         if (!c->released) {
             unsigned char b[5];
             if (WIFSIGNALED(st)) {
-                b[0] = 1;
+                b[0] = HOOKD_SPAWNER_SIGNALLED;
                 put32(b + 1, (uint32_t)WTERMSIG(st));
             } else {
-                b[0] = 0;
+                b[0] = HOOKD_SPAWNER_EXITED;
                 put32(b + 1, (uint32_t)WEXITSTATUS(st));
             }
-            q_frame('X', c->id, b, 5, NULL, 0);
+            q_frame(HOOKD_SPAWNER_FRAME_EXIT, c->id, b, 5, NULL, 0);
         }
         maybe_free(c);
     }
@@ -605,7 +595,7 @@ int main(int argc, char **argv) {
     size_t pcap = 0;
     int fd;
     (void)argv;
-    if (argc > 1) die(2, "started by the hookd daemon only (no arguments; frames on stdin)");
+    if (argc > 1) die(BAD_INPUT, "started by the hookd daemon only (no arguments; frames on stdin)");
     for (fd = 0; fd <= 2; fd++) {
         if (fcntl(fd, F_GETFD) < 0) {
             int nul = open("/dev/null", O_RDWR);
@@ -628,7 +618,7 @@ int main(int argc, char **argv) {
     if (sigaction(SIGCHLD, &sa, NULL) != 0) die(1, "sigaction: %s", strerror(errno));
     /* HELLO goes out whole (stdout still blocking) before anything is read: the daemon sends nothing
      * before it has it, so a spawner that died without one never saw a command. */
-    q_frame('H', 0, HELLO_TEXT, strlen(HELLO_TEXT), NULL, 0);
+    q_frame(HOOKD_SPAWNER_FRAME_HELLO, 0, HELLO_TEXT, strlen(HELLO_TEXT), NULL, 0);
     flush_out();
     (void)set_flag(0, F_GETFL, F_SETFL, O_NONBLOCK);
     (void)set_flag(1, F_GETFL, F_SETFL, O_NONBLOCK);

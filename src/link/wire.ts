@@ -33,6 +33,27 @@ export const SPAWNER_NAME = 'hookd-spawner';
 export const SPAWNER_HELLO = 'hookd-spawner 1';
 /** The largest frame the spawner takes; a bigger command goes through child_process. */
 export const SPAWNER_MAX_FRAME = 48 * 1024 * 1024;
+/** A frame's head: `<u32 length><u8 type><u32 id>`; the length counts type, id and payload. */
+export const SPAWNER_FRAME_HEAD = 9;
+/** The type byte of each frame: SPAWN and RELEASE go to the spawner, the others come from it. */
+export const SPAWNER_FRAME = {
+  spawn: 'S',
+  release: 'R',
+  hello: 'H',
+  spawned: 'P',
+  failed: 'F',
+  out: 'O',
+  eof: 'E',
+  exit: 'X',
+} as const;
+/** The most bytes of a command's output in one OUT frame. */
+export const SPAWNER_OUT_CHUNK = 64 * 1024;
+/** The stream byte of OUT and EOF frames. */
+export const SPAWNER_STREAM = { stdout: 1, stderr: 2 } as const;
+/** The first byte of an EXIT frame's payload: how the command ended. */
+export const SPAWNER_ENDED = { exited: 0, signalled: 1 } as const;
+/** The spawner's exit code for a malformed frame from the daemon (or any argument at all). */
+export const SPAWNER_EXIT_BAD_INPUT = 2;
 
 /** native/hookd-wire.h: the constants above for the C programs, written by `npm run build`. */
 export function wireHeader(): string {
@@ -51,6 +72,16 @@ export function wireHeader(): string {
     `#define HOOKD_FAST_LINE_MAX ${FAST_LINE_MAX}`,
     `#define HOOKD_SPAWNER_HELLO ${text(SPAWNER_HELLO)}`,
     `#define HOOKD_SPAWNER_MAX_FRAME ${SPAWNER_MAX_FRAME}UL`,
+    `#define HOOKD_SPAWNER_FRAME_HEAD ${SPAWNER_FRAME_HEAD}`,
+    ...Object.entries(SPAWNER_FRAME).map(
+      ([name, type]) => `#define HOOKD_SPAWNER_FRAME_${name.toUpperCase()} '${type}'`,
+    ),
+    `#define HOOKD_SPAWNER_OUT_CHUNK ${SPAWNER_OUT_CHUNK}`,
+    `#define HOOKD_SPAWNER_STDOUT ${SPAWNER_STREAM.stdout}`,
+    `#define HOOKD_SPAWNER_STDERR ${SPAWNER_STREAM.stderr}`,
+    `#define HOOKD_SPAWNER_EXITED ${SPAWNER_ENDED.exited}`,
+    `#define HOOKD_SPAWNER_SIGNALLED ${SPAWNER_ENDED.signalled}`,
+    `#define HOOKD_SPAWNER_EXIT_BAD_INPUT ${SPAWNER_EXIT_BAD_INPUT}`,
     '',
     '#endif',
     '',

@@ -193,7 +193,7 @@ static void inst_start(void) {
     fseek(g_die_stream, 0, SEEK_SET);
     memset(g_die_text, 0, sizeof g_die_text);
     /* As its main does before it reads anything. */
-    q_frame('H', 0, HELLO_TEXT, strlen(HELLO_TEXT), NULL, 0);
+    q_frame(HOOKD_SPAWNER_FRAME_HELLO, 0, HELLO_TEXT, strlen(HELLO_TEXT), NULL, 0);
     must_return(call_flush_out, "flush_out");
     drain();
     g_alive = 1;

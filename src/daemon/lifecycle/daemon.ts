@@ -12,18 +12,21 @@ import type { FiredRule } from '../../notify/rules.js';
 import type { DefaultText } from '../../notify/notification.js';
 import { ConfigStore, type ConfigState } from '../state/config-store.js';
 import { createDaemonLogger } from './logger.js';
-import { daemonFiles, ensurePrivateDir } from '../../link/runtime-files.js';
+import { daemonFiles, ensurePrivateDir, type DaemonFiles } from '../../link/runtime-files.js';
 import { openDaemonJournal } from '../state/journal-schema.js';
+import type { Journal } from '../state/journal.js';
 import { DaemonStore, type JournalRecord } from '../state/store.js';
 import { Outbox } from '../state/outbox.js';
-import { listenOnSocket, type SocketServer } from '../listen/server.js';
+import { listenOnSocket } from '../listen/server.js';
 import { holdDaemonLock, pingOverSocket } from './lock-holder.js';
 import { Pipeline } from '../pipeline.js';
 import { Escalator, type Answered } from '../escalator.js';
 import { ProjectNotifyCache } from '../project-notify.js';
-import { openNoiseStore } from '../state/noise-store.js';
+import { openNoiseStore, type NoiseStore } from '../state/noise-store.js';
 import { noiseRetentionMs } from '../../notify/noise.js';
-import { createPresenceProbe, type PresenceProbe, type PresenceReading } from '../../notify/presence.js';
+import type { PresenceReading } from '../../notify/presence.js';
+import type { NotifyConfig } from '../../config/notify-schema.js';
+import type { HandOffResult } from '../../hook/hand-off.js';
 import { within } from '../../util/within.js';
 import { Ingest } from '../listen/ingest.js';
 import { Digest } from '../digest.js';
@@ -31,11 +34,15 @@ import { collectStats, type DaemonStats } from '../state/stats.js';
 import { requestHandler } from '../listen/requests.js';
 import { startFastServer, type FastServer } from '../listen/fast-server.js';
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../link/wire.js';
-import { createSpawner } from '../spawn/spawner.js';
+import { createSpawner, type Spawner } from '../spawn/spawner.js';
+import { Parts, type StopPart } from './parts.js';
+import { PresenceCache } from './presence-cache.js';
+import { ReleaseTimers } from './release-timers.js';
 import { inflightDir, recoverInflight } from '../state/inflight.js';
 import { TranscriptWatch } from '../listen/transcript-watch.js';
 
 export { DaemonRunningError } from './lock-holder.js';
+export { ClosedWhileStartingError } from './parts.js';
 export type { ChannelStatus, DaemonStats } from '../state/stats.js';
 
 export interface StartDaemonOptions {
@@ -83,28 +90,241 @@ export interface DaemonHandle {
   closed: Promise<void>;
 }
 
+/** The named parts of a daemon, in the order `start()` starts them; `close()` stops them in reverse. */
+export const DAEMON_PARTS = [
+  'lock',
+  'config',
+  'journal',
+  'outbox',
+  'noise',
+  'escalator',
+  'transcripts',
+  'release timers',
+  'pipeline',
+  'ingest',
+  'config watch',
+  'socket',
+  'spawner',
+  'fast listener',
+  'housekeeping',
+  'pid file',
+] as const;
+export type DaemonPart = (typeof DAEMON_PARTS)[number];
+
 /**
- * Starts the notification daemon in this process. It is the wiring of its parts (docs/daemon.md): the
- * lock holder, the config store and channels, the journal with its store, ingest (socket and spool),
- * the pipeline (rules, enrichment, coalescing into the outbox), the quiet-hours digest, the outbox, the
- * request handler and the stats read from them all.
+ * The notification daemon in this process (docs/daemon.md): its named parts, `start()` that starts them
+ * in order (DAEMON_PARTS) and `close()` that stops exactly the started ones in reverse. A part that
+ * failed to start is not stopped; the parts started before it are, and start() rejects. Closing twice
+ * gives the same promise; closing while it starts waits for the part starting, then unwinds.
  */
-export async function startDaemon(options: StartDaemonOptions = {}): Promise<DaemonHandle> {
-  const env = options.env ?? process.env;
-  const now = options.now ?? Date.now;
-  const startedAt = now();
-  const files = daemonFiles(env);
-  ensurePrivateDir(files.dir);
-  const lock = await holdDaemonLock(files, pingOverSocket(env));
+export class Daemon implements DaemonHandle {
+  readonly socketPath: string;
+  /** Resolves when the daemon has closed (e.g. after a `shutdown` request). */
+  readonly closed: Promise<void>;
 
-  let logger = options.logger;
-  const cleanups: (() => void)[] = [lock.release];
-  try {
-    logger ??= createDaemonLogger(env);
-    const log = logger;
+  private readonly env: Env;
+  private readonly now: () => number;
+  private readonly files: DaemonFiles;
+  private readonly daemonDir: string;
+  private readonly startedAt: number;
+  private readonly parts: Parts;
+  private log: Logger | undefined;
+  private starting: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+  private resolveClosed!: () => void;
+  /** Set at close: requests and fast events are refused from then on. */
+  private stopping = false;
+  /** Events held in bursts when the pipeline stopped (they stay pending for the next start). */
+  private discarded = 0;
 
-    // ---- config and channels ------------------------------------------------------------------------
-    let channels = new Map<string, Channel>();
+  // ---- the parts, set as they start ------------------------------------------------------------------
+  private config!: ConfigStore;
+  private channels = new Map<string, Channel>();
+  private projects!: ProjectNotifyCache;
+  private journal!: Journal<JournalRecord>;
+  private compacting: Promise<void> | undefined;
+  store!: DaemonStore;
+  private outbox!: Outbox;
+  private noise!: NoiseStore;
+  private presence!: PresenceCache;
+  private escalator!: Escalator;
+  private transcripts!: TranscriptWatch;
+  private releases!: ReleaseTimers;
+  private pipeline: Pipeline | undefined;
+  private ingest!: Ingest;
+  private digest!: Digest;
+  private spawner: Spawner | undefined;
+  private fast: FastServer | undefined;
+
+  constructor(private readonly options: StartDaemonOptions = {}) {
+    this.env = options.env ?? process.env;
+    this.now = options.now ?? Date.now;
+    this.startedAt = this.now();
+    this.files = daemonFiles(this.env);
+    this.socketPath = this.files.socket;
+    this.daemonDir = join(stateDir(this.env), 'daemon');
+    this.closed = new Promise<void>((resolve) => (this.resolveClosed = resolve));
+    this.parts = new Parts((part, error) =>
+      this.log?.error({ part, error: error.message }, 'a part of the daemon failed to stop'),
+    );
+  }
+
+  /** The parts started so far, in the order they started. */
+  startedParts(): string[] {
+    return this.parts.names();
+  }
+
+  /** Starts every part in order; on a failure, stops the started ones in reverse and rejects. */
+  start(): Promise<void> {
+    this.starting ??= this.startParts().catch(async (error: unknown) => {
+      await this.parts.stop();
+      throw error;
+    });
+    return this.starting;
+  }
+
+  /** Stops accepting, finishes the work in flight, persists the rest, releases the lock. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.stopping = true;
+      this.pipeline?.halt();
+      await this.parts.stop();
+      if (this.store)
+        this.log?.info(
+          {
+            pendingEvents: this.store.pendingEvents.size,
+            heldInBursts: this.discarded,
+            pendingDeliveries: this.store.counts().pending,
+          },
+          'daemon stopped; pending work is kept for the next start',
+        );
+      this.log?.flush?.();
+      this.resolveClosed();
+    })();
+    return this.closing;
+  }
+
+  stats(): DaemonStats {
+    return collectStats({
+      startedAt: this.startedAt,
+      now: this.now,
+      socketPath: this.files.socket,
+      journal: this.journal,
+      store: this.store,
+      channels: () => this.channels,
+      channelStats: (name) => this.outbox.statsFor(name),
+      config: () => this.config.state,
+      ingest: this.ingest.counts,
+      pipeline: this.pipeline!.counts,
+      digest: this.digest.counts,
+      presence: () => this.presence.probe().status(),
+      fast: () =>
+        this.fast
+          ? { socket: this.fast.socket, protocol: FAST_PROTOCOL, clientVersions: { ...FAST_CLIENT_VERSIONS } }
+          : undefined,
+    });
+  }
+
+  /** Re-reads the config file now (the watcher does it on change). */
+  reloadConfig(): boolean {
+    return this.config.reload();
+  }
+
+  private async startParts(): Promise<void> {
+    const { env, files, parts, options } = this;
+    ensurePrivateDir(files.dir);
+    await parts.start('lock', async () => (await holdDaemonLock(files, pingOverSocket(env))).release);
+    const log = (this.log = options.logger ?? createDaemonLogger(env));
+    await parts.start('config', () => {
+      this.startConfig(log);
+      return () => this.config.close();
+    });
+    await parts.start('journal', () => this.openJournal(log));
+    await parts.start('outbox', () => {
+      this.outbox = this.makeOutbox(log);
+      this.outbox.start();
+      return () => this.outbox.stop();
+    });
+    await parts.start('noise', () => {
+      // The noise memory (dedupe, cooldowns...) survives a restart: <state>/daemon/noise.json.
+      this.noise = openNoiseStore({
+        file: join(this.daemonDir, 'noise.json'),
+        logger: log,
+        now: this.now,
+        maxAgeMs: () => noiseRetentionMs(this.notify().noise),
+      });
+      return () => this.noise.flush();
+    });
+    this.wire(log);
+    // What the pipeline schedules (ladders, transcript watches, releases) stops after the pipeline.
+    await parts.start('escalator', () => () => this.escalator.close());
+    await parts.start('transcripts', () => () => this.transcripts.close());
+    await parts.start('release timers', () => () => this.releases.clear());
+    await parts.start('pipeline', () => {
+      const { store } = this;
+      for (const handoff of store.pendingEvents.values()) this.pipeline!.enqueue(handoff);
+      if (store.pendingEvents.size > 0)
+        log.info({ events: store.pendingEvents.size }, 'replaying events not processed before the last stop');
+      return async () => {
+        this.discarded = await this.pipeline!.stop();
+      };
+    });
+    await parts.start('ingest', async () => {
+      await this.ingest.drainSpool();
+      // Events a killed daemon had acknowledged to fast clients (they never fall back after that).
+      await recoverInflight(inflightDir(env), (handoff) => this.ingest.receive(handoff), log);
+      return () => this.ingest.stop();
+    });
+    // Watching before anything answers: a config edit written right after a ping is seen.
+    if (!options.config && options.watchConfig !== false)
+      await parts.start('config watch', () => this.config.watch());
+    await parts.start('socket', async () => {
+      if (existsSync(files.socket)) rmSync(files.socket, { force: true });
+      const server = await listenOnSocket(files.socket, this.requests(log));
+      return async () => {
+        await server.close();
+        rmSync(files.socket, { force: true });
+      };
+    });
+    // Starts the commands of the events run here (the fast listener's): a resident spawner, started at
+    // the first command (docs/daemon.md, "The spawner"); HOOKD_NO_SPAWNER=1: child_process.
+    await parts.start('spawner', () => {
+      const spawner = (this.spawner = createSpawner({ env, logger: log }));
+      return () => spawner.close();
+    });
+    // The fast client's listener; events it forwards run here, then go to ingest.
+    if (this.config.state.daemon.fastListener)
+      await parts.start('fast listener', async () => {
+        const fast = (this.fast = await startFastServer({
+          env,
+          runtimeDir: files.dir,
+          logger: log,
+          stopping: () => this.stopping,
+          inflightDir: inflightDir(env),
+          spawn: this.spawner!.spawn,
+          handOff: (message) => this.handOff(message, log),
+        }));
+        return () => fast.close();
+      });
+    await parts.start('housekeeping', () => this.startHousekeeping(log));
+    await parts.start('pid file', () => {
+      writePrivateFileAtomic(files.pid, `${process.pid}\n`, { ensureDir: false });
+      rmSync(files.starting, { force: true });
+      return () => rmSync(files.pid, { force: true });
+    });
+    log.info(
+      { pid: process.pid, socket: files.socket, replayed: this.store.pendingEvents.size },
+      'daemon started',
+    );
+  }
+
+  private notify(): NotifyConfig {
+    return this.config.state.notify;
+  }
+
+  /** The config store and the channels it builds, rebuilt on every valid change. */
+  private startConfig(log: Logger): void {
+    const { env, options } = this;
     const channelOptions = {
       env,
       ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -112,21 +332,21 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       ...(options.appUrl ? { appUrl: options.appUrl } : {}),
     };
     // A trusted project file's notify rules and channels, per project dir (none with a fixed config).
-    const projects = new ProjectNotifyCache({
+    this.projects = new ProjectNotifyCache({
       env: options.config ? { ...env, HOOKD_NO_PROJECT_CONFIG: '1' } : env,
       logger: log,
-      userNotify: () => config.state.notify,
-      userVersion: () => config.state.appliedAt,
+      userNotify: () => this.config.state.notify,
+      userVersion: () => this.config.state.appliedAt,
       build: channelOptions,
-      channels: () => channels,
+      channels: () => this.channels,
     });
     const rebuildChannels = (state: ConfigState) => {
-      channels = buildChannels(state.notify, {
+      this.channels = buildChannels(state.notify, {
         ...channelOptions,
         ...(options.channels ? { overrides: options.channels } : {}),
       });
-      projects.addChannelsTo(channels);
-      for (const channel of channels.values()) {
+      this.projects.addChannelsTo(this.channels);
+      for (const channel of this.channels.values()) {
         const health = channel.health();
         if (!health.ok || health.problems.length > 0)
           log.warn(
@@ -135,28 +355,30 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           );
       }
       log.info(
-        { channels: [...channels.values()].map((c) => ({ name: c.name, is: c.describe() })) },
+        { channels: [...this.channels.values()].map((c) => ({ name: c.name, is: c.describe() })) },
         'channels ready',
       );
     };
-    let fast: FastServer | undefined;
-    const config = new ConfigStore({
+    let built = false;
+    this.config = new ConfigStore({
       env,
       logger: log,
-      now,
+      now: this.now,
       ...(options.config ? { fixed: options.config } : {}),
       onChange: (state) => {
-        if (state.ok) rebuildChannels(state);
+        if (!state.ok) return;
+        built = true;
+        rebuildChannels(state);
       },
     });
-    if (channels.size === 0) rebuildChannels(config.state);
-    log.level = config.state.daemon.logLevel;
+    if (!built) rebuildChannels(this.config.state);
+    log.level = this.config.state.daemon.logLevel;
+  }
 
-    // ---- journal and store: every change is a record, durable before it counts ----------------------
-    const daemonDir = join(stateDir(env), 'daemon');
-    let onJournalRecovered = () => {};
-    const journal = openDaemonJournal(join(daemonDir, 'journal.jsonl'), {
-      fsync: config.state.daemon.fsync,
+  /** The journal, replayed into the store: every change is a record, durable before it counts. */
+  private async openJournal(log: Logger): Promise<StopPart> {
+    const journal = openDaemonJournal(join(this.daemonDir, 'journal.jsonl'), {
+      fsync: this.config.state.daemon.fsync,
       onTrouble: (error) => {
         if (error) {
           log.error(
@@ -165,80 +387,92 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           );
         } else {
           log.info({ file: journal.file }, 'the journal is writable again; resuming');
-          onJournalRecovered();
+          this.outbox.wake();
+          this.ingest.scheduleDrain();
         }
       },
     });
-    const store = new DaemonStore(config.state.daemon.seenIdsMax);
-    await journal.open({ each: (record) => store.apply(record) });
+    this.journal = journal;
+    this.store = new DaemonStore(this.config.state.daemon.seenIdsMax);
+    try {
+      await journal.open({ each: (record) => this.store.apply(record) });
+    } catch (error) {
+      await journal.close();
+      throw error;
+    }
     if (journal.quarantined > 0)
       log.error(
         { count: journal.quarantined, file: journal.quarantineFile },
         'journal lines that are not valid records were quarantined; the rest is used',
       );
-    cleanups.push(() => void journal.close());
-
-    let compacting: Promise<void> | undefined;
-    const commit = async (records: JournalRecord[]): Promise<void> => {
-      for (const record of records) store.apply(record);
-      await journal.append(records);
-      if (!compacting && journal.size > config.state.daemon.compactBytes) {
-        compacting = journal
-          .rewrite(() => store.snapshot())
-          .catch((error: Error) => log.error({ error: error.message }, 'journal compaction failed'))
-          .finally(() => (compacting = undefined));
-      }
+    return async () => {
+      await this.compacting;
+      await journal.close();
     };
+  }
 
-    // ---- the parts ------------------------------------------------------------------------------------
-    const outbox = new Outbox({
-      store,
-      commit,
-      paused: () => journal.trouble !== undefined,
-      channels: () => channels,
-      now,
+  /** Applies records to the store and appends them to the journal; compacts it past compactBytes. */
+  private readonly commit = async (records: JournalRecord[]): Promise<void> => {
+    const { store, journal } = this;
+    for (const record of records) store.apply(record);
+    await journal.append(records);
+    if (!this.compacting && journal.size > this.config.state.daemon.compactBytes) {
+      this.compacting = journal
+        .rewrite(() => store.snapshot())
+        .catch((error: Error) => this.log?.error({ error: error.message }, 'journal compaction failed'))
+        .finally(() => (this.compacting = undefined));
+    }
+  };
+
+  private readonly wake = (channels: Iterable<string>) => this.outbox.wake(channels);
+
+  private makeOutbox(log: Logger): Outbox {
+    const { config } = this;
+    return new Outbox({
+      store: this.store,
+      commit: this.commit,
+      paused: () => this.journal.trouble !== undefined,
+      channels: () => this.channels,
+      now: this.now,
       logger: log,
-      redaction: { homePaths: options.redactHomePaths ?? false, home: env.HOME },
+      redaction: { homePaths: this.options.redactHomePaths ?? false, home: this.env.HOME },
       retry: () => ({
         baseMs: config.state.daemon.retryBaseMs,
         maxMs: config.state.daemon.retryMaxMs,
         maxAgeMs: config.state.daemon.outboxMaxAgeMs,
       }),
     });
-    const wake = (channels: Iterable<string>) => outbox.wake(channels);
-    const notify = () => config.state.notify;
+  }
 
-    // Presence (docs/sessions.md#presence): the probe of the settings in force, made anew when they change.
-    let presenceProbe: { key: string; probe: PresenceProbe } | undefined;
-    const presenceNow = (): PresenceProbe => {
-      const { source, idleAfterMs } = notify().presence;
-      const key = `${source}/${idleAfterMs}`;
-      if (presenceProbe?.key !== key) {
-        const probe = createPresenceProbe({ env, now, source, thresholdMs: idleAfterMs });
-        presenceProbe = { key, probe };
-        void probe.detect().then((detection) => log.info({ presence: detection }, 'presence source'));
-      }
-      return presenceProbe.probe;
-    };
-    const presence = (): Promise<PresenceReading> => presenceNow().read();
-    presenceNow();
+  /** Tells the caller's onAnswered (a failing one is logged). */
+  private readonly onAnswered = (answer: Answered) => {
+    try {
+      this.options.onAnswered?.(answer);
+    } catch (error) {
+      this.log?.error({ error: (error as Error).message }, 'onAnswered failed');
+    }
+  };
 
-    // The noise memory (dedupe, cooldowns...) survives a restart: <state>/daemon/noise.json.
-    const noiseStore = openNoiseStore({
-      file: join(daemonDir, 'noise.json'),
-      logger: log,
+  /** Makes the parts that only act when told (nothing runs yet): presence, escalator, pipeline... */
+  private wire(log: Logger): void {
+    const { env, now, options, store, commit, wake } = this;
+    const notify = () => this.notify();
+    // Presence (docs/sessions.md#presence): the probe of the settings in force.
+    const presence = (this.presence = new PresenceCache({
+      env,
       now,
-      maxAgeMs: () => noiseRetentionMs(notify().noise),
+      logger: log,
+      settings: () => notify().presence,
+    }));
+    presence.probe();
+    const digest = (this.digest = new Digest({ store, notify, commit, wake, now }));
+    this.releases = new ReleaseTimers(now, () => {
+      digest
+        .releaseHeld()
+        .catch((error: Error) => log.error({ error: error.message }, 'held release failed'));
     });
-    const onAnswered = (answer: Answered) => {
-      try {
-        options.onAnswered?.(answer);
-      } catch (error) {
-        log.error({ error: (error as Error).message }, 'onAnswered failed');
-      }
-    };
     // Escalation ladders (docs/sessions.md#escalation-ladders): steps sent while nobody answers.
-    const escalator: Escalator = new Escalator({
+    const escalator = (this.escalator = new Escalator({
       store,
       notify,
       commit,
@@ -246,28 +480,32 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       now,
       logger: log,
       answering: (id) => pipeline.isHalting(id),
-    });
-    const pipeline = new Pipeline({
+    }));
+    const noise = this.noise;
+    const pipeline: Pipeline = (this.pipeline = new Pipeline({
       ladders: (session) => store.laddersOf(session),
       onLadder: (ladder) =>
         escalator.schedule(ladder.startedAt + Math.min(...ladder.steps.map((s) => s.afterMs))),
-      onAnswered,
-      noise: noiseStore.state,
-      sessions: noiseStore.sessions,
+      onAnswered: this.onAnswered,
+      noise: noise.state,
+      sessions: noise.sessions,
       // Delay-then-cancel (docs/sessions.md): held "waiting" notifications, released when their time comes.
       heldWaiting: (session) => store.heldWaiting(session),
-      onHeld: (until) => releaseAt(until),
+      onHeld: (until) => this.releases.at(until),
       // Notifications that know the session (docs/sessions.md): resolved when answered, one Slack message.
       shownWaiting: (session) => store.shownWaiting(session),
       sessionMessageChannels: () =>
-        [...channels.values()].filter((c) => c.sessionMessages).map((c) => c.name),
+        [...this.channels.values()].filter((c) => c.sessionMessages).map((c) => c.name),
       // Transcript watching (docs/sessions.md): interrupts and turn ends no hook reports.
       // A Claude sub-agent's state (`<session>#<agent>`) is not its parent's transcript's to move.
       onSession: (state, event) =>
-        transcripts.track(state, state.id === event.sessionId ? event.payload.transcript_path : undefined),
-      noiseChanged: () => noiseStore.changed(),
+        this.transcripts.track(
+          state,
+          state.id === event.sessionId ? event.payload.transcript_path : undefined,
+        ),
+      noiseChanged: () => noise.changed(),
       notify,
-      notifyFor: (event) => projects.notifyFor(event),
+      notifyFor: (event) => this.projects.notifyFor(event),
       now,
       logger: log,
       commit,
@@ -278,9 +516,9 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       defaultText: options.defaultText,
       home: env.HOME,
       // An injected reading (tests) stands in for the configured probe.
-      presence: options.presence ?? presence,
-    });
-    const transcripts = new TranscriptWatch({
+      presence: options.presence ?? (() => presence.read()),
+    }));
+    this.transcripts = new TranscriptWatch({
       logger: log,
       now,
       session: (id) => pipeline.sessions.get(id),
@@ -290,182 +528,82 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           .catch((error: Error) => log.error({ error: error.message }, 'cannot apply a transcript record')),
       ...(options.transcriptPollMs ? { pollMs: options.transcriptPollMs } : {}),
     });
-    cleanups.push(() => void transcripts.close());
-    const ingest = new Ingest({
+    this.ingest = new Ingest({
       store,
       commit,
-      paused: () => journal.trouble !== undefined,
+      paused: () => this.journal.trouble !== undefined,
       spoolDir: spoolDir(env),
       enqueue: (handoff) => pipeline.enqueue(handoff),
       now,
       logger: log,
     });
-    const digest = new Digest({ store, notify, commit, wake, now });
-    const releaseTimers = new Set<NodeJS.Timeout>();
-    const releaseHeld = () =>
-      digest
-        .releaseHeld()
-        .catch((error: Error) => log.error({ error: error.message }, 'held release failed'));
-    function releaseAt(until: number): void {
-      const timer = setTimeout(
-        () => void (releaseTimers.delete(timer), releaseHeld()),
-        Math.max(0, until - now()),
-      );
-      releaseTimers.add(timer);
-    }
+  }
 
-    onJournalRecovered = () => {
-      outbox.wake();
-      ingest.scheduleDrain();
-    };
-
-    const stats = (): DaemonStats =>
-      collectStats({
-        startedAt,
-        now,
-        socketPath: files.socket,
-        journal,
-        store,
-        channels: () => channels,
-        channelStats: (name) => outbox.statsFor(name),
-        config: () => config.state,
-        ingest: ingest.counts,
-        pipeline: pipeline.counts,
-        digest: digest.counts,
-        presence: () => presenceNow().status(),
-        fast: () =>
-          fast
-            ? { socket: fast.socket, protocol: FAST_PROTOCOL, clientVersions: { ...FAST_CLIENT_VERSIONS } }
-            : undefined,
-      });
-
-    let stopping = false;
-    let closing: Promise<void> | undefined;
-    let resolveClosed!: () => void;
-    const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
-
-    const handle = requestHandler({
-      stopping: () => stopping,
-      journalTrouble: () => journal.trouble,
-      receive: (handoff) => ingest.receive(handoff),
-      stats,
-      shutdown: () => void close(),
-      store,
-      commit,
-      wake,
-      noise: () => pipeline.noise,
-      sessions: () => pipeline.sessions,
+  /** What answers the daemon's socket (src/daemon/listen/requests.ts). */
+  private requests(log: Logger) {
+    const { pipeline, presence } = this;
+    return requestHandler({
+      stopping: () => this.stopping,
+      journalTrouble: () => this.journal.trouble,
+      receive: (handoff) => this.ingest.receive(handoff),
+      stats: () => this.stats(),
+      shutdown: () => void this.close(),
+      store: this.store,
+      commit: this.commit,
+      wake: this.wake,
+      noise: () => pipeline!.noise,
+      sessions: () => pipeline!.sessions,
       // `hookd status` shows a fresh presence reading when one comes quickly, else the last one.
-      beforeStatus: () => within(presence(), 300, undefined),
-      ladders: store,
-      onAnswered,
-      resolveShown: (session, by) => pipeline.resolveShown(session, by),
+      beforeStatus: () => within(presence.read(), 300, undefined),
+      ladders: this.store,
+      onAnswered: this.onAnswered,
+      resolveShown: (session, by) => pipeline!.resolveShown(session, by),
       logger: log,
-      now,
+      now: this.now,
     });
+  }
 
-    // ---- start: replay, spool, socket, timers ---------------------------------------------------------
-    for (const handoff of store.pendingEvents.values()) pipeline.enqueue(handoff);
-    if (store.pendingEvents.size > 0)
-      log.info({ events: store.pendingEvents.size }, 'replaying events not processed before the last stop');
-    await ingest.drainSpool();
-    // Events a killed daemon had acknowledged to fast clients (they never fall back after that).
-    await recoverInflight(inflightDir(env), (handoff) => ingest.receive(handoff), log);
-    // Watching before anything answers: a config edit written right after a ping is seen.
-    if (!options.config && options.watchConfig !== false) {
-      await config.watch();
-      cleanups.push(() => void config.close());
+  /** An event run by the fast listener, into ingest: acknowledged once it is in the journal. */
+  private async handOff(message: EventHandoff, log: Logger): Promise<HandOffResult> {
+    try {
+      await this.ingest.receive(message);
+      return { outcome: 'acked' };
+    } catch (error) {
+      log.error({ error: (error as Error).message }, 'cannot take an event run by the fast listener');
+      return { outcome: 'failed', error: (error as Error).message };
     }
+  }
 
-    if (existsSync(files.socket)) rmSync(files.socket, { force: true });
-    const server: SocketServer = await listenOnSocket(files.socket, handle);
-    // Starts the commands of the events run here (the fast listener's): a resident spawner,
-    // started at the first command (docs/daemon.md, "The spawner"); HOOKD_NO_SPAWNER=1: child_process.
-    const spawner = createSpawner({ env, logger: log });
-    cleanups.push(() => void spawner.close());
-    // The fast client's listener; events it forwards run here, then go to ingest.
-    if (config.state.daemon.fastListener) {
-      fast = await startFastServer({
-        env,
-        runtimeDir: files.dir,
-        logger: log,
-        stopping: () => stopping,
-        inflightDir: inflightDir(env),
-        spawn: spawner.spawn,
-        handOff: async (message) => {
-          try {
-            await ingest.receive(message);
-            return { outcome: 'acked' };
-          } catch (error) {
-            log.error({ error: (error as Error).message }, 'cannot take an event run by the fast listener');
-            return { outcome: 'failed', error: (error as Error).message };
-          }
-        },
-      });
-      cleanups.push(() => void fast?.close());
-    }
-    writePrivateFileAtomic(files.pid, `${process.pid}\n`, { ensureDir: false });
-    rmSync(files.starting, { force: true });
-
-    outbox.start();
+  /** The first release of held notifications and escalation tick, then both (and the spool) periodically. */
+  private async startHousekeeping(log: Logger): Promise<StopPart> {
+    const { ingest, digest, pipeline, escalator, config } = this;
+    await digest.releaseHeld();
+    await escalator.tick();
     const timers = [
       setInterval(() => ingest.scheduleDrain(), config.state.daemon.spoolScanIntervalMs),
       setInterval(() => {
         digest
           .releaseHeld()
           .catch((error: Error) => log.error({ error: error.message }, 'quiet-hours release failed'));
-        pipeline.prune();
+        pipeline!.prune();
         void escalator.tick();
-      }, options.housekeepingIntervalMs ?? 5000),
+      }, this.options.housekeepingIntervalMs ?? 5000),
     ];
-    await digest.releaseHeld();
-    await escalator.tick();
-    log.info(
-      { pid: process.pid, socket: files.socket, replayed: store.pendingEvents.size },
-      'daemon started',
-    );
-
-    const close = (): Promise<void> => {
-      closing ??= (async () => {
-        stopping = true;
-        pipeline.halt();
-        const ingestStopped = ingest.stop();
-        for (const timer of timers) clearInterval(timer);
-        await fast?.close();
-        await spawner.close();
-        await transcripts.close();
-        for (const timer of releaseTimers) clearTimeout(timer);
-        await escalator.close();
-        await server.close();
-        rmSync(files.socket, { force: true });
-        await ingestStopped;
-        const discarded = await pipeline.stop();
-        noiseStore.flush();
-        await outbox.stop();
-        await compacting;
-        await journal.close();
-        await config.close();
-        rmSync(files.pid, { force: true });
-        lock.release();
-        log.info(
-          {
-            pendingEvents: store.pendingEvents.size,
-            heldInBursts: discarded,
-            pendingDeliveries: store.counts().pending,
-          },
-          'daemon stopped; pending work is kept for the next start',
-        );
-        logger?.flush?.();
-        resolveClosed();
-      })();
-      return closing;
+    return () => {
+      for (const timer of timers) clearInterval(timer);
     };
-
-    return { socketPath: files.socket, close, stats, reloadConfig: () => config.reload(), closed };
-  } catch (error) {
-    for (const cleanup of cleanups.reverse()) cleanup();
-    throw error;
   }
+}
+
+/**
+ * Starts the notification daemon in this process (a Daemon, started): the lock holder, the config store
+ * and channels, the journal with its store, ingest (socket and spool), the pipeline (rules, enrichment,
+ * coalescing into the outbox), the quiet-hours digest, the outbox, the request handler and the stats.
+ */
+export async function startDaemon(options: StartDaemonOptions = {}): Promise<DaemonHandle> {
+  const daemon = new Daemon(options);
+  await daemon.start();
+  return daemon;
 }
 
 export type { FiredRule };

@@ -6,7 +6,16 @@ import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { SpawnLike } from '../../runner/run-command.js';
 import { hookdLocation, nativeCandidates, nativeFileProblem, realPath } from '../../util/hookd-location.js';
-import { SPAWNER_HELLO, SPAWNER_MAX_FRAME, SPAWNER_NAME } from '../../link/wire.js';
+import {
+  SPAWNER_ENDED,
+  SPAWNER_FRAME,
+  SPAWNER_FRAME_HEAD,
+  SPAWNER_HELLO,
+  SPAWNER_MAX_FRAME,
+  SPAWNER_NAME,
+  SPAWNER_OUT_CHUNK,
+  SPAWNER_STREAM,
+} from '../../link/wire.js';
 
 /**
  * The daemon's commands through the resident spawner (native/hookd-spawner.c; docs/daemon.md, "The
@@ -28,8 +37,17 @@ import { SPAWNER_HELLO, SPAWNER_MAX_FRAME, SPAWNER_NAME } from '../../link/wire.
  * HOOKD_NO_SPAWNER=1 in the daemon's environment: child_process only.
  */
 
-/** The largest frame the spawner sends: an OUT frame of 64 KiB; anything bigger is a broken spawner. */
-const MAX_INCOMING_FRAME = 64 * 1024 + 16;
+/** What a frame's length counts besides its payload: the type and the id. */
+const TYPE_ID = SPAWNER_FRAME_HEAD - 4;
+/** The largest frame the spawner sends: a full OUT frame; anything bigger is a broken spawner. */
+const MAX_INCOMING_FRAME = TYPE_ID + 1 + SPAWNER_OUT_CHUNK;
+/** The frame types as the bytes read. */
+const TYPE = Object.fromEntries(
+  Object.entries(SPAWNER_FRAME).map(([name, letter]) => [name, letter.charCodeAt(0)]),
+) as Record<keyof typeof SPAWNER_FRAME, number>;
+/** An OUT or EOF frame's stream byte as the child's stream (0 stdout, 1 stderr); undefined: malformed. */
+const streamOf = (byte: number | undefined): 0 | 1 | undefined =>
+  byte === SPAWNER_STREAM.stdout ? 0 : byte === SPAWNER_STREAM.stderr ? 1 : undefined;
 /** Deaths in a row with no command done in between, after which the daemon stays on child_process. */
 const MAX_DEATHS_IN_A_ROW = 3;
 const STDERR_KEPT = 4096;
@@ -87,8 +105,8 @@ const signalNames = new Map<number, NodeJS.Signals>(
 const errnoNames = new Map<number, string>(Object.entries(constants.errno).map(([name, n]) => [n, name]));
 
 function frameHead(type: string, id: number, payloadBytes: number): Buffer {
-  const head = Buffer.allocUnsafe(9);
-  head.writeUInt32BE(5 + payloadBytes, 0);
+  const head = Buffer.allocUnsafe(SPAWNER_FRAME_HEAD);
+  head.writeUInt32BE(TYPE_ID + payloadBytes, 0);
   head.write(type, 4, 'latin1');
   head.writeUInt32BE(id, 5);
   return head;
@@ -324,15 +342,15 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
     counts.writeUInt32BE(child.envPairs.length, 4);
     counts.writeUInt32BE(stdin.length, 8);
     const payload = counts.length + strings.length + stdin.length;
-    if (5 + payload > SPAWNER_MAX_FRAME) {
+    if (TYPE_ID + payload > SPAWNER_MAX_FRAME) {
       child.attach(viaNode(child));
       return;
     }
     g.running.set(id, child);
     child.onRelease = () => {
-      if (g.running.delete(id) && !g.dead) g.proc.stdin!.write(frameHead('R', id, 0));
+      if (g.running.delete(id) && !g.dead) g.proc.stdin!.write(frameHead(SPAWNER_FRAME.release, id, 0));
     };
-    g.proc.stdin!.write(Buffer.concat([frameHead('S', id, payload), counts, strings]));
+    g.proc.stdin!.write(Buffer.concat([frameHead(SPAWNER_FRAME.spawn, id, payload), counts, strings]));
     if (stdin.length > 0) g.proc.stdin!.write(stdin);
   };
 
@@ -351,7 +369,7 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
     });
 
   const onFrame = (g: Generation, type: number, id: number, body: Buffer): boolean => {
-    if (type === 0x48 /* H */) {
+    if (type === TYPE.hello) {
       if (g.ready || body.toString('latin1') !== SPAWNER_HELLO) return false;
       g.ready = true;
       log?.info({ kind: 'spawner', pid: g.proc.pid }, 'spawner started');
@@ -361,28 +379,33 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
     if (!g.ready) return false;
     const child = g.running.get(id);
     switch (type) {
-      case 0x50 /* P */:
+      case TYPE.spawned:
         if (body.length !== 4) return false;
         child?.onSpawned(body.readUInt32BE(0));
         return true;
-      case 0x46 /* F */:
+      case TYPE.failed:
         if (body.length < 4) return false;
         g.running.delete(id);
         child?.onFailed(body.readUInt32BE(0), body.subarray(4).toString('utf8'));
         return true;
-      case 0x4f /* O */:
-        if (body.length < 1 || (body[0] !== 1 && body[0] !== 2)) return false;
-        child?.onData(body[0] === 1 ? 0 : 1, body.subarray(1));
+      case TYPE.out: {
+        const stream = streamOf(body[0]);
+        if (stream === undefined) return false;
+        child?.onData(stream, body.subarray(1));
         return true;
-      case 0x45 /* E */:
-        if (body.length !== 1 || (body[0] !== 1 && body[0] !== 2)) return false;
-        child?.onEnd(body[0] === 1 ? 0 : 1);
+      }
+      case TYPE.eof: {
+        const stream = streamOf(body[0]);
+        if (body.length !== 1 || stream === undefined) return false;
+        child?.onEnd(stream);
         if (child && !child.onRelease) g.running.delete(id);
         return true;
-      case 0x58 /* X */: {
-        if (body.length !== 5 || body[0]! > 1) return false;
+      }
+      case TYPE.exit: {
+        if (body.length !== 5 || (body[0] !== SPAWNER_ENDED.exited && body[0] !== SPAWNER_ENDED.signalled))
+          return false;
         const value = body.readUInt32BE(1);
-        if (body[0] === 0) child?.onExit(value, null);
+        if (body[0] === SPAWNER_ENDED.exited) child?.onExit(value, null);
         else child?.onExit(null, signalNames.get(value) ?? 'SIGKILL');
         if (child && !child.onRelease) g.running.delete(id);
         deathsInARow = 0;
@@ -397,9 +420,9 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
     let buf = g.pending.length > 0 ? Buffer.concat([g.pending, chunk]) : chunk;
     while (buf.length >= 4) {
       const length = buf.readUInt32BE(0);
-      if (length < 5 || length > MAX_INCOMING_FRAME) return broken(g, `bad frame length ${length}`);
+      if (length < TYPE_ID || length > MAX_INCOMING_FRAME) return broken(g, `bad frame length ${length}`);
       if (buf.length < 4 + length) break;
-      const ok = onFrame(g, buf[4]!, buf.readUInt32BE(5), buf.subarray(9, 4 + length));
+      const ok = onFrame(g, buf[4]!, buf.readUInt32BE(5), buf.subarray(SPAWNER_FRAME_HEAD, 4 + length));
       if (!ok) return broken(g, `bad frame (type ${buf[4]})`);
       buf = buf.subarray(4 + length);
     }

@@ -30,6 +30,12 @@ describe('the native fast client source', () => {
     expect(text()).not.toMatch(/"fast\.sock"|"HOOKD-FAST|"hookd-spawner \d/);
   });
 
+  it('the spawner spells no frame type, stream, exit code or output chunk of its own', () => {
+    // Frame types are one-letter char literals; they, the streams' numbers and the limits come from wire.ts.
+    expect(spawnerSource).not.toMatch(/'[A-Z]'/);
+    expect(spawnerSource).not.toMatch(/64 \* 1024\)|stream \+ 1|die\(2,/);
+  });
+
   it('never runs a shell; talks to a unix socket only, after the kernel says who listens on it', () => {
     expect(source).not.toMatch(/\b(system|popen)\s*\(/);
     expect(source).not.toMatch(/\bexecl?p?e?\s*\(\s*"\/bin\/sh"/);
