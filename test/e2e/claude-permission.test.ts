@@ -176,7 +176,13 @@ describeWithAgent('claude', 'what Claude Code 2.1.330 lets a hook decide on a pe
         timeout: TIMEOUT,
         // the driver answers "deny" at the prompt only once the pr-slow hook waits
         answerWhen: 'pr-slow-waiting',
-        script: [touch('pr-allow.out'), touch('pr-deny.out'), touch('pr-slow.out'), { text: 'Done.' }],
+        script: [
+          touch('pr-allow.out'),
+          touch('pr-deny.out'),
+          touch('pr-slow.out'),
+          { bash: 'echo after-slow' },
+          { text: 'Done.' },
+        ],
       });
     });
     afterAll(() => p?.cleanup());
@@ -202,15 +208,20 @@ describeWithAgent('claude', 'what Claude Code 2.1.330 lets a hook decide on a pe
       expect(prompts[0]).toHaveProperty('blocked_path');
     });
 
-    it('an answer at the prompt wins and stops the waiting hook before its timeout', () => {
+    it('an answer at the prompt wins, but the hook goes on running: the session ending stops it', () => {
       expect(ran(p, 'pr-slow.out')).toBe(false);
       expect(resultsOf(p.run)[2]).toEqual({ text: 'denied by the test driver', isError: true });
-      const slow = recordsOf(p, 'pr-slow.out');
-      const waiting = slow.find((r) => r.event === 'pr-slow-waiting')!;
-      const stopped = slow.find((r) => r.event === 'sigterm')!;
+      const waiting = recordsOf(p, 'pr-slow.out').find((r) => r.event === 'pr-slow-waiting');
+      const stopped = recordsOf(p, 'pr-slow.out').find((r) => r.event === 'sigterm');
+      const next = recordsOf(p, 'echo after-slow').find((r) => r.event === 'PreToolUse');
       expect(waiting).toBeDefined();
+      expect(next).toBeDefined();
       expect(stopped).toBeDefined();
-      expect(stopped.at - waiting.at).toBeLessThan(TIMEOUT * 1000);
+      // the next tool call began while the hook of the answered prompt was still waiting
+      expect(next!.at).toBeGreaterThan(waiting!.at);
+      expect(stopped!.at).toBeGreaterThan(next!.at);
+      // and it was not its timeout that stopped it
+      expect(stopped!.at - waiting!.at).toBeLessThan(TIMEOUT * 1000);
     });
   });
 
