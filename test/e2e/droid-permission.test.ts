@@ -24,6 +24,8 @@ const DUMP = process.env.PROBE_DUMP === '1';
 const shell = (command: string): FakeStep => ({ tool: 'shell', input: { command } });
 /** How long the first Notification hook watches for the prompt before it gives up. */
 const HOLD_MS = 2000;
+/** The hooks' timeout (s), above HOLD_MS. */
+const TIMEOUT = 3;
 
 interface Probed {
   run: DroidRun;
@@ -41,7 +43,7 @@ async function probe(bin: string, autonomyLevel: 'off' | 'high', script: FakeSte
   const rpcLog = join(outDir, 'rpc.jsonl');
   const capture = join(tmp.dir, 'capture.jsonl');
   const hook = writeDroidProbeHook(tmp.dir, { capture, rpcLog, holdMs: HOLD_MS });
-  const entry = [{ matcher: '', hooks: [{ type: 'command', command: hook, timeout: 10 }] }];
+  const entry = [{ matcher: '', hooks: [{ type: 'command', command: hook, timeout: TIMEOUT }] }];
   const run = await runRealDroid({
     outDir,
     env,
@@ -88,13 +90,14 @@ describeWithAgent('droid', 'what Droid 0.225.2 lets a hook decide on a permissio
         shell('touch d2-pre-ask.out'),
         shell('touch d3-pre-deny.out'),
         shell('touch d4.out'),
+        shell('touch d5-pre-slow.out'),
       ]);
     });
     afterAll(() => p?.cleanup());
 
     it('PreToolUse allow skips the prompt; ask and no decision get the normal prompt; deny blocks', () => {
       expect(p.run.rc).toBe(0);
-      expect(promptedCommands(p)).toEqual(['touch d2-pre-ask.out', 'touch d4.out']);
+      expect(promptedCommands(p).slice(0, 2)).toEqual(['touch d2-pre-ask.out', 'touch d4.out']);
       expect(p.ran('d1-pre-allow.out')).toBe(true);
       expect(p.ran('d2-pre-ask.out')).toBe(true);
       expect(p.ran('d3-pre-deny.out')).toBe(false);
@@ -107,7 +110,7 @@ describeWithAgent('droid', 'what Droid 0.225.2 lets a hook decide on a permissio
 
     it('the permission_prompt Notification runs first: Droid asks only after the hook returned', () => {
       const notes = p.records.filter((r) => r.event === 'Notification');
-      expect(notes).toHaveLength(2);
+      expect(notes).toHaveLength(3);
       expect(notes[0]!.payload).toMatchObject({
         hook_event_name: 'Notification',
         notification_type: 'permission_prompt',
@@ -136,6 +139,12 @@ describeWithAgent('droid', 'what Droid 0.225.2 lets a hook decide on a permissio
       const hold = p.records.find((r) => r.event === 'notification-hold')!;
       expect(hold.promptSeenWhileRunning).toBe(false);
       expect(hold.at - notes[0]!.at).toBeGreaterThanOrEqual(HOLD_MS);
+    });
+
+    it('a PreToolUse hook that times out is stopped and Droid asks as usual', () => {
+      expect(p.events('d5-pre-slow')).toEqual(['PreToolUse', 'sigterm', 'PostToolUse']);
+      expect(promptedCommands(p)[2]).toBe('touch d5-pre-slow.out');
+      expect(p.ran('d5-pre-slow.out')).toBe(true);
     });
   });
 

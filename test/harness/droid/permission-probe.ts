@@ -6,8 +6,8 @@ import { jsonLines } from '../../helpers/json-lines.js';
  * A probe for what Droid lets a hook decide about a permission. `writeDroidProbeHook` writes one hook
  * program (plain Node, no hookd) that records every payload it is given and, on PreToolUse, answers by
  * marker words in the Execute command: `pre-allow` / `pre-ask` / `pre-deny` give
- * `hookSpecificOutput.permissionDecision` allow / ask / deny (reason `pre says <x>`), anything else no
- * decision. On the first Notification it watches the session's jsonrpc log for `holdMs` and records
+ * `hookSpecificOutput.permissionDecision` allow / ask / deny (reason `pre says <x>`), `pre-slow` never
+ * answers (and records `sigterm` when told to stop), anything else no decision. On the first Notification it watches the session's jsonrpc log for `holdMs` and records
  * (`notification-hold`) whether a new `droid.request_permission` came out while it was still running.
  *
  * `droidWithSettings` makes a stand-in for the droid binary that first merges extra keys (e.g.
@@ -41,7 +41,13 @@ const prompts = () =>
         (l) => l.startsWith('<< ') && l.includes('"droid.request_permission"')).length
     : 0;
 record({});
-if (event === 'PreToolUse') {
+if (event === 'PreToolUse' && command.includes('pre-slow')) {
+  process.on('SIGTERM', () => {
+    record({ event: 'sigterm' });
+    process.exit(143);
+  });
+  setInterval(() => {}, 1000);
+} else if (event === 'PreToolUse') {
   for (const d of ['allow', 'ask', 'deny'])
     if (command.includes('pre-' + d))
       process.stdout.write(JSON.stringify({
