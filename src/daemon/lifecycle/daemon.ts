@@ -18,7 +18,7 @@ import { DaemonStore, type JournalRecord } from '../state/store.js';
 import { Outbox } from '../state/outbox.js';
 import { listenOnSocket, type SocketServer } from '../listen/server.js';
 import { holdDaemonLock, pingOverSocket } from './lock-holder.js';
-import { Pipeline } from '../pipeline.js';
+import { NotifyApplier } from '../apply-notify.js';
 import { Escalator, type Answered } from '../escalator.js';
 import { ProjectNotifyCache } from '../project-notify.js';
 import { openNoiseStore } from '../state/noise-store.js';
@@ -68,7 +68,7 @@ export interface StartDaemonOptions {
   transcriptPollMs?: number;
   /** Presence at this machine for `presence: auto` rules, instead of the configured probe (tests). */
   presence?: () => Promise<Pick<PresenceReading, 'state'>>;
-  /** Told whenever a session answered what waited (an event, `hookd ack`); see Pipeline's onAnswered. */
+  /** Told whenever a session answered what waited (an event, `hookd ack`); see NotifyApplier's onAnswered. */
   onAnswered?: (answer: Answered) => void;
 }
 
@@ -247,18 +247,16 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       logger: log,
       answering: (id) => pipeline.isHalting(id),
     });
-    const pipeline = new Pipeline({
-      ladders: (session) => store.laddersOf(session),
+    const pipeline = new NotifyApplier({
+      store,
       onLadder: (ladder) =>
         escalator.schedule(ladder.startedAt + Math.min(...ladder.steps.map((s) => s.afterMs))),
       onAnswered,
       noise: noiseStore.state,
       sessions: noiseStore.sessions,
       // Delay-then-cancel (docs/sessions.md): held "waiting" notifications, released when their time comes.
-      heldWaiting: (session) => store.heldWaiting(session),
       onHeld: (until) => releaseAt(until),
       // Notifications that know the session (docs/sessions.md): resolved when answered, one Slack message.
-      shownWaiting: (session) => store.shownWaiting(session),
       sessionMessageChannels: () =>
         [...channels.values()].filter((c) => c.sessionMessages).map((c) => c.name),
       // Transcript watching (docs/sessions.md): interrupts and turn ends no hook reports.

@@ -7,7 +7,7 @@ import { notifySettings } from '../../../src/config/notify-schema.js';
 import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
 import type { Channel } from '../../../src/notify/channels/channel.js';
 import { DaemonStore, type Delivery, type JournalRecord } from '../../../src/daemon/state/store.js';
-import { Pipeline } from '../../../src/daemon/pipeline.js';
+import { NotifyApplier } from '../../../src/daemon/apply-notify.js';
 import { Ingest } from '../../../src/daemon/listen/ingest.js';
 import { Digest } from '../../../src/daemon/digest.js';
 import { collectStats, percentile } from '../../../src/daemon/state/stats.js';
@@ -54,12 +54,12 @@ function memoryJournal() {
   return { store, written, commit };
 }
 
-describe('daemon/pipeline', () => {
+describe('daemon/apply-notify', () => {
   it('turns an event into deliveries for the rule channels and marks it done', async () => {
     const { written, commit } = memoryJournal();
     const woken: string[] = [];
     const ledger: string[] = [];
-    const pipeline = new Pipeline({
+    const pipeline = new NotifyApplier({
       notify: () => notifySettings({ waitingDelayMs: 0 }),
       now: () => 5000,
       logger: silent,
@@ -81,7 +81,7 @@ describe('daemon/pipeline', () => {
 
   it('takes no new batch once halted', async () => {
     const { written, commit } = memoryJournal();
-    const pipeline = new Pipeline({
+    const pipeline = new NotifyApplier({
       notify: () => notifySettings({}),
       now: () => 1,
       logger: silent,
