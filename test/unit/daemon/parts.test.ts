@@ -14,6 +14,7 @@ import { collectStats, percentile } from '../../../src/daemon/state/stats.js';
 import { requestHandler } from '../../../src/daemon/listen/requests.js';
 import { DaemonRunningError, holdDaemonLock } from '../../../src/daemon/lifecycle/lock-holder.js';
 import { createNoiseState } from '../../../src/notify/noise.js';
+import { heldDelivery } from '../../helpers/deliveries.js';
 import type { ConfigState } from '../../../src/daemon/state/config-store.js';
 import { daemonSettings } from '../../../src/config/daemon-schema.js';
 
@@ -175,26 +176,8 @@ describe('daemon/ingest', () => {
 });
 
 describe('daemon/digest', () => {
-  const held = (id: string, channel: string, title: string): Delivery => ({
-    id,
-    channel,
-    createdAt: 1,
-    state: 'held',
-    attempts: 0,
-    nextAt: 1,
-    heldUntil: 100,
-    notification: {
-      title,
-      body: '',
-      urgency: 'normal',
-      rule: 'r',
-      event: 'Stop',
-      eventIds: [id],
-      count: 1,
-      at: 1,
-      fields: [],
-    },
-  });
+  const held = (id: string, channel: string, title: string): Delivery =>
+    heldDelivery({ id, channel, title, heldUntil: 100 });
 
   it('releases several held notifications of a channel as one digest, a single one as it is', async () => {
     const { store, written, commit } = memoryJournal();
