@@ -1,12 +1,7 @@
 import type { Logger } from 'pino';
 import type { NotifyConfig } from '../config/notify-schema.js';
-import {
-  describeLadder,
-  dueSteps,
-  escalatedNotification,
-  firingsOf,
-  nextDueAt,
-} from '../notify/escalation.js';
+import { describeLadder, firingsOf, nextDueAt } from '../notify/escalation.js';
+import { ladderTick } from '../notify/escalate.js';
 import { formatDuration } from '../util/format-duration.js';
 import { quietStateAt } from '../notify/quiet-hours.js';
 import type { DaemonStore, Delivery, JournalRecord, Ladder, LadderEnd } from './state/store.js';
@@ -92,40 +87,20 @@ export class Escalator {
     let next: number | undefined;
     for (const l of [...o.store.ladders.values()]) {
       if (o.answering?.(l.id)) continue;
-      const due = dueSteps(l.steps, l.startedAt, l.progress, now);
-      if (due.length > 0 && quiet.quiet && !l.breakthrough) {
-        if (!this.quietLogged.has(l.id)) {
-          this.quietLogged.add(l.id);
-          o.logger.info(
-            { ladder: l.id, rule: l.rule, sessionId: l.session, until: quiet.endsAt },
-            'escalation held by quiet hours',
-          );
-        }
-        next = Math.min(next ?? Infinity, quiet.endsAt!);
-        continue;
+      const tick = ladderTick(l, quiet, now);
+      if (tick.heldUntil !== undefined && !this.quietLogged.has(l.id)) {
+        this.quietLogged.add(l.id);
+        o.logger.info(
+          { ladder: l.id, rule: l.rule, sessionId: l.session, until: tick.heldUntil },
+          'escalation held by quiet hours',
+        );
       }
-      const progress = [...l.progress];
-      for (const d of due) {
-        const step = l.steps[d.step]!;
-        const notification = escalatedNotification(l.notification, d.step, d.repeat, now - l.startedAt);
-        for (const channel of step.channels) {
-          const delivery: Delivery = {
-            id: `${l.id}/esc${d.step}.${d.repeat}/${channel}`,
-            channel,
-            notification,
-            createdAt: now,
-            state: 'pending',
-            attempts: 0,
-            nextAt: now,
-            escalation: { ladder: l.id, step: d.step, repeat: d.repeat },
-            // Shown, it is marked resolved when the session is answered, as a first notification is.
-            waiting: { session: l.session, until: now, ...(l.ask ? { ask: l.ask } : {}) },
-          };
+      for (const { due: d, channels: to, deliveries } of tick.sent) {
+        for (const delivery of deliveries) {
           records.push({ t: 'add', d: delivery });
-          channels.add(channel);
+          channels.add(delivery.channel);
         }
         records.push({ t: 'step', id: l.id, step: d.step, sent: d.sent, at: now });
-        progress[d.step] = d.sent;
         this.counts.escalated++;
         o.logger.info(
           {
@@ -135,14 +110,13 @@ export class Escalator {
             step: d.step + 1,
             repeat: d.repeat,
             ...(d.skipped > 0 ? { skipped: d.skipped } : {}),
-            channels: step.channels,
+            channels: to,
           },
-          `escalated: step ${d.step + 1}${d.repeat > 0 ? ` reminder ${d.repeat}` : ''} to ${step.channels.join(', ')}`,
+          `escalated: step ${d.step + 1}${d.repeat > 0 ? ` reminder ${d.repeat}` : ''} to ${to.join(', ')}`,
         );
       }
-      const after = nextDueAt(l.steps, l.startedAt, progress);
-      if (after === undefined) done.push(l);
-      else next = Math.min(next ?? Infinity, after);
+      if (tick.next === undefined) done.push(l);
+      else next = Math.min(next ?? Infinity, tick.next);
     }
     records.push(...haltLadders(done, 'done', 'every step sent', now, o.logger));
     if (records.length > 0) {

@@ -1,13 +1,24 @@
-import type { CommandOutcome, HookEvent } from '../events/types.js';
+import type { CommandOutcome, HookdNotice, HookEvent } from '../events/types.js';
 import type { NotifyConfig } from '../config/notify-schema.js';
-import { evaluateRules, type FiredRule, type RuleEvaluation } from './rules.js';
+import { effectiveRules, evaluateRules, type FiredRule, type RuleEvaluation } from './rules.js';
 import type { NoiseState, SentNote } from './noise.js';
-import { isWaitingAsk, type SessionState } from './session-state.js';
+import { isWaitingAsk, transcriptTransition, type SessionState } from './session-state.js';
 import { answerTo, applyPresence, waitingAskOf, type PresenceState, type WaitingAsk } from './escalation.js';
 import { isRemoteChannel } from './redact-notification.js';
-import type { DefaultText, RenderedNotification } from './notification.js';
-import { sessionSnapshot } from './session-message.js';
-import type { Delivery, Ladder, WaitingHold } from './records.js';
+import type { DefaultText } from './notification.js';
+import { eventSessionMessage, sessionSnapshot, transcriptSessionMessage } from './session-message.js';
+import { coalescedNotification, type Burst } from './coalescer.js';
+import { breaksQuietHours, quietStateAt } from './quiet-hours.js';
+import type { TranscriptSignal } from './transcript-signals.js';
+import {
+  deliveriesFor,
+  resolvedDeliveries,
+  type Delivery,
+  type Ladder,
+  type WaitingHold,
+} from './records.js';
+
+export { deliveriesFor };
 
 /** What one event is judged on: the event, what enrichment found, the session, the noise memory, a clock. */
 export interface DecideInput {
@@ -20,8 +31,13 @@ export interface DecideInput {
   notify: NotifyConfig;
   /** The noise memory (read only: what to remember is an effect). */
   noise: NoiseState;
-  /** The main session's state after this event, if it has one. */
+  /** The main session's state after this event, if it has one, and before it. */
   session?: SessionState | undefined;
+  before?: SessionState | undefined;
+  /** The channels that keep one message per session (Slack `session-message`). */
+  messageChannels?: readonly string[] | undefined;
+  /** hookd's own notices about the event (an untrusted project file, a broken config): to the desktop. */
+  notices?: readonly HookdNotice[] | undefined;
   /** The event failed the session (StopFailure, a SessionEnd mid-turn). */
   sessionFailed?: boolean | undefined;
   /** The clock: when the event is judged. */
@@ -43,11 +59,18 @@ export type NotifyEffect =
   /** Add to the coalescing burst of its rule. */
   | { t: 'coalesce'; fired: FiredRule }
   /** Send now, or (deferred) when quiet hours end. */
-  | { t: 'send'; deferred: boolean; deliveries: Delivery[] };
+  | { t: 'send'; deferred: boolean; deliveries: Delivery[] }
+  /**
+   * The session's message starts on `post` with this event's rule notification: its message channels
+   * are now `channels` (kept in the session's state).
+   */
+  | { t: 'message'; session: string; post: string[]; channels: string[] };
 
 export interface Decision {
   /** What the rules made of the event (for logs and counts). */
   evaluation: RuleEvaluation;
+  /** How many fired rules noise control held back (dedupe, cooldown, a duplicate ask...). */
+  suppressed: number;
   effects: NotifyEffect[];
   /** What presence did to each rule it applied to (for logs). */
   presenceNotes: string[];
@@ -56,29 +79,6 @@ export interface Decision {
 /** The decision needs to know whether the user is at this machine: read presence and decide again. */
 export interface NeedsPresence {
   needs: 'presence';
-}
-
-/** One delivery per channel for a notification, made at `at`. */
-export function deliveriesFor(
-  at: number,
-  idBase: string,
-  index: number,
-  targets: readonly string[],
-  notification: RenderedNotification,
-  heldUntil?: number,
-  waiting?: WaitingHold,
-): Delivery[] {
-  return targets.map((channel) => ({
-    id: `${idBase}/${index}/${channel}`,
-    channel,
-    notification,
-    createdAt: at,
-    state: heldUntil !== undefined ? 'held' : 'pending',
-    attempts: 0,
-    nextAt: at,
-    ...(heldUntil !== undefined ? { heldUntil } : {}),
-    ...(waiting ? { waiting } : {}),
-  }));
 }
 
 /**
@@ -208,7 +208,83 @@ export function decide(input: DecideInput): Decision | NeedsPresence {
       ),
     });
   }
-  return { evaluation, effects, presenceNotes };
+  effects.push(...sessionEffects(input, evaluation.fired));
+  const suppressed = evaluation.skipped.filter(
+    (r) => !r.reason.startsWith('filter:') && !r.reason.startsWith('rule disabled'),
+  ).length;
+  return { evaluation, suppressed, effects, presenceNotes };
+}
+
+/** The session's own message (post, edit, summary), then hookd's notices about the event. */
+function sessionEffects(input: DecideInput, fired: readonly FiredRule[]): NotifyEffect[] {
+  const { event, session, at } = input;
+  const effects: NotifyEffect[] = [];
+  if (event.sessionId && session && input.messageChannels && input.messageChannels.length > 0) {
+    const m = eventSessionMessage(event, input.before, session, {
+      channels: input.messageChannels,
+      firedTo: fired.flatMap((f) => f.channels),
+      enrichment: input.enrichment,
+      at,
+    });
+    if (m.messageChannels)
+      effects.push({ t: 'message', session: session.id, post: m.post, channels: m.messageChannels });
+    if (m.deliveries.length > 0) effects.push({ t: 'send', deferred: false, deliveries: m.deliveries });
+  }
+  (input.notices ?? []).forEach((notice, i) => {
+    const notification = {
+      title: notice.title,
+      body: notice.body,
+      urgency: 'normal' as const,
+      rule: 'hookd-config',
+      event: event.name,
+      eventIds: [event.id],
+      count: 1,
+      at,
+      fields: [],
+    };
+    effects.push({
+      t: 'send',
+      deferred: false,
+      deliveries: deliveriesFor(at, `${event.id}/notice`, i, ['desktop'], notification),
+    });
+  });
+  return effects;
+}
+
+/** Whether any enabled rule listens to this event (else enrichment would be wasted). */
+export function wantsEnrichment(event: HookEvent, notify: NotifyConfig): boolean {
+  if (!notify.enabled) return false;
+  return effectiveRules(notify).rules.some((rule) => {
+    const on = Array.isArray(rule.on) ? rule.on : [rule.on];
+    return rule.enabled && (on.includes(event.name) || on.includes('*'));
+  });
+}
+
+/**
+ * A coalescing burst whose window closed: one notification to the burst's channels, held until quiet
+ * hours end unless it is critical and quiet hours let critical ones through.
+ */
+export function flushBurst(
+  burst: Burst,
+  notify: NotifyConfig,
+  at: number,
+): { deliveries: Delivery[]; held: boolean } {
+  const notification = coalescedNotification(burst);
+  const quiet = quietStateAt(at, notify.quietHours);
+  const heldUntil =
+    quiet.quiet && !breaksQuietHours(undefined, notification.urgency === 'critical', notify.quietHours)
+      ? quiet.endsAt
+      : undefined;
+  const firstId = burst.items[0]!.notification.eventIds[0]!;
+  const deliveries = deliveriesFor(
+    at,
+    `${firstId}/burst`,
+    burst.index,
+    burst.channels,
+    notification,
+    heldUntil,
+  );
+  return { deliveries, held: heldUntil !== undefined };
 }
 
 /** What is waiting in a session when one of its events arrives. */
@@ -256,4 +332,54 @@ export function answer(input: AnswerInput): Answer {
   const how = lastAsk || input.wasWaiting ? answerTo(event, lastAsk) : undefined;
   const ask = isWaitingAsk(event) ? waitingAskOf(event) : how ? 'forget' : 'keep';
   return { cancel, resolve, halt, ...(how ? { how } : {}), ask };
+}
+
+/** What waits in a session when a record of its transcript is read, and the record. */
+export interface TranscriptInput {
+  /** The session's state before the record. */
+  state: SessionState;
+  signal: TranscriptSignal;
+  /** Its held "waiting" notifications, those already shown, its running ladders. */
+  held: readonly Delivery[];
+  shown: readonly Delivery[];
+  ladders: readonly Ladder[];
+  /** The channels that keep one message per session. */
+  messageChannels: readonly string[];
+  at: number;
+}
+
+/** What a transcript record decides; `by` names it (`transcript-interrupt`...). */
+export interface TranscriptDecision {
+  /** The session's new state, when the record moved it. */
+  state?: SessionState;
+  by: string;
+  /** Held notifications to cancel, shown ones' resolved deliveries, ladders to stop (the turn ended). */
+  cancel: Delivery[];
+  resolved: Delivery[];
+  halt: Ladder[];
+  /** The session's message: the edit and the summary. */
+  messages: Delivery[];
+}
+
+/**
+ * A record read from a session's transcript that no hook reported (docs/sessions.md): the session's
+ * state moves, what waited for the user goes (held cancelled, shown resolved, ladders stopped: the turn is
+ * over) and the session's message follows. An interrupt ends any ask, even of a session already done.
+ * Undefined: nothing to do. Pure.
+ */
+export function transcriptMove(input: TranscriptInput): TranscriptDecision | undefined {
+  const { state, signal, at } = input;
+  const next = transcriptTransition(state, signal, at);
+  const moved = next !== state;
+  if (!moved && signal.kind !== 'interrupt') return undefined;
+  const by = `transcript-${signal.kind}`;
+  const messages = moved ? transcriptSessionMessage(state, next, input.messageChannels, at).deliveries : [];
+  return {
+    ...(moved ? { state: next } : {}),
+    by,
+    cancel: [...input.held],
+    resolved: resolvedDeliveries(input.shown, by, at),
+    halt: [...input.ladders],
+    messages,
+  };
 }

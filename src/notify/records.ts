@@ -81,3 +81,52 @@ export interface Delivery {
   /** Sent by an escalation step. */
   escalation?: EscalationMark;
 }
+
+/** The id of the delivery that marks delivery `id` resolved. */
+export function resolvedId(id: string): string {
+  return `${id}/resolved`;
+}
+
+/** One delivery per channel for a notification, made at `at`. */
+export function deliveriesFor(
+  at: number,
+  idBase: string,
+  index: number,
+  targets: readonly string[],
+  notification: RenderedNotification,
+  heldUntil?: number,
+  waiting?: WaitingHold,
+): Delivery[] {
+  return targets.map((channel) => ({
+    id: `${idBase}/${index}/${channel}`,
+    channel,
+    notification,
+    createdAt: at,
+    state: heldUntil !== undefined ? 'held' : 'pending',
+    attempts: 0,
+    nextAt: at,
+    ...(heldUntil !== undefined ? { heldUntil } : {}),
+    ...(waiting ? { waiting } : {}),
+  }));
+}
+
+/**
+ * The deliveries that mark "waiting" notifications already shown as resolved on their channel (docs/
+ * sessions.md, "Resolved notifications"): `by` names what answered them.
+ */
+export function resolvedDeliveries(shown: readonly Delivery[], by: string, at: number): Delivery[] {
+  return shown.map((d) => ({
+    id: resolvedId(d.id),
+    channel: d.channel,
+    notification: {
+      ...d.notification,
+      kind: 'resolved',
+      resolves: { deliveryId: d.id, ref: d.ref!, by },
+      at,
+    },
+    createdAt: at,
+    state: 'pending',
+    attempts: 0,
+    nextAt: at,
+  }));
+}

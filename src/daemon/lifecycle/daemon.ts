@@ -19,7 +19,7 @@ import { DaemonStore, type JournalRecord } from '../state/store.js';
 import { Outbox } from '../state/outbox.js';
 import { listenOnSocket } from '../listen/server.js';
 import { holdDaemonLock, pingOverSocket } from './lock-holder.js';
-import { Pipeline } from '../pipeline.js';
+import { NotifyApplier } from '../apply-notify.js';
 import { Escalator, type Answered } from '../escalator.js';
 import { ProjectNotifyCache } from '../project-notify.js';
 import { openNoiseStore, type NoiseStore } from '../state/noise-store.js';
@@ -75,7 +75,7 @@ export interface StartDaemonOptions {
   transcriptPollMs?: number;
   /** Presence at this machine for `presence: auto` rules, instead of the configured probe (tests). */
   presence?: () => Promise<Pick<PresenceReading, 'state'>>;
-  /** Told whenever a session answered what waited (an event, `hookd ack`); see Pipeline's onAnswered. */
+  /** Told whenever a session answered what waited (an event, `hookd ack`); see NotifyApplier's onAnswered. */
   onAnswered?: (answer: Answered) => void;
 }
 
@@ -150,7 +150,7 @@ export class Daemon implements DaemonHandle {
   private escalator!: Escalator;
   private transcripts!: TranscriptWatch;
   private releases!: ReleaseTimers;
-  private pipeline: Pipeline | undefined;
+  private pipeline: NotifyApplier | undefined;
   private ingest!: Ingest;
   private digest!: Digest;
   private spawner: Spawner | undefined;
@@ -482,18 +482,16 @@ export class Daemon implements DaemonHandle {
       answering: (id) => pipeline.isHalting(id),
     }));
     const noise = this.noise;
-    const pipeline: Pipeline = (this.pipeline = new Pipeline({
-      ladders: (session) => store.laddersOf(session),
+    const pipeline: NotifyApplier = (this.pipeline = new NotifyApplier({
+      store,
       onLadder: (ladder) =>
         escalator.schedule(ladder.startedAt + Math.min(...ladder.steps.map((s) => s.afterMs))),
       onAnswered: this.onAnswered,
       noise: noise.state,
       sessions: noise.sessions,
       // Delay-then-cancel (docs/sessions.md): held "waiting" notifications, released when their time comes.
-      heldWaiting: (session) => store.heldWaiting(session),
       onHeld: (until) => this.releases.at(until),
       // Notifications that know the session (docs/sessions.md): resolved when answered, one Slack message.
-      shownWaiting: (session) => store.shownWaiting(session),
       sessionMessageChannels: () =>
         [...this.channels.values()].filter((c) => c.sessionMessages).map((c) => c.name),
       // Transcript watching (docs/sessions.md): interrupts and turn ends no hook reports.

@@ -3,7 +3,7 @@ import type { ConfigState } from './config-store.js';
 import type { ChannelStats } from './outbox.js';
 import type { DaemonStore } from './store.js';
 import type { IngestCounts } from '../listen/ingest.js';
-import type { PipelineCounts } from '../pipeline.js';
+import type { NotifyCounts } from '../apply-notify.js';
 import { PROTOCOL_VERSION } from '../../link/client.js';
 import type { PresenceStatus } from '../../notify/presence.js';
 
@@ -73,7 +73,7 @@ export interface StatsSources {
   channelStats: (name: string) => ChannelStats;
   config: () => ConfigState;
   ingest: IngestCounts;
-  pipeline: PipelineCounts;
+  pipeline: NotifyCounts;
   digest: { digests: number };
   presence?: () => PresenceStatus;
   /** The fast listener, when it runs. */

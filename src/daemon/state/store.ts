@@ -9,6 +9,8 @@ export type {
   Delivery,
 } from '../../notify/records.js';
 import type { Delivery, Ladder, LadderEnd } from '../../notify/records.js';
+import { resolvedId } from '../../notify/records.js';
+export { resolvedId };
 
 /** The journal's records. Applying one twice has the same effect as once. */
 export type JournalRecord =
@@ -34,10 +36,6 @@ const RECENT_MAX = 200;
 /** A channel's reference to what it showed (a desktop id, a Slack channel and ts) is short; longer is not kept. */
 export const REF_MAX = 200;
 
-/** The id of the delivery that marks delivery `id` resolved. */
-export function resolvedId(id: string): string {
-  return `${id}/resolved`;
-}
 /**
  * Dead letters kept (for `hookd outbox list --state dead` and `retry`): the oldest beyond this are
  * dropped, so a channel that can never deliver (no notify-send) does not grow the daemon without bound.

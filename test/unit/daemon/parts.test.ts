@@ -7,13 +7,14 @@ import { notifySettings } from '../../../src/config/notify-schema.js';
 import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
 import type { Channel } from '../../../src/notify/channels/channel.js';
 import { DaemonStore, type Delivery, type JournalRecord } from '../../../src/daemon/state/store.js';
-import { Pipeline } from '../../../src/daemon/pipeline.js';
+import { NotifyApplier } from '../../../src/daemon/apply-notify.js';
 import { Ingest } from '../../../src/daemon/listen/ingest.js';
 import { Digest } from '../../../src/daemon/digest.js';
 import { collectStats, percentile } from '../../../src/daemon/state/stats.js';
 import { requestHandler } from '../../../src/daemon/listen/requests.js';
 import { DaemonRunningError, holdDaemonLock } from '../../../src/daemon/lifecycle/lock-holder.js';
 import { createNoiseState } from '../../../src/notify/noise.js';
+import { heldDelivery } from '../../helpers/deliveries.js';
 import type { ConfigState } from '../../../src/daemon/state/config-store.js';
 import { daemonSettings } from '../../../src/config/daemon-schema.js';
 
@@ -54,12 +55,12 @@ function memoryJournal() {
   return { store, written, commit };
 }
 
-describe('daemon/pipeline', () => {
+describe('daemon/apply-notify', () => {
   it('turns an event into deliveries for the rule channels and marks it done', async () => {
     const { written, commit } = memoryJournal();
     const woken: string[] = [];
     const ledger: string[] = [];
-    const pipeline = new Pipeline({
+    const pipeline = new NotifyApplier({
       notify: () => notifySettings({ waitingDelayMs: 0 }),
       now: () => 5000,
       logger: silent,
@@ -81,7 +82,7 @@ describe('daemon/pipeline', () => {
 
   it('takes no new batch once halted', async () => {
     const { written, commit } = memoryJournal();
-    const pipeline = new Pipeline({
+    const pipeline = new NotifyApplier({
       notify: () => notifySettings({}),
       now: () => 1,
       logger: silent,
@@ -175,26 +176,8 @@ describe('daemon/ingest', () => {
 });
 
 describe('daemon/digest', () => {
-  const held = (id: string, channel: string, title: string): Delivery => ({
-    id,
-    channel,
-    createdAt: 1,
-    state: 'held',
-    attempts: 0,
-    nextAt: 1,
-    heldUntil: 100,
-    notification: {
-      title,
-      body: '',
-      urgency: 'normal',
-      rule: 'r',
-      event: 'Stop',
-      eventIds: [id],
-      count: 1,
-      at: 1,
-      fields: [],
-    },
-  });
+  const held = (id: string, channel: string, title: string): Delivery =>
+    heldDelivery({ id, channel, title, heldUntil: 100 });
 
   it('releases several held notifications of a channel as one digest, a single one as it is', async () => {
     const { store, written, commit } = memoryJournal();

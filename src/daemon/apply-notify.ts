@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { EventHandoff, HookEvent } from '../events/types.js';
 import type { NotifyConfig } from '../config/notify-schema.js';
 import { ENRICH_DEFAULTS } from '../config/enrich-schema.js';
-import { Coalescer, coalescedNotification, type Burst } from '../notify/coalescer.js';
+import { Coalescer, type Burst } from '../notify/coalescer.js';
 import {
   createNoiseState,
   noiseRetentionMs,
@@ -12,45 +12,38 @@ import {
   recordSent,
   type NoiseState,
 } from '../notify/noise.js';
-import { effectiveRules } from '../notify/rules.js';
-import { answer, decide, deliveriesFor, type Decision, type DecideInput } from '../notify/decide.js';
+import {
+  answer,
+  decide,
+  flushBurst,
+  transcriptMove,
+  wantsEnrichment,
+  type Decision,
+  type DecideInput,
+} from '../notify/decide.js';
 import {
   observeSession,
-  transcriptTransition,
-  userMovedOn,
   pruneSessions,
   SESSION_ENDED_TTL_MS,
   SESSION_MAX_AGE_MS,
   type SessionTable,
 } from '../notify/session-state.js';
-import { breaksQuietHours, quietStateAt } from '../notify/quiet-hours.js';
 import { describeLadder, type PresenceState, type WaitingAsk } from '../notify/escalation.js';
 import type { TranscriptSignal } from '../notify/transcript-signals.js';
-import {
-  folderName,
-  projectDirOf,
-  type DefaultText,
-  type RenderedNotification,
-  type Urgency,
-} from '../notify/notification.js';
-import {
-  messageStateChanged,
-  sessionFinished,
-  sessionSummaryNotification,
-  sessionUpdateNotification,
-} from '../notify/session-message.js';
-import type { FiredRule } from '../notify/rules.js';
+import type { DefaultText } from '../notify/notification.js';
+import { resolvedDeliveries } from '../notify/records.js';
 import type { SessionState } from '../notify/session-state.js';
 import type { PresenceReading } from '../notify/presence.js';
-import { resolvedId, type Delivery, type JournalRecord, type Ladder } from './state/store.js';
+import type { DaemonStore, Delivery, JournalRecord, Ladder } from './state/store.js';
 import { haltLadders, type Answered } from './escalator.js';
+import { within } from '../util/within.js';
 
-/** How long the pipeline waits for a presence reading before it counts as unknown. */
+/** How long the daemon waits for a presence reading before it counts as unknown. */
 export const PRESENCE_BUDGET_MS = 1000;
 const ASKS_MAX = 2000;
 
-/** What the pipeline counts, for `hookd status`. */
-export interface PipelineCounts {
+/** What the notify side counts, for `hookd status`. */
+export interface NotifyCounts {
   processed: number;
   fired: number;
   suppressed: number;
@@ -58,7 +51,7 @@ export interface PipelineCounts {
   held: number;
 }
 
-export interface PipelineOptions {
+export interface ApplyNotifyOptions {
   /** The notify config in force (read at each use: a reload applies to the next event). */
   notify: () => NotifyConfig;
   /** The rules for one event when its project adds some (a trusted project file), else undefined. */
@@ -69,6 +62,8 @@ export interface PipelineOptions {
   commit: (records: JournalRecord[]) => Promise<void>;
   /** Tells the outbox that these channels have work. */
   wake: (channels: Iterable<string>) => void;
+  /** What the journal holds for a session: held and shown "waiting" deliveries, running ladders. */
+  store?: Pick<DaemonStore, 'heldWaiting' | 'shownWaiting' | 'laddersOf'> | undefined;
   /** Enrichment of an event (session title, last message...); the enricher keeps its own budget. */
   enrich?: ((event: HookEvent) => Promise<Record<string, unknown>>) | undefined;
   /** A safety net around `enrich` (default: enrich.budgetMs + 250 ms). */
@@ -82,11 +77,8 @@ export interface PipelineOptions {
   noiseChanged?: (() => void) | undefined;
   /** The sessions' states (saved with the noise memory; docs/sessions.md). */
   sessions?: SessionTable | undefined;
-  /** Held "waiting" deliveries of a session (delay-then-cancel), and a call when one is held until a time. */
-  heldWaiting?: ((session: string) => readonly Delivery[]) | undefined;
+  /** Called when a "waiting" notification is held until a time (to release it then). */
   onHeld?: ((until: number) => void) | undefined;
-  /** "Waiting" notifications of a session already shown, that their channel can mark resolved. */
-  shownWaiting?: ((session: string) => readonly Delivery[]) | undefined;
   /** The channels that keep one message per session (Slack `session-message`). */
   sessionMessageChannels?: (() => readonly string[]) | undefined;
   /**
@@ -96,8 +88,7 @@ export interface PipelineOptions {
   presence?: (() => Promise<Pick<PresenceReading, 'state'>>) | undefined;
   /** Called with a session's state after each of its events (the transcript watcher). */
   onSession?: ((state: SessionState, event: HookEvent) => void) | undefined;
-  /** The running escalation ladders of a session, and a call when one starts (to schedule its steps). */
-  ladders?: ((session: string) => readonly Ladder[]) | undefined;
+  /** Called when a ladder starts (to schedule its steps). */
   onLadder?: ((ladder: Ladder) => void) | undefined;
   /**
    * The one place where "the user answered" is told (an event of the session answered what waited, or it
@@ -107,25 +98,16 @@ export interface PipelineOptions {
   onAnswered?: ((answer: Answered) => void) | undefined;
 }
 
-/** One delivery record per channel for a notification. */
-export function deliveryRecords(
-  now: () => number,
-  idBase: string,
-  index: number,
-  targets: readonly string[],
-  notification: RenderedNotification,
-  heldUntil?: number,
-): JournalRecord[] {
-  return deliveriesFor(now(), idBase, index, targets, notification, heldUntil).map((d) => ({ t: 'add', d }));
-}
+const adds = (deliveries: readonly Delivery[]): JournalRecord[] => deliveries.map((d) => ({ t: 'add', d }));
 
 /**
- * The pipeline: event -> ledger hook -> enrichment -> rules (noise, coalescing, quiet hours) ->
- * deliveries in the outbox. Events are processed in order, in batches of 64; an event is marked done
- * in the journal once all its notifications are recorded (a coalesced one when its burst flushes).
+ * Applies what the notify core (src/notify/decide.ts) decides: event -> ledger hook -> enrichment ->
+ * decide -> journal records, the noise memory, bursts and timers, then wakes the outbox. Events are
+ * processed in order, in batches of 64; an event is marked done in the journal once all its notifications
+ * are recorded (a coalesced one when its burst flushes).
  */
-export class Pipeline {
-  readonly counts: PipelineCounts = { processed: 0, fired: 0, suppressed: 0, coalesced: 0, held: 0 };
+export class NotifyApplier {
+  readonly counts: NotifyCounts = { processed: 0, fired: 0, suppressed: 0, coalesced: 0, held: 0 };
   readonly noise: NoiseState;
   readonly sessions: SessionTable;
   /** Events whose coalesced notifications are still in a burst: how many. */
@@ -144,7 +126,7 @@ export class Pipeline {
   /** What each session waits for (its last ask), for onAnswered. */
   private readonly asks = new Map<string, WaitingAsk>();
 
-  constructor(private readonly o: PipelineOptions) {
+  constructor(private readonly o: ApplyNotifyOptions) {
     this.noise = o.noise ?? createNoiseState();
     this.sessions = o.sessions ?? new Map();
     this.coalescer = new Coalescer(
@@ -191,45 +173,55 @@ export class Pipeline {
     return this.halting.has(ladder);
   }
 
-  private quietHold(urgency: Urgency): number | undefined {
-    const quietHours = this.o.notify().quietHours;
-    const quiet = quietStateAt(this.o.now(), quietHours);
-    if (!quiet.quiet || breaksQuietHours(undefined, urgency === 'critical', quietHours)) return undefined;
-    return quiet.endsAt;
+  private held(sid: string): Delivery[] {
+    return [...(this.o.store?.heldWaiting(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])];
+  }
+
+  private ladders(sid: string, batch: boolean): Ladder[] {
+    const running = [
+      ...(this.o.store?.laddersOf(sid) ?? []),
+      ...(batch ? (this.batchLadders.get(sid) ?? []) : []),
+    ];
+    return running.filter((l) => !this.halting.has(l.id));
+  }
+
+  /** The cancel record of held deliveries (their dedupe and cooldown keys forgotten: nothing was sent). */
+  private cancel(
+    sid: string,
+    cancelled: readonly Delivery[],
+    at: number,
+    by: string,
+    why: object,
+  ): JournalRecord[] {
+    const gone = new Set(cancelled.map((d) => d.id));
+    const kept = (this.batchWaiting.get(sid) ?? []).filter((d) => !gone.has(d.id));
+    if (kept.length > 0) this.batchWaiting.set(sid, kept);
+    else this.batchWaiting.delete(sid);
+    forgetUnsent(this.noise, cancelled);
+    if (gone.size === 0) return [];
+    this.o.logger.info(
+      { ...why, sessionId: sid, cancelled: [...gone] },
+      'the session moved on: held notifications cancelled',
+    );
+    return [{ t: 'cancel', ids: [...gone], at, by }];
   }
 
   /**
-   * What an event of session `sid` answers (answer, src/notify/decide.ts, decides): its held "waiting"
-   * notifications are cancelled, shown ones marked resolved and its ladders stopped, then onAnswered is
-   * told.
+   * Applies what an event of session `sid` answers (answer() decides): its held "waiting" notifications
+   * cancelled, shown ones marked resolved and its ladders stopped, then onAnswered is told.
    */
-  private answer(event: HookEvent, sid: string, at: number, wasWaiting: boolean): JournalRecord[] {
+  private applyAnswer(event: HookEvent, sid: string, at: number, wasWaiting: boolean): JournalRecord[] {
     const { o } = this;
     const by = `${event.name} ${event.id}`;
     const a = answer({
       event,
-      held: [...(o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])],
-      ladders: [...(o.ladders?.(sid) ?? []), ...(this.batchLadders.get(sid) ?? [])].filter(
-        (l) => !this.halting.has(l.id),
-      ),
-      shown: (o.shownWaiting?.(sid) ?? []).filter((d) => !this.batchResolved.has(d.id)),
+      held: this.held(sid),
+      ladders: this.ladders(sid, true),
+      shown: (o.store?.shownWaiting(sid) ?? []).filter((d) => !this.batchResolved.has(d.id)),
       lastAsk: this.asks.get(sid),
       wasWaiting,
     });
-    const records: JournalRecord[] = [];
-    const gone = new Set(a.cancel.map((d) => d.id));
-    this.batchWaiting.set(
-      sid,
-      (this.batchWaiting.get(sid) ?? []).filter((d) => !gone.has(d.id)),
-    );
-    forgetUnsent(this.noise, a.cancel);
-    if (a.cancel.length > 0) {
-      records.push({ t: 'cancel', ids: [...gone], at, by });
-      o.logger.info(
-        { event: event.name, eventId: event.id, sessionId: sid, cancelled: [...gone] },
-        'the session moved on: held notifications cancelled',
-      );
-    }
+    const records = this.cancel(sid, a.cancel, at, by, { event: event.name, eventId: event.id });
     const resolve = new Set(a.resolve.map((d) => d.id));
     records.push(...this.resolveShown(sid, by, (d) => resolve.has(d.id)));
     for (const kind of ['answered', 'ended'] as const) {
@@ -237,7 +229,8 @@ export class Pipeline {
       records.push(...haltLadders(a.halt[kind], kind, by, at, o.logger));
     }
     const ladderIds = [...a.halt.answered, ...a.halt.ended].map((l) => l.id);
-    if (a.how) o.onAnswered?.({ session: sid, how: a.how, by, at, cancelled: [...gone], ladders: ladderIds });
+    const cancelled = a.cancel.map((d) => d.id);
+    if (a.how) o.onAnswered?.({ session: sid, how: a.how, by, at, cancelled, ladders: ladderIds });
     if (a.ask !== 'keep') this.asks.delete(sid);
     if (a.ask !== 'keep' && a.ask !== 'forget') {
       this.asks.set(sid, a.ask);
@@ -249,36 +242,19 @@ export class Pipeline {
   private async presenceState(): Promise<PresenceState> {
     const probe = this.o.presence;
     if (!probe) return 'unknown';
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const result = await Promise.race([
-        probe(),
-        new Promise<Pick<PresenceReading, 'state'>>(
-          (resolve) => (timer = setTimeout(() => resolve({ state: 'unknown' }), PRESENCE_BUDGET_MS)),
-        ),
-      ]);
+      const result = await within(probe(), PRESENCE_BUDGET_MS, { state: 'unknown' as const });
       return ['active', 'idle'].includes(result?.state) ? result.state : 'unknown';
     } catch {
       return 'unknown';
-    } finally {
-      clearTimeout(timer);
     }
   }
 
   private flushBurst(burst: Burst): void {
-    const notification = coalescedNotification(burst);
+    const { deliveries, held } = flushBurst(burst, this.o.notify(), this.o.now());
     if (burst.items.length > 1) this.counts.coalesced += burst.items.length;
-    const heldUntil = this.quietHold(notification.urgency);
-    if (heldUntil !== undefined) this.counts.held++;
-    const firstId = burst.items[0]!.notification.eventIds[0]!;
-    const records = deliveryRecords(
-      this.o.now,
-      `${firstId}/burst`,
-      burst.index,
-      burst.channels,
-      notification,
-      heldUntil,
-    );
+    if (held) this.counts.held++;
+    const records = adds(deliveries);
     for (const item of burst.items) {
       for (const id of item.notification.eventIds) {
         const left = (this.outstanding.get(id) ?? 1) - 1;
@@ -303,30 +279,19 @@ export class Pipeline {
 
   private async enrichWithin(event: HookEvent, notify: NotifyConfig): Promise<Record<string, unknown>> {
     const { enrich } = this.o;
-    if (!enrich) return {};
-    const { rules } = effectiveRules(notify);
-    const wanted = rules.some((rule) => {
-      const on = Array.isArray(rule.on) ? rule.on : [rule.on];
-      return rule.enabled && (on.includes(event.name) || on.includes('*'));
-    });
-    if (!wanted || !notify.enabled) return {};
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        enrich(event),
-        new Promise<Record<string, unknown>>(
-          (resolve) =>
-            (timer = setTimeout(() => resolve({}), this.o.enrichBudgetMs ?? ENRICH_DEFAULTS.budgetMs + 250)),
-        ),
-      ]);
-    } catch (error) {
+    if (!enrich || !wantsEnrichment(event, notify)) return {};
+    const failed = (error: unknown) => {
       this.o.logger.warn(
         { event: event.name, eventId: event.id, error: (error as Error).message },
         'enrichment failed; sending without it',
       );
       return {};
-    } finally {
-      clearTimeout(timer);
+    };
+    try {
+      const budget = this.o.enrichBudgetMs ?? ENRICH_DEFAULTS.budgetMs + 250;
+      return await within(enrich(event).catch(failed), budget, {});
+    } catch (error) {
+      return failed(error);
     }
   }
 
@@ -342,13 +307,11 @@ export class Pipeline {
     const sid = event.sessionId;
     // The main session's state before the event (a Claude sub-agent's event leaves it as it was).
     const before = sid ? this.sessions.get(sid) : undefined;
-    const wasWaiting = before?.phase === 'waiting';
     observeEvent(noise, event, at);
     const moved = observeSession(this.sessions, event, at);
     if (moved) o.onSession?.(moved, event);
-    const records: JournalRecord[] = [];
     // Delay-then-cancel, ladders, shown notifications: the user answered, so what waits for it goes.
-    if (sid) records.push(...this.answer(event, sid, at, wasWaiting));
+    const records = sid ? this.applyAnswer(event, sid, at, before?.phase === 'waiting') : [];
     if (o.onEvent) {
       try {
         await o.onEvent(handoff);
@@ -359,14 +322,16 @@ export class Pipeline {
         );
       }
     }
-    const main = sid ? this.sessions.get(sid) : undefined;
     const input: DecideInput = {
       event,
       enrichment,
       results: handoff.results,
       notify,
       noise,
-      session: main,
+      session: sid ? this.sessions.get(sid) : undefined,
+      before,
+      messageChannels: o.sessionMessageChannels?.(),
+      notices: handoff.notices,
       sessionFailed:
         moved !== undefined && (moved.transition === 'stop-failure' || moved.transition === 'ended-mid-turn'),
       at,
@@ -381,12 +346,9 @@ export class Pipeline {
     }
     const { evaluation } = decision;
     counts.fired += evaluation.fired.length;
-    const suppressed = evaluation.skipped.filter(
-      (s) => !s.reason.startsWith('filter:') && !s.reason.startsWith('rule disabled'),
-    ).length;
-    counts.suppressed += suppressed;
+    counts.suppressed += decision.suppressed;
     // Suppressed notifications (dedupe, cooldown, a duplicate permission ask, a held Stop) are logged too.
-    if (evaluation.fired.length > 0 || suppressed > 0 || log.isLevelEnabled('debug')) {
+    if (evaluation.fired.length > 0 || decision.suppressed > 0 || log.isLevelEnabled('debug')) {
       log.info(
         {
           event: event.name,
@@ -398,48 +360,24 @@ export class Pipeline {
         'rules evaluated',
       );
     }
-    const held = this.applyEffects(decision, sid, event, at, records);
+    const inBurst = this.applyEffects(decision, event, at, records);
     if (decision.presenceNotes.length > 0)
       log.info(
         { event: event.name, eventId: event.id, sessionId: sid, presence, applied: decision.presenceNotes },
         'presence applied',
       );
-    if (sid && main)
-      records.push(...this.sessionMessageRecords(event, before, main, evaluation.fired, enrichment));
-    // hookd's own notices (an untrusted project file, a broken config) go to the desktop as they are.
-    (handoff.notices ?? []).forEach((notice, i) => {
-      records.push(
-        ...deliveryRecords(o.now, `${event.id}/notice`, i, ['desktop'], {
-          title: notice.title,
-          body: notice.body,
-          urgency: 'normal',
-          rule: 'hookd-config',
-          event: event.name,
-          eventIds: [event.id],
-          count: 1,
-          at,
-          fields: [],
-        }),
-      );
-    });
-    if (held > 0) this.outstanding.set(event.id, held);
+    if (inBurst > 0) this.outstanding.set(event.id, inBurst);
     else records.push({ t: 'done', id: event.id });
     counts.processed++;
     return records;
   }
 
   /**
-   * Applies what the notify core decided for one event: the noise memory, ladders, held and sent
-   * deliveries (as journal records, committed with the batch) and bursts. Returns how many notifications
-   * wait in a burst.
+   * Applies the effects of one event's decision: the noise memory, the sessions' message channels,
+   * ladders, held and sent deliveries (as journal records, committed with the batch) and bursts. Returns
+   * how many notifications wait in a burst.
    */
-  private applyEffects(
-    decision: Decision,
-    sid: string | undefined,
-    event: HookEvent,
-    at: number,
-    records: JournalRecord[],
-  ): number {
+  private applyEffects(decision: Decision, event: HookEvent, at: number, records: JournalRecord[]): number {
     const { o, counts } = this;
     let inBurst = 0;
     for (const effect of decision.effects) {
@@ -453,7 +391,13 @@ export class Pipeline {
           records.push({ t: 'ladder', l });
           this.batchLadders.set(l.session, [...(this.batchLadders.get(l.session) ?? []), l]);
           o.logger.info(
-            { ladder: l.id, rule: l.rule, sessionId: sid, eventId: event.id, steps: describeLadder(l.steps) },
+            {
+              ladder: l.id,
+              rule: l.rule,
+              sessionId: l.session,
+              eventId: event.id,
+              steps: describeLadder(l.steps),
+            },
             'escalation ladder started',
           );
           o.onLadder?.(l);
@@ -464,7 +408,7 @@ export class Pipeline {
             ...(this.batchWaiting.get(effect.session) ?? []),
             ...effect.deliveries,
           ]);
-          records.push(...effect.deliveries.map((d): JournalRecord => ({ t: 'add', d })));
+          records.push(...adds(effect.deliveries));
           o.onHeld?.(effect.until);
           break;
         case 'coalesce':
@@ -473,8 +417,14 @@ export class Pipeline {
           break;
         case 'send':
           if (effect.deferred) counts.held++;
-          records.push(...effect.deliveries.map((d): JournalRecord => ({ t: 'add', d })));
+          records.push(...adds(effect.deliveries));
           break;
+        case 'message': {
+          const state = this.sessions.get(effect.session);
+          if (state) this.sessions.set(effect.session, { ...state, messageChannels: effect.channels });
+          o.noiseChanged?.();
+          break;
+        }
       }
     }
     return inBurst;
@@ -486,163 +436,68 @@ export class Pipeline {
    * (docs/sessions.md, "Resolved notifications"). Returns the records to commit; best-effort.
    */
   resolveShown(session: string, by: string, answers: (d: Delivery) => boolean = () => true): JournalRecord[] {
-    const at = this.o.now();
-    const shown = (this.o.shownWaiting?.(session) ?? []).filter(
+    const shown = (this.o.store?.shownWaiting(session) ?? []).filter(
       (d) => !this.batchResolved.has(d.id) && answers(d),
     );
-    const records: JournalRecord[] = [];
-    for (const d of shown) {
-      this.batchResolved.add(d.id);
-      const resolved: Delivery = {
-        id: resolvedId(d.id),
-        channel: d.channel,
-        notification: {
-          ...d.notification,
-          kind: 'resolved',
-          resolves: { deliveryId: d.id, ref: d.ref!, by },
-          at,
-        },
-        createdAt: at,
-        state: 'pending',
-        attempts: 0,
-        nextAt: at,
-      };
-      records.push({ t: 'add', d: resolved });
-    }
-    if (records.length > 0)
-      this.o.logger.info(
-        { sessionId: session, by, resolved: shown.map((d) => d.id) },
-        'the session was answered: shown notifications marked resolved',
-      );
-    return records;
+    return this.resolved(session, by, resolvedDeliveries(shown, by, this.o.now()));
   }
 
-  /**
-   * One message per session: the channels that keep one learn of each change of the session's state (an
-   * update), and of the end of its work (a summary in the message's thread). A channel keeps a message
-   * for a session from the first rule notification of that session it is sent.
-   */
-  private sessionMessageRecords(
-    event: HookEvent,
-    before: SessionState | undefined,
-    state: SessionState,
-    fired: readonly FiredRule[],
-    enrichment: Record<string, unknown>,
-  ): JournalRecord[] {
-    const names = this.o.sessionMessageChannels?.() ?? [];
-    if (names.length === 0 || !event.sessionId) return [];
-    const firedTo = new Set(fired.flatMap((f) => f.channels));
-    const had = new Set(state.messageChannels ?? []);
-    const newly = names.filter((n) => firedTo.has(n) && !had.has(n));
-    if (newly.length > 0) {
-      this.sessions.set(state.id, { ...state, messageChannels: [...had, ...newly].slice(-32) });
-      this.o.noiseChanged?.();
-    }
-    const known = names.filter((n) => had.has(n));
-    const at = this.o.now();
-    const projectDir = projectDirOf(event);
-    const about = {
-      name: event.name,
-      id: event.id,
-      sessionId: event.sessionId,
-      project: projectDir ? folderName(projectDir) : undefined,
-      cwd: event.cwd,
-    };
-    const records: JournalRecord[] = [];
-    const updateTo = known.filter((n) => !firedTo.has(n));
-    if (updateTo.length > 0 && messageStateChanged(before, state)) {
-      const answered = before?.phase === 'waiting' && userMovedOn(event);
-      const update = sessionUpdateNotification(about, state, at, answered ? event.name : undefined);
-      records.push(...deliveryRecords(this.o.now, `${event.id}/session`, 0, updateTo, update));
-    }
-    const summaryTo = [...known, ...newly];
-    if (summaryTo.length > 0 && sessionFinished(before, state)) {
-      const summary = sessionSummaryNotification(about, state, enrichment, at);
-      records.push(...deliveryRecords(this.o.now, `${event.id}/summary`, 0, summaryTo, summary));
-    }
-    return records;
-  }
-
-  /** The cancel record of a session's held "waiting" notifications (none: no record), logged. */
-  private cancelHeld(sid: string, at: number, by: string, why: Record<string, unknown>): JournalRecord[] {
-    const { noise } = this;
-    const cancelled = [...(this.o.heldWaiting?.(sid) ?? []), ...(this.batchWaiting.get(sid) ?? [])];
-    this.batchWaiting.delete(sid);
-    const ids = cancelled.map((d) => d.id);
-    forgetUnsent(noise, cancelled);
-    if (ids.length === 0) return [];
+  private resolved(session: string, by: string, deliveries: readonly Delivery[]): JournalRecord[] {
+    if (deliveries.length === 0) return [];
+    const ids = deliveries.map((d) => d.notification.resolves!.deliveryId);
+    for (const id of ids) this.batchResolved.add(id);
     this.o.logger.info(
-      { ...why, sessionId: sid, cancelled: ids },
-      'the session moved on: held notifications cancelled',
+      { sessionId: session, by, resolved: ids },
+      'the session was answered: shown notifications marked resolved',
     );
-    return [{ t: 'cancel', ids, at, by }];
+    return adds(deliveries);
   }
 
   /**
-   * A record read from a session's transcript that no hook reported (docs/sessions.md): the session's
-   * state moves (`transcript-interrupt`, `transcript-turn-end`, `transcript-turn-failed`), its held
-   * "waiting" notifications are cancelled and those already shown marked resolved. Runs after the events
-   * already queued (Droid hands its Stop over before it writes the turn's outcome).
+   * A record read from a session's transcript that no hook reported: applies what transcriptMove()
+   * decides (the session's state, held notifications cancelled, shown ones resolved, ladders stopped, its
+   * message). Runs after the events already queued (Droid hands its Stop over before it writes the turn's
+   * outcome).
    */
   async transcriptSignal(sessionId: string, signal: TranscriptSignal): Promise<void> {
     await this.idle();
     const before = this.sessions.get(sessionId);
     if (!before || this.stopping) return;
     const at = this.o.now();
-    const next = transcriptTransition(before, signal, at);
-    const moved = next !== before;
-    if (moved) {
+    const m = transcriptMove({
+      state: before,
+      signal,
+      held: this.held(sessionId),
+      shown: (this.o.store?.shownWaiting(sessionId) ?? []).filter((d) => !this.batchResolved.has(d.id)),
+      ladders: this.ladders(sessionId, false),
+      messageChannels: this.o.sessionMessageChannels?.() ?? [],
+      at,
+    });
+    if (!m) return;
+    if (m.state) {
       this.sessions.delete(sessionId);
-      this.sessions.set(sessionId, next);
+      this.sessions.set(sessionId, m.state);
       this.o.logger.info(
-        { sessionId, transition: next.transition, phase: next.phase, detail: signal.detail.slice(0, 200) },
+        {
+          sessionId,
+          transition: m.state.transition,
+          phase: m.state.phase,
+          detail: signal.detail.slice(0, 200),
+        },
         'session state moved by its transcript',
       );
       this.o.noiseChanged?.();
     }
-    // An interrupt ends any ask, even of a session already done or ended by the time it is read.
-    if (!moved && signal.kind !== 'interrupt') return;
-    const by = `transcript-${signal.kind}`;
-    // The turn ended or was interrupted: the ask is gone, and so are the session's ladders.
-    const ladders = (this.o.ladders?.(sessionId) ?? []).filter((l) => !this.halting.has(l.id));
     const records = [
-      ...this.cancelHeld(sessionId, at, by, { transition: by }),
-      ...this.resolveShown(sessionId, by),
-      ...haltLadders(ladders, 'ended', by, at, this.o.logger),
-      ...(moved ? this.transcriptMessageRecords(before, next, at) : []),
+      ...this.cancel(sessionId, m.cancel, at, m.by, { transition: m.by }),
+      ...this.resolved(sessionId, m.by, m.resolved),
+      ...haltLadders(m.halt, 'ended', m.by, at, this.o.logger),
+      ...adds(m.messages),
     ];
     if (records.length > 0) {
       await this.o.commit(records);
       this.o.wake(records.flatMap((r) => (r.t === 'add' ? [r.d.channel] : [])));
     }
-  }
-
-  /**
-   * The session's own messages (Slack `session-message`) follow a move read from its transcript too:
-   * an update of the state, and the summary in the thread when the turn ended there.
-   */
-  private transcriptMessageRecords(before: SessionState, next: SessionState, at: number): JournalRecord[] {
-    const names = new Set(this.o.sessionMessageChannels?.() ?? []);
-    const known = (next.messageChannels ?? []).filter((n) => names.has(n));
-    if (known.length === 0) return [];
-    const key = `${next.id}/transcript/${at}`;
-    const about = {
-      name: next.transition,
-      id: key,
-      sessionId: next.id,
-      project: next.cwd ? folderName(next.cwd) : undefined,
-      cwd: next.cwd,
-    };
-    const records: JournalRecord[] = [];
-    if (messageStateChanged(before, next)) {
-      const update = sessionUpdateNotification(about, next, at, undefined);
-      records.push(...deliveryRecords(this.o.now, `${key}/session`, 0, known, update));
-    }
-    if (sessionFinished(before, next)) {
-      const summary = sessionSummaryNotification(about, next, {}, at);
-      records.push(...deliveryRecords(this.o.now, `${key}/summary`, 0, known, summary));
-    }
-    return records;
   }
 
   private async processQueue(): Promise<void> {
