@@ -21,6 +21,11 @@ import {
 const total = Number(process.argv[2] ?? 50_000);
 const rssMb = (pid) =>
   Number((Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024).toFixed(1));
+/** CPU seconds the process has used (user + system), from /proc: what a flag costs, whatever the load. */
+const cpuS = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(((Number(fields[11]) + Number(fields[12])) / 100).toFixed(2));
+};
 const names = [
   '01-SessionStart-startup.json',
   '02-UserPromptSubmit.json',
@@ -59,10 +64,14 @@ const t = benchEnv({
 const daemonEnv = {
   ...t.env,
   ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+  // BENCH_MALLOC_ARENA_MAX=2 measures glibc's arena limit (not set by hookd: see docs/daemon.md).
+  ...(process.env.BENCH_MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.BENCH_MALLOC_ARENA_MAX } : {}),
 };
 // The V8 flags every hookd start gives the daemon (DAEMON_NODE_FLAGS in src/link/client.ts);
 // BENCH_DAEMON_FLAGS='' measures without them.
-const daemonFlags = (process.env.BENCH_DAEMON_FLAGS ?? '--max-semi-space-size=1').split(' ').filter(Boolean);
+const daemonFlags = (process.env.BENCH_DAEMON_FLAGS ?? '--max-semi-space-size=1 --heap-growing-percent=20')
+  .split(' ')
+  .filter(Boolean);
 let daemon = await startDaemon(daemonEnv, t.socket, undefined, daemonFlags);
 const status = async (c) => (await c.request({ v: 1, type: 'status' })).status;
 try {
@@ -94,6 +103,7 @@ try {
     samples.push({
       events: mark,
       rssMb: rssMb(daemon.pid),
+      cpuS: cpuS(daemon.pid),
       heapUsedMb: Number((s.memory.heapUsedBytes / 1e6).toFixed(1)),
       dead: s.outbox.dead,
       delivered,
