@@ -16,6 +16,7 @@ import { daemonFiles, ensurePrivateDir } from '../../link/runtime-files.js';
 import { openDaemonJournal } from '../state/journal-schema.js';
 import { DaemonStore, type JournalRecord } from '../state/store.js';
 import { Outbox } from '../state/outbox.js';
+import { ReleaseTimer } from '../state/release-timer.js';
 import { listenOnSocket, type SocketServer } from '../listen/server.js';
 import { holdDaemonLock, pingOverSocket } from './lock-holder.js';
 import { Pipeline } from '../pipeline.js';
@@ -256,7 +257,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       sessions: noiseStore.sessions,
       // Delay-then-cancel (docs/sessions.md): held "waiting" notifications, released when their time comes.
       heldWaiting: (session) => store.heldWaiting(session),
-      onHeld: (until) => releaseAt(until),
+      onHeld: (until) => releaseTimer.at(until),
       // Notifications that know the session (docs/sessions.md): resolved when answered, one Slack message.
       shownWaiting: (session) => store.shownWaiting(session),
       sessionMessageChannels: () =>
@@ -301,18 +302,14 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       logger: log,
     });
     const digest = new Digest({ store, notify, commit, wake, now });
-    const releaseTimers = new Set<NodeJS.Timeout>();
-    const releaseHeld = () =>
-      digest
-        .releaseHeld()
-        .catch((error: Error) => log.error({ error: error.message }, 'held release failed'));
-    function releaseAt(until: number): void {
-      const timer = setTimeout(
-        () => void (releaseTimers.delete(timer), releaseHeld()),
-        Math.max(0, until - now()),
-      );
-      releaseTimers.add(timer);
-    }
+    const releaseTimer = new ReleaseTimer({
+      now,
+      release: () =>
+        digest
+          .releaseHeld()
+          .catch((error: Error) => log.error({ error: error.message }, 'held release failed')),
+      nextDue: () => store.nextHeldAt(),
+    });
 
     onJournalRecovered = () => {
       outbox.wake();
@@ -434,7 +431,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         await fast?.close();
         await spawner.close();
         await transcripts.close();
-        for (const timer of releaseTimers) clearTimeout(timer);
+        releaseTimer.close();
         await escalator.close();
         await server.close();
         rmSync(files.socket, { force: true });

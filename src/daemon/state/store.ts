@@ -360,6 +360,15 @@ export class DaemonStore {
     );
   }
 
+  /** When the earliest held delivery is due, if any is held. */
+  nextHeldAt(): number | undefined {
+    let next: number | undefined;
+    for (const d of this.deliveries.values())
+      if (d.state === 'held' && d.heldUntil !== undefined && (next === undefined || d.heldUntil < next))
+        next = d.heldUntil;
+    return next;
+  }
+
   /** Held deliveries whose quiet window has ended by `now`. */
   heldDue(now: number): Delivery[] {
     return [...this.deliveries.values()].filter((d) => d.state === 'held' && (d.heldUntil ?? 0) <= now);

@@ -248,3 +248,20 @@ describe('the daemon store stays bounded by count and by characters', () => {
     expect(store.counts().dead).toBe(fit);
   });
 });
+
+describe('the next held delivery', () => {
+  it('is the earliest held one, whatever order they came in, and none once released', () => {
+    const store = new DaemonStore(1000);
+    expect(store.nextHeldAt()).toBeUndefined();
+    for (const [id, until] of [
+      ['a', 300],
+      ['b', 100],
+      ['c', 200],
+    ] as const)
+      store.apply({ t: 'add', d: { ...delivery(id), state: 'held', heldUntil: until } });
+    store.apply({ t: 'add', d: delivery('pending') });
+    expect(store.nextHeldAt()).toBe(100);
+    store.apply({ t: 'unhold', ids: ['b'], at: 100 });
+    expect(store.nextHeldAt()).toBe(200);
+  });
+});
