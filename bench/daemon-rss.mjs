@@ -5,6 +5,7 @@
 // notify-send is missing). Each sample waits until the daemon has processed and delivered everything.
 // Then idle again, and after a restart over the same journal.
 // Target: at most 100 MB after 50,000 events; RSS flat after warm-up (the second half of the run).
+// Each sample also has the daemon's CPU seconds so far, to weigh what a flag costs whatever the load.
 // Usage: npm run build && node bench/daemon-rss.mjs [events]
 import { readFileSync } from 'node:fs';
 import {
@@ -77,6 +78,7 @@ const status = async (c) => (await c.request({ v: 1, type: 'status' })).status;
 try {
   await new Promise((r) => setTimeout(r, 3000));
   const idle = rssMb(daemon.pid);
+  console.error(JSON.stringify({ idleRssMb: idle }));
   const c = await connect(t.socket);
   const samples = [];
   let sent = 0;
