@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReleaseTimer } from '../../../src/daemon/state/release-timer.js';
+import { RELEASE_TIMES_MAX, ReleaseTimer } from '../../../src/daemon/state/release-timer.js';
 
 /** A clock and timers the test moves by hand. */
 function fakeTime() {
@@ -97,5 +97,36 @@ describe('the release timer of held notifications', () => {
     await time.advance(100);
     expect(counted.releases).toBe(0);
     expect(time.timers.size).toBe(0);
+  });
+});
+
+describe('the release times it remembers', () => {
+  it('releases each time asked, even for notifications the store does not hold yet', async () => {
+    const time = fakeTime();
+    const at: number[] = [];
+    const timer = new ReleaseTimer({
+      now: time.now,
+      setTimer: time.setTimer,
+      clearTimer: time.clearTimer,
+      release: () => (at.push(time.now()), Promise.resolve()),
+      nextDue: () => undefined,
+    });
+    timer.at(30);
+    timer.at(10);
+    timer.at(20);
+    timer.at(20);
+    expect(timer.queued).toBe(3);
+    await time.advance(100);
+    expect(at).toEqual([10, 20, 30]);
+    expect(time.timers.size).toBe(0);
+  });
+
+  it('are bounded: past the limit the latest are left to the housekeeping', () => {
+    const time = fakeTime();
+    const { timer } = countingTimer(time, () => undefined);
+    for (let i = RELEASE_TIMES_MAX * 2; i >= 1; i--) timer.at(i);
+    expect(timer.queued).toBe(RELEASE_TIMES_MAX);
+    expect(timer.waitingFor).toBe(1);
+    expect(time.timers.size).toBe(1);
   });
 });
