@@ -5,6 +5,7 @@
 // notify-send is missing). Each sample waits until the daemon has processed and delivered everything.
 // Then idle again, and after a restart over the same journal.
 // Target: at most 100 MB after 50,000 events; RSS flat after warm-up (the second half of the run).
+// Each sample also has the daemon's CPU seconds so far, to weigh what a flag costs whatever the load.
 // Usage: npm run build && node bench/daemon-rss.mjs [events]
 import { readFileSync } from 'node:fs';
 import {
@@ -21,6 +22,11 @@ import {
 const total = Number(process.argv[2] ?? 50_000);
 const rssMb = (pid) =>
   Number((Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024).toFixed(1));
+/** CPU seconds the process has used (user + system), from /proc: what a flag costs, whatever the load. */
+const cpuS = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(((Number(fields[11]) + Number(fields[12])) / 100).toFixed(2));
+};
 const names = [
   '01-SessionStart-startup.json',
   '02-UserPromptSubmit.json',
@@ -59,15 +65,20 @@ const t = benchEnv({
 const daemonEnv = {
   ...t.env,
   ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+  // BENCH_MALLOC_ARENA_MAX=2 measures glibc's arena limit (not set by hookd: see docs/daemon.md).
+  ...(process.env.BENCH_MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.BENCH_MALLOC_ARENA_MAX } : {}),
 };
 // The V8 flags every hookd start gives the daemon (DAEMON_NODE_FLAGS in src/link/client.ts);
 // BENCH_DAEMON_FLAGS='' measures without them.
-const daemonFlags = (process.env.BENCH_DAEMON_FLAGS ?? '--max-semi-space-size=1').split(' ').filter(Boolean);
+const daemonFlags = (process.env.BENCH_DAEMON_FLAGS ?? '--max-semi-space-size=1 --heap-growing-percent=20')
+  .split(' ')
+  .filter(Boolean);
 let daemon = await startDaemon(daemonEnv, t.socket, undefined, daemonFlags);
 const status = async (c) => (await c.request({ v: 1, type: 'status' })).status;
 try {
   await new Promise((r) => setTimeout(r, 3000));
   const idle = rssMb(daemon.pid);
+  console.error(JSON.stringify({ idleRssMb: idle }));
   const c = await connect(t.socket);
   const samples = [];
   let sent = 0;
@@ -94,6 +105,7 @@ try {
     samples.push({
       events: mark,
       rssMb: rssMb(daemon.pid),
+      cpuS: cpuS(daemon.pid),
       heapUsedMb: Number((s.memory.heapUsedBytes / 1e6).toFixed(1)),
       dead: s.outbox.dead,
       delivered,

@@ -64,7 +64,7 @@ describe('installService on linux', () => {
     });
     const unit = await readFile(unitPath(), 'utf8');
     expect(unit).toContain(
-      '\nExecStart=/usr/bin/node --max-semi-space-size=1 "/opt/hookd app/dist/hookd.cjs" daemon run\n',
+      '\nExecStart=/usr/bin/node --max-semi-space-size=1 --heap-growing-percent=20 "/opt/hookd app/dist/hookd.cjs" daemon run\n',
     );
     expect(unit).toContain('\nRestart=on-failure\n');
     expect(unit).toContain('\nRestartPreventExitStatus=10\n');
@@ -220,7 +220,14 @@ describe('installService on macOS (darwin)', () => {
     );
     expect(parsed).toMatchObject({
       Label: 'dev.hookd.daemon',
-      ProgramArguments: ['/usr/local/bin/node', '--max-semi-space-size=1', HOOKD, 'daemon', 'run'],
+      ProgramArguments: [
+        '/usr/local/bin/node',
+        '--max-semi-space-size=1',
+        '--heap-growing-percent=20',
+        HOOKD,
+        'daemon',
+        'run',
+      ],
       RunAtLoad: true,
       KeepAlive: { SuccessfulExit: false },
       EnvironmentVariables: {

@@ -17,6 +17,7 @@ import { openDaemonJournal } from '../state/journal-schema.js';
 import type { Journal } from '../state/journal.js';
 import { DaemonStore, type JournalRecord } from '../state/store.js';
 import { Outbox } from '../state/outbox.js';
+import { ReleaseTimer } from '../state/release-timer.js';
 import { listenOnSocket } from '../listen/server.js';
 import { holdDaemonLock, pingOverSocket } from './lock-holder.js';
 import { NotifyApplier } from '../apply-notify.js';
@@ -37,7 +38,6 @@ import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../link/wire.js';
 import { createSpawner, type Spawner } from '../spawn/spawner.js';
 import { Parts, type StopPart } from './parts.js';
 import { PresenceCache } from './presence-cache.js';
-import { ReleaseTimers } from './release-timers.js';
 import { inflightDir, recoverInflight } from '../state/inflight.js';
 import { TranscriptWatch } from '../listen/transcript-watch.js';
 
@@ -149,7 +149,7 @@ export class Daemon implements DaemonHandle {
   private presence!: PresenceCache;
   private escalator!: Escalator;
   private transcripts!: TranscriptWatch;
-  private releases!: ReleaseTimers;
+  private releases!: ReleaseTimer;
   private pipeline: NotifyApplier | undefined;
   private ingest!: Ingest;
   private digest!: Digest;
@@ -259,7 +259,7 @@ export class Daemon implements DaemonHandle {
     // What the pipeline schedules (ladders, transcript watches, releases) stops after the pipeline.
     await parts.start('escalator', () => () => this.escalator.close());
     await parts.start('transcripts', () => () => this.transcripts.close());
-    await parts.start('release timers', () => () => this.releases.clear());
+    await parts.start('release timers', () => () => this.releases.close());
     await parts.start('pipeline', () => {
       const { store } = this;
       for (const handoff of store.pendingEvents.values()) this.pipeline!.enqueue(handoff);
@@ -466,10 +466,14 @@ export class Daemon implements DaemonHandle {
     }));
     presence.probe();
     const digest = (this.digest = new Digest({ store, notify, commit, wake, now }));
-    this.releases = new ReleaseTimers(now, () => {
-      digest
-        .releaseHeld()
-        .catch((error: Error) => log.error({ error: error.message }, 'held release failed'));
+    // One timer for every held notification: the earliest release time, re-armed after each release.
+    this.releases = new ReleaseTimer({
+      now,
+      release: () =>
+        digest
+          .releaseHeld()
+          .catch((error: Error) => log.error({ error: error.message }, 'held release failed')),
+      nextDue: () => store.nextHeldAt(),
     });
     // Escalation ladders (docs/sessions.md#escalation-ladders): steps sent while nobody answers.
     const escalator = (this.escalator = new Escalator({

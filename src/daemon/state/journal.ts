@@ -1,4 +1,4 @@
-import { closeSync, constants, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
@@ -17,6 +17,54 @@ export interface JournalOptions<R> {
   retryMs?: number;
   /** Called when a write fails (ENOSPC, EIO...) and when writes work again. */
   onTrouble?: (error: Error | undefined) => void;
+}
+
+/** How much of the journal a start reads at once. */
+export const JOURNAL_READ_CHUNK = 1024 * 1024;
+
+/** A complete line of a file: its text (without the newline) and where it starts, in bytes. */
+interface FileLine {
+  text: string;
+  at: number;
+}
+
+/**
+ * The complete lines of a file, read a chunk at a time, so a start holds one chunk and the line being
+ * read, not the whole journal as one string. A last line without its newline (a torn write) is not
+ * yielded. The generator returns the byte length of the complete lines and of the whole file.
+ */
+function* fileLines(
+  file: string,
+  chunkBytes = JOURNAL_READ_CHUNK,
+): Generator<FileLine, { complete: number; size: number }> {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { complete: 0, size: 0 };
+    throw error;
+  }
+  try {
+    const chunk = Buffer.alloc(chunkBytes);
+    let rest = Buffer.alloc(0);
+    /** Where `rest` starts in the file. */
+    let restAt = 0;
+    for (;;) {
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) return { complete: restAt, size: restAt + rest.length };
+      const data = rest.length > 0 ? Buffer.concat([rest, chunk.subarray(0, read)]) : chunk.subarray(0, read);
+      let start = 0;
+      // A newline byte never occurs inside a multi-byte UTF-8 character: each line decodes on its own.
+      for (let nl = data.indexOf(10, start); nl >= 0; nl = data.indexOf(10, start)) {
+        yield { text: data.toString('utf8', start, nl), at: restAt + start };
+        start = nl + 1;
+      }
+      restAt += start;
+      rest = Buffer.from(data.subarray(start));
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface JournalTrouble {
@@ -63,38 +111,32 @@ export class Journal<R extends object> {
    */
   async open(options: { readOnly?: boolean; each?: (record: R) => void } = {}): Promise<R[]> {
     if (!options.readOnly) ensurePrivateDir(dirname(this.file));
-    let text = '';
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    const end = text.lastIndexOf('\n') + 1;
     const records: R[] = [];
     const bad: string[] = [];
     /** Where each bad line starts, so a rewrite keeps every other line without a copy of them all. */
     const badAt = new Set<number>();
-    for (let at = 0; at < end;) {
-      const next = text.indexOf('\n', at);
-      const line = text.slice(at, next);
-      if (line) {
-        let record: R | undefined;
-        try {
-          const value: unknown = JSON.parse(line);
-          record = this.options.parse
-            ? this.options.parse(value)
-            : value !== null && typeof value === 'object'
-              ? (value as R)
-              : undefined;
-        } catch {}
-        if (!record) {
-          bad.push(`${line}\n`);
-          badAt.add(at);
-        } else if (options.each) options.each(record);
-        else records.push(record);
-      }
-      at = next + 1;
+    const lines = fileLines(this.file);
+    let next = lines.next();
+    for (; !next.done; next = lines.next()) {
+      const { text: line, at } = next.value;
+      if (!line) continue;
+      let record: R | undefined;
+      try {
+        const value: unknown = JSON.parse(line);
+        record = this.options.parse
+          ? this.options.parse(value)
+          : value !== null && typeof value === 'object'
+            ? (value as R)
+            : undefined;
+      } catch {}
+      if (!record) {
+        bad.push(`${line}\n`);
+        badAt.add(at);
+      } else if (options.each) options.each(record);
+      else records.push(record);
     }
+    /** The bytes of the complete lines: a torn last line after them is cut off. */
+    const { complete: end, size } = next.value;
     this.quarantined = bad.length;
     if (options.readOnly) return records;
     if (bad.length > 0) {
@@ -104,23 +146,21 @@ export class Journal<R extends object> {
       } finally {
         closeSync(fd);
       }
-      const kept: string[] = [];
-      for (let at = 0; at < end;) {
-        const next = text.indexOf('\n', at);
-        if (next > at && !badAt.has(at)) kept.push(text.slice(at, next + 1));
-        at = next + 1;
-      }
-      this.bytes = writePrivateFileAtomic(this.file, kept, { fsync: true, ensureDir: false });
+      const file = this.file;
+      const kept = function* () {
+        for (const line of fileLines(file)) if (line.text && !badAt.has(line.at)) yield `${line.text}\n`;
+      };
+      this.bytes = writePrivateFileAtomic(this.file, kept(), { fsync: true, ensureDir: false });
     } else {
-      if (end < text.length) {
+      if (size > end) {
         const fd = openSync(this.file, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0));
         try {
-          ftruncateSync(fd, Buffer.byteLength(text.slice(0, end)));
+          ftruncateSync(fd, end);
         } finally {
           closeSync(fd);
         }
       }
-      this.bytes = Buffer.byteLength(text.slice(0, end));
+      this.bytes = end;
     }
     this.handle = await open(this.file, PRIVATE_APPEND_FLAGS, 0o600);
     return records;

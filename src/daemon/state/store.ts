@@ -11,6 +11,7 @@ export type {
 import type { Delivery, Ladder, LadderEnd } from '../../notify/records.js';
 import { resolvedId } from '../../notify/records.js';
 export { resolvedId };
+import { BoundedIds } from './bounded-ids.js';
 
 /** The journal's records. Applying one twice has the same effect as once. */
 export type JournalRecord =
@@ -32,7 +33,10 @@ export type JournalRecord =
   | { t: 'seen'; ids: string[] }
   | { t: 'delivered'; ids: string[] };
 
-const RECENT_MAX = 200;
+/** The last few delivered, cancelled and stopped: at most this many of each... */
+export const RECENT_MAX = 200;
+/** ...and at most this many characters of each list (a notification's text, fields, ids). */
+export const RECENT_MAX_CHARS = 400_000;
 /** A channel's reference to what it showed (a desktop id, a Slack channel and ts) is short; longer is not kept. */
 export const REF_MAX = 200;
 
@@ -41,23 +45,58 @@ export const REF_MAX = 200;
  * dropped, so a channel that can never deliver (no notify-send) does not grow the daemon without bound.
  */
 export const DEAD_MAX = 1000;
-const DELIVERED_IDS_MAX = 50_000;
-const THREADS_MAX = 5000;
+/** The characters of every dead letter kept, in all: past it the oldest go too. */
+export const DEAD_MAX_CHARS = 2_000_000;
+/** Ids of delivered, cancelled or dropped deliveries (and of stopped ladders) kept so a replay skips them. */
+export const DELIVERED_IDS_MAX = 50_000;
+/**
+ * Every set of remembered ids holds at most this many characters per id of its count limit on average:
+ * ids of the longest allowed length make it keep fewer of them, never more memory.
+ */
+export const ID_CHARS_AVG = 96;
+/** Slack threads and session messages remembered (key: channel and session; value: the message's ts). */
+export const THREADS_MAX = 5000;
+/** A thread's key or reference longer than this is not kept. */
+export const THREAD_KEY_MAX = 1000;
 /** Ladders running at once: beyond it the oldest stops (`limit`). */
 export const LADDERS_MAX = 1000;
 
-function capSet(set: Set<string>, max: number): void {
-  while (set.size > max) set.delete(set.values().next().value as string);
+/**
+ * About how many characters a delivery holds: the text and ids that make up nearly all of its size.
+ * Exact byte counts would cost a serialisation per delivery; this is what the character limits count.
+ */
+export function deliveryChars(d: Delivery): number {
+  const n = d.notification;
+  let chars = 200 + d.id.length + d.channel.length + n.title.length + n.body.length + n.rule.length;
+  chars +=
+    (d.lastError?.length ?? 0) + (d.ref?.length ?? 0) + (n.cwd?.length ?? 0) + (n.project?.length ?? 0);
+  for (const id of n.eventIds) chars += id.length;
+  for (const f of n.fields) chars += f.label.length + f.value.length;
+  return chars;
+}
+
+/** Appends to a recent list, then drops its oldest past RECENT_MAX items or RECENT_MAX_CHARS. */
+function keepRecent<T>(list: T[], item: T, chars: (item: T) => number): void {
+  list.push(item);
+  if (list.length > RECENT_MAX) list.shift();
+  let total = 0;
+  for (const kept of list) total += chars(kept);
+  while (total > RECENT_MAX_CHARS && list.length > 1) total -= chars(list.shift()!);
+}
+
+function ladderChars(l: Ladder): number {
+  return JSON.stringify(l).length;
 }
 
 /** The daemon's durable state, rebuilt from the journal at start and updated as records are appended. */
 export class DaemonStore {
-  readonly seen = new Set<string>();
+  /** Event ids received (idempotency keys): the last `seenMax`, at most ID_CHARS_AVG characters each. */
+  readonly seen: BoundedIds;
   /** Received and not yet fully processed, in arrival order. */
   readonly pendingEvents = new Map<string, EventHandoff>();
   /** Pending, held and dead deliveries. Delivered ones leave (only their ids and the last few stay). */
   readonly deliveries = new Map<string, Delivery>();
-  readonly deliveredIds = new Set<string>();
+  readonly deliveredIds = new BoundedIds(DELIVERED_IDS_MAX, DELIVERED_IDS_MAX * ID_CHARS_AVG);
   readonly recentDelivered: Delivery[] = [];
   /** The last few held "waiting" notifications cancelled because the session moved on. */
   readonly recentCancelled: Delivery[] = [];
@@ -66,13 +105,16 @@ export class DaemonStore {
   readonly ladders = new Map<string, Ladder>();
   readonly recentLadders: Ladder[] = [];
   /** Ids of every ladder ever stopped (bounded): a replayed "ladder" record does not start it again. */
-  private readonly haltedLadders = new Set<string>();
+  private readonly haltedLadders = new BoundedIds(DELIVERED_IDS_MAX, DELIVERED_IDS_MAX * ID_CHARS_AVG);
   /** Per channel, the ids of its pending deliveries in order. */
   private readonly queues = new Map<string, Set<string>>();
-  /** Ids of dead deliveries, oldest first. */
-  private readonly dead = new Set<string>();
+  /** Ids of dead deliveries, oldest first, with the characters each held when it died. */
+  private readonly dead = new Map<string, number>();
+  private deadChars = 0;
 
-  constructor(private readonly seenMax: number) {}
+  constructor(seenMax: number) {
+    this.seen = new BoundedIds(seenMax, seenMax * ID_CHARS_AVG);
+  }
 
   private enqueue(delivery: Delivery): void {
     let queue = this.queues.get(delivery.channel);
@@ -90,7 +132,6 @@ export class DaemonStore {
         const id = record.h.event.id;
         if (this.seen.has(id)) return;
         this.seen.add(id);
-        capSet(this.seen, this.seenMax);
         this.pendingEvents.set(id, record.h);
         return;
       }
@@ -106,7 +147,7 @@ export class DaemonStore {
         }
         this.deliveries.set(d.id, { ...d });
         if (d.state === 'pending') this.enqueue(d);
-        if (d.state === 'dead') this.trackDead(d.id);
+        if (d.state === 'dead') this.trackDead(d);
         return;
       }
       case 'fail': {
@@ -134,14 +175,15 @@ export class DaemonStore {
         const d = this.deliveries.get(record.id);
         if (!d) return;
         this.dequeue(d);
+        this.untrackDead(d);
         Object.assign(d, { state: 'dead', deadAt: record.at, lastError: record.error });
-        this.trackDead(d.id);
+        this.trackDead(d);
         return;
       }
       case 'retry': {
         const d = this.deliveries.get(record.id);
         if (!d || d.state !== 'dead') return;
-        this.dead.delete(d.id);
+        this.untrackDead(d);
         Object.assign(d, { state: 'pending', attempts: 0, nextAt: record.at, createdAt: record.at });
         delete d.deadAt;
         this.enqueue(d);
@@ -150,7 +192,7 @@ export class DaemonStore {
       case 'purge': {
         const d = this.deliveries.get(record.id);
         if (!d) return;
-        this.dead.delete(d.id);
+        this.untrackDead(d);
         this.deliveries.delete(d.id);
         this.dequeue(d);
         return;
@@ -181,14 +223,11 @@ export class DaemonStore {
           // Never sent: gone from the outbox, and its id kept so a replayed "add" does not bring it back.
           this.deliveries.delete(id);
           this.deliveredIds.add(id);
-          capSet(this.deliveredIds, DELIVERED_IDS_MAX);
-          this.recentCancelled.push({
-            ...d,
-            state: 'cancelled',
-            cancelledAt: record.at,
-            cancelledBy: record.by,
-          });
-          if (this.recentCancelled.length > RECENT_MAX) this.recentCancelled.shift();
+          keepRecent(
+            this.recentCancelled,
+            { ...d, state: 'cancelled', cancelledAt: record.at, cancelledBy: record.by },
+            deliveryChars,
+          );
         }
         return;
       case 'ladder': {
@@ -224,6 +263,7 @@ export class DaemonStore {
         }
         return;
       case 'thread':
+        if (record.k.length > THREAD_KEY_MAX || record.ts.length > THREAD_KEY_MAX) return;
         this.threads.delete(record.k);
         this.threads.set(record.k, record.ts);
         while (this.threads.size > THREADS_MAX)
@@ -231,11 +271,9 @@ export class DaemonStore {
         return;
       case 'seen':
         for (const id of record.ids) this.seen.add(id);
-        capSet(this.seen, this.seenMax);
         return;
       case 'delivered':
         for (const id of record.ids) this.deliveredIds.add(id);
-        capSet(this.deliveredIds, DELIVERED_IDS_MAX);
         return;
     }
   }
@@ -247,9 +285,7 @@ export class DaemonStore {
 
   private keepHalted(l: Ladder): void {
     this.haltedLadders.add(l.id);
-    capSet(this.haltedLadders, DELIVERED_IDS_MAX);
-    this.recentLadders.push(l);
-    if (this.recentLadders.length > RECENT_MAX) this.recentLadders.shift();
+    keepRecent(this.recentLadders, l, ladderChars);
   }
 
   /** The running ladders of a session. */
@@ -257,24 +293,33 @@ export class DaemonStore {
     return [...this.ladders.values()].filter((l) => l.session === session);
   }
 
-  /** Keeps at most DEAD_MAX dead letters: the oldest go (and are never added again by a replayed "add"). */
-  private trackDead(id: string): void {
-    this.dead.delete(id);
-    this.dead.add(id);
-    while (this.dead.size > DEAD_MAX) {
-      const oldest = this.dead.values().next().value as string;
+  /**
+   * Keeps at most DEAD_MAX dead letters and DEAD_MAX_CHARS of them: the oldest go (and are never added
+   * again by a replayed "add"). Only dead letters go this way; pending and held deliveries never do.
+   */
+  private trackDead(d: Delivery): void {
+    const chars = deliveryChars(d);
+    this.dead.set(d.id, chars);
+    this.deadChars += chars;
+    while (this.dead.size > DEAD_MAX || (this.deadChars > DEAD_MAX_CHARS && this.dead.size > 1)) {
+      const [oldest, oldestChars] = this.dead.entries().next().value!;
       this.dead.delete(oldest);
+      this.deadChars -= oldestChars;
       this.deliveries.delete(oldest);
       this.deliveredIds.add(oldest);
     }
-    capSet(this.deliveredIds, DELIVERED_IDS_MAX);
+  }
+
+  private untrackDead(d: Delivery): void {
+    const chars = this.dead.get(d.id);
+    if (chars === undefined) return;
+    this.dead.delete(d.id);
+    this.deadChars -= chars;
   }
 
   private markDelivered(d: Delivery): void {
     this.deliveredIds.add(d.id);
-    capSet(this.deliveredIds, DELIVERED_IDS_MAX);
-    this.recentDelivered.push(d);
-    if (this.recentDelivered.length > RECENT_MAX) this.recentDelivered.shift();
+    keepRecent(this.recentDelivered, d, deliveryChars);
   }
 
   /** The oldest pending delivery of a channel: channels deliver in order. */
@@ -311,6 +356,15 @@ export class DaemonStore {
         !this.deliveries.has(resolvedId(d.id)) &&
         !this.deliveredIds.has(resolvedId(d.id)),
     );
+  }
+
+  /** When the earliest held delivery is due, if any is held. */
+  nextHeldAt(): number | undefined {
+    let next: number | undefined;
+    for (const d of this.deliveries.values())
+      if (d.state === 'held' && d.heldUntil !== undefined && (next === undefined || d.heldUntil < next))
+        next = d.heldUntil;
+    return next;
   }
 
   /** Held deliveries whose quiet window has ended by `now`. */

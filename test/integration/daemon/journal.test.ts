@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Journal } from '../../../src/daemon/state/journal.js';
+import { Journal, JOURNAL_READ_CHUNK } from '../../../src/daemon/state/journal.js';
 import { DaemonStore, DEAD_MAX, type Delivery, type JournalRecord } from '../../../src/daemon/state/store.js';
 import { handoffOf, fixture, tempEnv } from './helpers.js';
 
@@ -110,6 +110,47 @@ describe('journal and store', () => {
 });
 
 describe('bounded memory', () => {
+  it('reads a journal larger than its read chunk whole: characters across chunks, bad lines, a torn tail', async () => {
+    const { root, cleanup } = tempEnv();
+    cleanups.push(cleanup);
+    const file = join(root, 'j.jsonl');
+    // Ids of 1 to 4-byte characters and odd lengths, so lines and characters straddle every chunk edge.
+    const records: JournalRecord[] = Array.from({ length: 3 * 2600 }, (_, i) => ({
+      t: 'done',
+      id: `${i}-${'aé€😀'.repeat(40 + (i % 7))}`,
+    }));
+    const lines = records.map((r) => `${JSON.stringify(r)}\n`);
+    const bad = 'not json, after the first chunk é€😀\n';
+    lines.splice(4000, 0, bad);
+    writeFileSync(file, `${lines.join('')}{"t":"done","id":"torn é`);
+    expect(Buffer.byteLength(lines.join(''))).toBeGreaterThan(2 * JOURNAL_READ_CHUNK);
+    const journal = new Journal<JournalRecord>(file, { fsync: false });
+    const seen: JournalRecord[] = [];
+    await journal.open({ each: (r) => seen.push(r) });
+    await journal.close();
+    expect(seen).toEqual(records);
+    expect(readFileSync(journal.quarantineFile, 'utf8')).toBe(bad);
+    const kept = records.map((r) => `${JSON.stringify(r)}\n`).join('');
+    expect(readFileSync(file, 'utf8')).toBe(kept);
+    expect(journal.size).toBe(Buffer.byteLength(kept));
+  });
+
+  it('cuts a torn tail of a journal larger than its read chunk at the last whole record', async () => {
+    const { root, cleanup } = tempEnv();
+    cleanups.push(cleanup);
+    const file = join(root, 'j.jsonl');
+    const whole = Array.from(
+      { length: 9000 },
+      (_, i) => `${JSON.stringify({ t: 'done', id: `${i}-€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€` })}\n`,
+    ).join('');
+    writeFileSync(file, `${whole}{"t":"done","id":"€`);
+    const journal = new Journal<JournalRecord>(file, { fsync: false });
+    expect(await journal.open()).toHaveLength(9000);
+    await journal.close();
+    expect(readFileSync(file, 'utf8')).toBe(whole);
+    expect(journal.size).toBe(Buffer.byteLength(whole));
+  });
+
   it('hands each record to `each` in order at open, keeps none, and still quarantines bad lines', async () => {
     const { root, cleanup } = tempEnv();
     cleanups.push(cleanup);

@@ -152,3 +152,28 @@ describe('delay-then-cancel of "waiting" notifications', () => {
     expect(t.titles()).toEqual(['same needs you', 'marker']);
   });
 });
+
+describe('held notifications on the real clock', () => {
+  it('each goes out when its delay ends, through one timer, with no housekeeping to help', async () => {
+    const temp = tempEnv();
+    cleanups.push(temp.cleanup);
+    const server = await loopbackServer();
+    cleanups.push(server.close);
+    const config = {
+      notify: {
+        channels: { ops: { type: 'webhook', url: `${server.url}/in` } },
+        rules: [{ name: 'needs you', on: ['Notification'], channels: ['ops'], title: '{{message}}' }],
+        noise: { dedupeWindowMs: 0 },
+        waitingDelayMs: 50,
+      },
+    };
+    // Housekeeping once an hour: only the release timer can send these.
+    const daemon = await startDaemon({ env: temp.env, config, housekeepingIntervalMs: 3_600_000 });
+    cleanups.push(() => daemon.close());
+    const send = eventSender(temp.env, () => daemon);
+    for (const session of ['first', 'second', 'third'])
+      await send('04-Notification.json', { session_id: session, message: `${session} needs you` });
+    await waitFor(() => server.received.length === 3, 10_000, 'the three notifications');
+    expect(daemon.stats().outbox.held).toBe(0);
+  });
+});
