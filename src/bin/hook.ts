@@ -10,7 +10,7 @@ import { logFilePath, runtimeDir } from '../paths.js';
 import { releaseStdinCopy } from '../util/stdin-copy.js';
 import { takeFastEventId } from '../hook/fast-event-id.js';
 import { hookdLocation } from '../util/hookd-location.js';
-import { fileStdin, isRegularFile } from '../hook/file-stdin.js';
+import { fileStdin, isRegularFile, pipeStdin } from '../hook/file-stdin.js';
 import { daemonRunArgv } from '../link/client.js';
 import { logClientRefusal, olderClientNotice } from '../hook/rare.js';
 
@@ -81,10 +81,15 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
     env: { HOOKD_HOOKS_DIR: self.hooks, ...process.env },
     cwd: where.cwd,
     ...(where.lost ? { lostCwd: where.lost } : {}),
-    // A pipe or socket (as the agents give hooks) through a stream: a blocking read in libuv's thread pool
-    // would hold process.exit when an agent never closes it. A regular file (the fast client's copy)
-    // always ends: read on the main thread, without the stream classes.
-    readInput: (limits) => readStdin(isRegularFile(0) ? fileStdin(0) : process.stdin, limits),
+    // A regular file (the fast client's copy) always ends: read on the main thread, without the stream
+    // classes. So is a pipe as far as it can be read without waiting (the agent wrote the event and
+    // closed it); the rest, and a socket, through a stream: a blocking read in libuv's thread pool would
+    // hold process.exit when an agent never closes it.
+    readInput: (limits) =>
+      readStdin(
+        isRegularFile(0) ? fileStdin(0) : (pipeStdin(0, () => process.stdin) ?? process.stdin),
+        limits,
+      ),
     writeStdout: (text) => writeAll(1, text),
     writeStderr: (text) => writeAll(2, text),
     validator,
