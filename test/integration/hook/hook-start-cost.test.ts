@@ -19,6 +19,7 @@ afterEach(() => tmp.cleanup());
 /** Node's own modules the hook loaded past those `node -e 0` has, with stdin from `input`. */
 async function loadedBy(
   input: { file: string } | { pipe: Buffer } | { closedPipe: Buffer },
+  options: { daemon?: boolean } = {},
 ): Promise<{ code: number | null; loaded: string[] }> {
   const out = join(tmp.dir, 'modules.txt');
   const probe = join(tmp.dir, 'probe.cjs');
@@ -27,7 +28,11 @@ async function loadedBy(
     `const base = new Set(process.moduleLoadList);` +
       `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !base.has(m)).join('\\n')));`,
   );
-  const env = { ...isolatedEnv(tmp.dir), HOOKD_DAEMON: '0', NODE_OPTIONS: `--require ${probe}` };
+  const env = {
+    ...isolatedEnv(tmp.dir),
+    HOOKD_DAEMON: options.daemon ? '1' : '0',
+    NODE_OPTIONS: `--require ${probe}`,
+  };
   const fd =
     'file' in input
       ? openSync(input.file, 'r')
@@ -91,6 +96,17 @@ describe('what an ordinary event loads of Node', () => {
       });
     },
   );
+
+  it('with the daemon down (no socket), the event is spooled without loading net', async () => {
+    writeFileSync(join(tmp.dir, 'config.json'), JSON.stringify({ daemon: { autoStart: false } }));
+    const ran = await loadedBy({ file: event }, { daemon: true });
+    expect(ran.code).toBe(0);
+    expect(ran.loaded.filter((m) => /^NativeModule (stream|net)$/.test(m))).toEqual([]);
+    expect(hookdLogRecords(isolatedEnv(tmp.dir)).find((r) => r.kind === 'event')).toMatchObject({
+      event: 'Stop',
+      handoff: 'spooled',
+    });
+  });
 
   it.each([['file'], ['pipe']])('with stdin from a %s, no perf_hooks', async (how) => {
     const ran = await loadedBy(how === 'file' ? { file: event } : { pipe: readFileSync(event) });
