@@ -45,6 +45,11 @@ function syncStdin(read: ChunkRead, options: { chunkBytes: number; drain: boolea
     stream.on('error', (error) => emitter.emit('error', error));
     if (!paused) stream.resume();
   };
+  const schedule = () => {
+    if (scheduled || done) return;
+    scheduled = true;
+    setImmediate(pump);
+  };
   const pump = () => {
     scheduled = false;
     while (!paused && !done && stream === undefined && wanted()) {
@@ -64,6 +69,8 @@ function syncStdin(read: ChunkRead, options: { chunkBytes: number; drain: boolea
         return;
       }
       emitter.emit('data', buf.subarray(0, n));
+      // Draining for a reader that has settled: a chunk a turn, so that the event goes on meanwhile.
+      if (emitter.listenerCount('end') === 0) return schedule();
     }
   };
   const source = Object.assign(emitter, {
@@ -75,10 +82,7 @@ function syncStdin(read: ChunkRead, options: { chunkBytes: number; drain: boolea
     resume() {
       paused = false;
       if (stream) stream.resume();
-      else if (!scheduled && !done) {
-        scheduled = true;
-        setImmediate(pump);
-      }
+      else schedule();
       return source;
     },
   });
