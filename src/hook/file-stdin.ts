@@ -97,6 +97,16 @@ export function fileStdin(fd: number, chunkBytes = 64 * 1024): Readable {
   return syncStdin((buf) => readSync(fd, buf, 0, buf.length, null), { chunkBytes, drain: false });
 }
 
+/** O_ACCMODE on Linux (Node has no constant for it): the bits that say read, write or both. */
+const LINUX_ACCESS_MODE = 0o3;
+
+/** The open flags of one of this process's descriptors, from /proc; throws when they cannot be read. */
+function fdFlags(fd: number): number {
+  const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+  if (!flags) throw new Error(`no flags for descriptor ${fd}`);
+  return parseInt(flags[1]!, 8);
+}
+
 /**
  * A pipe as stdin (as the agents give hooks) read without waiting, where the system allows it (Linux):
  * the pipe is opened again through /proc/self/fd with O_NONBLOCK, a description of its own (fd `fd`'s
@@ -110,7 +120,9 @@ export function pipeStdin(fd: number, later: () => Readable, chunkBytes = 64 * 1
   if (process.platform !== 'linux') return undefined;
   let own: number;
   try {
-    if (!fstatSync(fd).isFIFO()) return undefined;
+    // Only the read end of a pipe: opened again for reading, a write end would read what another
+    // process's reader is owed.
+    if (!fstatSync(fd).isFIFO() || (fdFlags(fd) & LINUX_ACCESS_MODE) === constants.O_WRONLY) return undefined;
     own = openSync(`/proc/self/fd/${fd}`, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch {
     return undefined;
@@ -122,8 +134,7 @@ export function pipeStdin(fd: number, later: () => Readable, chunkBytes = 64 * 1
   };
   try {
     // A blocking read here could hold the process forever: only a description that says O_NONBLOCK.
-    const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${own}`, 'utf8'));
-    if (!flags || (parseInt(flags[1]!, 8) & constants.O_NONBLOCK) === 0) throw new Error('blocking');
+    if ((fdFlags(own) & constants.O_NONBLOCK) === 0) throw new Error('blocking');
   } catch {
     close();
     return undefined;

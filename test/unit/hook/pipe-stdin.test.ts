@@ -66,6 +66,11 @@ describe.runIf(process.platform === 'linux')('pipeStdin', () => {
     expect(later).toBe(1);
   });
 
+  it("takes no pipe's write end", () => {
+    const { writer } = fifo();
+    expect(pipeStdin(writer, () => new PassThrough())).toBeUndefined();
+  });
+
   it('takes no stdin that is not a pipe', () => {
     const file = join(tmp.dir, 'event.json');
     writeFileSync(file, '{}');
