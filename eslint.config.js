@@ -108,7 +108,7 @@ const HOOK_PATH = {
   folders: ['hook', 'runner', 'events', 'logging', 'util'],
   files: {
     bin: ['hook'],
-    config: ['load', 'trust', 'defaults', 'source-state'],
+    config: ['load', 'load-fresh', 'trust', 'defaults', 'source-state'],
     link: ['client', 'runtime-files', 'spool'],
     '': ['paths'],
   },

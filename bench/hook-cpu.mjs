@@ -2,7 +2,8 @@
 // The Node path's CPU time (user + system of the process, from /proc: Linux only) beside `node -e 0`,
 // which a loaded machine moves far less than wall-clock time. Each row runs in batches of five, the rows
 // interleaved in every round; with `--base <dir>` another built hookd runs the same rows. The daemon is
-// off (HOOKD_DAEMON=0): observe-only PostToolUse (`post`), and a PreToolUse with a `true` guard (`true`).
+// off (HOOKD_DAEMON=0): observe-only PostToolUse (`post`), and a PreToolUse with a `true` guard (`true`);
+// and down (`down`: hand-offs on, no daemon running or started, so each event is spooled), observe-only.
 // Usage: npm run build && env -u NODE_EXTRA_CA_CERTS node bench/hook-cpu.mjs [rounds=10] [--base DIR]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,8 @@ const config = {
   hooks: { PreToolUse: [{ matcher: 'Execute', hooks: [{ type: 'command', command: 'true' }] }] },
 };
 writeFileSync(join(tmp, 'config.json'), JSON.stringify(config));
+// The daemon down: hand-offs on, no daemon, none started (each event goes to the spool).
+writeFileSync(join(tmp, 'config-down.json'), JSON.stringify({ ...config, daemon: { autoStart: false } }));
 const envOf = (name) => ({
   PATH: process.env.PATH,
   HOME: join(tmp, name),
@@ -42,6 +45,8 @@ for (const [name, root] of [['this', ROOT], ...(BASE ? [['base', BASE]] : [])]) 
   const hook = [join(root, 'dist', 'hookd.cjs'), 'hook', '--agent', 'droid'];
   rows[`${name}Post`] = run(hook, envOf(name), post);
   rows[`${name}True`] = run(hook, envOf(name), pre);
+  const { HOOKD_DAEMON: _, ...down } = envOf(`${name}-down`);
+  rows[`${name}Down`] = run(hook, { ...down, HOOKD_CONFIG: join(tmp, 'config-down.json') }, post);
 }
 for (const r of Object.values(rows)) for (let i = 0; i < 2; i++) r(); // config memo, code cache
 const ticks = Object.fromEntries(Object.keys(rows).map((k) => [k, 0]));

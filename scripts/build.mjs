@@ -53,6 +53,9 @@ const common = {
     './daemon.cjs',
     './scan.cjs',
     './rare.cjs',
+    './config.cjs',
+    './run.cjs',
+    './redact.cjs',
   ],
 };
 
@@ -62,11 +65,18 @@ const common = {
 //   dist/scan.cjs      the JSON scanner (src/events/json-scan.ts): input hookd cannot read, events over
 //                      the in-memory limit;
 //   dist/rare.cjs      the hook's rare paths (src/hook/rare.ts): unreadable input, dead letters, a
-//                      config not in force.
+//                      config not in force;
+//   dist/run.cjs       running an event's commands (src/hook/run-planned.ts): most events have none;
+//   dist/redact.cjs    the redactor (src/logging/redact.ts), for a log record that may hold a secret;
+//   dist/config.cjs    loading the config when no cached result fits (src/config/load-fresh.ts): the
+//                      files' reading, the project file's trust, the last good config.
 // A chunk bundles what it imports itself: it shares no module state with dist/hook.cjs.
 const HOOK_CHUNKS = [
   { source: 'src/events/json-scan.ts', test: /\/json-scan\.js$/, chunk: 'scan.cjs' },
   { source: 'src/hook/rare.ts', test: /\/rare\.js$/, chunk: 'rare.cjs' },
+  { source: 'src/hook/run-planned.ts', test: /\/run-planned\.js$/, chunk: 'run.cjs' },
+  { source: 'src/logging/redact.ts', test: /\/redact\.js$/, chunk: 'redact.cjs' },
+  { source: 'src/config/load-fresh.ts', test: /\/load-fresh\.js$/, chunk: 'config.cjs' },
 ];
 const lazyChunks = {
   name: 'lazy-hook-chunks',
@@ -74,20 +84,23 @@ const lazyChunks = {
     for (const { test, chunk } of HOOK_CHUNKS) {
       b.onResolve({ filter: test }, () => ({ path: chunk, namespace: 'lazy' }));
     }
-    b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, async (args) => {
       const { source, chunk } = HOOK_CHUNKS.find((c) => c.chunk === args.path);
-      // One getter per export (the bundle copies a module's own properties when it imports it).
-      const names = [
-        ...readFileSync(source, 'utf8').matchAll(/^export (?:const|function|class) (\w+)/gm),
-        ...[...readFileSync(source, 'utf8').matchAll(/^export \{([^}]*)\} from/gm)].flatMap(([, list]) =>
-          list
-            .split(',')
-            .map((n) => n.trim())
-            .filter((n) => n && !n.startsWith('type '))
-            .map((n) => [n, n.split(/\s+as\s+/).pop()]),
-        ),
-      ];
-      const getters = names.map(([, n]) => `${n}: { enumerable: true, get: () => load().${n} }`).join(', ');
+      // One getter per export (the bundle copies a module's own properties when it imports it). The
+      // names are what esbuild itself finds exported, so none can be missed.
+      const probe = await build({
+        entryPoints: [source],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+        outfile: `probe-${chunk}.mjs`,
+      });
+      const names = Object.values(probe.metafile.outputs).flatMap((o) => o.exports);
+      if (names.length === 0) throw new Error(`${source} exports nothing for ${chunk}`);
+      const getters = names.map((n) => `${n}: { enumerable: true, get: () => load().${n} }`).join(', ');
       return {
         contents: `let m; const load = () => (m ??= require(${JSON.stringify(`./${chunk}`)})); Object.defineProperties(module.exports, { ${getters} });`,
         loader: 'js',

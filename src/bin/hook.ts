@@ -1,5 +1,4 @@
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeSync } from 'node:fs';
 import { runHook } from '../hook/run-hook.js';
 import { readStdin } from '../events/read-stdin.js';
 import { isDeclaredAgent } from '../events/parse.js';
@@ -7,13 +6,13 @@ import { recoverWorkingDir } from '../hook/working-dir.js';
 import type { ConfigValidator } from '../config/load.js';
 import type { HandOff } from '../hook/process-event.js';
 import { createLineLogger } from '../logging/line-logger.js';
-import { logFilePath, runtimeDir, stateDir } from '../paths.js';
-import { ensurePrivateDir } from '../util/private-fs.js';
+import { logFilePath, runtimeDir } from '../paths.js';
 import { releaseStdinCopy } from '../util/stdin-copy.js';
 import { takeFastEventId } from '../hook/fast-event-id.js';
 import { hookdLocation } from '../util/hookd-location.js';
-import { fileStdin, isRegularFile } from '../hook/file-stdin.js';
+import { fileStdin, isRegularFile, pipeStdin } from '../hook/file-stdin.js';
 import { daemonRunArgv } from '../link/client.js';
+import { logClientRefusal, olderClientNotice } from '../hook/rare.js';
 
 /**
  * Entry of the hook bundle (dist/hook.cjs). Loads only Node built-ins and the hook path; the zod
@@ -60,72 +59,16 @@ function releaseClientCopy(): boolean {
 }
 
 /**
- * The fast client found a runtime dir, socket or listener that is not the user's own and came here
- * instead (HOOKD_CLIENT_REFUSED names which): logged, never shown to commands.
- */
-function logClientRefusal(): void {
-  const refused = process.env.HOOKD_CLIENT_REFUSED;
-  if (refused === undefined) return;
-  delete process.env.HOOKD_CLIENT_REFUSED;
-  if (!/^[a-z-]{1,32}$/.test(refused)) return;
-  const what =
-    refused === 'peer'
-      ? 'the process listening on the fast socket runs as another user'
-      : 'the runtime dir or its fast socket is not private to this user';
-  const logger = createLineLogger(logFilePath(process.env));
-  logger.log(
-    'warn',
-    { kind: 'fast', refused, runtimeDir: runtimeDir(process.env) },
-    `the fast client refused to talk to the daemon: ${what}; this event took the Node path (hookd doctor)`,
-  );
-  logger.close();
-}
-
-/**
- * Whether an older fast client ran this event through the Node path: the commands install writes for a
- * fast client set HOOKD_NODE, and this hookd's native client says its protocol when it falls back
- * (HOOKD_CLIENT_PROTOCOL=3; the retired bash script says `bash`). Logged on every such event, and said
- * once on the agent's stderr (a marker in the state dir), with the fix. The variables never reach a
- * command.
- */
-function noteOlderClient(): (() => string | undefined) | undefined {
-  const protocol = process.env.HOOKD_CLIENT_PROTOCOL;
-  delete process.env.HOOKD_CLIENT_PROTOCOL;
-  if (process.env.HOOKD_NODE === undefined || protocol === '3') return undefined;
-  const which =
-    protocol === 'bash'
-      ? 'the retired bash fast client (it runs the Node path now)'
-      : 'a fast client of an older hookd, which this daemon does not serve';
-  const text = `the agent's settings run ${which}: every event starts Node; \`hookd install\` wires this hookd's client`;
-  const logger = createLineLogger(logFilePath(process.env));
-  logger.log('warn', { kind: 'old-client', client: protocol ?? 'older' }, text);
-  logger.close();
-  // Said on stderr only with an exit 0 (never in a block reason the model reads), once.
-  return () => {
-    try {
-      const dir = join(stateDir(process.env), 'notices');
-      ensurePrivateDir(dir);
-      closeSync(
-        openSync(
-          join(dir, `old-client-${protocol === 'bash' ? 'bash' : 'older'}`),
-          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-          0o600,
-        ),
-      );
-      return `hookd: ${text}\n`;
-    } catch {
-      return undefined; // said before (or the state dir is not usable: the log has it)
-    }
-  };
-}
-
-/**
  * `agent`: from `hookd hook --agent droid|claude` (the dispatcher passes only those two); `event`: from
  * `--event <name>`, the event this command is wired to (used when its input cannot be read).
  */
 export async function hookMain(binPath: string, agent?: string, event?: string): Promise<void> {
-  logClientRefusal();
-  const olderClient = noteOlderClient();
+  // What the fast client said when it fell back (rare: client-notes.ts, from its own chunk).
+  if (process.env.HOOKD_CLIENT_REFUSED !== undefined) logClientRefusal();
+  const protocol = process.env.HOOKD_CLIENT_PROTOCOL;
+  delete process.env.HOOKD_CLIENT_PROTOCOL;
+  const olderClient =
+    process.env.HOOKD_NODE !== undefined && protocol !== '3' ? olderClientNotice(protocol) : undefined;
   // The id of an event a daemon acknowledged before it died, from the fast client's fallback.
   const eventId = takeFastEventId(process.env, releaseClientCopy());
   const validator = () => (require('./validate.cjs') as { validator: ConfigValidator }).validator;
@@ -138,10 +81,15 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
     env: { HOOKD_HOOKS_DIR: self.hooks, ...process.env },
     cwd: where.cwd,
     ...(where.lost ? { lostCwd: where.lost } : {}),
-    // A pipe or socket (as the agents give hooks) through a stream: a blocking read in libuv's thread pool
-    // would hold process.exit when an agent never closes it. A regular file (the fast client's copy)
-    // always ends: read on the main thread, without the stream classes.
-    readInput: (limits) => readStdin(isRegularFile(0) ? fileStdin(0) : process.stdin, limits),
+    // A regular file (the fast client's copy) always ends: read on the main thread, without the stream
+    // classes. So is a pipe as far as it can be read without waiting (the agent wrote the event and
+    // closed it); the rest, and a socket, through a stream: a blocking read in libuv's thread pool would
+    // hold process.exit when an agent never closes it.
+    readInput: (limits) =>
+      readStdin(
+        isRegularFile(0) ? fileStdin(0) : (pipeStdin(0, () => process.stdin) ?? process.stdin),
+        limits,
+      ),
     writeStdout: (text) => writeAll(1, text),
     writeStderr: (text) => writeAll(2, text),
     validator,

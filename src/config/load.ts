@@ -1,20 +1,13 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HookdConfig } from './schema.js';
 import type { ConfigIssue } from './issues.js';
 import type { ConfigLevel } from './merge.js';
-import {
-  projectConfigStamp,
-  readProjectConfig,
-  readTrust,
-  trustFilePath,
-  trustOf,
-  type ProjectConfigRead,
-  type TrustInfo,
-} from './trust.js';
+import { projectConfigStamp, trustFilePath, type TrustInfo } from './trust.js';
+// A cache miss only: from its own chunk in the hook bundle (load-fresh.ts).
+import { loadFresh } from './load-fresh.js';
 import { fnv1a } from '../util/fast.js';
-import { describeReadError } from '../util/read-error.js';
-import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
+import { readPrivateFile } from '../util/private-fs.js';
 import { projectConfigPath, stateDir, userConfigPath, type Env } from '../paths.js';
 import { isObject } from '../util/json-values.js';
 
@@ -157,15 +150,6 @@ function fingerprint(file: string): string {
   }
 }
 
-function readText(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
 /** The config files of a load: the user's, then the project's (with the dir it applies in). */
 export function configFiles(
   env: Env,
@@ -231,27 +215,10 @@ function readCache(file: string, key: string, warnings: LoadWarning[]): LoadedCo
   return undefined;
 }
 
-function readLastGood(file: string, configFile: string): { text: string; savedAt: string } | undefined {
-  const read = readPrivateFile(file, MAX_CACHE_BYTES);
-  if (!read.ok) return undefined;
-  try {
-    const record = JSON.parse(read.text) as Record<string, unknown>;
-    if (
-      record.v === 1 &&
-      record.file === configFile &&
-      typeof record.text === 'string' &&
-      typeof record.savedAt === 'string'
-    )
-      return { text: record.text, savedAt: record.savedAt };
-  } catch {}
-  return undefined;
-}
-
 export function loadConfig(options: LoadOptions): LoadedConfig {
   const env = options.env ?? process.env;
   const useCache = options.useCache !== false;
   const files = configFiles(env, options.projectDir);
-  const user = files[0]!;
   const warnings: LoadWarning[] = [];
   const cacheDir = join(stateDir(env), 'config-cache');
 
@@ -287,66 +254,15 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
     warnings.push(...cacheWarnings);
   }
 
-  // The project file, read without following a link inside the project (config/trust.ts): its bytes,
-  // their hash (node:crypto is loaded only here, when a project file exists and changed), and whether
-  // the user trusted exactly these bytes in this project dir.
-  const inputs: ConfigFileInput[] = [];
-  const trustWarnings: LoadWarning[] = [];
-  for (const { level, file, projectDir } of files.slice(1)) {
-    let read: ProjectConfigRead | undefined;
-    try {
-      read = readProjectConfig(projectDir!);
-    } catch (error) {
-      inputs.push({ level, file, text: null, readError: describeReadError(error, file), apply: false });
-      continue;
-    }
-    if (read.kind === 'absent') {
-      inputs.push({ level, file, text: null });
-      continue;
-    }
-    const trusted = readTrust(env);
-    if (trusted.problem)
-      trustWarnings.push({
-        kind: 'trust-file',
-        level: 'error',
-        message: `${trusted.problem}; no project config is trusted until it is fixed (hookd trust <dir> rewrites it)`,
-      });
-    const trust = trustOf(trusted.data, read);
-    const text = read.kind === 'file' ? read.bytes.toString('utf8') : null;
-    inputs.push({ level, file, text, trust, apply: trust.state === 'trusted' });
-  }
-
-  const lastGoodFile = join(cacheDir, `last-good-${fnv1a(user.file)}.json`);
-  const lastGood = readLastGood(lastGoodFile, user.file);
-  let userInput: ConfigFileInput;
-  try {
-    userInput = { ...user, text: readText(user.file) };
-  } catch (error) {
-    userInput = { ...user, text: null, readError: describeReadError(error, user.file) };
-  }
-  if (lastGood) userInput.lastGood = lastGood;
-  const value = options.validator().resolveConfig([userInput, ...inputs]);
-
-  const userSource = value.sources[0];
-  const record = options.recordLastGood ?? useCache;
-  if (record && userSource?.ok && userInput.text !== null && userInput.text !== lastGood?.text) {
-    try {
-      const savedAt = new Date().toISOString();
-      writePrivateFileAtomic(
-        lastGoodFile,
-        JSON.stringify({ v: 1, file: user.file, savedAt, text: userInput.text }),
-      );
-    } catch {}
-  }
-  // Kept with the cached result: the trust file's problem lasts as long as its fingerprint.
-  if (trustWarnings.length > 0) value.warnings = trustWarnings;
-  // Only cache when no file changed while we read them.
-  if (useCache && key === currentKey()) {
-    try {
-      writePrivateFileAtomic(cacheFile, JSON.stringify({ key, value }));
-    } catch {}
-    memory?.set(memoKey, key, value);
-  }
-  const all = [...trustWarnings, ...warnings];
-  return all.length > 0 ? { ...value, warnings: all } : value;
+  return loadFresh({
+    env,
+    files,
+    validator: options.validator,
+    cacheDir,
+    recordLastGood: options.recordLastGood ?? useCache,
+    warnings,
+    ...(useCache
+      ? { cache: { file: cacheFile, key, currentKey, remember: (value) => memory?.set(memoKey, key, value) } }
+      : {}),
+  });
 }

@@ -1,40 +1,37 @@
 import type { ConfigValidator, LoadedConfig } from '../config/load.js';
 import type { HandOff } from './hand-off.js';
 import { loadConfig } from '../config/load.js';
-import { DEAD_LETTER_MAX_BYTES, type DeadLetterLimits } from '../events/dead-letter.js';
 import {
   eventScanOptions,
-  MAX_EVENT_DEPTH,
   parseEvent,
   parseScanned,
   type DeclaredAgent,
-  type ParseFailure,
   type ParseResult,
 } from '../events/parse.js';
 import { scanJson, type ScanResult } from '../events/json-scan.js';
-import { GO_ON_EVENTS, isEventName } from '../events/names.js';
+import { isEventName } from '../events/names.js';
 import type { SpilledStdin } from '../events/read-stdin.js';
 import type { CommandOutcome, EventHandoff, HookEvent } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
-import { deadLetterDir } from '../paths.js';
-import { decideReply, GUARD_NOT_RUN, notRunReason, type AgentReply } from '../runner/decision.js';
+import { notRunReason, type AgentReply } from '../runner/decision.js';
 import { planCommands, type PlannedCommand, type SkippedEntry } from '../runner/route.js';
-import { runEventCommands, type RanCommand } from '../runner/run-event.js';
+import type { RanCommand } from '../runner/run-event.js';
 import type { SpawnLike } from '../runner/run-command.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { monotonicMs, newEventId } from '../util/fast.js';
 import { failed } from '../events/failed.js';
 import { boundedPayload } from './handoff-bound.js';
 import { configHasNews } from '../config/source-state.js';
+// An event's commands, from their own chunk in the hook bundle (run-planned.ts): most events have none.
+import { runPlanned } from './run-planned.js';
 // Rare paths, from their own chunk in the hook bundle (rare.ts).
 import {
+  answerUnreadable,
   claimConfigNotices,
   claimTrustLapses,
-  guardsAtStake,
-  identifyUnreadable,
-  keepDeadLetter,
+  keepTooDeep,
   logConfigState,
-  unreadableReply,
+  type Rejection,
 } from './rare.js';
 
 type Env = Record<string, string | undefined>;
@@ -131,13 +128,7 @@ export interface RunEventReply {
 /** Everything that happened to one event: what `hookd emit` prints and tests assert on. */
 export interface HookReport {
   event?: HookEvent;
-  rejected?: {
-    reason: ParseFailure | string;
-    detail: string;
-    deadLetter?: string | undefined;
-    /** The guards marked `"onError": "block"` that would have run: hookd answered exit 2. */
-    guardsNotRun?: string[];
-  };
+  rejected?: Rejection;
   config?: LoadedConfig;
   planned: PlannedCommand[];
   skipped: SkippedEntry[];
@@ -164,125 +155,6 @@ export function toOutcome(r: RanCommand): CommandOutcome {
   return out;
 }
 
-function logCommand(logger: LineLogger, event: HookEvent, r: RanCommand): void {
-  const { result, planned } = r;
-  const commandFailed = failed(result, planned.spec.blocking);
-  const notRun = notRunReason(r) !== undefined;
-  const tail = DEFAULTS.logTailBytes;
-  logger.log(
-    notRun && planned.spec.blocking ? 'error' : commandFailed ? 'warn' : 'info',
-    {
-      kind: 'command',
-      event: event.name,
-      eventId: event.id,
-      sessionId: event.sessionId,
-      name: planned.name,
-      command: planned.spec.command,
-      blocking: planned.spec.blocking,
-      origin: planned.origin,
-      outcome: notRun ? (planned.spec.blocking ? GUARD_NOT_RUN : 'not run') : 'ran',
-      durationMs: Math.round(result.durationMs * 10) / 10,
-      exitCode: result.exitCode,
-      signal: result.signal,
-      timedOut: result.timedOut,
-      killedBy: result.killedBy,
-      timeoutMs: planned.timeoutMs,
-      ...(result.spawnError ? { spawnError: result.spawnError } : {}),
-      stdoutBytes: result.stdout.totalBytes,
-      stderrBytes: result.stderr.totalBytes,
-      stdoutTail: result.stdout.tailText(tail),
-      stderrTail: result.stderr.tailText(tail),
-    },
-    result.timedOut
-      ? `${planned.name} killed after ${result.killedBy === 'budget' ? 'the event budget ran out' : `its ${planned.timeoutMs} ms timeout`}`
-      : result.spawnError
-        ? `${planned.name} could not start: ${result.spawnError}`
-        : `${planned.name} exited ${result.exitCode ?? result.signal}`,
-  );
-}
-
-/** The dead-letter bounds: the env vars, else the user config's settings.deadLetterMax, else defaults. */
-function deadLetterLimits(
-  io: Pick<ProcessIO, 'env'> & Partial<Pick<ProcessIO, 'validator'>>,
-): DeadLetterLimits {
-  let maxFiles: number = DEFAULTS.deadLetterMax;
-  if (io.env.HOOKD_DEAD_LETTER_MAX !== undefined) maxFiles = Number(io.env.HOOKD_DEAD_LETTER_MAX);
-  else if (io.validator) {
-    try {
-      maxFiles = loadConfig({ env: io.env, projectDir: undefined, validator: io.validator }).config.settings
-        .deadLetterMax;
-    } catch {}
-  }
-  const maxBytes = Number(io.env.HOOKD_DEAD_LETTER_MAX_BYTES ?? DEAD_LETTER_MAX_BYTES);
-  return { maxFiles, maxBytes };
-}
-
-/** Says what hookd changed so a command could start: a gone cwd, fields left out of the env. */
-function logFallbacks(logger: LineLogger, event: HookEvent, ran: readonly RanCommand[]): void {
-  const fields = [...new Set(ran.flatMap((r) => r.skippedFields ?? []))];
-  if (fields.length > 0) {
-    logger.log(
-      'warn',
-      { kind: 'env-skipped', event: event.name, eventId: event.id, fields },
-      `payload field(s) too large for a command's environment, left out (still on stdin): ${fields.join(', ')}`,
-    );
-  }
-  for (const r of ran) {
-    if (!r.cwdFallback) continue;
-    logger.log(
-      'warn',
-      { kind: 'cwd-fallback', event: event.name, eventId: event.id, name: r.planned.name, ...r.cwdFallback },
-      `${r.planned.name}: cwd ${r.cwdFallback.cwd} does not exist; ran in ${r.cwdFallback.fallback}`,
-    );
-  }
-}
-
-/** Logs a rejected input and keeps its bytes in the bounded dead-letter folder. */
-export function rejectInput(
-  io: Pick<ProcessIO, 'env' | 'logger' | 'now'> & Partial<Pick<ProcessIO, 'validator'>>,
-  raw: Buffer,
-  reason: string,
-  detail: string,
-  /** What is known of the event all the same (its name, tool). */
-  fields: Record<string, unknown> = {},
-): { reason: string; detail: string; deadLetter?: string | undefined } {
-  const deadLetter = keepDeadLetter(
-    deadLetterDir(io.env),
-    raw,
-    { reason, detail, now: (io.now ?? Date.now)(), pid: process.pid },
-    deadLetterLimits(io),
-  );
-  io.logger.log(
-    'error',
-    { kind: 'bad-input', reason, bytes: raw.length, deadLetter, ...fields },
-    `rejected input: ${detail}${deadLetter ? ` (kept in ${deadLetter})` : ''}`,
-  );
-  return { reason, detail, deadLetter };
-}
-
-/**
- * An event nested deeper than hookd keeps: its commands run as usual (the whole bytes on their stdin),
- * hookd's own copy is cut at MAX_EVENT_DEPTH, and the original is kept beside the dead letters.
- */
-function keepTooDeep(
-  io: Pick<ProcessIO, 'env' | 'logger' | 'now'> & Partial<Pick<ProcessIO, 'validator'>>,
-  raw: Buffer,
-  event: HookEvent,
-): void {
-  const detail = `nests objects or arrays more than ${MAX_EVENT_DEPTH} levels deep; commands get it whole on stdin, hookd's own copy stops at that depth`;
-  const kept = keepDeadLetter(
-    deadLetterDir(io.env),
-    raw,
-    { reason: 'too-deep', detail, now: (io.now ?? Date.now)(), pid: process.pid },
-    deadLetterLimits(io),
-  );
-  io.logger.log(
-    'warn',
-    { kind: 'too-deep', event: event.name, eventId: event.id, bytes: raw.length, deadLetter: kept },
-    `${event.name}: ${detail}${kept ? ` (original kept in ${kept})` : ''}`,
-  );
-}
-
 /** The config for an event of this project dir: the caller's (the daemon's), else loaded from disk. May throw. */
 function configFor(edges: RunEventEdges, env: Env, projectDir: string | undefined): LoadedConfig {
   return edges.loadConfig
@@ -290,58 +162,19 @@ function configFor(edges: RunEventEdges, env: Env, projectDir: string | undefine
     : loadConfig({ env, projectDir, validator: edges.validator });
 }
 
-/**
- * Input hookd could not read: kept as a dead letter and logged, as always; and when a guard marked
- * `"onError": "block"` would have run for the event (unreadable.ts says which), the agent gets exit 2
- * with what happened and each such guard is logged as "guard not run". Never for Stop or SubagentStop.
- */
-function answerUnreadable(
+/** Input hookd could not read (rejected.ts): the answer goes into the report. */
+function answerUnreadableInto(
   request: RunEventRequest,
   edges: RunEventEdges,
   report: HookReport,
   failure: { reason: string; detail: string; scan?: ScanResult | undefined },
 ): void {
   const io = { ...edges, env: request.env };
-  const declaredEvent = isEventName(request.declaredEvent) ? request.declaredEvent : undefined;
-  const unreadable = identifyUnreadable(failure.scan ?? scanJson(request.bytes), io.env, {
-    event: declaredEvent,
-    agent: request.agent,
-  });
-  const known = {
-    ...(unreadable.name !== undefined ? { event: unreadable.name, eventFrom: unreadable.nameFrom } : {}),
-    ...(typeof unreadable.known.tool_name === 'string' ? { tool: unreadable.known.tool_name } : {}),
-  };
-  report.rejected = rejectInput(io, request.bytes, failure.reason, failure.detail, known);
-  if (unreadable.name !== undefined && GO_ON_EVENTS.has(unreadable.name)) return;
-  let loaded: LoadedConfig;
-  try {
-    loaded = configFor(edges, io.env, unreadable.projectDir);
-  } catch (error) {
-    io.logger.log('error', { kind: 'config' }, `cannot load config: ${(error as Error).message}`);
-    return;
-  }
-  const guards = guardsAtStake(unreadable, loaded);
-  if (guards.length === 0) return;
-  report.config = loaded;
-  report.planned = guards.map((g) => g.guard);
-  report.rejected.guardsNotRun = [...new Set(guards.map((g) => g.guard.name))];
-  report.reply = unreadableReply(unreadable, failure.detail, guards);
-  for (const { event, guard } of guards) {
-    io.logger.log(
-      'error',
-      {
-        kind: 'command',
-        event,
-        name: guard.name,
-        command: guard.spec.command,
-        blocking: true,
-        origin: guard.origin,
-        outcome: GUARD_NOT_RUN,
-        reason: failure.reason,
-      },
-      `${guard.name} could not run: hookd could not read the ${unreadable.name ?? 'event'} event (${failure.detail}); it is marked "onError": "block", so hookd blocks`,
-    );
-  }
+  const answer = answerUnreadable(request, io, failure, (projectDir) => configFor(edges, io.env, projectDir));
+  report.rejected = answer.rejected;
+  if (answer.config) report.config = answer.config;
+  if (answer.planned) report.planned = answer.planned;
+  if (answer.reply) report.reply = answer.reply;
 }
 
 /**
@@ -395,11 +228,11 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   const limits = inputLimits(io.env);
   const spilled = request.spilled;
   if (request.readFailure) {
-    answerUnreadable(request, edges, report, request.readFailure);
+    answerUnreadableInto(request, edges, report, request.readFailure);
     return finish();
   }
   if (!spilled && raw.length > limits.maxBytes) {
-    answerUnreadable(request, edges, report, {
+    answerUnreadableInto(request, edges, report, {
       reason: 'too-big',
       detail: `stdin is larger than ${limits.maxBytes} bytes`,
     });
@@ -407,7 +240,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   }
   const parsed = request.parsed ?? parseRequest(request, limits.memoryBytes, clock);
   if (!parsed.ok) {
-    answerUnreadable(request, edges, report, parsed);
+    answerUnreadableInto(request, edges, report, parsed);
     return finish();
   }
   const event = parsed.event;
@@ -434,17 +267,20 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   const plan = planCommands(event, loaded.config, loaded);
   report.planned = plan.commands;
   report.skipped = plan.skipped;
-  report.ran = await runEventCommands(event, plan.commands, loaded.config, {
-    env: io.env,
-    rawStdin: spilled ? { file: spilled.path } : raw,
-    fallbackCwd: request.cwd,
-    ...(request.umask !== undefined ? { umask: request.umask } : {}),
-    ...(edges.spawn ? { spawn: edges.spawn } : {}),
-    ...(edges.signal ? { signal: edges.signal } : {}),
-  });
-  logFallbacks(io.logger, event, report.ran);
-  for (const r of report.ran) logCommand(io.logger, event, r);
-  report.reply = decideReply(event, report.ran);
+  // No command: nothing to run, log or decide (the agent gets the silent answer).
+  if (plan.commands.length > 0) {
+    const done = await runPlanned(event, plan.commands, loaded.config, {
+      env: io.env,
+      logger: io.logger,
+      rawStdin: spilled ? { file: spilled.path } : raw,
+      fallbackCwd: request.cwd,
+      umask: request.umask,
+      spawn: edges.spawn,
+      signal: edges.signal,
+    });
+    report.ran = done.ran;
+    report.reply = done.reply;
+  }
   // A project config whose trust lapsed, said once per session on the agent's stderr, which the agent
   // shows the user. Only with exit 0: never in a block reason the model reads. Not for an event that
   // came over http: its answer reaches no one, the next event of the session says it.

@@ -1,4 +1,4 @@
-import { createConnection } from 'node:net';
+import { lstatSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { spoolDir, type Env } from '../paths.js';
@@ -23,6 +23,17 @@ export type { HandOffOptions, HandOffResult };
 
 export type DaemonReply = { v: number; ok: boolean; [key: string]: unknown };
 
+const NOT_RUNNING_NO_SOCKET = 'the daemon is not running (no socket)';
+
+/** True when nothing is at `path` (a link counts as something). */
+function noEntry(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Sends one JSON line to the daemon and waits for one JSON line back, within timeoutMs. Never throws.
  * Nothing is sent to a socket in a folder another user owns or can write to (see socketTrustProblem).
@@ -40,6 +51,10 @@ export function requestDaemon(
       error: `not talking to ${files.socket}: ${problem}`,
       code: 'EUNSAFE',
     });
+  // No socket at all: the daemon is not running, said without loading node:net (the hook's fallback
+  // meets this on every event while the daemon is down).
+  if (!options.socketPath && noEntry(files.socket))
+    return Promise.resolve({ ok: false, error: NOT_RUNNING_NO_SOCKET, code: 'ENOENT' });
   const timeoutMs = options.timeoutMs ?? 1000;
   // A runtime dir too long for a socket address is reached through the folder (Linux).
   const address = options.socketPath
@@ -48,7 +63,7 @@ export function requestDaemon(
   return new Promise((resolve) => {
     let settled = false;
     let buffer = '';
-    const socket = createConnection(address.path);
+    const socket = process.getBuiltinModule('node:net').createConnection(address.path);
     socket.once('connect', address.release);
     const finish = (result: Awaited<ReturnType<typeof requestDaemon>>) => {
       if (settled) return;
@@ -79,7 +94,7 @@ export function requestDaemon(
       const code = error.code ?? 'ERROR';
       const what =
         code === 'ENOENT'
-          ? 'the daemon is not running (no socket)'
+          ? NOT_RUNNING_NO_SOCKET
           : code === 'ECONNREFUSED'
             ? 'the daemon is not running (stale socket)'
             : error.message;

@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, renameSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { redactText } from './redact.js';
+import { mayHoldSecret } from './secret-marker.js';
 import { openPrivateAppend } from '../util/private-fs.js';
 
 /**
@@ -29,8 +30,10 @@ export const MAX_LOGGED_STRING = 8192;
  * more than is kept, so a secret across the cut is redacted whole, never left half visible.
  */
 function loggedText(value: string): string {
-  if (value.length <= MAX_LOGGED_STRING) return redactText(value);
-  const kept = redactText(value.slice(0, MAX_LOGGED_STRING + 512)).slice(0, MAX_LOGGED_STRING);
+  // Text without a marker is what redactText would return: the redactor is not even loaded for it.
+  const redacted = (text: string) => (mayHoldSecret(text) ? redactText(text) : text);
+  if (value.length <= MAX_LOGGED_STRING) return redacted(value);
+  const kept = redacted(value.slice(0, MAX_LOGGED_STRING + 512)).slice(0, MAX_LOGGED_STRING);
   return `${kept}… (${value.length} characters, cut)`;
 }
 

@@ -9,9 +9,10 @@ import { REPO_DIR } from '../../helpers/fixtures.js';
 // (scripts/build.mjs), which like the bundle load nothing but Node's built-ins.
 const DIST = join(REPO_DIR, 'dist');
 // Lower it as code leaves the bundle; never raise it to let code in.
-const HOOK_BUNDLE_MAX_BYTES = 53 * 1024;
+const HOOK_BUNDLE_MAX_BYTES = 32 * 1024;
 // The chunks the hook requires only when it needs them.
-const LAZY = ['./scan.cjs', './rare.cjs', './validate.cjs', './client.cjs'];
+const CHUNKS = ['scan.cjs', 'rare.cjs', 'run.cjs', 'config.cjs', 'redact.cjs'];
+const LAZY = [...CHUNKS.map((chunk) => `./${chunk}`), './validate.cjs', './client.cjs'];
 
 function requiresOf(file: string): string[] {
   const text = readFileSync(join(DIST, file), 'utf8');
@@ -32,7 +33,7 @@ describe('the hook bundle', () => {
       expect(existsSync(join(DIST, chunk))).toBe(true);
   });
 
-  it.each(['scan.cjs', 'rare.cjs'])("the chunk %s requires only Node's built-ins", (chunk) => {
+  it.each(CHUNKS)("the chunk %s requires only Node's built-ins", (chunk) => {
     expect(requiresOf(chunk).filter((id) => !builtin(id))).toEqual([]);
   });
 });
