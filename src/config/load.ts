@@ -6,7 +6,7 @@ import type { ConfigLevel } from './merge.js';
 import { projectConfigStamp, trustFilePath, type TrustInfo } from './trust.js';
 // A cache miss only: from its own chunk in the hook bundle (load-fresh.ts).
 import { loadFresh } from './load-fresh.js';
-import { fnv1a } from '../util/fast.js';
+import { fnv1a } from '../util/fnv1a.js';
 import { readPrivateFile } from '../util/private-fs.js';
 import { projectConfigPath, stateDir, userConfigPath, type Env } from '../paths.js';
 import { isObject } from '../util/json-values.js';

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { newEventId } from '../util/fast.js';
+import { newEventId } from '../util/event-id.js';
 import type { AgentKind, HookEvent, HookPayload } from './types.js';
 import { str } from '../util/json-values.js';
 import type { ScanOptions, ScanResult } from './json-scan.js';

@@ -6,7 +6,7 @@ import { untrustedSource } from '../config/source-state.js';
 import type { HookdNotice } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { stateDir, type Env } from '../paths.js';
-import { fnv1a } from '../util/fast.js';
+import { fnv1a } from '../util/fnv1a.js';
 import { ensurePrivateDir } from '../util/private-fs.js';
 import { printable } from '../util/printable.js';
 

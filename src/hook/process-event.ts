@@ -18,7 +18,8 @@ import { planCommands, type PlannedCommand, type SkippedEntry } from '../runner/
 import type { RanCommand } from '../runner/run-event.js';
 import type { SpawnLike } from '../runner/run-command.js';
 import { DEFAULTS } from '../config/defaults.js';
-import { monotonicMs, newEventId } from '../util/fast.js';
+import { newEventId } from '../util/event-id.js';
+import { monotonicMs } from '../util/monotonic-clock.js';
 import { failed } from '../events/failed.js';
 import { boundedPayload } from './handoff-bound.js';
 import { configHasNews } from '../config/source-state.js';

@@ -1,7 +1,7 @@
 import type { ChildProcess, spawn as spawnType } from 'node:child_process';
 import { closeSync, constants, openSync, statSync } from 'node:fs';
 import { BoundedBuffer } from './bounded-buffer.js';
-import { monotonicMs } from '../util/fast.js';
+import { monotonicMs } from '../util/monotonic-clock.js';
 import { killProcessGroup, processGroupAlive } from '../util/process-group.js';
 
 export interface RunCommandOptions {

@@ -1,14 +1,3 @@
-/**
- * Small helpers for the hook's start-up path, where loading `node:crypto` or `perf_hooks` costs more
- * than the work itself.
- */
-
-/** Milliseconds from a monotonic clock (no perf_hooks load). */
-export function monotonicMs(): number {
-  const [s, ns] = process.hrtime();
-  return s * 1000 + ns / 1e6;
-}
-
 const HEX = '0123456789abcdef';
 
 /**
@@ -27,14 +16,4 @@ export function newEventId(): string {
     if (i === 7 || i === 11 || i === 15 || i === 19) out += '-';
   }
   return out;
-}
-
-/** FNV-1a 32-bit hash as 8 hex digits, for cache file names. */
-export function fnv1a(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, '0');
 }
