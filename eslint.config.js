@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 // the layers below its own; never from a layer above, nor from another folder of its own row. Folders are
 // named as in src/; `errors` and `paths` are the files src/errors.ts and src/paths.ts.
 const LAYERS = [
-  ['bin'],
+  ['entry'],
   ['cli'],
   ['demo'],
   ['explain'],
@@ -18,7 +18,7 @@ const LAYERS = [
   ['notify'],
   ['ledger'],
   ['enrich'],
-  ['platform'],
+  ['platform-api'],
   ['runner'],
   ['config'],
   ['events'],
@@ -107,14 +107,14 @@ const FACE_MESSAGE =
 const HOOK_PATH = {
   folders: ['hook', 'runner', 'events', 'logging', 'util'],
   files: {
-    bin: ['hook'],
+    entry: ['hook'],
     config: ['load', 'load-fresh', 'trust', 'defaults', 'source-state'],
     link: ['client', 'runtime-files', 'spool'],
     '': ['paths'],
   },
 };
 const OFF_HOOK_PATH = [
-  'bin',
+  'entry',
   'cli',
   'demo',
   'explain',
@@ -125,7 +125,7 @@ const OFF_HOOK_PATH = [
   'channels',
   'ledger',
   'enrich',
-  'platform',
+  'platform-api',
   'terminal',
   'config',
   'daemon',

@@ -129,7 +129,7 @@ const lazyCommands = {
     );
     b.onLoad({ filter: /.*/, namespace: 'command' }, (args) => ({
       contents:
-        `const { requireCached } = require(${JSON.stringify(resolve('src/bin/code-cache.ts'))});` +
+        `const { requireCached } = require(${JSON.stringify(resolve('src/entry/code-cache.ts'))});` +
         `module.exports = requireCached(require('node:path').join(__dirname, 'commands.cjs')).modules[${JSON.stringify(args.path)}]();`,
       loader: 'js',
       resolveDir: process.cwd(),
@@ -147,10 +147,10 @@ const commandsEntry = {
 rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist');
 const entries = [
-  ['src/bin/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: versionDefine }],
+  ['src/entry/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: versionDefine }],
   // The hook starts once per agent event: a smaller file parses faster. It needs no import.meta shim.
   [
-    'src/bin/hook.ts',
+    'src/entry/hook.ts',
     'dist/hook.cjs',
     { minify: true, banner: {}, define: schemaDefine, plugins: [lazyChunks] },
   ],
@@ -159,10 +159,10 @@ const entries = [
     `dist/${chunk}`,
     { minify: true, banner: {}, define: schemaDefine },
   ]),
-  ['src/bin/validate.ts', 'dist/validate.cjs', { banner: {}, define: versionDefine }],
-  ['src/bin/cli.ts', 'dist/cli.cjs', { plugins: [lazyCommands] }],
+  ['src/entry/validate.ts', 'dist/validate.cjs', { banner: {}, define: versionDefine }],
+  ['src/entry/cli.ts', 'dist/cli.cjs', { plugins: [lazyCommands] }],
   [undefined, 'dist/commands.cjs', { stdin: commandsEntry }],
-  ['src/bin/daemon.ts', 'dist/daemon.cjs', {}],
+  ['src/entry/daemon.ts', 'dist/daemon.cjs', {}],
 ];
 if (existsSync('src/link/client.ts')) entries.push(['src/link/client.ts', 'dist/client.cjs', {}]);
 await Promise.all(

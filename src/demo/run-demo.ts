@@ -17,7 +17,7 @@ import { createLineLogger } from '../logging/line-logger.js';
 import { createLedger } from '../ledger/ledger.js';
 import { formatSessionsTable } from '../ledger/format-sessions.js';
 import type { SessionRecord } from '../ledger/types.js';
-import { startSimulator, type Simulator } from '../platform/simulator/index.js';
+import { startSimulator, type Simulator } from '../platform-api/simulator/index.js';
 import { logFilePath, type Env } from '../paths.js';
 import { createDemoLayout, demoConfig, demoEnv, type DemoLayout } from './demo-env.js';
 import { findPackageRoot, loadDemoEvents, readRecordedStore, type DemoEvent } from './demo-session.js';

@@ -1,4 +1,4 @@
-import type { SimSession } from '../platform/simulator/seed.js';
+import type { SimSession } from '../platform-api/simulator/seed.js';
 import { textOfContent } from '../enrich/transcript.js';
 
 type Json = Record<string, unknown>;

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/platform/simulator/index.js';
-import { addDays, utcDay } from '../../src/platform/dates.js';
+import { startSimulator, type Simulator } from '../../src/platform-api/simulator/index.js';
+import { addDays, utcDay } from '../../src/platform-api/dates.js';
 import { HOOKD_BIN } from '../helpers/fixtures.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 

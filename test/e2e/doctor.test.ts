@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/platform/simulator/index.js';
+import { startSimulator, type Simulator } from '../../src/platform-api/simulator/index.js';
 import type { CheckResult } from '../../src/doctor/types.js';
 import { HOOKD_BIN, REPO_DIR } from '../helpers/fixtures.js';
 import { runHookd } from '../helpers/run-hookd.js';

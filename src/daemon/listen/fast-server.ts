@@ -281,7 +281,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
   let running = 0;
   let requests = 0;
   let connections = 0;
-  // As `hookd hook` does (src/bin/hook.ts): a default the forwarded environment may override.
+  // As `hookd hook` does (src/entry/hook.ts): a default the forwarded environment may override.
   const hooksDir = process.argv[1] ? hookdLocation().hooks : undefined;
 
   // Validated configs per project dir, checked by stats on each event (an edit is seen at once).

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createWebhookChannel } from '../../../src/notify/channels/webhook.js';
 import { createSlackChannel } from '../../../src/notify/channels/slack.js';
 import { notifySchema } from '../../../src/config/notify-schema.js';
-import { sendRequest } from '../../../src/platform/http.js';
+import { sendRequest } from '../../../src/platform-api/http.js';
 import * as z from 'zod';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';

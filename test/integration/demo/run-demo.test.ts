@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runDemo } from '../../../src/demo/run-demo.js';
 import { createDaemonWiring } from '../../../src/daemon/lifecycle/run-foreground.js';
 import { createDaemonLogger } from '../../../src/daemon/lifecycle/logger.js';
-import { startSimulator } from '../../../src/platform/simulator/index.js';
+import { startSimulator } from '../../../src/platform-api/simulator/index.js';
 import { MAIN, SUB, useTempDirs } from './helpers.js';
 
 

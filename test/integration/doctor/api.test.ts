@@ -1,7 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/platform/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../src/platform-api/simulator/index.js';
 import { check, doctor, makeDoctorHome, writeJson, type DoctorHome } from './doctor-env.js';
 
 let sim: Simulator;

@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 
-// `hookd hook` starts from V8's code cache of its bundle (src/bin/code-cache.ts): kept private in the
+// `hookd hook` starts from V8's code cache of its bundle (src/entry/code-cache.ts): kept private in the
 // state dir after the first run, keyed by the bundle file, never read through a link or from a file
 // others can write, replaced when damaged, pruned when the bundle changes. The built dispatcher runs
 // from a copy of dist/, so a bundle can be touched without touching the repository's.

@@ -2,8 +2,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveApiAccess } from '../../../src/platform/client.js';
-import { ApiAccessError } from '../../../src/platform/errors.js';
+import { resolveApiAccess } from '../../../src/platform-api/client.js';
+import { ApiAccessError } from '../../../src/platform-api/errors.js';
 
 describe('resolveApiAccess', () => {
   let dir: string;

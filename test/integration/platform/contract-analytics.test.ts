@@ -6,8 +6,8 @@ import {
   ResponseValidationError,
   ServerError,
   UnauthorizedError,
-} from '../../../src/platform/errors.js';
-import { collect } from '../../../src/platform/pagination.js';
+} from '../../../src/platform-api/errors.js';
+import { collect } from '../../../src/platform-api/pagination.js';
 import { NOW, YESTERDAY, useSimulator } from './sim-fixture.js';
 
 const range = { startDate: '2026-11-01', endDate: '2026-11-07' };

@@ -4,7 +4,7 @@ import {
   NotFoundError,
   RequestValidationError,
   ResponseValidationError,
-} from '../../../src/platform/errors.js';
+} from '../../../src/platform-api/errors.js';
 import { useSimulator } from './sim-fixture.js';
 
 const HOST_ID = '123e4567-e89b-42d3-a456-426614174000';

@@ -4,8 +4,8 @@ import {
   ForbiddenError,
   RequestValidationError,
   ResponseValidationError,
-} from '../../../src/platform/errors.js';
-import { collect } from '../../../src/platform/pagination.js';
+} from '../../../src/platform-api/errors.js';
+import { collect } from '../../../src/platform-api/pagination.js';
 import { useSimulator } from './sim-fixture.js';
 
 describe('organization contract', () => {

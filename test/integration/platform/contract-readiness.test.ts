@@ -5,8 +5,8 @@ import {
   ResponseValidationError,
   ServerError,
   UnauthorizedError,
-} from '../../../src/platform/errors.js';
-import { collect } from '../../../src/platform/pagination.js';
+} from '../../../src/platform-api/errors.js';
+import { collect } from '../../../src/platform-api/pagination.js';
 import { useSimulator } from './sim-fixture.js';
 
 describe('readiness reports contract (app host)', () => {

@@ -3,7 +3,7 @@ import {
   NotFoundError,
   RequestValidationError,
   ResponseValidationError,
-} from '../../../src/platform/errors.js';
+} from '../../../src/platform-api/errors.js';
 import { useSimulator } from './sim-fixture.js';
 
 describe('sessions and messages contract', () => {

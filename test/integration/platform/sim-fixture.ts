@@ -1,6 +1,6 @@
 import { afterEach, beforeEach } from 'vitest';
-import { PlatformClient, type PlatformClientOptions } from '../../../src/platform/client.js';
-import { startSimulator, type Simulator } from '../../../src/platform/simulator/index.js';
+import { PlatformClient, type PlatformClientOptions } from '../../../src/platform-api/client.js';
+import { startSimulator, type Simulator } from '../../../src/platform-api/simulator/index.js';
 
 /** A fixed instant shared by the simulator and the client: UTC today is 2026-11-20. */
 export const NOW = new Date('2026-11-20T12:00:00Z');

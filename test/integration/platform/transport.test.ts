@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { PlatformClient } from '../../../src/platform/client.js';
+import { PlatformClient } from '../../../src/platform-api/client.js';
 import {
   ApiAccessError,
   HttpError,
@@ -11,8 +11,8 @@ import {
   ResponseValidationError,
   ServerError,
   TimeoutError,
-} from '../../../src/platform/errors.js';
-import { collect } from '../../../src/platform/pagination.js';
+} from '../../../src/platform-api/errors.js';
+import { collect } from '../../../src/platform-api/pagination.js';
 import { NOW, useSimulator } from './sim-fixture.js';
 
 function everythingAbout(error: unknown): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeErrorBody, scrubSecret } from '../../../src/platform/http.js';
+import { decodeErrorBody, scrubSecret } from '../../../src/platform-api/http.js';
 import {
   BadRequestError,
   ForbiddenError,
@@ -8,7 +8,7 @@ import {
   RateLimitError,
   ServerError,
   UnauthorizedError,
-} from '../../../src/platform/errors.js';
+} from '../../../src/platform-api/errors.js';
 
 const KEY = 'fk-live-0123456789abcdef';
 const answer = (status: number, headers: Record<string, string> = {}) => ({

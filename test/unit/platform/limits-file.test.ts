@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseCreditLimits } from '../../../src/platform/limits-file.js';
-import { RequestValidationError } from '../../../src/platform/errors.js';
-import { withChangedKeys } from '../../../src/platform/present.js';
+import { parseCreditLimits } from '../../../src/platform-api/limits-file.js';
+import { RequestValidationError } from '../../../src/platform-api/errors.js';
+import { withChangedKeys } from '../../../src/platform-api/present.js';
 
 describe('parseCreditLimits', () => {
   it('reads CSV with a header, comments, quotes and blank lines', () => {

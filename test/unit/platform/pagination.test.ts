@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { collect, paginate, type PageInfo } from '../../../src/platform/pagination.js';
-import { PaginationError } from '../../../src/platform/errors.js';
+import { collect, paginate, type PageInfo } from '../../../src/platform-api/pagination.js';
+import { PaginationError } from '../../../src/platform-api/errors.js';
 
 describe('paginate', () => {
   const pages: Record<string, { items: number[]; next?: string }> = {

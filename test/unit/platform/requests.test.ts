@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestValidationError } from '../../../src/platform/errors.js';
+import { RequestValidationError } from '../../../src/platform-api/errors.js';
 import {
   analyticsUsersQuerySchema,
   createComputerSchema,
@@ -8,7 +8,7 @@ import {
   orgPageQuerySchema,
   tokensQuerySchema,
   validateRequest,
-} from '../../../src/platform/requests.js';
+} from '../../../src/platform-api/requests.js';
 
 const TODAY = '2026-11-20';
 

@@ -3,13 +3,13 @@ import {
   groupedTokensResponseSchema,
   tokensResponseSchema,
   usersResponseSchema,
-} from '../../../src/platform/schemas/analytics.js';
+} from '../../../src/platform-api/schemas/analytics.js';
 import {
   enterpriseControlChangeSchema,
   creditLimitsResponseSchema,
-} from '../../../src/platform/schemas/organization.js';
-import { computerSchema } from '../../../src/platform/schemas/computers.js';
-import { sessionSchema } from '../../../src/platform/schemas/sessions.js';
+} from '../../../src/platform-api/schemas/organization.js';
+import { computerSchema } from '../../../src/platform-api/schemas/computers.js';
+import { sessionSchema } from '../../../src/platform-api/schemas/sessions.js';
 
 const meta = { org_id: 'org_1', start_date: '2026-11-01', end_date: '2026-11-01' };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AnalyticsData } from '../../../src/platform/simulator/analytics-data.js';
-import { createState } from '../../../src/platform/simulator/seed.js';
-import { apportion } from '../../../src/platform/simulator/random.js';
-import { daysBetween } from '../../../src/platform/dates.js';
+import { AnalyticsData } from '../../../src/platform-api/simulator/analytics-data.js';
+import { createState } from '../../../src/platform-api/simulator/seed.js';
+import { apportion } from '../../../src/platform-api/simulator/random.js';
+import { daysBetween } from '../../../src/platform-api/dates.js';
 
 const START = Date.parse('2026-11-20T12:00:00Z');
 

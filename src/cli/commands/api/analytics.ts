@@ -1,8 +1,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../../errors.js';
 import { type Column } from '../../../terminal/output.js';
-import type { PlatformClient } from '../../../platform/client.js';
-import { addDays, utcDay } from '../../../platform/dates.js';
+import type { PlatformClient } from '../../../platform-api/client.js';
+import { addDays, utcDay } from '../../../platform-api/dates.js';
 import {
   activityColumns,
   groupedActivityColumns,
@@ -12,8 +12,8 @@ import {
   tokenColumns,
   toolColumns,
   userRowColumns,
-} from '../../../platform/present.js';
-import type { DateRange } from '../../../platform/requests.js';
+} from '../../../platform-api/present.js';
+import type { DateRange } from '../../../platform-api/requests.js';
 import {
   formatOf,
   outputOptions,

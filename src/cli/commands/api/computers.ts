@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../../../errors.js';
-import { computerColumns, computerDetails } from '../../../platform/present.js';
+import { computerColumns, computerDetails } from '../../../platform-api/present.js';
 import { formatOf, outputOptions, withClient, print, printOne, type OutputArgs } from './common.js';
 
 /** `hookd api computers <action>`: computers the agent runs on. */

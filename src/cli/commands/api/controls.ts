@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { changeColumns, withChangedKeys } from '../../../platform/present.js';
+import { changeColumns, withChangedKeys } from '../../../platform-api/present.js';
 import { cursorListCommand } from './common.js';
 
 /** `hookd api controls <action>`: enterprise controls. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { CliError, EXIT, UsageError } from '../../../errors.js';
 import { formatJson } from '../../../terminal/output.js';
-import { parseCreditLimits } from '../../../platform/limits-file.js';
+import { parseCreditLimits } from '../../../platform-api/limits-file.js';
 import { formatOf, outputOptions, withClient, print, type OutputArgs } from './common.js';
 import { cliOut } from '../../io.js';
 

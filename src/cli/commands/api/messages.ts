@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { messageDetails } from '../../../platform/present.js';
+import { messageDetails } from '../../../platform-api/present.js';
 import { formatOf, outputOptions, withClient, printOne, type OutputArgs } from './common.js';
 
 /** `hookd api messages <action>`: messages of sessions. */

@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { readinessColumns } from '../../../platform/present.js';
+import { readinessColumns } from '../../../platform-api/present.js';
 import {
   formatOf,
   outputOptions,

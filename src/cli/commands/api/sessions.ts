@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../../../errors.js';
-import { sessionDetails } from '../../../platform/present.js';
-import type { WritableSessionSettings } from '../../../platform/requests.js';
+import { sessionDetails } from '../../../platform-api/present.js';
+import type { WritableSessionSettings } from '../../../platform-api/requests.js';
 import { formatOf, outputOptions, withClient, printOne, type OutputArgs } from './common.js';
 
 /** `hookd api sessions <action>`: writable session settings. */

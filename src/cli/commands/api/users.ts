@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { organizationUserColumns } from '../../../platform/present.js';
+import { organizationUserColumns } from '../../../platform-api/present.js';
 import { cursorListCommand } from './common.js';
 
 /** `hookd api users <action>`: organization users. */

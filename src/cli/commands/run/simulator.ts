@@ -72,7 +72,7 @@ export const simulatorCommand: CommandModule<object, SimulatorArgs> = {
     }
     let sim;
     try {
-      const { startSimulator } = await import('../../../platform/simulator/index.js');
+      const { startSimulator } = await import('../../../platform-api/simulator/index.js');
       sim = await startSimulator({
         port: args.port,
         appPort: args['app-port'],
