@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 
-/** Where the recorded session lived: every path in demo/session starts with this home. */
+/** Where the recorded session lived: every path in demo-session/ starts with this home. */
 export const RECORDED_HOME = '/home/dev';
 /** The project the session ran in, and its folder name under `~/.factory/sessions/`. */
 export const RECORDED_CWD = `${RECORDED_HOME}/projects/demo`;
@@ -33,11 +33,11 @@ export function rewriteRecordedPaths(text: string, to: DemoPaths): string {
     .replace(RECORDED_HOME_RE, () => escape(to.home));
 }
 
-/** The folder of the package that holds `demo/session`, found by walking up from `fromDir`. */
+/** The folder of the package that holds `demo-session/`, found by walking up from `fromDir`. */
 export function findPackageRoot(fromDir: string): string | undefined {
   let dir = fromDir;
   for (;;) {
-    if (existsSync(join(dir, 'demo', 'session', 'events'))) return dir;
+    if (existsSync(join(dir, 'demo-session', 'events'))) return dir;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;

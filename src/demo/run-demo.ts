@@ -89,9 +89,9 @@ async function waitUntil(check: () => boolean, timeoutMs: number, everyMs = 15):
 
 function locatePackage(options: RunDemoOptions): string {
   const root = options.packageRoot ?? findPackageRoot(dirname(fileURLToPath(import.meta.url)));
-  if (!root || !existsSync(join(root, 'demo', 'session', 'factory-home'))) {
+  if (!root || !existsSync(join(root, 'demo-session', 'factory-home'))) {
     throw new CliError(
-      'the demo session (demo/session/) was not found beside hookd',
+      'the demo session (demo-session/) was not found beside hookd',
       1,
       'reinstall hookd: its package ships demo/ (package.json "files")',
     );
@@ -208,7 +208,7 @@ function prepare(
   packageRoot: string,
   simulator: Simulator,
 ): { events: DemoEvent[]; mainId: string; subagents: Set<string>; feeder: ReturnType<typeof createTranscriptFeeder> } {
-  const sessionDir = join(packageRoot, 'demo', 'session');
+  const sessionDir = join(packageRoot, 'demo-session');
   const paths = { home: layout.home, cwd: layout.project };
   const events = loadDemoEvents(sessionDir, paths);
   const { mainId, subagents, withEvents } = sessionsOf(events);

@@ -11,7 +11,7 @@ import { createTranscriptFeeder } from '../../../src/demo/transcript-feeder.js';
 import { REPO_DIR } from '../../helpers/fixtures.js';
 import { MAIN, SUB, useTempDirs } from './helpers.js';
 
-const SESSION_DIR = join(REPO_DIR, 'demo', 'session');
+const SESSION_DIR = join(REPO_DIR, 'demo-session');
 
 const temp = useTempDirs('hkd-demo-');
 
