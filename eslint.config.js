@@ -13,7 +13,7 @@ const LAYERS = [
   ['install', 'service'],
   ['daemon'],
   ['link'],
-  ['hook'],
+  ['hook-path'],
   ['notify/channels'],
   ['notify'],
   ['ledger'],
@@ -105,7 +105,7 @@ const FACE_MESSAGE =
 // The hook path: what dist/hook.cjs and dist/client.cjs load on every agent event (scripts/build.mjs). Node
 // built-ins only, and only files of the hook path; a type-only import loads nothing and is allowed.
 const HOOK_PATH = {
-  folders: ['hook', 'runner', 'events', 'logging', 'util'],
+  folders: ['hook-path', 'runner', 'events', 'logging', 'util'],
   files: {
     entry: ['hook'],
     config: ['load', 'load-fresh', 'trust', 'defaults', 'source-state'],

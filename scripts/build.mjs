@@ -64,17 +64,17 @@ const common = {
 // its chunk at the first use of one of its exports, so an ordinary event never reads or compiles it:
 //   dist/scan.cjs      the JSON scanner (src/events/json-scan.ts): input hookd cannot read, events over
 //                      the in-memory limit;
-//   dist/rare.cjs      the hook's rare paths (src/hook/rare.ts): unreadable input, dead letters, a
+//   dist/rare.cjs      the hook's rare paths (src/hook-path/rare.ts): unreadable input, dead letters, a
 //                      config not in force;
-//   dist/run.cjs       running an event's commands (src/hook/run-planned.ts): most events have none;
+//   dist/run.cjs       running an event's commands (src/hook-path/run-planned.ts): most events have none;
 //   dist/redact.cjs    the redactor (src/logging/redact.ts), for a log record that may hold a secret;
 //   dist/config.cjs    loading the config when no cached result fits (src/config/load-fresh.ts): the
 //                      files' reading, the project file's trust, the last good config.
 // A chunk bundles what it imports itself: it shares no module state with dist/hook.cjs.
 const HOOK_CHUNKS = [
   { source: 'src/events/json-scan.ts', test: /\/json-scan\.js$/, chunk: 'scan.cjs' },
-  { source: 'src/hook/rare.ts', test: /\/rare\.js$/, chunk: 'rare.cjs' },
-  { source: 'src/hook/run-planned.ts', test: /\/run-planned\.js$/, chunk: 'run.cjs' },
+  { source: 'src/hook-path/rare.ts', test: /\/rare\.js$/, chunk: 'rare.cjs' },
+  { source: 'src/hook-path/run-planned.ts', test: /\/run-planned\.js$/, chunk: 'run.cjs' },
   { source: 'src/logging/redact.ts', test: /\/redact\.js$/, chunk: 'redact.cjs' },
   { source: 'src/config/load-fresh.ts', test: /\/load-fresh\.js$/, chunk: 'config.cjs' },
 ];

@@ -2,7 +2,7 @@ import { hookdLocation } from '../util/hookd-location.js';
 import { validator } from '../config/resolve.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { logFilePath } from '../paths.js';
-import type { ProcessIO } from '../hook/process-event.js';
+import type { ProcessIO } from '../hook-path/process-event.js';
 import { daemonRunArgv, handOff } from '../link/client.js';
 import { cli } from './io.js';
 

@@ -1,5 +1,5 @@
 import { formatDuration, paint, type Out } from '../terminal/output.js';
-import type { HookReport } from '../hook/process-event.js';
+import type { HookReport } from '../hook-path/process-event.js';
 import { commandMark, reportJson } from '../explain/format-report.js';
 
 /** One hook command of a played event, as `hookd emit --json` reports it, with the event's name. */

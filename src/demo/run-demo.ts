@@ -12,7 +12,7 @@ import { handOff } from '../link/client.js';
 import type { RenderedNotification } from '../notify/notification.js';
 import { createConsoleChannel } from '../notify/channels/console.js';
 import { notificationPayload, type Channel } from '../notify/channels/channel.js';
-import { processEvent, type ProcessIO } from '../hook/process-event.js';
+import { processEvent, type ProcessIO } from '../hook-path/process-event.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { createLedger } from '../ledger/ledger.js';
 import { formatSessionsTable } from '../ledger/format-sessions.js';

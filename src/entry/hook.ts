@@ -1,18 +1,18 @@
 import { writeSync } from 'node:fs';
-import { runHook } from '../hook/run-hook.js';
+import { runHook } from '../hook-path/run-hook.js';
 import { readStdin } from '../events/read-stdin.js';
 import { isDeclaredAgent } from '../events/parse.js';
-import { recoverWorkingDir } from '../hook/working-dir.js';
+import { recoverWorkingDir } from '../hook-path/working-dir.js';
 import type { ConfigValidator } from '../config/load.js';
-import type { HandOff } from '../hook/process-event.js';
+import type { HandOff } from '../hook-path/process-event.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { logFilePath, runtimeDir } from '../paths.js';
 import { releaseStdinCopy } from '../util/stdin-copy.js';
-import { takeFastEventId } from '../hook/fast-event-id.js';
+import { takeFastEventId } from '../hook-path/fast-event-id.js';
 import { hookdLocation } from '../util/hookd-location.js';
-import { fileStdin, isRegularFile, pipeStdin } from '../hook/file-stdin.js';
+import { fileStdin, isRegularFile, pipeStdin } from '../hook-path/file-stdin.js';
 import { daemonRunArgv } from '../link/client.js';
-import { logClientRefusal, olderClientNotice } from '../hook/rare.js';
+import { logClientRefusal, olderClientNotice } from '../hook-path/rare.js';
 
 /**
  * Entry of the hook bundle (dist/hook.cjs). Loads only Node built-ins and the hook path; the zod

@@ -1,4 +1,4 @@
-import type { HookReport } from '../hook/process-event.js';
+import type { HookReport } from '../hook-path/process-event.js';
 import { formatDuration, paint, safeText, type Out } from '../terminal/output.js';
 import { failed, type CommandEnd } from '../events/failed.js';
 

@@ -13,7 +13,7 @@ import {
 } from './runtime-files.js';
 import { spoolFileName, writeSpoolFile } from './spool.js';
 import { socketAddress } from '../util/unix-socket.js';
-import type { HandOff, HandOffOptions, HandOffResult } from '../hook/hand-off.js';
+import type { HandOff, HandOffOptions, HandOffResult } from '../hook-path/hand-off.js';
 
 // On the hook's start-up path: Node built-ins, src/paths.ts and types only. No zod, no pino.
 
@@ -189,5 +189,5 @@ export async function handOff(message: EventHandoff, options: HandOffOptions = {
   return { outcome: 'spooled', error: reason, ...(started ? { started } : {}) };
 }
 
-// The client implements the hook's contract (src/hook/hand-off.ts).
+// The client implements the hook's contract (src/hook-path/hand-off.ts).
 const _handOffImplementsContract: HandOff = handOff;

@@ -27,7 +27,7 @@ import { openNoiseStore, type NoiseStore } from '../state/noise-store.js';
 import { noiseRetentionMs } from '../../notify/noise.js';
 import type { PresenceReading } from '../../notify/presence.js';
 import type { NotifyConfig } from '../../config/notify-schema.js';
-import type { HandOffResult } from '../../hook/hand-off.js';
+import type { HandOffResult } from '../../hook-path/hand-off.js';
 import { within } from '../../util/within.js';
 import { Ingest } from '../listen/ingest.js';
 import { Digest } from '../digest.js';

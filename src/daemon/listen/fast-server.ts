@@ -6,11 +6,11 @@ import { ConfigMemory, loadConfig, type LoadedConfig } from '../../config/load.j
 import { validator } from '../../config/resolve.js';
 import { parseEvent, type DeclaredAgent, type ParseResult } from '../../events/parse.js';
 import type { EventHandoff } from '../../events/types.js';
-import { runEvent, type HandOff } from '../../hook/process-event.js';
-import { guardsAtStake, identifyUnreadable } from '../../hook/unreadable.js';
+import { runEvent, type HandOff } from '../../hook-path/process-event.js';
+import { guardsAtStake, identifyUnreadable } from '../../hook-path/unreadable.js';
 import { scanJson } from '../../events/json-scan.js';
 import { DEFAULTS } from '../../config/defaults.js';
-import { trustLapsePending } from '../../hook/config-report.js';
+import { trustLapsePending } from '../../hook-path/config-report.js';
 import { createLineLoggerPool } from '../../logging/line-logger.js';
 import { planCommands } from '../../runner/route.js';
 import type { SpawnLike } from '../../runner/run-command.js';

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFastServer, type FastServer } from '../../../src/daemon/listen/fast-server.js';
 import { createDaemonLogger } from '../../../src/daemon/lifecycle/logger.js';
 import type { EventHandoff } from '../../../src/events/types.js';
-import type { HandOffResult } from '../../../src/hook/hand-off.js';
+import type { HandOffResult } from '../../../src/hook-path/hand-off.js';
 import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { useProcessCleanup } from './process-helpers.js';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig, validator } from '../../../src/config/resolve.js';
 import type { EventHandoff } from '../../../src/events/types.js';
-import type { HandOffOptions } from '../../../src/hook/hand-off.js';
-import { runEvent } from '../../../src/hook/process-event.js';
+import type { HandOffOptions } from '../../../src/hook-path/hand-off.js';
+import { runEvent } from '../../../src/hook-path/process-event.js';
 import type { LineLogger } from '../../../src/logging/line-logger.js';
 
 // "Run one event" called in-process, as the daemon will: the request carries env, cwd and umask, the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { takeFastEventId } from '../../../src/hook/fast-event-id.js';
+import { takeFastEventId } from '../../../src/hook-path/fast-event-id.js';
 
 describe('takeFastEventId: the id a dead daemon acknowledged, from the fast client fallback', () => {
   const ID = '0193a1b2-c3d4-4e5f-8a6b-7c8d9e0f1a2b';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readStdin } from '../../../src/events/read-stdin.js';
-import { pipeStdin } from '../../../src/hook/file-stdin.js';
+import { pipeStdin } from '../../../src/hook-path/file-stdin.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
 // A pipe as stdin is read on the main thread as far as it goes without waiting; what comes later is read

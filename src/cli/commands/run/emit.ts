@@ -186,7 +186,7 @@ export const emitCommand: CommandModule<object, EmitArgs> = {
     }
     // Loaded here, not with the module: `hookd emit --help` needs none of it (config schemas, runner).
     const [{ processEvent }, { cliProcessIO }, { formatReport, reportJson }] = await Promise.all([
-      import('../../../hook/process-event.js'),
+      import('../../../hook-path/process-event.js'),
       import('../../hook-io.js'),
       import('../../../explain/format-report.js'),
     ]);

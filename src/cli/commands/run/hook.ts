@@ -33,7 +33,7 @@ export const hookCommand: CommandModule = {
   handler: async (argv) => {
     // Loaded here, not with the module: `hookd hook --help` needs none of it.
     const [{ runHook }, { readStdin }, { isDeclaredAgent }, { cliProcessIO }] = await Promise.all([
-      import('../../../hook/run-hook.js'),
+      import('../../../hook-path/run-hook.js'),
       import('../../../events/read-stdin.js'),
       import('../../../events/parse.js'),
       import('../../hook-io.js'),

@@ -67,7 +67,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
     const out = cliOut();
     // Loaded here, not with the module: `hookd replay --help` needs none of it.
     const [{ processEvent }, { cliProcessIO }, { formatReport, reportJson }] = await Promise.all([
-      import('../../../hook/process-event.js'),
+      import('../../../hook-path/process-event.js'),
       import('../../hook-io.js'),
       import('../../../explain/format-report.js'),
     ]);

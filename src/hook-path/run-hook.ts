@@ -12,7 +12,7 @@ export interface HookMainIO extends Omit<ProcessIO, 'logger'> {
   writeStderr: (text: string) => void;
   /** The directory the agent started the hook in, when it no longer existed (see recoverWorkingDir). */
   lostCwd?: string;
-  /** The id a daemon acknowledged this event under before it died (src/hook/fast-event-id.ts). */
+  /** The id a daemon acknowledged this event under before it died (src/hook-path/fast-event-id.ts). */
   eventId?: string;
   /** The event named by the hook command (`hookd hook --event PreToolUse`). */
   declaredEvent?: string | undefined;

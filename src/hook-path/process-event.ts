@@ -52,7 +52,7 @@ export interface ProcessIO {
   now?: () => number;
   /** The agent named by the hook command (`hookd hook --agent claude`); guessed from the event when absent. */
   agent?: DeclaredAgent | undefined;
-  /** The event's id when it already has one (a daemon acknowledged it: src/hook/fast-event-id.ts). */
+  /** The event's id when it already has one (a daemon acknowledged it: src/hook-path/fast-event-id.ts). */
   eventId?: string | undefined;
 }
 
