@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { boundedPayload, HANDOFF_MAX_BYTES, HANDOFF_STRING_MAX } from '../../../src/hook-path/handoff-bound.js';
+import {
+  boundedPayload,
+  HANDOFF_MAX_BYTES,
+  HANDOFF_STRING_MAX,
+} from '../../../src/hook-path/handoff-bound.js';
 
 type Shape = { hook_event_name: string; tool_response: { originalFile: string } };
 

@@ -4,7 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
 import { validator } from '../../../src/config/resolve.js';
 import { trustProject } from '../../../src/config/trust.js';
-import { claimTrustLapses, MAX_LAPSE_MARKERS, trustLapsePending } from '../../../src/hook-path/config-report.js';
+import {
+  claimTrustLapses,
+  MAX_LAPSE_MARKERS,
+  trustLapsePending,
+} from '../../../src/hook-path/config-report.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
 let tmp: ReturnType<typeof makeTempDir>;
