@@ -146,7 +146,13 @@ export function demoConfig(): Record<string, unknown> {
       rules: [
         { name: 'needs you', on: 'Notification', channels: ['console'] },
         { name: 'finished', on: 'Stop', session: 'main', channels: ['console'] },
-        { name: 'sub-agent finished', on: 'Stop', session: 'subagent', channels: ['console'], urgency: 'low' },
+        {
+          name: 'sub-agent finished',
+          on: 'Stop',
+          session: 'subagent',
+          channels: ['console'],
+          urgency: 'low',
+        },
         { name: 'sub-agent result', on: 'SubagentStop', channels: ['console'], urgency: 'low' },
         { name: 'session ended', on: 'SessionEnd', session: 'main', channels: ['console'] },
       ],

@@ -81,7 +81,9 @@ export function demoEventResult(index: number, report: HookReport, subagent: boo
 function commandText(c: DemoCommand, out: Pick<Out, 'color'>): string {
   const status = c.timedOut ? 'timed out' : c.exitCode === null ? `signal ${c.signal}` : `exit ${c.exitCode}`;
   const mark = commandMark(out, { ...c, spawnError: c.spawnError ?? undefined }, c.blocking);
-  const said = c.stdout.trim() ? paint(out, 'gray', ` "${c.stdout.trim().split('\n')[0]!.slice(0, 60)}"`) : '';
+  const said = c.stdout.trim()
+    ? paint(out, 'gray', ` "${c.stdout.trim().split('\n')[0]!.slice(0, 60)}"`)
+    : '';
   return `${mark} ${c.name} ${status} ${formatDuration(c.durationMs)}${c.blocking ? ' [blocking]' : ''}${said}`;
 }
 

@@ -99,9 +99,12 @@ function locatePackage(options: RunDemoOptions): string {
   return root;
 }
 
-
 /** The sessions of the recording: the main one, and the sub-agents (SessionStart with a calling session). */
-function sessionsOf(events: DemoEvent[]): { mainId: string; subagents: Set<string>; withEvents: Set<string> } {
+function sessionsOf(events: DemoEvent[]): {
+  mainId: string;
+  subagents: Set<string>;
+  withEvents: Set<string>;
+} {
   const withEvents = new Set<string>();
   const subagents = new Set<string>();
   for (const e of events) {
@@ -151,8 +154,10 @@ function readJsonLines(path: string): Record<string, unknown>[] {
 
 /** What a request to the simulator was for, in the demo's words. */
 function requestPurpose(method: string, path: string): string {
-  if (method === 'GET' && /\/messages\//.test(path)) return 'a final message missing from the local transcript';
-  if (method === 'PATCH' && /^\/api\/v0\/sessions\//.test(path)) return 'the ledger tags the finished session';
+  if (method === 'GET' && /\/messages\//.test(path))
+    return 'a final message missing from the local transcript';
+  if (method === 'PATCH' && /^\/api\/v0\/sessions\//.test(path))
+    return 'the ledger tags the finished session';
   return '';
 }
 
@@ -167,12 +172,18 @@ function printPlatform(out: Out, summary: DemoSummary, mainId: string): void {
     );
   }
   if (summary.platform.requests.length === 0) out.write(paint(out, 'gray', 'no request was needed\n'));
-  const tags = (summary.platform.tags[mainId] ?? []) as { name?: string; metadata?: Record<string, unknown> }[];
+  const tags = (summary.platform.tags[mainId] ?? []) as {
+    name?: string;
+    metadata?: Record<string, unknown>;
+  }[];
   const tag = tags.find((t) => t.name === 'hookd');
   if (tag) {
     const meta = Object.entries(tag.metadata ?? {})
       .filter(([, v]) => v !== null)
-      .map(([k, v]) => `${k}=${typeof v === 'number' ? Math.round(v) : typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .map(
+        ([k, v]) =>
+          `${k}=${typeof v === 'number' ? Math.round(v) : typeof v === 'string' ? v : JSON.stringify(v)}`,
+      )
       .join(' ');
     out.write(`session ${mainId.slice(0, 8)} on the platform is now tagged "hookd": ${meta}\n`);
   }
@@ -187,7 +198,9 @@ function printClosing(out: Out, summary: DemoSummary, packageRoot: string): void
       `${count(summary.notifications.length, 'notification')}, ${count(summary.ledger.length, 'session')} in the ledger.\n`,
   );
   if (!summary.drained)
-    out.write(paint(out, 'yellow', 'The daemon had not delivered everything when the demo stopped waiting.\n'));
+    out.write(
+      paint(out, 'yellow', 'The daemon had not delivered everything when the demo stopped waiting.\n'),
+    );
   if (summary.keptAt) {
     out.write(`\nEverything is kept in ${summary.keptAt}. Look around with:\n`);
     out.write(
@@ -195,7 +208,9 @@ function printClosing(out: Out, summary: DemoSummary, packageRoot: string): void
     );
   }
   out.write('\nNow wire it into your agent:\n');
-  out.write(`  ${paint(out, 'cyan', 'hookd install')}   wire hookd into Droid's hooks (--agent claude for Claude Code)\n`);
+  out.write(
+    `  ${paint(out, 'cyan', 'hookd install')}   wire hookd into Droid's hooks (--agent claude for Claude Code)\n`,
+  );
   out.write(`  ${paint(out, 'cyan', 'hookd doctor')}    check what is configured and what works\n`);
   out.write(`  ${paint(out, 'cyan', 'hookd logs -f')}   watch every event and command as it happens\n`);
   const readme = join(packageRoot, 'README.md');
@@ -207,7 +222,12 @@ function prepare(
   layout: DemoLayout,
   packageRoot: string,
   simulator: Simulator,
-): { events: DemoEvent[]; mainId: string; subagents: Set<string>; feeder: ReturnType<typeof createTranscriptFeeder> } {
+): {
+  events: DemoEvent[];
+  mainId: string;
+  subagents: Set<string>;
+  feeder: ReturnType<typeof createTranscriptFeeder>;
+} {
   const sessionDir = join(packageRoot, 'demo-session');
   const paths = { home: layout.home, cwd: layout.project };
   const events = loadDemoEvents(sessionDir, paths);

@@ -62,7 +62,13 @@ export function createTranscriptFeeder(
 
   const appendUntil = (t: Transcript, end: number) => {
     if (end <= t.next) return;
-    appendFileSync(t.path, t.lines.slice(t.next, end).map((line) => `${line.text}\n`).join(''));
+    appendFileSync(
+      t.path,
+      t.lines
+        .slice(t.next, end)
+        .map((line) => `${line.text}\n`)
+        .join(''),
+    );
     t.next = end;
   };
 

@@ -81,7 +81,10 @@ describe('the recorded session, moved to a new home', () => {
 describe('the transcript feeder', () => {
   it('writes a transcript up to where the agent ran each hook, and leaves dropped lines out', () => {
     const dir = temp();
-    const text = readFileSync(join(SESSION_DIR, 'factory-home', 'sessions', '-home-dev-projects-demo', `${SUB}.jsonl`), 'utf8');
+    const text = readFileSync(
+      join(SESSION_DIR, 'factory-home', 'sessions', '-home-dev-projects-demo', `${SUB}.jsonl`),
+      'utf8',
+    );
     const path = join(dir, 'sessions', 'slug', `${SUB}.jsonl`);
     const finalMessage = 'b73abe42-9177-4f7a-9932-5ff2a01cc296';
     const feeder = createTranscriptFeeder([{ sessionId: SUB, path, text }], new Set([finalMessage]));
@@ -90,7 +93,10 @@ describe('the transcript feeder', () => {
         ? readFileSync(path, 'utf8')
             .trimEnd()
             .split('\n')
-            .map((line) => JSON.parse(line) as { type: string; id?: string; message?: { hookEventName?: string } })
+            .map(
+              (line) =>
+                JSON.parse(line) as { type: string; id?: string; message?: { hookEventName?: string } },
+            )
         : [];
 
     feeder.before(SUB, 'SessionStart');

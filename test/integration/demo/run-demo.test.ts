@@ -7,7 +7,6 @@ import { createDaemonLogger } from '../../../src/daemon/lifecycle/logger.js';
 import { startSimulator } from '../../../src/platform-api/simulator/index.js';
 import { MAIN, SUB, useTempDirs } from './helpers.js';
 
-
 const temp = useTempDirs();
 
 function capture() {
@@ -66,7 +65,10 @@ describe('runDemo (from the TypeScript source)', () => {
     expect(summary.ledger).toHaveLength(2);
     const mainTags = summary.platform.tags[MAIN] as { name: string; metadata: Record<string, unknown> }[];
     expect(mainTags).toMatchObject([{ name: 'hookd', metadata: { reason: 'other', subagentCount: 1 } }]);
-    expect((summary.platform.tags[SUB] as { name: string }[]).map((t) => t.name)).toEqual(['subagent', 'hookd']);
+    expect((summary.platform.tags[SUB] as { name: string }[]).map((t) => t.name)).toEqual([
+      'subagent',
+      'hookd',
+    ]);
 
     const printed = text();
     expect(printed).toContain('03 PreToolUse Execute echo hi');
@@ -134,8 +136,16 @@ describe('createDaemonWiring: the platform API only with a key', () => {
 
   it('uses neither enrichment through the API nor tagging without a key', async () => {
     const { env, logger } = setup();
-    const wiring = await createDaemonWiring(env, { ledger: { enabled: true, tagOnPlatform: true, idleCloseMinutes: 240, tagName: 'hookd' } }, { logger });
-    expect([wiring.usesApi, wiring.tagsOnPlatform, typeof wiring.onEvent]).toEqual([false, false, 'function']);
+    const wiring = await createDaemonWiring(
+      env,
+      { ledger: { enabled: true, tagOnPlatform: true, idleCloseMinutes: 240, tagName: 'hookd' } },
+      { logger },
+    );
+    expect([wiring.usesApi, wiring.tagsOnPlatform, typeof wiring.onEvent]).toEqual([
+      false,
+      false,
+      'function',
+    ]);
     await wiring.close();
   });
 
@@ -148,7 +158,15 @@ describe('createDaemonWiring: the platform API only with a key', () => {
     const off = await createDaemonWiring(
       withKey,
       {
-        enrich: { enabled: true, api: false, budgetMs: 1500, maxReadBytes: 4194304, excerptChars: 280, gitBranch: true, redactHomePaths: false },
+        enrich: {
+          enabled: true,
+          api: false,
+          budgetMs: 1500,
+          maxReadBytes: 4194304,
+          excerptChars: 280,
+          gitBranch: true,
+          redactHomePaths: false,
+        },
         ledger: { enabled: true, tagOnPlatform: true, idleCloseMinutes: 240, tagName: 'hookd' },
       },
       { logger },

@@ -143,8 +143,9 @@ describe('the demo output', () => {
     };
     const line = formatDemoEvent({ ...base, commands: [command] }, { color: false });
     expect(line).toMatch(/^03 PreToolUse Execute echo hi +✓ guard exit 0 48ms \[blocking\]\n$/);
-    expect(formatDemoEvent({ ...base, subagent: true, name: 'Stop', tool: null, detail: null }, { color: false }))
-      .toMatch(/^03 ↳ Stop +no hook command\n$/);
+    expect(
+      formatDemoEvent({ ...base, subagent: true, name: 'Stop', tool: null, detail: null }, { color: false }),
+    ).toMatch(/^03 ↳ Stop +no hook command\n$/);
     const blocked = formatDemoEvent(
       {
         ...base,
@@ -157,9 +158,12 @@ describe('the demo output', () => {
     );
     // A guard's block is its decision, not a failure (events/failed.ts): ✓, as replay and explain show it.
     expect(blocked).toContain('⊘ guard exit 2 48ms [blocking] → agent blocked by guard (daemon: spooled)');
-    const crashed = formatDemoEvent({ ...base, commands: [{ ...command, blocking: false, exitCode: 2 }] }, {
-      color: false,
-    });
+    const crashed = formatDemoEvent(
+      { ...base, commands: [{ ...command, blocking: false, exitCode: 2 }] },
+      {
+        color: false,
+      },
+    );
     expect(crashed).toContain('✗ guard exit 2 48ms');
   });
 });
