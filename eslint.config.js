@@ -23,6 +23,7 @@ const LAYERS = [
   ['config'],
   ['events'],
   ['terminal', 'errors', 'logging'],
+  ['process'],
   ['util', 'paths'],
 ];
 const ROOT_FILES = new Set(['errors', 'paths']);
@@ -105,7 +106,7 @@ const FACE_MESSAGE =
 // The hook path: what dist/hook.cjs and dist/client.cjs load on every agent event (scripts/build.mjs). Node
 // built-ins only, and only files of the hook path; a type-only import loads nothing and is allowed.
 const HOOK_PATH = {
-  folders: ['hook-path', 'runner', 'events', 'logging', 'util'],
+  folders: ['hook-path', 'runner', 'events', 'logging', 'process', 'util'],
   files: {
     entry: ['hook'],
     config: ['load', 'load-fresh', 'trust', 'defaults', 'source-state'],
@@ -166,6 +167,41 @@ function hookPathBlocks() {
   return blocks;
 }
 
+// One process module: src/process/ starts every process hookd runs (runProcess, runProcessSync,
+// spawnDetached), so every start has a deadline, a group kill and bounded output. Only it and the bridge
+// to the resident spawner (src/daemon/spawn/spawner.ts, which starts the spawner program and falls back
+// to child_process) may load node:child_process; execa is not used (docs/architecture.md).
+const PROCESS_MODULE = {
+  allowed: ['src/process/**/*.ts', 'src/daemon/spawn/spawner.ts'],
+  banned: new Set(['node:child_process', 'child_process', 'execa']),
+  message:
+    'process module: start processes through src/process/ (runProcess, runProcessSync, spawnDetached), not child_process or execa (docs/architecture.md)',
+};
+const processModuleRule = {
+  meta: { type: 'problem', schema: [], messages: { banned: PROCESS_MODULE.message } },
+  create(context) {
+    const check = (source) => {
+      if (source?.type === 'Literal' && PROCESS_MODULE.banned.has(source.value))
+        context.report({ node: source, messageId: 'banned' });
+    };
+    const named = (callee, name) =>
+      (callee.type === 'Identifier' && callee.name === name) ||
+      (callee.type === 'MemberExpression' &&
+        callee.property.type === 'Identifier' &&
+        callee.property.name === name);
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+      // process.getBuiltinModule('node:child_process') and require('child_process') load it too.
+      CallExpression: (node) => {
+        if (named(node.callee, 'getBuiltinModule') || named(node.callee, 'require')) check(node.arguments[0]);
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'hooks/**/*.sh'] },
   js.configs.recommended,
@@ -211,6 +247,12 @@ export default tseslint.config(
   },
   ...layerBlocks(),
   ...hookPathBlocks(),
+  {
+    files: ['src/**/*.ts'],
+    ignores: PROCESS_MODULE.allowed,
+    plugins: { hookd: { rules: { 'process-module': processModuleRule } } },
+    rules: { 'hookd/process-module': 'error' },
+  },
   {
     files: ['**/*.cjs'],
     languageOptions: {

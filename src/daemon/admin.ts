@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { spoolDir, stateDir, type Env } from '../paths.js';
-import { PROTOCOL_VERSION, requestDaemon, spawnDetached } from '../link/client.js';
+import { PROTOCOL_VERSION, requestDaemon } from '../link/client.js';
+import { spawnDetached } from '../process/run.js';
 import {
   acquireLock,
   daemonFiles,

@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { runProcessSync } from '../process/run.js';
 import { isObject } from '../util/json-values.js';
 import {
   fastClientOf,
@@ -64,15 +64,15 @@ export const MISSING_BUILD = 'is missing (in a clone, `npm run build` compiles i
  */
 export function nativeClientProblem(path: string, range: ClientRange): NativeClientProblem | undefined {
   if (!existsSync(path)) return { broken: false, text: `${path} ${MISSING_BUILD}` };
-  const probe = spawnSync(path, ['--hookd-client-version'], {
-    encoding: 'utf8',
-    timeout: 10_000,
-    stdio: ['ignore', 'pipe', 'ignore'],
+  const probe = runProcessSync([path, '--hookd-client-version'], {
+    env: process.env,
+    timeoutMs: 10_000,
+    maxOutputBytes: 4096,
   });
-  if (probe.error) return { broken: true, text: `${path} does not run here: ${probe.error.message}` };
-  const m = /^hookd-client (\d{1,6}) protocol (\d{1,6})\n$/.exec(probe.stdout ?? '');
-  if (probe.status !== 0 || !m)
-    return { broken: true, text: `${path} does not run here (exit ${probe.status ?? probe.signal})` };
+  if (probe.spawnError) return { broken: true, text: `${path} does not run here: ${probe.spawnError}` };
+  const m = /^hookd-client (\d{1,6}) protocol (\d{1,6})\n$/.exec(probe.stdout.text());
+  if (probe.exitCode !== 0 || !m)
+    return { broken: true, text: `${path} does not run here (exit ${probe.exitCode ?? probe.signal})` };
   const [version, protocol] = [Number(m[1]), Number(m[2])];
   if (protocol !== range.protocol || version < range.min || version > range.max)
     return {

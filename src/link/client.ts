@@ -1,6 +1,5 @@
 import { lstatSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { spoolDir, type Env } from '../paths.js';
 import type { EventHandoff } from '../events/types.js';
 import {
@@ -12,6 +11,7 @@ import {
   socketTrustProblem,
 } from './runtime-files.js';
 import { spoolFileName, writeSpoolFile } from './spool.js';
+import { spawnDetached } from '../process/run.js';
 import { socketAddress } from '../util/unix-socket.js';
 import type { HandOff, HandOffOptions, HandOffResult } from '../hook-path/hand-off.js';
 
@@ -130,20 +130,6 @@ export function daemonRunArgv(node: string, program: string): string[] {
  * Starts `hookd daemon run` detached (own process group, stdio ignored, unref'd), unless a daemon holds
  * the lock or another hook is already starting one.
  */
-/** Starts a process in its own session with no stdio, not waited for. */
-export function spawnDetached(argv: readonly string[], env: Env): ChildProcess {
-  // Loaded on use: the hook only needs child_process when the daemon is down.
-  const { spawn } = process.getBuiltinModule('node:child_process');
-  const child = spawn(argv[0]!, argv.slice(1), {
-    detached: true,
-    stdio: 'ignore',
-    env: env as NodeJS.ProcessEnv,
-  });
-  child.on('error', () => {});
-  child.unref();
-  return child;
-}
-
 export function startDaemonInBackground(
   argv: readonly string[],
   env: Env,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PRESENCE_SOURCE_NAMES } from '../config/notify-schema.js';
 import type { Env } from '../paths.js';
 import { findOnPath } from '../util/find-on-path.js';
-import type { ProbeOutput, ProbeRun } from '../util/run-probe.js';
+import type { ProbeOutput, ProbeRun } from '../process/probe.js';
 
 /** The idle-time sources hookd knows, in the order `auto` tries them (docs/sessions.md#presence). */
 export const PRESENCE_SOURCES = PRESENCE_SOURCE_NAMES;

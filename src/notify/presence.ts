@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Env } from '../paths.js';
-import { runProbe, type ProbeRun } from '../util/run-probe.js';
+import { runProbe, type ProbeRun } from '../process/probe.js';
 import { within } from '../util/within.js';
 import { formatDuration } from '../util/format-duration.js';
 import {

@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -8,6 +7,7 @@ import { LAUNCHD_LABEL, renderLaunchdPlist } from './launchd-plist.js';
 import { renderSystemdUnit, SYSTEMD_UNIT_NAME } from './systemd-unit.js';
 import { writePrivateFileAtomic } from '../util/private-fs.js';
 import { findOnPath } from '../util/find-on-path.js';
+import { runProcess } from '../process/run.js';
 
 export type ServicePlatform = 'linux' | 'darwin';
 
@@ -58,10 +58,12 @@ export interface ServiceResult {
 
 const RUN_TIMEOUT_MS = 30_000;
 
+/** What is kept of a service-manager command's output (systemctl and launchctl say little). */
+const RUN_OUTPUT_BYTES = 256 * 1024;
+
 /**
- * Runs a service-manager command with a deadline (SIGKILL when it passes); never throws. execa here:
- * systemctl and launchctl leave no grandchildren holding the pipes, and it reports a spawn error
- * (`code`), a timeout and the exit code as values.
+ * Runs a service-manager command with a deadline (its process group killed when it passes); never
+ * throws: a start error, a timeout and the exit code are values.
  */
 export const runServiceCommand: ServiceRunner = async (file, args, env) => {
   // systemctl and launchctl from an absolute folder of PATH only: a relative entry (node_modules/.bin)
@@ -74,25 +76,18 @@ export const runServiceCommand: ServiceRunner = async (file, args, env) => {
       stderr: '',
       spawnError: `ENOENT: ${file} is not in an absolute folder of PATH`,
     };
-  const result = await execa(program, [...args], {
-    env,
-    extendEnv: true,
-    stdin: 'ignore',
-    timeout: RUN_TIMEOUT_MS,
-    killSignal: 'SIGKILL',
-    reject: false,
-    stripFinalNewline: false,
+  const ran = await runProcess({
+    command: [program, ...args],
+    env: { ...process.env, ...env },
+    timeoutMs: RUN_TIMEOUT_MS,
+    killGraceMs: 0,
+    maxOutputBytes: RUN_OUTPUT_BYTES,
   });
-  const stdout = String(result.stdout ?? '');
-  const stderr = String(result.stderr ?? '');
-  if (result.exitCode === undefined && typeof result.code === 'string' && !result.timedOut)
-    return {
-      exitCode: null,
-      stdout,
-      stderr,
-      spawnError: `${result.code}: ${result.originalMessage ?? result.shortMessage}`,
-    };
-  return { exitCode: result.exitCode ?? null, stdout, stderr };
+  const result: RunResult = { exitCode: ran.exitCode, stdout: ran.stdout.text(), stderr: ran.stderr.text() };
+  // Node says why a start failed as `spawn <file> <code>`: the code goes first, as callers match on it.
+  if (ran.spawnError !== undefined)
+    result.spawnError = `${/ (E[A-Z]+)$/.exec(ran.spawnError)?.[1] ?? 'ESPAWN'}: ${ran.spawnError}`;
+  return result;
 };
 
 export function servicePlatform(platform: string | undefined = process.platform): ServicePlatform {

@@ -11,6 +11,7 @@ const LAYER_RULES = new Set([
   'no-restricted-imports',
   'no-restricted-syntax',
   '@typescript-eslint/no-restricted-imports',
+  'hookd/process-module',
 ]);
 
 // The texts are not files of the TypeScript project, so the rules that need its types are off here
@@ -113,5 +114,24 @@ describe('layering', () => {
       expect.stringMatching(/^'zod'.*hook path/),
       expect.stringMatching(/^'\.\.\/config\/schema\.js'.*hook path/),
     ]);
+  }, 30_000);
+
+  it.each([
+    ['src/doctor/x.ts', "import { spawn } from 'node:child_process';\nexport const s = spawn;\n"],
+    ['src/runner/x.ts', "export const s = () => process.getBuiltinModule('node:child_process').spawn;\n"],
+    ['src/service/x.ts', "import { execa } from 'execa';\nexport const e = execa;\n"],
+    ['src/link/x.ts', "export const m = () => import('child_process');\n"],
+  ])(
+    'starts no process outside the process module: %s',
+    async (path, code) => {
+      expect(await lintAs(path, code)).toEqual([expect.stringContaining('process module')]);
+    },
+    30_000,
+  );
+
+  it('lets the process module and the spawner bridge load child_process', async () => {
+    const code = "import { spawn } from 'node:child_process';\nexport const s = spawn;\n";
+    expect(await lintAs('src/process/x.ts', code)).toEqual([]);
+    expect(await lintAs('src/daemon/spawn/spawner.ts', code)).toEqual([]);
   }, 30_000);
 });

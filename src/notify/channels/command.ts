@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import type { CommandChannelConfig } from '../../config/notify-schema.js';
 import type { RenderedNotification } from '../notification.js';
 import { redactText } from '../../logging/redact.js';
 import { findOnPath } from '../../util/find-on-path.js';
-import { killProcessGroup } from '../../util/process-group.js';
+import { killProcessGroup } from '../../process/group.js';
+import { runProcess } from '../../process/run.js';
 import { notificationPayload, type Channel, type DeliveryContext, type DeliveryResult } from './channel.js';
 
 /** Exit code a command uses to ask for a retry later (sysexits EX_TEMPFAIL). */
@@ -28,7 +28,7 @@ export function createCommandChannel(
     remote: config.remote,
     describe: () => `command ${label}`,
     health: () => ({ ok: true, problems: [] }),
-    send(notification: RenderedNotification, context: DeliveryContext): Promise<DeliveryResult> {
+    async send(notification: RenderedNotification, context: DeliveryContext): Promise<DeliveryResult> {
       const env: Record<string, string | undefined> = {
         ...(options.env ?? process.env),
         ...config.env,
@@ -37,61 +37,34 @@ export function createCommandChannel(
       // A bare program name is looked up in PATH's absolute folders only (findOnPath), never in a
       // relative one that would lead into whatever folder hookd runs in.
       const program = argv[0]!.includes('/') ? argv[0]! : findOnPath(argv[0]!, env.PATH);
-      if (!program)
-        return Promise.resolve({ ok: false, retryable: false, error: `command ${label} is not on PATH` });
+      if (!program) return { ok: false, retryable: false, error: `command ${label} is not on PATH` };
       const input = JSON.stringify(notificationPayload(notification, context, name));
-      return new Promise((resolve) => {
-        let settled = false;
-        let stderr = '';
-        let timedOut = false;
-        let escalation: NodeJS.Timeout | undefined;
-        const finish = (result: DeliveryResult) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          clearTimeout(escalation);
-          resolve(result);
-        };
-        const child = spawn(program, argv.slice(1), {
-          detached: true,
-          stdio: ['pipe', 'ignore', 'pipe'],
-          env: env as NodeJS.ProcessEnv,
-        });
-        const timer = setTimeout(() => {
-          timedOut = true;
-          killProcessGroup(child, 'SIGTERM');
-          escalation = setTimeout(() => killProcessGroup(child, 'SIGKILL'), KILL_GRACE_MS);
-        }, config.timeoutMs);
-        child.stderr!.on('data', (chunk: Buffer) => {
-          if (stderr.length < MAX_STDERR) stderr += chunk.toString('utf8');
-        });
-        child.stdin!.on('error', () => {});
-        child.on('error', (error) =>
-          finish({
-            ok: false,
-            retryable: false,
-            error: `command ${label} could not start: ${error.message}`,
-          }),
-        );
-        child.on('close', (code, signal) => {
-          // The command is done; take down anything it left in its group.
-          killProcessGroup(child, 'SIGKILL');
-          const tail = redactText(stderr.trim().slice(-300));
-          if (timedOut)
-            return finish({
-              ok: false,
-              retryable: true,
-              error: `command ${label} timed out after ${config.timeoutMs}ms`,
-            });
-          if (code === 0) return finish({ ok: true, detail: `command ${label} exited 0` });
-          finish({
-            ok: false,
-            retryable: code === RETRY_EXIT_CODE,
-            error: `command ${label} ${code === null ? `was killed by ${signal}` : `exited ${code}`}${tail ? `: ${tail}` : ''}`,
-          });
-        });
-        child.stdin!.end(input);
+      const ran = await runProcess({
+        command: [program, ...argv.slice(1)],
+        env,
+        stdin: Buffer.from(input),
+        timeoutMs: config.timeoutMs,
+        killGraceMs: KILL_GRACE_MS,
+        maxOutputBytes: MAX_STDERR,
       });
+      // The command is done; take down anything it left in its group.
+      if (ran.pid !== undefined) killProcessGroup({ pid: ran.pid, kill: () => false }, 'SIGKILL');
+      if (ran.spawnError !== undefined)
+        return { ok: false, retryable: false, error: `command ${label} could not start: ${ran.spawnError}` };
+      if (ran.timedOut)
+        return {
+          ok: false,
+          retryable: true,
+          error: `command ${label} timed out after ${config.timeoutMs}ms`,
+        };
+      if (ran.exitCode === 0) return { ok: true, detail: `command ${label} exited 0` };
+      const tail = redactText(ran.stderr.text().trim().slice(-300));
+      const how = ran.exitCode === null ? `was killed by ${ran.signal}` : `exited ${ran.exitCode}`;
+      return {
+        ok: false,
+        retryable: ran.exitCode === RETRY_EXIT_CODE,
+        error: `command ${label} ${how}${tail ? `: ${tail}` : ''}`,
+      };
     },
   };
 }

@@ -1,12 +1,14 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { findOnPath } from '../../util/find-on-path.js';
+import { runProcess } from '../../process/run.js';
 import type { DesktopChannelConfig } from '../../config/notify-schema.js';
 import type { RenderedNotification } from '../notification.js';
 import type { Channel, ChannelHealth, DeliveryResult } from './channel.js';
 
 export { findOnPath };
+
+const KILL_GRACE_MS = 500;
 
 export interface DesktopProbe {
   platform: NodeJS.Platform;
@@ -64,20 +66,24 @@ async function loadNotifier(): Promise<Notifier> {
 }
 
 /** Runs a program (never a shell) with a deadline: its stdout, or why it failed. */
-function run(
+async function run(
   file: string,
   args: string[],
   env: Record<string, string | undefined>,
   timeoutMs: number,
 ): Promise<{ ok: true; stdout: string } | { ok: false; error: string }> {
-  return new Promise((resolve) => {
-    execFile(file, args, { env, timeout: timeoutMs, maxBuffer: 64 * 1024 }, (error, stdout, stderr) => {
-      if (error) {
-        const why = String(stderr).trim().split('\n')[0] || error.message.split('\n')[0];
-        resolve({ ok: false, error: error.killed ? `no answer within ${timeoutMs}ms` : why! });
-      } else resolve({ ok: true, stdout: String(stdout) });
-    });
+  const ran = await runProcess({
+    command: [file, ...args],
+    env,
+    timeoutMs,
+    killGraceMs: KILL_GRACE_MS,
+    maxOutputBytes: 64 * 1024,
   });
+  if (ran.timedOut) return { ok: false, error: `no answer within ${timeoutMs}ms` };
+  if (ran.exitCode === 0) return { ok: true, stdout: ran.stdout.text() };
+  const said = ran.stderr.text().trim().split('\n')[0];
+  const how = ran.spawnError ?? (ran.exitCode === null ? `killed by ${ran.signal}` : `exit ${ran.exitCode}`);
+  return { ok: false, error: said || how };
 }
 
 /** A notification id the server gave (`notify-send --print-id`): a positive 32-bit integer. */

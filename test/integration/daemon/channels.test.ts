@@ -34,6 +34,16 @@ const context: DeliveryContext = {
   threads: { get: () => undefined, set: async () => {} },
 };
 
+/** Whether no process with this pid is left. */
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 function channelConfig(input: Record<string, unknown>) {
   return notifySchema.parse({ channels: { x: input } }).channels.x!;
 }
@@ -148,18 +158,27 @@ describe('command channel', () => {
     const result = await createCommandChannel('cmd', config).send(notification, context);
     expect(result).toMatchObject({ ok: false, retryable: true, error: expect.stringContaining('timed out') });
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    await waitFor(
-      () => {
-        try {
-          process.kill(grandchild, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      5000,
-      'grandchild gone',
-    );
+    await waitFor(() => gone(grandchild), 5000, 'grandchild gone');
+  });
+  it('delivers when the command exits 0, even while a child it left holds stderr; the child is ended', async () => {
+    const { root, cleanup } = tempEnv();
+    cleanups.push(cleanup);
+    const pidFile = join(root, 'leftover.pid');
+    const config = channelConfig({
+      type: 'command',
+      command: `sleep 30 & echo $! > ${pidFile}; exit 0`,
+      timeoutMs: 5000,
+    });
+    if (config.type !== 'command') throw new Error('unexpected');
+    const result = await createCommandChannel('cmd', config).send(notification, context);
+    const leftover = Number(readFileSync(pidFile, 'utf8'));
+    cleanups.push(() => {
+      try {
+        process.kill(leftover, 'SIGKILL');
+      } catch {}
+    });
+    expect(result).toMatchObject({ ok: true });
+    await waitFor(() => gone(leftover), 5000, 'leftover child gone');
   });
 });
 

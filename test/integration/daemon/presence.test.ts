@@ -11,7 +11,7 @@ import { notifySettings } from '../../../src/config/notify-schema.js';
 import { isProcessAlive } from '../../../src/util/pid-lock.js';
 import { writeExecutable } from '../doctor/doctor-env.js';
 import { runHookd } from '../../helpers/run-hookd.js';
-import { runProbe } from '../../../src/util/run-probe.js';
+import { runProbe } from '../../../src/process/probe.js';
 import { tempEnv, waitFor } from './helpers.js';
 import { exited, spawnDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
 

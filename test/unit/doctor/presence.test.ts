@@ -6,7 +6,7 @@ import { checkPresence } from '../../../src/doctor/checks/notify/check-presence.
 import type { DaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js';
 import type { DaemonStats } from '../../../src/daemon/lifecycle/daemon.js';
 import { notifySettings } from '../../../src/config/notify-schema.js';
-import type { ProbeRun } from '../../../src/util/run-probe.js';
+import type { ProbeRun } from '../../../src/process/probe.js';
 
 const down: DaemonView = {
   running: false,

@@ -16,7 +16,7 @@ import {
   presenceState,
   presenceStatusSchema,
 } from '../../../src/notify/presence.js';
-import type { ProbeOutput, ProbeRun } from '../../../src/util/run-probe.js';
+import type { ProbeOutput, ProbeRun } from '../../../src/process/probe.js';
 import { notifySettings } from '../../../src/config/notify-schema.js';
 
 // Outputs as the tools print them (recorded; ioreg's from a MacBook, trimmed to the IOHIDSystem entry).

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { samplePayload } from '../../../events/sample.js';
@@ -8,12 +7,14 @@ import { GUARD_NOT_RUN } from '../../../runner/decision.js';
 import { matchesPattern } from '../../../runner/matcher.js';
 import { agentName, installCommandFor, runningHookdHooks, type SettingsFileState } from './agent-settings.js';
 import { result, type CheckResult } from '../../types.js';
-import { killProcessGroup } from '../../../util/process-group.js';
+import { runProcess } from '../../../process/run.js';
 
 /** The drill's shell call: harmless whatever a guard lets through. */
 const DRILL_COMMAND = 'true # hookd doctor --drill';
 const SHELL_TOOL: Record<Agent, string> = { droid: 'Execute', claude: 'Bash' };
 const DRILL_TIMEOUT_MS = 120_000;
+/** What the drill keeps of the hook's output (it shows the last lines of stderr). */
+const DRILL_OUTPUT_BYTES = 64 * 1024;
 
 type LogRecord = Record<string, unknown>;
 
@@ -24,25 +25,17 @@ interface Spawned {
 }
 
 /** Runs a hook command as the agent does: `sh -c` in its own group, the payload on stdin, a deadline. */
-function runLikeAgent(command: string, payload: string, cwd: string, env: Env): Promise<Spawned> {
-  return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => killProcessGroup(child, 'SIGKILL'), DRILL_TIMEOUT_MS);
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.stdin.on('error', () => {});
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve({ code: null, stdout, stderr: error.message });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(payload);
+async function runLikeAgent(command: string, payload: string, cwd: string, env: Env): Promise<Spawned> {
+  const ran = await runProcess({
+    command,
+    cwd,
+    env,
+    stdin: Buffer.from(payload),
+    timeoutMs: DRILL_TIMEOUT_MS,
+    killGraceMs: 0,
+    maxOutputBytes: DRILL_OUTPUT_BYTES,
   });
+  return { code: ran.exitCode, stdout: ran.stdout.text(), stderr: ran.spawnError ?? ran.stderr.text() };
 }
 
 /** The log records written after `offset` for one session id. */

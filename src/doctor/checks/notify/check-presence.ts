@@ -8,7 +8,7 @@ import {
   type PresenceDetection,
 } from '../../../notify/presence.js';
 import type { Env } from '../../../paths.js';
-import type { ProbeRun } from '../../../util/run-probe.js';
+import type { ProbeRun } from '../../../process/probe.js';
 import type { DaemonView } from '../daemon/daemon-view.js';
 import { result, type CheckResult } from '../../types.js';
 

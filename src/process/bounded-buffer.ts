@@ -3,7 +3,8 @@
  * the middle is counted and dropped. A command printing 50 MB costs at most `capBytes` here.
  */
 export class BoundedBuffer {
-  private head: Buffer[] = [];
+  /** The first bytes, up to half the cap, kept whole. */
+  readonly head: Buffer[] = [];
   private headSize = 0;
   private tail: Buffer[] = [];
   private tailSize = 0;
