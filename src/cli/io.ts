@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { colorFor, type Out } from '../terminal/output.js';
 
@@ -79,4 +80,12 @@ export function cliOut(env: Env = cli().env): Out {
   const { stdout } = cli();
   const isTTY = Boolean(stdout.isTTY);
   return { write: (text) => void stdout.write(text), isTTY, color: colorFor(isTTY, env) };
+}
+
+/**
+ * A path named on the command line, made absolute against the command's directory (a relative path
+ * names a file where the user ran `hookd`).
+ */
+export function cliPath(path: string): string {
+  return resolve(cli().cwd, path);
 }

@@ -1,31 +1,34 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOOKD_BIN } from '../../helpers/fixtures.js';
 import { useCliSandbox } from '../../helpers/cli-sandbox.js';
 import { isAlive, waitFor } from '../../helpers/procs.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 
-// `hookd daemon run` as systemd runs it (its log on stderr too) and `hookd daemon restart`, with the
-// built CLI and real daemons.
+// `hookd daemon run` as systemd runs it (its log on stderr too), with the built CLI, and `hookd daemon
+// restart` run in-process; every daemon is a real process.
 
 const box = useCliSandbox();
 
 /** The pid of the daemon that answers, from `hookd status --json`. */
 async function daemonPid(): Promise<number | undefined> {
-  const status = await runHookd(['status', '--json'], { env: box.env });
+  const status = await runCli(['status', '--json'], { env: box.env });
   const report = JSON.parse(status.stdout) as { daemon: { running: boolean; stats?: { pid: number } } };
   return report.daemon.running ? report.daemon.stats!.pid : undefined;
 }
 
 /** `hookd daemon start`, then `hookd daemon restart`: the daemon's pid before and after, and what it said. */
-async function startThenRestart(): Promise<{ before: number; after: number; stdout: string }> {
-  const started = await runHookd(['daemon', 'start'], { env: box.env });
+async function startThenRestart(
+  run: typeof runCli = runCli,
+): Promise<{ before: number; after: number; stdout: string }> {
+  const started = await runCli(['daemon', 'start'], { env: box.env });
   expect(started.code, started.stderr).toBe(0);
   const before = (await daemonPid())!;
   box.pids.push(before);
-  const restarted = await runHookd(['daemon', 'restart'], { env: box.env });
+  const restarted = await run(['daemon', 'restart'], { env: box.env });
   expect(restarted.stderr).toBe('');
   expect(restarted.code).toBe(0);
   const after = (await daemonPid())!;
@@ -46,8 +49,10 @@ describe('hookd daemon run (the foreground daemon, as systemd runs it)', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     expect(await waitFor(() => /INFO +daemon started/.test(stderr), 400)).toBe(true);
     // The same record is in the log file that `hookd logs` reads.
-    const log = readFileSync(join(box.env.XDG_STATE_HOME!, 'hookd', 'logs', 'daemon.log'), 'utf8');
-    expect(log).toContain('"msg":"daemon started"');
+    const logFile = join(box.env.XDG_STATE_HOME!, 'hookd', 'logs', 'daemon.log');
+    const logged = () =>
+      existsSync(logFile) && readFileSync(logFile, 'utf8').includes('"msg":"daemon started"');
+    expect(await waitFor(logged, 400)).toBe(true);
     child.kill('SIGTERM');
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
     expect(stderr).toMatch(/INFO +daemon stopped/);
@@ -62,7 +67,7 @@ describe('hookd daemon restart', () => {
   });
 
   it('starts it when none runs', async () => {
-    const restarted = await runHookd(['daemon', 'restart'], { env: box.env });
+    const restarted = await runCli(['daemon', 'restart'], { env: box.env });
     expect(restarted.code, restarted.stderr).toBe(0);
     const pid = await daemonPid();
     box.pids.push(pid!);
@@ -86,7 +91,11 @@ describe('hookd daemon restart', () => {
     );
     chmodSync(join(bin, 'systemctl'), 0o755);
     box.env = { ...box.env, PATH: `${bin}:${box.env.PATH}` };
-    const { after, stdout } = await startThenRestart();
+    // The built CLI: it finds systemctl on its own PATH.
+    const { after, stdout } = await startThenRestart(async (args, o) => {
+      const ran = await runHookd(args, o);
+      return { ...ran, code: ran.code ?? -1 };
+    });
     expect(readFileSync(calls, 'utf8')).toBe(
       '--user is-active --quiet hookd.service\n--user restart hookd.service\n',
     );

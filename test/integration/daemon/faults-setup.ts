@@ -1,5 +1,5 @@
 import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
-import { loopbackServer, tempEnv } from './helpers.js';
+import { fixture, handoffOf, loopbackServer, tempEnv, type Received } from './helpers.js';
 import { killQuietly, spawnDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
 
 /**
@@ -32,4 +32,14 @@ export function useFaultsSetup() {
     return { ...temp, hook, start };
   }
   return { pids, cleanups, setup };
+}
+
+/** The event id of a notification the webhook receiver got. */
+export function eventIdOf(r: Received): string {
+  return (r.json as { notification: { eventIds: string[] } }).notification.eventIds[0]!;
+}
+
+/** A Notification hand-off whose message carries `n`. */
+export function notificationEvent(n: number) {
+  return handoffOf({ ...fixture('04-Notification.json'), message: `event ${n}` });
 }

@@ -4,7 +4,7 @@ import { CliError, EXIT, UsageError } from '../../../errors.js';
 import { formatJson } from '../../../terminal/output.js';
 import { parseCreditLimits } from '../../../platform-api/limits-file.js';
 import { formatOf, outputOptions, withClient, print, type OutputArgs } from './common.js';
-import { cliOut } from '../../io.js';
+import { cliOut, cliPath } from '../../io.js';
 
 /** `hookd api limits <action>`: per-user credit limits. */
 
@@ -32,7 +32,7 @@ const limitsSetCommand: CommandModule<object, LimitsSetArgs> = {
       if (args.file) {
         let text: string;
         try {
-          text = readFileSync(args.file === '-' ? 0 : args.file, 'utf8');
+          text = readFileSync(args.file === '-' ? 0 : cliPath(args.file), 'utf8');
         } catch (error) {
           throw new UsageError(
             `cannot read ${args.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

@@ -6,7 +6,7 @@ import { samplePayload } from '../../../events/sample.js';
 import { UsageError } from '../../../errors.js';
 import { formatJson, formatJsonLine } from '../../../terminal/output.js';
 import type { AgentFrom } from '../../../explain/explain-event.js';
-import { cliOut } from '../../io.js';
+import { cliOut, cliPath } from '../../io.js';
 
 interface EmitArgs {
   event?: string;
@@ -106,7 +106,7 @@ export function buildPayload(args: EmitArgs): Record<string, unknown> {
     ...(args.reason ? { reason: args.reason } : {}),
     ...(args.trigger ? { trigger: args.trigger } : {}),
     ...(args.session ? { sessionId: args.session } : {}),
-    ...(args.cwd ? { cwd: args.cwd } : {}),
+    cwd: cliPath(args.cwd ?? '.'),
     fields: parseFields(args.field ?? []),
   });
 }

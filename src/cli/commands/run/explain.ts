@@ -5,7 +5,7 @@ import { explainEvent } from '../../../explain/explain-event.js';
 import { formatExplanation } from '../../../explain/format-explain.js';
 import { formatJson } from '../../../terminal/output.js';
 import { buildPayload, EVENT_NAMES_HELP, eventAgent, eventFlags } from './emit.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut, cliPath } from '../../io.js';
 
 type EmitFlags = Parameters<typeof buildPayload>[0];
 
@@ -18,7 +18,7 @@ interface ExplainArgs extends Omit<EmitFlags, 'daemon' | 'json' | 'print'> {
 function isPayloadFile(target: string): boolean {
   if (target.endsWith('.json') || target.includes('/')) return true;
   const eventName = isDroidEvent(target) || (CLAUDE_EVENTS as readonly string[]).includes(target);
-  return !eventName && existsSync(target) && statSync(target).isFile();
+  return !eventName && existsSync(cliPath(target)) && statSync(cliPath(target)).isFile();
 }
 
 export const explainCommand: CommandModule<object, ExplainArgs> = {

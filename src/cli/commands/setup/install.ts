@@ -16,7 +16,7 @@ import { UsageError } from '../../../errors.js';
 import { loadConfig } from '../../../config/load.js';
 import { validator } from '../../../config/resolve.js';
 import { formatJson, paint, safeText, type Out } from '../../../terminal/output.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut, cliPath } from '../../io.js';
 
 interface TargetArgs {
   agent: Agent;
@@ -109,8 +109,8 @@ function targetFrom(args: TargetArgs) {
     scope: args.scope,
     dryRun: args['dry-run'],
     env: cli().env,
-    ...(args.project !== undefined ? { projectDir: args.project } : {}),
-    ...(args.file !== undefined ? { file: args.file } : {}),
+    projectDir: cliPath(args.project ?? '.'),
+    ...(args.file !== undefined ? { file: cliPath(args.file) } : {}),
   };
 }
 
@@ -125,7 +125,7 @@ function installFrom(args: InstallArgs) {
 
 /** install's own flags: the transport (fast by default), the events the effective config needs. */
 function wiringFrom(args: InstallArgs) {
-  const projectDir = args.scope === 'project' ? (args.project ?? cli().cwd) : undefined;
+  const projectDir = args.scope === 'project' ? cliPath(args.project ?? '.') : undefined;
   const loaded = loadConfig({ env: cli().env, projectDir, validator: () => validator });
   return {
     transport: transportArg(args.transport ?? 'fast'),
@@ -366,7 +366,7 @@ export const importCommand: CommandModule<object, ImportArgs> = {
   handler: async (args) => {
     const result = await importAgentHooks({
       ...installFrom(args),
-      ...(args.config !== undefined ? { configPath: args.config } : {}),
+      ...(args.config !== undefined ? { configPath: cliPath(args.config) } : {}),
     });
     const out = cliOut();
     if (args.json) out.write(formatJson(result));
