@@ -170,6 +170,7 @@ describe.runIf(BUILDS_HERE)('npm run package: every package, packed', () => {
       'package.json',
       'dist/hookd.cjs',
       'hooks/guard-execute.mjs',
+      'demo-session/events/01-SessionStart-startup.json',
     ])
       expect(files).toContain(file);
     const docs = readdirSync(join(REPO_DIR, 'docs')).map((d) => `docs/${d}`);

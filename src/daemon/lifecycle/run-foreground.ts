@@ -26,7 +26,7 @@ import { ledgerConfigSchema } from '../../config/ledger-schema.js';
 import { enrichApiEnabled, enrichConfigSchema } from '../../config/enrich-schema.js';
 import type { HookdConfig } from '../../config/schema.js';
 import { resolveApiAccess } from '../../platform-api/access.js';
-import type { PlatformClient } from '../../platform-api/client.js';
+import type { PlatformClient } from '../../platform-api/api-client.js';
 import type { FetchLike } from '../../notify/channels/http.js';
 import type { DefaultText } from '../../notify/notification.js';
 import { createDaemonLogger } from './logger.js';
@@ -76,7 +76,7 @@ async function platformClientFor(
   try {
     const access = resolveApiAccess(env, config.api);
     // Loaded only with a key: the idle daemon of a user without one never evaluates the API schemas.
-    const { PlatformClient } = await import('../../platform-api/client.js');
+    const { PlatformClient } = await import('../../platform-api/api-client.js');
     return new PlatformClient({
       baseUrl: access.baseUrl,
       appUrl: access.appUrl,

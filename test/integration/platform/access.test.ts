@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveApiAccess } from '../../../src/platform-api/client.js';
+import { resolveApiAccess } from '../../../src/platform-api/api-client.js';
 import { ApiAccessError } from '../../../src/platform-api/errors.js';
 
 describe('resolveApiAccess', () => {

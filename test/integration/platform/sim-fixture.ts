@@ -1,5 +1,5 @@
 import { afterEach, beforeEach } from 'vitest';
-import { PlatformClient, type PlatformClientOptions } from '../../../src/platform-api/client.js';
+import { PlatformClient, type PlatformClientOptions } from '../../../src/platform-api/api-client.js';
 import { startSimulator, type Simulator } from '../../../src/platform-api/simulator/index.js';
 
 /** A fixed instant shared by the simulator and the client: UTC today is 2026-11-20. */

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { PlatformClient } from '../../../src/platform-api/client.js';
+import { PlatformClient } from '../../../src/platform-api/api-client.js';
 import {
   ApiAccessError,
   HttpError,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { messageFetcher } from '../../../src/daemon/lifecycle/run-foreground.js';
 import { httpErrorFor, NotFoundError } from '../../../src/platform-api/errors.js';
-import type { PlatformClient } from '../../../src/platform-api/client.js';
+import type { PlatformClient } from '../../../src/platform-api/api-client.js';
 
 const failingWith = (error: unknown) =>
   ({

@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../../errors.js';
 import { type Column } from '../../../terminal/output.js';
-import type { PlatformClient } from '../../../platform-api/client.js';
+import type { PlatformClient } from '../../../platform-api/api-client.js';
 import { addDays, utcDay } from '../../../platform-api/dates.js';
 import {
   activityColumns,

@@ -10,7 +10,7 @@ import {
   type Out,
 } from '../../../terminal/output.js';
 import { loadConfig } from '../../../config/load.js';
-import type { IterateOptions, PlatformClient } from '../../../platform-api/client.js';
+import type { IterateOptions, PlatformClient } from '../../../platform-api/api-client.js';
 import { PlatformError, type HttpError } from '../../../platform-api/errors.js';
 import type { PageInfo } from '../../../platform-api/pagination.js';
 import { cli, cliOut } from '../../io.js';
@@ -86,7 +86,7 @@ export async function withClient(action: (client: PlatformClient) => Promise<voi
     // `hookd api ... --help` needs none of them.
     const [{ validator }, { PlatformClient, resolveApiAccess }] = await Promise.all([
       import('../../../config/resolve.js'),
-      import('../../../platform-api/client.js'),
+      import('../../../platform-api/api-client.js'),
     ]);
     const { config } = loadConfig({ env, projectDir: cli().cwd, validator: () => validator });
     const access = resolveApiAccess(env, config.api);

@@ -1,7 +1,7 @@
 import type { FetchLike } from '../../../notify/channels/http.js';
 import type { ApiConfig } from '../../../config/api-schema.js';
 import { resolveApiAccess, type ApiAccess } from '../../../platform-api/access.js';
-import { PlatformClient } from '../../../platform-api/client.js';
+import { PlatformClient } from '../../../platform-api/api-client.js';
 import { ApiAccessError, HttpError, NetworkError, TimeoutError } from '../../../platform-api/errors.js';
 import type { Env } from '../../../paths.js';
 import { result, type CheckResult } from '../../types.js';
