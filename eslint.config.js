@@ -109,7 +109,7 @@ const HOOK_PATH = {
   folders: ['hook-path', 'runner', 'events', 'logging', 'process', 'util'],
   files: {
     entry: ['hook'],
-    config: ['load', 'load-fresh', 'trust', 'defaults', 'source-state'],
+    config: ['load', 'loaded', 'load-fresh', 'trust', 'defaults', 'source-state'],
     link: ['client', 'runtime-files', 'spool'],
     '': ['paths'],
   },

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ConfigFileInput, ConfigValidator, LoadedConfig, LoadWarning } from './load.js';
+import type { ConfigFileInput, ConfigValidator, LoadedConfig, LoadWarning } from './loaded.js';
 import type { ConfigLevel } from './merge.js';
 import { readProjectConfig, readTrust, trustOf, type ProjectConfigRead } from './trust.js';
 import { fnv1a } from '../util/fnv1a.js';
