@@ -8,7 +8,7 @@ import { join } from 'node:path';
  * outside the repo (never as dependencies: every user's `npm install` would download 600 MB), installed
  * once by the e2e setup step (`ensureAgent`) and found by the tests with `agentBinary`.
  */
-export type AgentName = 'droid' | 'claude';
+export type AgentName = 'droid' | 'claude' | 'codex';
 
 export interface AgentSpec {
   name: AgentName;
@@ -31,6 +31,13 @@ export const AGENTS: Record<AgentName, AgentSpec> = {
     pkg: '@anthropic-ai/claude-code-linux-x64',
     version: '2.1.330',
     bin: 'node_modules/@anthropic-ai/claude-code-linux-x64/claude',
+  },
+  codex: {
+    name: 'codex',
+    // The wrapper package; its optional dependency @openai/codex-linux-x64 holds the static binary.
+    pkg: '@openai/codex',
+    version: '0.171.0',
+    bin: 'node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
   },
 };
 
