@@ -18,7 +18,7 @@ import type { CodexInnerConfig, CodexInnerResult } from './inner.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** The hook command that records its call (capture-hook.cjs), for hooks.json. */
-export const CAPTURE_HOOK = join(HERE, 'capture-hook.cjs');
+export const CAPTURE_HOOK = join(HERE, '..', 'codex', 'capture-hook.cjs');
 
 /** Codex 0.171.0's hook events (`hooks/list`); StopFailure is documented but not accepted. */
 export const CODEX_EVENTS = [
@@ -98,13 +98,15 @@ export interface CodexRun {
 /** Variables of an enclosing agent or a real account that must not reach the run. */
 const SCRUBBED = /^(CODEX_|OPENAI_|CLAUDE|ANTHROPIC_|CLAUDECODE$|FACTORY_|DROID_|GEMINI_|GOOGLE_)/;
 
-let bundle: string | undefined;
+const bundles = new Map<string, string>();
 
-function innerBundle(dir: string): string {
-  if (bundle && existsSync(bundle)) return bundle;
-  const file = join(dir, 'codex-inner.cjs');
+/** An inner part (a .ts file) as one CommonJS file, so plain `node` runs it inside the namespace. */
+function innerBundle(entry: string, dir: string): string {
+  const done = bundles.get(entry);
+  if (done && existsSync(done)) return done;
+  const file = join(dir, 'inner.cjs');
   buildSync({
-    entryPoints: [join(HERE, 'inner.ts')],
+    entryPoints: [entry],
     outfile: file,
     bundle: true,
     platform: 'node',
@@ -112,7 +114,7 @@ function innerBundle(dir: string): string {
     target: 'node20',
     logLevel: 'error',
   });
-  bundle = file;
+  bundles.set(entry, file);
   return file;
 }
 
@@ -121,6 +123,44 @@ function canIsolate(): boolean {
   return (
     spawnSync('unshare', ['--net', '--pid', '--fork', '--kill-child', '--mount-proc', 'true']).status === 0
   );
+}
+
+/**
+ * Runs an agent's inner part (`entry`, a .ts file taking its config file as argument) in a fresh
+ * network and PID namespace when root, else unisolated with a warning; kills it by PID 30 s past the
+ * deadline. Returns whether it was isolated and a reader of the files it left in `outDir`.
+ */
+export async function runInner(
+  agent: string,
+  entry: string,
+  outDir: string,
+  config: (netns: boolean) => unknown,
+  deadlineMs: number,
+): Promise<{ isolated: boolean; read: (name: string) => string; innerErr: string }> {
+  const isolated = canIsolate();
+  const configFile = join(outDir, 'inner-config.json');
+  writeFileSync(configFile, JSON.stringify(config(isolated)));
+  const inner = [process.execPath, innerBundle(entry, outDir), configFile];
+  const argv = isolated
+    ? ['unshare', '--net', '--pid', '--fork', '--kill-child', '--mount-proc', ...inner]
+    : inner;
+  if (!isolated)
+    process.stderr.write(
+      `${agent} harness: WARNING running without network/PID isolation (not root or no unshare)\n`,
+    );
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], detached: !isolated });
+  let innerErr = '';
+  child.stderr.on('data', (d: Buffer) => (innerErr += d.toString()));
+  const guard = setTimeout(() => killHard(child.pid), deadlineMs + 30_000);
+  try {
+    await new Promise<void>((resolve) => child.on('close', () => resolve()));
+  } finally {
+    clearTimeout(guard);
+    if (!isolated) killHard(child.pid);
+  }
+  const read = (name: string) =>
+    existsSync(join(outDir, name)) ? readFileSync(join(outDir, name), 'utf8') : '';
+  return { isolated, read, innerErr };
 }
 
 /** hooks.json wiring each event to capture-hook.cjs (SessionEnd and Interrupt: 3 s, Codex's cap). */
@@ -161,9 +201,8 @@ export async function runCodex(options: CodexRunOptions): Promise<CodexRun> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(options.env)) if (!SCRUBBED.test(key)) env[key] = value;
   Object.assign(env, { HOME: home, XDG_RUNTIME_DIR: runtime });
-  const isolated = canIsolate();
   const deadlineMs = (options.deadlineSec ?? 60) * 1000;
-  const config: CodexInnerConfig = {
+  const config = (netns: boolean): CodexInnerConfig => ({
     bin: options.bin,
     outDir,
     codexHome,
@@ -177,30 +216,15 @@ export async function runCodex(options: CodexRunOptions): Promise<CodexRun> {
     trust: options.trust === 'persisted' ? 'persisted' : 'none',
     ...(socketPath ? { socket: socketPath } : {}),
     deadlineMs,
-    netns: isolated,
-  };
-  const configFile = join(outDir, 'inner-config.json');
-  writeFileSync(configFile, JSON.stringify(config));
-  const inner = [process.execPath, innerBundle(outDir), configFile];
-  const argv = isolated
-    ? ['unshare', '--net', '--pid', '--fork', '--kill-child', '--mount-proc', ...inner]
-    : inner;
-  if (!isolated)
-    process.stderr.write(
-      'codex harness: WARNING running without network/PID isolation (not root or no unshare)\n',
-    );
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], detached: !isolated });
-  let innerErr = '';
-  child.stderr.on('data', (d: Buffer) => (innerErr += d.toString()));
-  const guard = setTimeout(() => killHard(child.pid), deadlineMs + 30_000);
-  try {
-    await new Promise<void>((resolve) => child.on('close', () => resolve()));
-  } finally {
-    clearTimeout(guard);
-    if (!isolated) killHard(child.pid);
-  }
-  const read = (name: string) =>
-    existsSync(join(outDir, name)) ? readFileSync(join(outDir, name), 'utf8') : '';
+    netns,
+  });
+  const { isolated, read, innerErr } = await runInner(
+    'codex',
+    join(HERE, 'inner.ts'),
+    outDir,
+    config,
+    deadlineMs,
+  );
   const resultText = read('result.json');
   if (!resultText)
     throw new Error(`codex harness failed: ${read('inner-error.txt') || innerErr || 'no result'}`);

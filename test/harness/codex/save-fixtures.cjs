@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// Writes test/fixtures/codex-<version>/ from the directories of three harness runs (runCodex `dir`):
+// Writes test/fixtures/<agent>-<version>/ (Codex or Gemini runs) from the directories of three harness runs (runCodex or runGemini `dir`):
 //   node save-fixtures.cjs <every-event run> <exit-2 run> <JSON-deny run> <dest>
 // Each captured payload becomes NN-<Event>[-<tool>].json; each block run gives the hook's answer and the
 // tool output the model got next. The runs' temp paths become /home/dev and /home/dev/projects/demo.
@@ -29,11 +29,11 @@ for (const [dir, name] of [
   [jsonDeny, 'blocked-json-deny'],
 ]) {
   const last = records(path.join(dir, 'out/model.jsonl')).at(-1);
-  write(
-    `${name}-model-sees.json`,
-    last.body.input.filter((i) => i.type === 'function_call_output'),
-    dir,
-  );
+  // Gemini: the functionResponse parts; Codex: the function_call_output items
+  const seen = last.body.contents
+    ? last.body.contents.flatMap((c) => c.parts.filter((p) => p.functionResponse))
+    : last.body.input.filter((i) => i.type === 'function_call_output');
+  write(`${name}-model-sees.json`, seen, dir);
   const spec = JSON.parse(fs.readFileSync(path.join(dir, 'out/capture-spec.json'), 'utf8'));
   write(`${name}-hook-answer.json`, spec.answers, dir);
 }
