@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, openSync, readSync, closeSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, openSync, readSync, closeSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -8,7 +8,7 @@ import { join } from 'node:path';
  * outside the repo (never as dependencies: every user's `npm install` would download 600 MB), installed
  * once by the e2e setup step (`ensureAgent`) and found by the tests with `agentBinary`.
  */
-export type AgentName = 'droid' | 'claude';
+export type AgentName = 'droid' | 'claude' | 'codex' | 'gemini';
 
 export interface AgentSpec {
   name: AgentName;
@@ -17,6 +17,8 @@ export interface AgentSpec {
   version: string;
   /** The binary, relative to the install prefix. */
   bin: string;
+  /** The "binary" is a JavaScript entry point that node runs (no native build). */
+  js?: boolean;
 }
 
 export const AGENTS: Record<AgentName, AgentSpec> = {
@@ -31,6 +33,20 @@ export const AGENTS: Record<AgentName, AgentSpec> = {
     pkg: '@anthropic-ai/claude-code-linux-x64',
     version: '2.1.330',
     bin: 'node_modules/@anthropic-ai/claude-code-linux-x64/claude',
+  },
+  codex: {
+    name: 'codex',
+    // The wrapper package; its optional dependency @openai/codex-linux-x64 holds the static binary.
+    pkg: '@openai/codex',
+    version: '0.171.0',
+    bin: 'node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
+  },
+  gemini: {
+    name: 'gemini',
+    pkg: '@google/gemini-cli',
+    version: '0.61.0',
+    bin: 'node_modules/@google/gemini-cli/bundle/gemini.js',
+    js: true,
   },
 };
 
@@ -71,6 +87,7 @@ export function unsupportedPlatform(): string | undefined {
 /** The installed binary of an agent, or undefined when it is not in the cache. */
 export function agentBinary(name: AgentName, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const path = join(prefixOf(AGENTS[name], env), AGENTS[name].bin);
+  if (AGENTS[name].js) return existsSync(path) ? path : undefined;
   return isElfExecutable(path) ? path : undefined;
 }
 
