@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { requestDaemon } from '../../../src/link/client.js';
 import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import { useFaultsSetup } from './faults-setup.js';
-import { fixture, waitFor } from './helpers.js';
+import { daemonSettled, fixture, waitFor } from './helpers.js';
 import { BIN, exited } from './process-helpers.js';
 
 // Heavy (500 processes): runs in `npm test`, not in the quick tier.
@@ -45,7 +45,7 @@ describe('the daemon as a real process, under a crowd', () => {
       120_000,
       '500 notifications',
     );
-    await new Promise((r) => setTimeout(r, 500));
+    await daemonSettled(t.env);
     // At-least-once: a POST whose answer came too late is sent again, always with the same idempotency key.
     const keyOf = new Map<string, Set<unknown>>();
     for (const r of t.hook.received) {

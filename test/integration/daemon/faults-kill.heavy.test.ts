@@ -4,7 +4,7 @@ import { handOff } from '../../../src/link/client.js';
 import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import { spoolDir } from '../../../src/paths.js';
 import { eventIdOf, notificationEvent, useFaultsSetup } from './faults-setup.js';
-import { waitFor } from './helpers.js';
+import { daemonSettled, waitFor } from './helpers.js';
 import { exited } from './process-helpers.js';
 
 const { setup } = useFaultsSetup();
@@ -45,7 +45,7 @@ describe('the daemon as a real process, killed mid-burst', () => {
       60_000,
       '1000 distinct notifications',
     );
-    await new Promise((r) => setTimeout(r, 500));
+    await daemonSettled(t.env);
     const ids = t.hook.received.map(eventIdOf);
     expect(new Set(ids)).toEqual(new Set(sent.map((m) => m.event.id)));
     // At-least-once over HTTP: only a POST in flight at the moment of the kill can be repeated, and it

@@ -7,7 +7,7 @@ import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
 import { FIXTURES_DIR } from '../../helpers/fixtures.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
 import type { DeliveryContext } from '../../../src/notify/channels/channel.js';
-import { handOff } from '../../../src/link/client.js';
+import { handOff, requestDaemon } from '../../../src/link/client.js';
 import { waitFor } from '../../helpers/wait.js';
 
 /** Short temp dirs (unix socket paths are limited to ~107 bytes) and the env that points hookd at them. */
@@ -146,6 +146,27 @@ export function outboxSettled(
     },
     10_000,
     'outbox empty',
+  );
+}
+
+/**
+ * Waits until a daemon running as its own process (its socket in `env`) has processed every event it took
+ * and has nothing pending or held in its outbox: after that it sends nothing more by itself, so what a
+ * receiver got can be counted, duplicates included.
+ */
+export function daemonSettled(env: Record<string, string | undefined>, timeoutMs = 20_000): Promise<true> {
+  return waitFor(
+    async () => {
+      const reply = await requestDaemon({ v: 1, type: 'status' }, { env, timeoutMs: 1000 });
+      if (!reply.ok) return false;
+      const { events, outbox } = reply.reply.status as {
+        events: { pending: number };
+        outbox: { pending: number; held: number };
+      };
+      return events.pending === 0 && outbox.pending === 0 && outbox.held === 0;
+    },
+    timeoutMs,
+    "the daemon's events processed and its outbox empty",
   );
 }
 
