@@ -32,10 +32,21 @@ const extra = (process.env.HOOKD_GUARD_DENY ?? '')
   .split(';;')
   .filter(Boolean)
   .map((source) => [new RegExp(source), `matches HOOKD_GUARD_DENY pattern ${source}`]);
+// The command as quoted text: the agent shows the reason to the model and may print it, so no control
+// character of the command (a terminal escape, a line break) goes out raw, and a huge command is cut.
+const MAX_SHOWN = 300;
+const quoted = (text) => {
+  const cut = text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}...` : text;
+  const shown = JSON.stringify(cut).replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return text.length > MAX_SHOWN ? `${shown} (${text.length} characters)` : shown;
+};
 for (const [pattern, why] of [...RULES, ...extra]) {
   if (pattern.test(command)) {
     process.stderr.write(
-      `Blocked by hookd guard: ${why}. Command: ${command}\nAsk the user to run it themselves if it is really intended.\n`,
+      `Blocked by hookd guard: ${why}. Command: ${quoted(command)}\nAsk the user to run it themselves if it is really intended.\n`,
     );
     process.exit(2);
   }

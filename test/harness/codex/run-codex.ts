@@ -130,13 +130,13 @@ function canIsolate(): boolean {
  * network and PID namespace when root, else unisolated with a warning; kills it by PID 30 s past the
  * deadline. Returns whether it was isolated and a reader of the files it left in `outDir`.
  */
-export async function runInner(
+export async function runInner<Result>(
   agent: string,
   entry: string,
   outDir: string,
   config: (netns: boolean) => unknown,
   deadlineMs: number,
-): Promise<{ isolated: boolean; read: (name: string) => string; innerErr: string }> {
+): Promise<{ isolated: boolean; read: (name: string) => string; result: Result }> {
   const isolated = canIsolate();
   const configFile = join(outDir, 'inner-config.json');
   writeFileSync(configFile, JSON.stringify(config(isolated)));
@@ -160,7 +160,10 @@ export async function runInner(
   }
   const read = (name: string) =>
     existsSync(join(outDir, name)) ? readFileSync(join(outDir, name), 'utf8') : '';
-  return { isolated, read, innerErr };
+  const resultText = read('result.json');
+  if (!resultText)
+    throw new Error(`${agent} harness failed: ${read('inner-error.txt') || innerErr || 'no result'}`);
+  return { isolated, read, result: JSON.parse(resultText) as Result };
 }
 
 /** hooks.json wiring each event to capture-hook.cjs (SessionEnd and Interrupt: 3 s, Codex's cap). */
@@ -218,18 +221,15 @@ export async function runCodex(options: CodexRunOptions): Promise<CodexRun> {
     deadlineMs,
     netns,
   });
-  const { isolated, read, innerErr } = await runInner(
+  const { isolated, read, result } = await runInner<CodexInnerResult>(
     'codex',
     join(HERE, 'inner.ts'),
     outDir,
     config,
     deadlineMs,
   );
-  const resultText = read('result.json');
-  if (!resultText)
-    throw new Error(`codex harness failed: ${read('inner-error.txt') || innerErr || 'no result'}`);
   return {
-    result: JSON.parse(resultText) as CodexInnerResult,
+    result,
     outDir,
     home,
     work,

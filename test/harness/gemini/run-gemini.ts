@@ -94,18 +94,15 @@ export async function runGemini(options: GeminiRunOptions): Promise<GeminiRun> {
     deadlineMs,
     netns,
   });
-  const { isolated, read, innerErr } = await runInner(
+  const { isolated, read, result } = await runInner<GeminiInnerResult>(
     'gemini',
     join(HERE, 'inner.ts'),
     outDir,
     config,
     deadlineMs,
   );
-  const resultText = read('result.json');
-  if (!resultText)
-    throw new Error(`gemini harness failed: ${read('inner-error.txt') || innerErr || 'no result'}`);
   return {
-    result: JSON.parse(resultText) as GeminiInnerResult,
+    result,
     work,
     home,
     isolated,

@@ -43,6 +43,31 @@ describe('hooks/guard-execute.mjs', () => {
     expect(ran.stderr).toMatch(/^Blocked by hookd guard: /);
   });
 
+  it('quotes the command it refuses: no terminal escape reaches the agent, a huge one is cut', async () => {
+    const hostile = 'rm -rf / \u001b]0;owned\u0007\u001b[2J\u009b31m\nnext line';
+    const quoted = await runHookd(['hook'], {
+      env,
+      stdin: event({ hook_event_name: 'PreToolUse', tool_name: 'Execute', tool_input: { command: hostile } }),
+    });
+    expect(quoted.code).toBe(2);
+    expect(quoted.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(quoted.stderr).toContain(
+      'Command: "rm -rf / \\u001b]0;owned\\u0007\\u001b[2J\\u009b31m\\nnext line"\n',
+    );
+
+    const huge = await runHookd(['hook'], {
+      env,
+      stdin: event({
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Execute',
+        tool_input: { command: `rm -rf / ${'x'.repeat(100_000)}` },
+      }),
+    });
+    expect(huge.code).toBe(2);
+    expect(huge.stderr.length).toBeLessThan(1000);
+    expect(huge.stderr).toContain('(100009 characters)');
+  });
+
   it.each(['rm -rf ./build', 'echo rm -rf', 'git push origin feature', 'ls -la /'])(
     'lets %j through',
     async (command) => {
