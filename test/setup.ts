@@ -21,6 +21,8 @@ if (!registry[FLAG]) {
 const PROJECT_FILES = [
   '.factory',
   '.factory/settings.json',
+  '.factory/hooks.json',
+  '.factory/hooks',
   '.claude',
   '.claude/settings.json',
   '.claude/settings.local.json',
