@@ -24,7 +24,9 @@ import { agentPayload, runAsAgent } from '../helpers/agent-spawn.js';
 import { REPO_DIR } from '../helpers/fixtures.js';
 import { killHard } from '../helpers/procs.js';
 import { collectRun, type Ran } from '../helpers/run-hookd.js';
+import { jsonLines } from '../helpers/json-lines.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 
 // hookd as users get it, from the packed tarballs: `npm run package` (scripts/package.mjs) packs the main
 // package and one package per platform; a global install of the main and the linux-x64 tarballs into a
@@ -417,12 +419,13 @@ async function expectBlocked(box: Box, daemonPid: number): Promise<void> {
   started.add(ran.pid);
   expect(ran.stderr).toContain('Blocked by hookd guard: recursive forced delete of /, ~ or *');
   expect(ran.code).toBe(2);
-  // It ran in that daemon, not in a Node path of its own.
-  const log = readFileSync(join(box.env.HOOKD_STATE_DIR!, 'logs', 'hookd.log'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-  expect(log.filter((r) => r.name === 'guard' && r.pid === daemonPid).length).toBeGreaterThan(0);
+  // It ran in that daemon, not in a Node path of its own (the daemon may still be writing its record).
+  const log = join(box.env.HOOKD_STATE_DIR!, 'logs', 'hookd.log');
+  await waitFor(
+    () => jsonLines(log).some((r) => r.name === 'guard' && r.pid === daemonPid),
+    10_000,
+    `a guard record from daemon ${daemonPid} in hookd.log`,
+  );
 }
 
 /** A systemd ExecStart= or Environment= value split into its words (quotes and escapes as systemd reads them). */

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HOOKD_BIN } from './fixtures.js';
+import { jsonLines } from './json-lines.js';
 import { collectRun, type Ran } from './run-hookd.js';
 
 /** Single-quotes a value for sh (test-side only: the paths of the node binary and the built hookd). */
@@ -29,10 +29,5 @@ export function runHookAsAgent(options: {
 
 /** The parsed records of hookd's log file in an isolated env (XDG_STATE_HOME set by isolatedEnv). */
 export function hookdLogRecords(env: Record<string, string>): Record<string, unknown>[] {
-  const file = join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'hookd.log');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return jsonLines(join(env.XDG_STATE_HOME!, 'hookd', 'logs', 'hookd.log'));
 }

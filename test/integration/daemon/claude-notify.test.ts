@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import {
 } from '../../helpers/claude-recorded.js';
 import { loopbackServer, tempEnv, waitFor } from './helpers.js';
 import { ensureBuilt, exited, killQuietly, spawnDaemon, writeConfig } from './process-helpers.js';
+import { jsonLines } from '../../helpers/json-lines.js';
 
 interface Posted {
   title: string;
@@ -95,11 +96,7 @@ async function startClaudeDaemon(scenario: ClaudeScenario, notify: Record<string
     server.received
       .map((r) => (r.json as { notification?: Posted }).notification)
       .filter((n): n is Posted => n !== undefined);
-  const logRecords = () =>
-    readFileSync(join(temp.env.HOOKD_STATE_DIR!, 'logs', 'daemon.log'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const logRecords = () => jsonLines(join(temp.env.HOOKD_STATE_DIR!, 'logs', 'daemon.log'));
   const ledger = createLedger({ dataDir: temp.env.HOOKD_DATA_DIR! });
   /** The ledger's records, once there is one. */
   const recorded = () =>

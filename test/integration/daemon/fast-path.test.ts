@@ -25,6 +25,7 @@ import {
   useClient,
   type ClientKind,
 } from './fast-client-helpers.js';
+import { jsonLines } from '../../helpers/json-lines.js';
 
 // The fast path through real processes and real sockets: the native fast client, the daemon's unix
 // socket listener, and the Node path it falls back to.
@@ -474,13 +475,9 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener', (kind:
       return { copy, lines: reply.split('\n') };
     };
     const handed = () =>
-      (existsSync(hookLog())
-        ? readFileSync(hookLog(), 'utf8')
-            .trim()
-            .split('\n')
-            .map((l) => JSON.parse(l) as { kind?: string; eventId?: string; handoff?: string })
-        : []
-      ).filter((r) => r.kind === 'event');
+      jsonLines<{ kind?: string; eventId?: string; handoff?: string }>(hookLog()).filter(
+        (r) => r.kind === 'event',
+      );
     // The answer comes with the ACK (its in-flight record is written): without a GO it is not run.
     const first = await ask('no-go', false);
     expect(first.lines[0]).toMatch(/^ACK 1 [0-9a-f-]{36}$/);

@@ -20,6 +20,7 @@ import { runHookd } from '../../helpers/run-hookd.js';
 import { killHard, readPid } from '../../helpers/procs.js';
 import { BIN, ensureBuilt, exited, writeConfig } from './process-helpers.js';
 import { tempEnv, waitFor } from './helpers.js';
+import { jsonLines } from '../../helpers/json-lines.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -37,13 +38,7 @@ function envOf(t: ReturnType<typeof tempEnv>): Record<string, string> {
   >;
 }
 
-function records(file: string): Record<string, unknown>[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const records = (file: string) => jsonLines(file);
 
 describe('the hook trusts only a private runtime dir', () => {
   it.runIf(isRoot)(

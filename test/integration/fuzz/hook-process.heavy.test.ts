@@ -7,6 +7,7 @@ import { logFilePath } from '../../../src/paths.js';
 import { HOOKD_BIN } from '../../helpers/fixtures.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { fuzzOptions, hostileEvent, hostileInput, serialize } from './arbitraries.js';
+import { jsonLines } from '../../helpers/json-lines.js';
 
 // Property tests over the built `hookd hook`, spawned exactly as the agent spawns it (`sh -c`, the
 // event's cwd as the process cwd when it exists, the bytes on stdin). Fixed seed, bounded count.
@@ -64,13 +65,7 @@ function runHook(stdin: Buffer, cwd: string): Promise<{ code: number | null; std
   });
 }
 
-function logRecords(): Record<string, unknown>[] {
-  if (!existsSync(logFile)) return [];
-  return readFileSync(logFile, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const logRecords = () => jsonLines(logFile);
 
 const guardRuns = () => (existsSync(marks) ? readFileSync(marks, 'utf8').split('\n').length - 1 : 0);
 
