@@ -14,6 +14,7 @@ const LAYERS = [
   ['daemon'],
   ['link'],
   ['hook-path'],
+  ['remote', 'telemetry', 'watch'],
   ['notify/channels'],
   ['notify'],
   ['ledger'],
