@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { runProcess, type ProcessResult, type SpawnLike } from '../process/run.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { safeLines, safeText } from '../util/safe-text.js';
@@ -119,6 +120,41 @@ interface Shown {
   /** Set when hookd interrupted it (settled, expired, closed). */
   interrupted: boolean;
   done: Promise<ProcessResult>;
+  exited: boolean;
+}
+
+/**
+ * Whether the process handles SIGINT yet (Linux: its SigCgt mask in /proc). notify-send starts to handle
+ * it once its notification is shown; a SIGINT before that would end it without closing the notification.
+ * Where this cannot be read (no /proc, no pid yet known), true: interrupt at once.
+ */
+function handlesInterrupt(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'latin1');
+  } catch {
+    return true;
+  }
+  const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1];
+  return caught === undefined || (BigInt(`0x${caught}`) & SIGINT_BIT) !== 0n;
+}
+const SIGINT_BIT = 1n << 1n;
+
+/** Why a process failed, in one line: the first line it wrote on stderr, else how it ended. */
+function failure(result: ProcessResult): string {
+  const said = safeText(result.stderr.text().trim().split('\n')[0] ?? '');
+  return (
+    said ||
+    result.spawnError ||
+    (result.exitCode === null ? `killed by ${result.signal}` : `exit ${result.exitCode}`)
+  );
+}
+
+/** Polls `ready` every 10 ms, at most INTERRUPT_GRACE_MS / 10 times. */
+async function waitUntil(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < INTERRUPT_GRACE_MS / 10 && !ready(); i++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** The desktop answer channel. It never throws on a platform without actions: it says why, once. */
@@ -166,20 +202,27 @@ export function createDesktopAnswerChannel(options: DesktopAnswerOptions): Deskt
     return current;
   }
 
-  /** Asks notify-send to close its notification and stop; kills its group if it is still there later. */
-  function interrupt(entry: Shown): Promise<void> {
+  /**
+   * Asks notify-send to close its notification and stop (SIGINT, once it handles it: see
+   * handlesInterrupt); kills its group if it is still there INTERRUPT_GRACE_MS later.
+   */
+  async function interrupt(entry: Shown): Promise<void> {
     if (!entry.interrupted) {
       entry.interrupted = true;
       clearTimeout(entry.expiry);
-      try {
-        entry.child?.kill('SIGINT');
-      } catch {
-        // Already gone.
-      }
-      if (!entry.child) entry.abort.abort();
+      if (entry.child) {
+        const child = entry.child;
+        await waitUntil(() => entry.exited || handlesInterrupt(child.pid));
+        try {
+          child.kill('SIGINT');
+        } catch {
+          // Already gone.
+        }
+      } else entry.abort.abort();
     }
     const grace = setTimeout(() => entry.abort.abort(), INTERRUPT_GRACE_MS);
-    return entry.done.then(() => clearTimeout(grace));
+    await entry.done;
+    clearTimeout(grace);
   }
 
   function finished(entry: Shown, result: ProcessResult): void {
@@ -193,11 +236,7 @@ export function createDesktopAnswerChannel(options: DesktopAnswerOptions): Deskt
       return;
     }
     if (entry.interrupted || result.exitCode === 0) return;
-    const said = safeText(result.stderr.text().trim().split('\n')[0] ?? '');
-    const how =
-      result.spawnError ??
-      (result.exitCode === null ? `killed by ${result.signal}` : `exit ${result.exitCode}`);
-    log('warn', { ask: entry.ask.id, error: said || how }, `notify-send failed: ${said || how}`);
+    log('warn', { ask: entry.ask.id, error: failure(result) }, `notify-send failed: ${failure(result)}`);
   }
 
   return {
@@ -232,6 +271,7 @@ export function createDesktopAnswerChannel(options: DesktopAnswerOptions): Deskt
         ask,
         abort: new AbortController(),
         interrupted: false,
+        exited: false,
         expiry: setTimeout(() => void interrupt(entry), remaining),
         done: Promise.resolve(undefined as unknown as ProcessResult),
       };
@@ -257,10 +297,21 @@ export function createDesktopAnswerChannel(options: DesktopAnswerOptions): Deskt
         spawn,
       });
       shown.set(ask.id, entry);
-      void entry.done.then((result) => finished(entry, result));
-      if (!entry.child) {
+      void entry.done.then((result) => {
+        entry.exited = true;
+        finished(entry, result);
+      });
+      const child = entry.child as ChildProcess | undefined;
+      if (!child) {
         const result = await entry.done;
         throw new Error(`notify-send did not start: ${result.spawnError ?? 'no process'}`);
+      }
+      // Shown once notify-send handles SIGINT (it does from its notification on); or it ended first.
+      await waitUntil(() => entry.exited || handlesInterrupt(child.pid));
+      if (entry.exited) {
+        const result = await entry.done;
+        if (!chosenDecision(result.stdout.text()) && result.exitCode !== 0)
+          throw new Error(`notify-send failed: ${failure(result)}`);
       }
     },
     async settle(ask: PermissionAsk, outcome: AskOutcome) {

@@ -173,6 +173,19 @@ describe.skipIf(missing.length > 0 && !inCI)(
       expect(logged.some((l) => l.msg.includes('closed') && l.fields.outcome === 'deny')).toBe(true);
     });
 
+    it('asks settled as soon as they are shown leave nothing on the screen', async () => {
+      const desk = await started();
+      const asks = Array.from({ length: 10 }, () => makeAsk());
+      for (const ask of asks) {
+        await desk.ask(ask);
+        await desk.settle(ask, { result: 'answered-at-terminal' });
+      }
+      // Each was shown (ask() resolves once it is) and each was closed again.
+      for (const ask of asks) await showing(ask.summary.title);
+      expect(await session!.displayed()).toBe(0);
+      expect(waiting(children).every((child) => !alive(child.pid))).toBe(true);
+    });
+
     it('at its expiry the notification closes by itself, with no answer', async () => {
       const desk = await started();
       const ask = makeAsk({ expiresAt: Date.now() + 300 });
