@@ -30,14 +30,18 @@ describe('desktop answers where the platform cannot show them', () => {
   const temp = useTempDir('hkd-rds-');
 
   /** A PATH with a stand-in notify-send (it "presses" Allow) and a gdbus listing `capabilities`. */
-  function fakeDesktop(capabilities: string, help = HELP): Record<string, string | undefined> {
+  function fakeDesktop(
+    capabilities: string,
+    help = HELP,
+    shows = 'echo allow',
+  ): Record<string, string | undefined> {
     const bin = join(temp.dir, 'bin');
     mkdirSync(bin, { recursive: true });
     const script = (name: string, body: string) => {
       writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`);
       chmodSync(join(bin, name), 0o755);
     };
-    script('notify-send', `[ "$1" = --help ] && { printf '${help}'; exit 0; }\necho allow`);
+    script('notify-send', `[ "$1" = --help ] && { printf '${help}'; exit 0; }\n${shows}`);
     script('gdbus', `printf '%s\\n' "$(cat ${join(temp.dir, 'capabilities')})"`);
     writeFileSync(join(temp.dir, 'capabilities'), capabilities);
     return { PATH: `${bin}:/usr/bin:/bin`, DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(temp.dir, 'bus')}` };
@@ -128,5 +132,21 @@ describe('desktop answers where the platform cannot show them', () => {
     expect(answers).toEqual([{ token: 'allow-token', channel: 'desktop', approver: 'desktop' }]);
     expect(logged.map((l) => l.msg)).toContain('desktop answers: Allow and Deny on the desktop notification');
     await channel.close();
+  });
+
+  it('a notify-send that fails: the ask is refused with its error, and the failure is logged', async () => {
+    const env = fakeDesktop(
+      "(['actions'],)",
+      HELP,
+      'echo "Cannot connect to the notification server \u001b[2J" >&2; exit 1',
+    );
+    const { channel, logged } = channelWith(env);
+    const answers: RemoteAnswer[] = [];
+    await channel.start((a) => answers.push(a));
+    await expect(channel.ask(ask())).rejects.toThrow(
+      /notify-send failed: Cannot connect to the notification server \\x1b\[2J/,
+    );
+    await waitFor(() => logged.some((l) => l.level === 'warn'), 10_000, 'the warning');
+    expect(answers).toEqual([]);
   });
 });
