@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { requestDaemon } from '../../src/link/client.js';
+import { runProcess } from '../../src/process/run.js';
 import { findOnPath } from '../../src/notify/channels/desktop.js';
 import { waitFor } from '../integration/daemon/helpers.js';
 import { BIN, exited } from '../integration/daemon/process-helpers.js';
@@ -31,18 +32,29 @@ export interface DesktopSession {
   shown(): Shown[];
   /** The session's D-Bus address (for dunstctl). */
   busAddress(): string;
+  /**
+   * Presses the action `key` of the first notification showing it (whose summary is `summary`, when
+   * given), the way a user picks it from dunst's context menu (`dunstctl context`, with a dmenu stand-in
+   * that picks the matching line). Resolves with the menu dunst offered.
+   */
+  chooseAction(key: string, summary?: string): Promise<string>;
+  /** How many notifications dunst shows now. */
+  displayed(): Promise<number>;
   /** Kills the session's process group (Xvfb, dunst, dbus-daemon, hookd) by its PID and waits for hookd. */
   stop(): Promise<void>;
 }
 
 /**
  * Starts the session in `root` (its files go there) with hookd's `env` (HOOKD_RUNTIME_DIR set); resolves
- * once the daemon inside answers a ping.
+ * once the daemon inside answers a ping. `daemon: false`: no hookd inside (a test runs its own code
+ * against the session's bus); resolves once dunst answers on it.
  */
 export async function startDesktopSession(
   root: string,
   env: Record<string, string | undefined>,
+  options: { daemon?: boolean } = {},
 ): Promise<DesktopSession> {
+  const daemon = options.daemon ?? true;
   const received = join(root, 'received.log');
   writeFileSync(
     join(root, 'record.sh'),
@@ -52,8 +64,14 @@ export async function startDesktopSession(
   writeFileSync(
     join(root, 'dunstrc'),
     // Nothing expires on its own: a notification leaves the screen only when closed.
-    `[global]\n    font = Monospace 8\n[urgency_low]\n    timeout = 0\n[urgency_normal]\n    timeout = 0\n[record]\n    appname = "*"\n    script = ${root}/record.sh\n`,
+    `[global]\n    font = Monospace 8\n    dmenu = ${root}/pick.sh\n[urgency_low]\n    timeout = 0\n[urgency_normal]\n    timeout = 0\n[urgency_critical]\n    timeout = 0\n[record]\n    appname = "*"\n    script = ${root}/record.sh\n`,
   );
+  // dunst's context menu: takes the menu on stdin, prints the line the test chose (chooseAction).
+  writeFileSync(
+    join(root, 'pick.sh'),
+    `#!/bin/sh\ncat > ${root}/menu.new\ngrep -F -- "$(cat ${root}/choice-summary)" ${root}/menu.new | grep -F -m1 -- "$(cat ${root}/choice-key)"\nmv ${root}/menu.new ${root}/menu\n`,
+  );
+  chmodSync(join(root, 'pick.sh'), 0o755);
   writeFileSync(
     join(root, 'session.sh'),
     [
@@ -63,7 +81,7 @@ export async function startDesktopSession(
       `dunst -conf ${root}/dunstrc >${root}/dunst.log 2>&1 &`,
       // The session bus, for dunstctl in the tests.
       `printf '%s' "$DBUS_SESSION_BUS_ADDRESS" > ${root}/bus-address`,
-      `exec "${process.execPath}" "${BIN}" daemon run`,
+      daemon ? `exec "${process.execPath}" "${BIN}" daemon run` : 'wait',
     ].join('\n'),
   );
   // Its own process group, so Xvfb, dunst, dbus-daemon and hookd all go when the group is killed.
@@ -86,16 +104,43 @@ export async function startDesktopSession(
     await gone;
     clearTimeout(timer);
     // The daemon (same group) writes its last log line on SIGTERM; let it finish before removing files.
-    await waitFor(() => !existsSync(join(runtime, 'hookd.pid')), 5000, 'daemon exit').catch(() => {});
+    if (daemon)
+      await waitFor(() => !existsSync(join(runtime, 'hookd.pid')), 5000, 'daemon exit').catch(() => {});
     kill('SIGKILL');
   };
+  const busAddress = () => readFileSync(join(root, 'bus-address'), 'utf8');
+  const dunstctl = async (...args: string[]) => {
+    const ran = await runProcess({
+      command: ['dunstctl', ...args],
+      env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: busAddress() },
+      timeoutMs: 10_000,
+      killGraceMs: 500,
+      maxOutputBytes: 64 * 1024,
+    });
+    if (ran.exitCode !== 0) throw new Error(`dunstctl ${args.join(' ')}: ${ran.stderr.text() || ran.signal}`);
+    return ran.stdout.text();
+  };
+  const displayed = async () => Number((await dunstctl('count', 'displayed')).trim());
   try {
-    await waitFor(
-      () => existsSync(join(runtime, 'hookd.sock')),
-      30_000,
-      'the daemon inside the D-Bus session',
-    );
-    await waitFor(async () => (await requestDaemon({ v: 1, type: 'ping' }, { env })).ok, 10_000, 'ping');
+    if (!daemon) {
+      await waitFor(() => existsSync(join(root, 'bus-address')), 30_000, 'the D-Bus session');
+      await waitFor(
+        () =>
+          displayed().then(
+            () => true,
+            () => false,
+          ),
+        30_000,
+        'dunst on the session bus',
+      );
+    } else {
+      await waitFor(
+        () => existsSync(join(runtime, 'hookd.sock')),
+        30_000,
+        'the daemon inside the D-Bus session',
+      );
+      await waitFor(async () => (await requestDaemon({ v: 1, type: 'ping' }, { env })).ok, 10_000, 'ping');
+    }
   } catch (error) {
     await stop();
     throw error;
@@ -106,7 +151,17 @@ export async function startDesktopSession(
         const [app = '', summary = '', body = '', urgency = ''] = line.split('|');
         return { app, summary, body, urgency };
       }),
-    busAddress: () => readFileSync(join(root, 'bus-address'), 'utf8'),
+    busAddress,
+    displayed,
+    async chooseAction(key, summary) {
+      rmSync(join(root, 'menu'), { force: true });
+      // A menu line reads `#Deny (summary) [id,deny]`.
+      writeFileSync(join(root, 'choice-summary'), summary === undefined ? '' : `(${summary}) [`);
+      writeFileSync(join(root, 'choice-key'), `,${key}]`);
+      await dunstctl('context');
+      await waitFor(() => existsSync(join(root, 'menu')), 10_000, "dunst's context menu");
+      return readFileSync(join(root, 'menu'), 'utf8');
+    },
     stop,
   };
 }
