@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { runProcess, type ProcessResult, type SpawnLike } from '../process/run.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { safeLines, safeText } from '../util/safe-text.js';
@@ -123,10 +123,21 @@ interface Shown {
   exited: boolean;
 }
 
+/** The program a process runs (Linux), or undefined where /proc cannot tell. */
+function programOf(pid: number | 'self'): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Whether the process handles SIGINT yet (Linux: its SigCgt mask in /proc). notify-send starts to handle
  * it once its notification is shown; a SIGINT before that would end it without closing the notification.
- * Where this cannot be read (no /proc, no pid yet known), true: interrupt at once.
+ * Until the child has replaced itself with notify-send it is still a copy of this process, with this
+ * process's handlers: that does not count, nor does a process that has ended. Without /proc, true:
+ * interrupt at once.
  */
 function handlesInterrupt(pid: number | undefined): boolean {
   if (pid === undefined) return false;
@@ -134,8 +145,13 @@ function handlesInterrupt(pid: number | undefined): boolean {
   try {
     status = readFileSync(`/proc/${pid}/status`, 'latin1');
   } catch {
-    return true;
+    // Gone already (its exit is on the way: wait for it), or no /proc at all.
+    return programOf('self') === undefined;
   }
+  // Ended (its exit is on the way): wait for it.
+  if (/^State:\s*[ZX]/m.test(status)) return false;
+  const program = programOf(pid);
+  if (program !== undefined && program === programOf('self')) return false;
   const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1];
   return caught === undefined || (BigInt(`0x${caught}`) & SIGINT_BIT) !== 0n;
 }
