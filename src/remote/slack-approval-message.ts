@@ -136,8 +136,10 @@ export function outcomeLine(outcome: AskOutcome): string {
     case 'allow':
     case 'deny': {
       const verb = outcome.result === 'allow' ? ':white_check_mark: Allowed' : ':no_entry: Denied';
-      const via = outcome.via ? ` from ${SURFACES[outcome.via] ?? 'another channel'}` : '';
-      return `${verb}${who(outcome.by)}${via}`;
+      // Another channel's answerer is that channel itself (ntfy has no identity): only where it is named.
+      if (outcome.via && outcome.via !== 'slack')
+        return `${verb} from ${SURFACES[outcome.via] ?? 'another channel'}`;
+      return `${verb}${who(outcome.by)}${outcome.via ? ' from Slack' : ''}`;
     }
     case 'answered-at-terminal':
       return ':keyboard: Answered at the terminal';

@@ -185,7 +185,7 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
     const c = await started();
     const cases = [
       [{ result: 'allow', by: APPROVER, via: 'slack' }, `Allowed by <@${APPROVER}> from Slack`],
-      [{ result: 'deny', by: 'ntfy', via: 'ntfy' }, 'Denied by ntfy from ntfy'],
+      [{ result: 'deny', by: 'ntfy', via: 'ntfy' }, 'Denied from ntfy'],
       [{ result: 'answered-at-terminal' }, 'Answered at the terminal'],
       [{ result: 'expired' }, "Expired: the agent's own prompt took over"],
     ] as const;

@@ -91,8 +91,9 @@ describe('the message', () => {
     expect(outcomeLine({ result: 'allow', by: 'U0123ABCD', via: 'slack' })).toBe(
       ':white_check_mark: Allowed by <@U0123ABCD> from Slack',
     );
-    expect(outcomeLine({ result: 'deny', by: '<!here>', via: 'desktop' })).toBe(
-      ':no_entry: Denied by &lt;!here&gt; from the desktop notification',
+    expect(outcomeLine({ result: 'deny', by: '<!here>' })).toBe(':no_entry: Denied by &lt;!here&gt;');
+    expect(outcomeLine({ result: 'deny', by: 'desktop', via: 'desktop' })).toBe(
+      ':no_entry: Denied from the desktop notification',
     );
     expect(outcomeLine({ result: 'cancelled' })).toContain('Cancelled');
   });
