@@ -196,13 +196,19 @@ export class SlackSocket {
     }, delay);
   }
 
-  /** Reconnects at once (Slack asked for a refresh): the old link is closed, a fresh URL opened. */
+  /**
+   * Slack asked for a fresh link: the old one is closed and a fresh URL opened at once, unless the link
+   * had not yet stayed up for a heartbeat (then the refresh waits like a failure, so a server that asks
+   * again and again gets ever slower attempts, not a storm of them).
+   */
   private refresh(socket: WebSocket, reason: string): void {
     this.options.log.info({ channel: 'slack', reason }, 'slack: Socket Mode asked to reconnect');
     if (this.socket === socket) this.socket = undefined;
     if (this.heartbeatTimer !== undefined) this.timers.clearTimeout(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
     socket.terminate();
+    if (this.failures > 0) return this.retry(`Slack asked to reconnect again soon after (${reason})`);
+    this.failures = 1;
     void this.connect();
   }
 
@@ -216,6 +222,8 @@ export class SlackSocket {
         socket.terminate();
         return;
       }
+      // A link that stayed up for a whole beat is stable: the next failure starts the backoff afresh.
+      this.failures = 0;
       this.alive = false;
       socket.ping();
       this.heartbeatTimer = this.timers.setTimeout(beat, every);
@@ -244,7 +252,6 @@ export class SlackSocket {
     const kind = type.slice(0, 40).replace(/[^\w.-]/g, '?');
     if (kind === 'hello') {
       this.currentState = 'open';
-      this.failures = 0;
       this.connections += 1;
       this.options.log.info({ channel: 'slack' }, 'slack: Socket Mode connected');
       this.heartbeat(socket);

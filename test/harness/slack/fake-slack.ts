@@ -41,6 +41,10 @@ export interface FakeSlack {
   linksOpen(): number;
   /** Down: `apps.connections.open` answers HTTP 503 and every open link is cut. */
   setDown(down: boolean): void;
+  /** Whether the links answer pings (a dead link that still looks open answers none). */
+  setPongs(answer: boolean): void;
+  /** Pings the client sent. */
+  pingsSeen(): number;
   /** Sends an envelope on the newest open link; returns its `envelope_id`. */
   sendEnvelope(type: string, payload: unknown): string;
   /** Sends a raw frame on the newest open link. */
@@ -69,6 +73,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let opened = 0;
   let counter = 0;
   let down = false;
+  let pongs = true;
+  let pings = 0;
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -113,7 +119,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     });
   });
 
-  const wss = new WebSocketServer({ noServer: true });
+  const wss = new WebSocketServer({ noServer: true, autoPong: false });
   server.on('upgrade', (req, socket, head) => {
     const ticket = new URL(req.url ?? '/', 'http://x').searchParams.get('ticket') ?? '';
     if (down || !tickets.delete(ticket)) {
@@ -124,6 +130,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       opened += 1;
       links.push(ws);
       ws.on('close', () => links.splice(links.indexOf(ws), 1));
+      ws.on('ping', (data) => {
+        pings += 1;
+        if (pongs) ws.pong(data);
+      });
       ws.on('message', (data) => {
         const text = (data as Buffer).toString('utf8');
         try {
@@ -160,6 +170,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     setDown(value) {
       down = value;
       if (value) for (const link of [...links]) link.terminate();
+    },
+    pingsSeen: () => pings,
+    setPongs(answer) {
+      pongs = answer;
     },
     sendEnvelope(type, payload) {
       const envelopeId = `env-${++counter}`;

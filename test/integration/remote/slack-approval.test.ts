@@ -57,6 +57,16 @@ function manualTimers(): SlackTimers & { pending: Map<number, { run: () => void;
 
 const HEARTBEAT_MS = 777_777;
 
+/** Runs the one pending timer that `which` picks (the heartbeat, or a retry), and returns its delay. */
+function fire(timers: ReturnType<typeof manualTimers>, which: 'beat' | 'retry'): number {
+  const due = [...timers.pending].filter(([, t]) => (t.ms === HEARTBEAT_MS) === (which === 'beat'));
+  expect(due).toHaveLength(1);
+  const [id, timer] = due[0]!;
+  timers.pending.delete(id);
+  timer.run();
+  return timer.ms;
+}
+
 function ask(id = 'ask1', overrides: Partial<PermissionAsk['summary']> = {}): PermissionAsk {
   return {
     id,
@@ -287,11 +297,8 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
     await waitFor(() => retries().length === 1, 10_000, 'a retry after the cut');
     const delays: number[] = [];
     for (let attempt = 0; attempt < 8; attempt += 1) {
-      const [[id, timer]] = retries() as [[number, { run: () => void; ms: number }]];
-      delays.push(timer.ms);
       const before = opens();
-      timers.pending.delete(id);
-      timer.run();
+      delays.push(fire(timers, 'retry'));
       await waitFor(() => retries().length === 1, 10_000, 'the next retry');
       // One attempt per wait, never a pile of timers or sockets.
       expect(opens()).toBe(before + 1);
@@ -304,14 +311,59 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
     expect(log.has('warn', 'HTTP 503')).toBe(true);
 
     slack.setDown(false);
-    const [[id, timer]] = retries() as [[number, { run: () => void; ms: number }]];
-    timers.pending.delete(id);
-    timer.run();
+    fire(timers, 'retry');
     await waitFor(() => c.socket?.state === 'open', 10_000, 'the link back');
     expect(retries()).toHaveLength(0);
     const message = await asked(c, ask());
     slack.click(message, APPROVER, 'hookd_deny');
     await waitFor(() => answers.length === 1, 10_000, 'the answer');
+  });
+
+  it('slows down when Slack asks for a refresh again and again', async () => {
+    const timers = manualTimers();
+    const c = await started({
+      timers,
+      random: () => 0.999,
+      initialBackoffMs: 1000,
+      heartbeatMs: HEARTBEAT_MS,
+    });
+    const retries = () => [...timers.pending].filter(([, t]) => t.ms !== HEARTBEAT_MS);
+    slack.sendDisconnect('refresh_requested');
+    await waitFor(
+      () => slack.linksOpened() === 2 && c.socket?.state === 'open',
+      10_000,
+      'the refreshed link',
+    );
+    expect(retries()).toHaveLength(0);
+    // Asked again before the new link stayed up for a heartbeat: it waits, like after a failure.
+    slack.sendDisconnect('warning');
+    await waitFor(() => retries().length === 1, 10_000, 'a wait before the next link');
+    expect(slack.linksOpened()).toBe(2);
+    expect(fire(timers, 'retry')).toBe(Math.round(1000 + 0.999 * 1000));
+    await waitFor(() => slack.linksOpened() === 3 && c.socket?.state === 'open', 10_000, 'the next link');
+    // A link that answered a whole heartbeat is stable: the next refresh is immediate again.
+    fire(timers, 'beat');
+    slack.sendDisconnect('refresh_requested');
+    await waitFor(
+      () => slack.linksOpened() === 4 && c.socket?.state === 'open',
+      10_000,
+      'an immediate refresh',
+    );
+  });
+
+  it('drops a link that stops answering pings and opens a fresh one', async () => {
+    const timers = manualTimers();
+    const c = await started({ timers, heartbeatMs: HEARTBEAT_MS });
+    slack.setPongs(false);
+    fire(timers, 'beat');
+    await waitFor(() => slack.pingsSeen() === 1, 10_000, 'the ping');
+    fire(timers, 'beat'); // no pong came back: the link is dropped
+    await waitFor(() => slack.linksOpen() === 0, 10_000, 'the dead link closed');
+    await waitFor(() => timers.pending.size === 1, 10_000, 'a retry');
+    expect(log.has('warn', 'stopped answering pings')).toBe(true);
+    slack.setPongs(true);
+    fire(timers, 'retry');
+    await waitFor(() => slack.linksOpened() === 2 && c.socket?.state === 'open', 10_000, 'a fresh link');
   });
 
   it('starts without Slack reachable at all: no throw, it keeps trying', async () => {
