@@ -57,6 +57,11 @@ function manualTimers(): SlackTimers & { pending: Map<number, { run: () => void;
 
 const HEARTBEAT_MS = 777_777;
 
+/** The socket's waits on timers the test fires, with a fixed jitter (the longest wait). */
+function byHand(timers: SlackTimers) {
+  return { timers, random: () => 0.999, initialBackoffMs: 1000, heartbeatMs: HEARTBEAT_MS };
+}
+
 /** Runs the one pending timer that `which` picks (the heartbeat, or a retry), and returns its delay. */
 function fire(timers: ReturnType<typeof manualTimers>, which: 'beat' | 'retry'): number {
   const due = [...timers.pending].filter(([, t]) => (t.ms === HEARTBEAT_MS) === (which === 'beat'));
@@ -282,13 +287,7 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
 
   it('waits longer after each failed attempt while Slack is down, one attempt at a time', async () => {
     const timers = manualTimers();
-    const c = await started({
-      timers,
-      random: () => 0.999,
-      initialBackoffMs: 1000,
-      maxBackoffMs: 8000,
-      heartbeatMs: HEARTBEAT_MS,
-    });
+    const c = await started({ ...byHand(timers), maxBackoffMs: 8000 });
     const retries = () => [...timers.pending].filter(([, t]) => t.ms !== HEARTBEAT_MS);
     expect(c.socket?.state).toBe('open');
     const opens = () => slack.calls.filter((call) => call.method === 'apps.connections.open').length;
@@ -321,12 +320,7 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
 
   it('slows down when Slack asks for a refresh again and again', async () => {
     const timers = manualTimers();
-    const c = await started({
-      timers,
-      random: () => 0.999,
-      initialBackoffMs: 1000,
-      heartbeatMs: HEARTBEAT_MS,
-    });
+    const c = await started(byHand(timers));
     const retries = () => [...timers.pending].filter(([, t]) => t.ms !== HEARTBEAT_MS);
     slack.sendDisconnect('refresh_requested');
     await waitFor(
