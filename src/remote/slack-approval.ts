@@ -1,5 +1,6 @@
 import type { RemoteSlackConfig } from '../config/remote-slack-schema.js';
 import { SLACK_USER_ID } from '../config/remote-slack-schema.js';
+import { interpolateEnv } from '../config/interpolate.js';
 import type { FetchLike } from '../util/fetch-with-timeout.js';
 import { ACTION_IDS, askMessage, settledMessage } from './slack-approval-message.js';
 import { callSlack, type SlackApiTarget } from './slack-socket-api.js';
@@ -57,6 +58,27 @@ export function answersOf(payload: unknown): { answers: RemoteAnswer[] } | { ign
     answers.push({ token: value, channel: 'slack', approver: userId });
   }
   return answers.length ? { answers } : { ignored: 'no hookd button' };
+}
+
+/**
+ * The config with every `${VAR}` taken from the daemon's environment, or why it cannot be used: a
+ * variable is unset, or a token is of the wrong kind (the two are easy to swap). The error never holds a
+ * token's value.
+ */
+export function resolveSlackConfig(
+  config: RemoteSlackConfig,
+  env: Record<string, string | undefined>,
+): { config: RemoteSlackConfig } | { error: string } {
+  const { value, missing } = interpolateEnv(config, env);
+  if (missing.length) return { error: `remote slack: set ${missing.join(', ')} in the daemon's environment` };
+  if (!value.appToken.startsWith('xapp-'))
+    return {
+      error:
+        'remote slack: appToken is not an app-level token (xapp-...): Socket Mode needs one with connections:write',
+    };
+  if (!value.botToken.startsWith('xoxb-'))
+    return { error: 'remote slack: botToken is not a bot token (xoxb-...) with chat:write' };
+  return { config: value };
 }
 
 export function createSlackApprovalChannel(

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { remoteSlackSchema } from '../../../src/config/remote-slack-schema.js';
 import {
+  MAX_OPEN_ASKS,
   createSlackApprovalChannel,
   type SlackApprovalChannel,
   type SlackApprovalOptions,
@@ -219,6 +220,16 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
       await c.settle(a, outcome);
       expect(message.versions).toHaveLength(2);
     }
+  });
+
+  it('remembers a bounded number of open asks: the oldest message is left as it is', async () => {
+    const c = await started();
+    const asks = Array.from({ length: MAX_OPEN_ASKS + 1 }, (_, i) => ask(`many${i}`));
+    for (const a of asks) await c.ask(a);
+    await c.settle(asks[0]!, { result: 'expired' });
+    expect(slack.calls.filter((call) => call.method === 'chat.update')).toHaveLength(0);
+    await c.settle(asks[1]!, { result: 'expired' });
+    expect(slack.messages[1]!.versions).toHaveLength(2);
   });
 
   it('rejects an ask Slack would not post, with Slack’s error and without a token', async () => {

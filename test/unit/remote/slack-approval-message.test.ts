@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { remoteSlackSchema } from '../../../src/config/remote-slack-schema.js';
-import { answersOf } from '../../../src/remote/slack-approval.js';
+import { answersOf, resolveSlackConfig } from '../../../src/remote/slack-approval.js';
 import { askMessage, outcomeLine } from '../../../src/remote/slack-approval-message.js';
 import { socketUrlAllowed } from '../../../src/remote/slack-socket.js';
 import type { PermissionAsk } from '../../../src/remote/types.js';
@@ -29,6 +29,33 @@ describe('the remote Slack config', () => {
     expect(remoteSlackSchema.safeParse({ ...base, apiBaseUrl: 'file:///etc/passwd' }).success).toBe(false);
     const { appToken: _, ...noAppToken } = base;
     expect(remoteSlackSchema.safeParse(noAppToken).success).toBe(false);
+  });
+});
+
+describe('the remote Slack config, resolved from the environment', () => {
+  const config = remoteSlackSchema.parse(base);
+  it('takes the tokens from their variables', () => {
+    const env = { SLACK_APP_TOKEN: 'xapp-1-secret-app', SLACK_BOT_TOKEN: 'xoxb-secret-bot' };
+    expect(resolveSlackConfig(config, env)).toEqual({
+      config: { ...config, appToken: 'xapp-1-secret-app', botToken: 'xoxb-secret-bot' },
+    });
+  });
+  it('says which variable is unset, and which token is of the wrong kind, never showing one', () => {
+    expect(resolveSlackConfig(config, { SLACK_BOT_TOKEN: 'xoxb-b' })).toEqual({
+      error: "remote slack: set SLACK_APP_TOKEN in the daemon's environment",
+    });
+    const swapped = resolveSlackConfig(config, {
+      SLACK_APP_TOKEN: 'xoxb-swapped',
+      SLACK_BOT_TOKEN: 'xapp-swapped',
+    });
+    expect(swapped).toHaveProperty('error', expect.stringContaining('appToken is not an app-level token'));
+    expect(JSON.stringify(swapped)).not.toContain('swapped');
+    const bot = resolveSlackConfig(config, {
+      SLACK_APP_TOKEN: 'xapp-ok',
+      SLACK_BOT_TOKEN: 'xoxp-user-token',
+    });
+    expect(bot).toHaveProperty('error', expect.stringContaining('botToken is not a bot token'));
+    expect(JSON.stringify(bot)).not.toContain('user-token');
   });
 });
 
