@@ -42,7 +42,9 @@ export const remoteSlackSchema = z
       .describe('Slack user ids whose clicks count; a click from anyone else changes nothing and is logged.'),
     apiBaseUrl: z
       .string()
-      .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'must be an http(s) URL' })
+      .regex(/^(https:\/\/[^\s/]+|http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?)(\/\S*)?$/, {
+        message: 'must be an https URL (http only on 127.0.0.1, for tests): the tokens travel with each call',
+      })
       .default(REMOTE_SLACK_DEFAULTS.apiBaseUrl)
       .describe('Slack Web API base URL (tests point it at a loopback server).'),
     timeoutMs: z

@@ -39,6 +39,8 @@ export async function callSlack(
     `${base}/${method}`,
     {
       method: 'POST',
+      // Slack's Web API does not redirect: a redirect is refused rather than followed with the token.
+      redirect: 'error',
       headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${token}` },
       body: JSON.stringify(body),
     },

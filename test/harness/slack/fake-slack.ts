@@ -43,6 +43,8 @@ export interface FakeSlack {
   setDown(down: boolean): void;
   /** Whether the links answer pings (a dead link that still looks open answers none). */
   setPongs(answer: boolean): void;
+  /** Every Web API call answers with a redirect to `url` (undefined: none). */
+  setRedirect(url: string | undefined): void;
   /** Pings the client sent. */
   pingsSeen(): number;
   /** Sends an envelope on the newest open link; returns its `envelope_id`. */
@@ -75,6 +77,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let down = false;
   let pongs = true;
   let pings = 0;
+  let redirect: string | undefined;
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -94,6 +97,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return json(res, 200, { ok: false, error: 'invalid_json' });
       }
       calls.push({ method, token, body });
+      if (redirect) {
+        res.writeHead(307, { location: `${redirect}/${method}` });
+        return res.end();
+      }
       if (method === 'apps.connections.open') {
         if (down) return json(res, 503, { ok: false, error: 'service_unavailable' });
         if (token !== FAKE_APP_TOKEN) return json(res, 200, { ok: false, error: 'invalid_auth' });
@@ -172,6 +179,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       if (value) for (const link of [...links]) link.terminate();
     },
     pingsSeen: () => pings,
+    setRedirect(url) {
+      redirect = url;
+    },
     setPongs(answer) {
       pongs = answer;
     },

@@ -232,6 +232,18 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
     expect(slack.messages[1]!.versions).toHaveLength(2);
   });
 
+  it('never follows a redirect with the bot token', async () => {
+    const c = await started();
+    const elsewhere = await startFakeSlack();
+    try {
+      slack.setRedirect(elsewhere.apiBaseUrl);
+      await expect(c.ask(ask())).rejects.toThrow(/chat\.postMessage/);
+      expect(elsewhere.calls).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('rejects an ask Slack would not post, with Slack’s error and without a token', async () => {
     const config = remoteSlackSchema.parse({
       appToken: FAKE_APP_TOKEN,

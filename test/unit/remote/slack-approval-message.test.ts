@@ -26,7 +26,20 @@ describe('the remote Slack config', () => {
       expect(remoteSlackSchema.safeParse({ ...base, approvers }).success).toBe(false);
     }
     expect(remoteSlackSchema.safeParse({ ...base, approver: 'U0123ABCD' }).success).toBe(false);
-    expect(remoteSlackSchema.safeParse({ ...base, apiBaseUrl: 'file:///etc/passwd' }).success).toBe(false);
+    for (const apiBaseUrl of [
+      'file:///etc/passwd',
+      'http://slack.example/api',
+      'http://127.0.0.1.evil.example/',
+    ]) {
+      expect(remoteSlackSchema.safeParse({ ...base, apiBaseUrl }).success).toBe(false);
+    }
+    for (const apiBaseUrl of [
+      'https://slack.example/api',
+      'http://127.0.0.1:4000/api',
+      'http://localhost/api',
+    ]) {
+      expect(remoteSlackSchema.safeParse({ ...base, apiBaseUrl }).success).toBe(true);
+    }
     const { appToken: _, ...noAppToken } = base;
     expect(remoteSlackSchema.safeParse(noAppToken).success).toBe(false);
   });
