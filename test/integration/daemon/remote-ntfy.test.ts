@@ -1,0 +1,221 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { collectRun, type Ran } from '../../helpers/run-hookd.js';
+import { jsonLines } from '../../helpers/json-lines.js';
+import { startLoopbackNtfy, type LoopbackNtfy, type NtfyMessage } from '../../harness/ntfy/server.js';
+import { remoteRecordFile } from '../../../src/daemon/remote-answers.js';
+import type { BrokerRecord } from '../../../src/remote/broker.js';
+import { inputHash } from '../../../src/remote/canonical.js';
+import { tempEnv, waitFor } from './helpers.js';
+import { BIN, spawnDaemon, stopDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
+
+/**
+ * Remote answers end to end below the agent: the built hook and a real daemon, a loopback ntfy server
+ * with access control, the test pressing the buttons of the published notification as the phone would.
+ */
+const { pids, cleanups } = useProcessCleanup();
+
+const DAEMON_TOKEN = 'tk_daemon_secret';
+const PHONE_TOKEN = 'tk_phone_write_only';
+
+async function setUp(options: { waitSec?: number } = {}) {
+  const temp = tempEnv();
+  cleanups.push(temp.cleanup);
+  const ntfy = await startLoopbackNtfy({
+    [DAEMON_TOKEN]: { read: ['answers'], write: ['asks'] },
+    [PHONE_TOKEN]: { read: [], write: ['answers'] },
+  });
+  cleanups.push(() => ntfy.close());
+  const project = join(temp.root, 'project');
+  mkdirSync(project, { recursive: true });
+  const env = { ...temp.env, NTFY_TOKEN: DAEMON_TOKEN } as Record<string, string>;
+  writeConfig(env, {
+    notify: { presence: { source: 'off' } },
+    remote: {
+      whenPresent: 'ask',
+      waitSec: options.waitSec ?? 30,
+      ntfy: {
+        server: ntfy.url,
+        topic: 'asks',
+        replyTopic: 'answers',
+        token: '${NTFY_TOKEN}',
+        replyToken: PHONE_TOKEN,
+      },
+    },
+  });
+  const daemon = await spawnDaemon(env);
+  pids.push(daemon.pid!);
+  cleanups.push(() => stopDaemon(daemon));
+  await waitFor(() => ntfy.subscribers() === 1, 10_000, 'the daemon to subscribe to the reply topic');
+  const records = () => jsonLines<BrokerRecord>(remoteRecordFile(env));
+  return { env, ntfy, project, records };
+}
+
+type Setup = Awaited<ReturnType<typeof setUp>>;
+
+/** Runs the built hook on one event, as Claude Code does. */
+function hook(s: Setup, payload: Record<string, unknown>): Promise<Ran> {
+  const child = spawn(process.execPath, [BIN, 'hook', '--agent', 'claude'], {
+    env: s.env,
+    cwd: s.project,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  pids.push(child.pid!);
+  return collectRun(child, { stdin: JSON.stringify(payload) });
+}
+
+function permissionRequest(s: Setup, command: string, session = 'sess-1'): Record<string, unknown> {
+  return {
+    session_id: session,
+    transcript_path: join(s.project, 't.jsonl'),
+    cwd: s.project,
+    prompt_id: 'p1',
+    permission_mode: 'default',
+    hook_event_name: 'PermissionRequest',
+    tool_name: 'Bash',
+    tool_input: { command, description: 'scripted command' },
+    permission_suggestions: [{ type: 'setMode', mode: 'acceptEdits', destination: 'session' }],
+  };
+}
+
+/** The ask published for `command` (waits for it). */
+function askFor(ntfy: LoopbackNtfy, command: string): Promise<NtfyMessage> {
+  return waitFor(
+    () => ntfy.messages('asks').find((m) => m.actions && m.message.includes(`$ ${command}`)),
+    15_000,
+    `the ask for ${command}`,
+  );
+}
+
+function decision(ran: Ran): unknown {
+  return ran.stdout.trim() === '' ? undefined : (JSON.parse(ran.stdout) as unknown);
+}
+
+const refusedWith = (s: Setup, reason: string) =>
+  waitFor(
+    () => s.records().find((r) => r.kind === 'refused' && r.reason === reason),
+    10_000,
+    `a refused answer (${reason}) in the record`,
+  );
+
+describe('remote answers through a loopback ntfy server', () => {
+  it('Allow on the phone answers the prompt; the same button again is refused as a replay', async () => {
+    const s = await setUp();
+    const ran = hook(s, permissionRequest(s, 'touch allowed.out'));
+    const ask = await askFor(s.ntfy, 'touch allowed.out');
+    expect(ask.title).toContain('Bash');
+    expect(ask.actions!.map((a) => a.label)).toEqual(['Allow', 'Deny']);
+    expect(await s.ntfy.press(ask, 'Allow')).toBe(200);
+    const done = await ran;
+    expect(done.code).toBe(0);
+    expect(decision(done)).toEqual({
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } },
+    });
+    // "Resolved" follows the ask (ntfy cannot edit).
+    await waitFor(
+      () => s.ntfy.messages('asks').some((m) => m.title?.startsWith('Resolved:')),
+      10_000,
+      'resolved',
+    );
+    expect(await s.ntfy.press(ask, 'Allow')).toBe(200);
+    const replay = await refusedWith(s, 'replayed');
+    expect(replay).toMatchObject({ by: 'ntfy', via: 'ntfy', decision: 'allow' });
+    expect(s.records().filter((r) => r.kind === 'decided')).toHaveLength(1);
+  });
+
+  it('Deny answers with a denial the model reads; a post without the token changes nothing', async () => {
+    const s = await setUp();
+    const ran = hook(s, permissionRequest(s, 'touch denied.out'));
+    const ask = await askFor(s.ntfy, 'touch denied.out');
+    const deny = ask.actions!.find((a) => a.label === 'Deny')!;
+    // Someone who guessed the reply topic but has no token: the server refuses, the ask stays open.
+    expect(await s.ntfy.post('answers', deny.body!, undefined)).toBe(403);
+    expect(await s.ntfy.post('answers', 'approve', PHONE_TOKEN)).toBe(200);
+    await refusedWith(s, 'unknown-token');
+    expect(await s.ntfy.press(ask, 'Deny')).toBe(200);
+    const done = await ran;
+    expect(decision(done)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'deny', message: 'Denied remotely (ntfy) by the user.' },
+      },
+    });
+  });
+
+  it('an answer for another call, or for the same tool with other input, never counts for this one', async () => {
+    const s = await setUp();
+    const first = hook(s, permissionRequest(s, 'touch one.out'));
+    const firstAsk = await askFor(s.ntfy, 'touch one.out');
+    await s.ntfy.press(firstAsk, 'Deny');
+    expect(decision(await first)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+    const second = hook(s, permissionRequest(s, 'touch two.out'));
+    const secondAsk = await askFor(s.ntfy, 'touch two.out');
+    // The first call's Allow, pressed late: refused, and the second call is still waiting.
+    await s.ntfy.press(firstAsk, 'Allow');
+    const refused = await refusedWith(s, 'settled');
+    // The refusal names the call the token was bound to: the first one, by the hash of its input.
+    expect(refused).toMatchObject({
+      inputSha256: inputHash({ command: 'touch one.out', description: 'scripted command' }),
+    });
+    expect(s.records().filter((r) => r.kind === 'decided')).toHaveLength(1);
+    await s.ntfy.press(secondAsk, 'Deny');
+    expect(decision(await second)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+  });
+
+  it('answered at the terminal: the hook stops waiting with no decision and a later Allow is refused', async () => {
+    const s = await setUp();
+    const ran = hook(s, permissionRequest(s, 'touch terminal.out'));
+    const ask = await askFor(s.ntfy, 'touch terminal.out');
+    // The user answered at the keyboard: the tool ran and its PostToolUse reaches the daemon.
+    const post = await hook(s, {
+      session_id: 'sess-1',
+      cwd: s.project,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'touch terminal.out' },
+      tool_response: { stdout: '' },
+    });
+    expect(post.code).toBe(0);
+    const done = await ran;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toBe('');
+    expect(s.records().find((r) => r.kind === 'decided')).toMatchObject({ result: 'answered-at-terminal' });
+    await s.ntfy.press(ask, 'Allow');
+    await refusedWith(s, 'after-terminal');
+    await waitFor(
+      () => s.ntfy.messages('asks').some((m) => m.message.startsWith('Answered at the terminal')),
+      10_000,
+      'the resolved message',
+    );
+  });
+
+  it('at most two asks per session are pushed; a third prompt falls to the terminal at once', async () => {
+    const s = await setUp();
+    const a = hook(s, permissionRequest(s, 'touch a.out'));
+    const b = hook(s, permissionRequest(s, 'touch b.out'));
+    const askA = await askFor(s.ntfy, 'touch a.out');
+    const askB = await askFor(s.ntfy, 'touch b.out');
+    const c = await hook(s, permissionRequest(s, 'touch c.out'));
+    expect(c.stdout).toBe('');
+    expect(s.records().find((r) => r.kind === 'not-asked')).toMatchObject({ reason: 'limit' });
+    expect(s.ntfy.messages('asks').some((m) => m.message.includes('touch c.out'))).toBe(false);
+    await s.ntfy.press(askA, 'Deny');
+    await s.ntfy.press(askB, 'Deny');
+    await Promise.all([a, b]);
+  });
+});
+
+describe('remote answers that come too late', () => {
+  it('expired: the hook gives up with no decision (never an allow) and a later Allow is refused', async () => {
+    const s = await setUp({ waitSec: 2.5 });
+    const ran = hook(s, permissionRequest(s, 'touch late.out'));
+    const ask = await askFor(s.ntfy, 'touch late.out');
+    const done = await ran;
+    expect(done.stdout).toBe('');
+    expect(s.records().find((r) => r.kind === 'decided')).toMatchObject({ result: 'expired' });
+    await s.ntfy.press(ask, 'Allow');
+    await refusedWith(s, 'expired');
+  });
+});
