@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectRun, type Ran } from '../../helpers/run-hookd.js';
@@ -20,7 +20,7 @@ const { pids, cleanups } = useProcessCleanup();
 const DAEMON_TOKEN = 'tk_daemon_secret';
 const PHONE_TOKEN = 'tk_phone_write_only';
 
-async function setUp(options: { waitSec?: number } = {}) {
+async function setUp(options: { waitSec?: number; hooks?: Record<string, unknown> } = {}) {
   const temp = tempEnv();
   cleanups.push(temp.cleanup);
   const ntfy = await startLoopbackNtfy({
@@ -32,6 +32,7 @@ async function setUp(options: { waitSec?: number } = {}) {
   mkdirSync(project, { recursive: true });
   const env = { ...temp.env, NTFY_TOKEN: DAEMON_TOKEN } as Record<string, string>;
   writeConfig(env, {
+    ...(options.hooks ? { hooks: options.hooks } : {}),
     notify: { presence: { source: 'off' } },
     remote: {
       whenPresent: 'ask',
@@ -56,8 +57,8 @@ async function setUp(options: { waitSec?: number } = {}) {
 type Setup = Awaited<ReturnType<typeof setUp>>;
 
 /** Runs the built hook on one event, as Claude Code does. */
-function hook(s: Setup, payload: Record<string, unknown>): Promise<Ran> {
-  const child = spawn(process.execPath, [BIN, 'hook', '--agent', 'claude'], {
+function hook(s: Setup, payload: Record<string, unknown>, agent = 'claude'): Promise<Ran> {
+  const child = spawn(process.execPath, [BIN, 'hook', '--agent', agent], {
     env: s.env,
     cwd: s.project,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -204,6 +205,54 @@ describe('remote answers through a loopback ntfy server', () => {
     await s.ntfy.press(askA, 'Deny');
     await s.ntfy.press(askB, 'Deny');
     await Promise.all([a, b]);
+  });
+});
+
+describe('remote answers where an allow would bypass a rule of the user', () => {
+  it("a call under one of the user's Claude Code ask rules may be denied from afar, never allowed", async () => {
+    const s = await setUp();
+    mkdirSync(join(s.env.HOME!, '.claude'), { recursive: true });
+    writeFileSync(
+      join(s.env.HOME!, '.claude', 'settings.json'),
+      JSON.stringify({ permissions: { ask: ['Bash(touch rule-ask:*)'] } }),
+    );
+    const { permission_suggestions: _none, ...request } = permissionRequest(s, 'touch rule-ask x.out');
+    const ran = hook(s, request);
+    const ask = await askFor(s.ntfy, 'touch rule-ask x.out');
+    await s.ntfy.press(ask, 'Allow');
+    await refusedWith(s, 'allow-not-allowed');
+    expect(s.records().find((r) => r.kind === 'asked')).toMatchObject({ denyOnly: true });
+    await s.ntfy.press(ask, 'Deny');
+    expect(decision(await ran)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+  });
+
+  it('a hookd guard that blocks wins: the prompt is never sent away', async () => {
+    const guard = { type: 'command', command: 'echo "no touching" >&2; exit 2', name: 'no-touch' };
+    const s = await setUp({ hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [guard] }] } });
+    const ran = await hook(s, permissionRequest(s, 'touch guarded.out'));
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('no touching');
+    expect(s.ntfy.messages('asks')).toEqual([]);
+    expect(s.records()).toEqual([]);
+  });
+
+  it('Droid: nothing is sent away (its PreToolUse allow would bypass its deny list)', async () => {
+    const s = await setUp();
+    const ran = await hook(
+      s,
+      {
+        session_id: 'droid-1',
+        cwd: s.project,
+        permission_mode: 'auto-high',
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Execute',
+        tool_input: { command: 'chown -R me .' },
+      },
+      'droid',
+    );
+    expect(ran).toMatchObject({ code: 0, stdout: '' });
+    expect(s.ntfy.messages('asks')).toEqual([]);
+    expect(s.records()).toEqual([]);
   });
 });
 
