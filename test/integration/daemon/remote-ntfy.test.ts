@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectRun, type Ran } from '../../helpers/run-hookd.js';
@@ -9,7 +9,7 @@ import { remoteRecordFile } from '../../../src/daemon/remote-answers.js';
 import type { BrokerRecord } from '../../../src/remote/broker.js';
 import { inputHash } from '../../../src/remote/canonical.js';
 import { tempEnv, waitFor } from './helpers.js';
-import { BIN, spawnDaemon, stopDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
+import { BIN, ROOT, spawnDaemon, stopDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
 
 /**
  * Remote answers end to end below the agent: the built hook and a real daemon, a loopback ntfy server
@@ -20,30 +20,42 @@ const { pids, cleanups } = useProcessCleanup();
 const DAEMON_TOKEN = 'tk_daemon_secret';
 const PHONE_TOKEN = 'tk_phone_write_only';
 
+/**
+ * The ntfy example of docs/remote.md, exactly as written there but for the server (the loopback one): the
+ * test checks that the documented config works.
+ */
+function documentedExample(): { remote: { ntfy: Record<string, string> } } {
+  const doc = readFileSync(join(ROOT, 'docs', 'remote.md'), 'utf8');
+  const block = /<!-- example: remote-ntfy -->\s*```json\n([\s\S]*?)```/.exec(doc);
+  if (!block) throw new Error('docs/remote.md lost its remote-ntfy example');
+  return JSON.parse(block[1]!) as { remote: { ntfy: Record<string, string> } };
+}
+
+const ASKS = 'hookd-asks';
+const ANSWERS = 'hookd-answers';
+
 async function setUp(options: { waitSec?: number; hooks?: Record<string, unknown> } = {}) {
   const temp = tempEnv();
   cleanups.push(temp.cleanup);
   const ntfy = await startLoopbackNtfy({
-    [DAEMON_TOKEN]: { read: ['answers'], write: ['asks'] },
-    [PHONE_TOKEN]: { read: [], write: ['answers'] },
+    [DAEMON_TOKEN]: { read: [ANSWERS], write: [ASKS] },
+    [PHONE_TOKEN]: { read: [], write: [ANSWERS] },
   });
   cleanups.push(() => ntfy.close());
   const project = join(temp.root, 'project');
   mkdirSync(project, { recursive: true });
-  const env = { ...temp.env, NTFY_TOKEN: DAEMON_TOKEN } as Record<string, string>;
+  const env = { ...temp.env, NTFY_TOKEN: DAEMON_TOKEN, NTFY_REPLY_TOKEN: PHONE_TOKEN } as Record<
+    string,
+    string
+  >;
+  const example = documentedExample();
   writeConfig(env, {
     ...(options.hooks ? { hooks: options.hooks } : {}),
     notify: { presence: { source: 'off' } },
     remote: {
-      whenPresent: 'ask',
-      waitSec: options.waitSec ?? 30,
-      ntfy: {
-        server: ntfy.url,
-        topic: 'asks',
-        replyTopic: 'answers',
-        token: '${NTFY_TOKEN}',
-        replyToken: PHONE_TOKEN,
-      },
+      ...example.remote,
+      ...(options.waitSec ? { waitSec: options.waitSec } : {}),
+      ntfy: { ...example.remote.ntfy, server: ntfy.url },
     },
   });
   const daemon = await spawnDaemon(env);
@@ -84,7 +96,7 @@ function permissionRequest(s: Setup, command: string, session = 'sess-1'): Recor
 /** The ask published for `command` (waits for it). */
 function askFor(ntfy: LoopbackNtfy, command: string): Promise<NtfyMessage> {
   return waitFor(
-    () => ntfy.messages('asks').find((m) => m.actions && m.message.includes(`$ ${command}`)),
+    () => ntfy.messages(ASKS).find((m) => m.actions && m.message.includes(`$ ${command}`)),
     15_000,
     `the ask for ${command}`,
   );
@@ -116,7 +128,7 @@ describe('remote answers through a loopback ntfy server', () => {
     });
     // "Resolved" follows the ask (ntfy cannot edit).
     await waitFor(
-      () => s.ntfy.messages('asks').some((m) => m.title?.startsWith('Resolved:')),
+      () => s.ntfy.messages(ASKS).some((m) => m.title?.startsWith('Resolved:')),
       10_000,
       'resolved',
     );
@@ -132,8 +144,8 @@ describe('remote answers through a loopback ntfy server', () => {
     const ask = await askFor(s.ntfy, 'touch denied.out');
     const deny = ask.actions!.find((a) => a.label === 'Deny')!;
     // Someone who guessed the reply topic but has no token: the server refuses, the ask stays open.
-    expect(await s.ntfy.post('answers', deny.body!, undefined)).toBe(403);
-    expect(await s.ntfy.post('answers', 'approve', PHONE_TOKEN)).toBe(200);
+    expect(await s.ntfy.post(ANSWERS, deny.body!, undefined)).toBe(403);
+    expect(await s.ntfy.post(ANSWERS, 'approve', PHONE_TOKEN)).toBe(200);
     await refusedWith(s, 'unknown-token');
     expect(await s.ntfy.press(ask, 'Deny')).toBe(200);
     const done = await ran;
@@ -186,7 +198,7 @@ describe('remote answers through a loopback ntfy server', () => {
     await s.ntfy.press(ask, 'Allow');
     await refusedWith(s, 'after-terminal');
     await waitFor(
-      () => s.ntfy.messages('asks').some((m) => m.message.startsWith('Answered at the terminal')),
+      () => s.ntfy.messages(ASKS).some((m) => m.message.startsWith('Answered at the terminal')),
       10_000,
       'the resolved message',
     );
@@ -201,7 +213,7 @@ describe('remote answers through a loopback ntfy server', () => {
     const c = await hook(s, permissionRequest(s, 'touch c.out'));
     expect(c.stdout).toBe('');
     expect(s.records().find((r) => r.kind === 'not-asked')).toMatchObject({ reason: 'limit' });
-    expect(s.ntfy.messages('asks').some((m) => m.message.includes('touch c.out'))).toBe(false);
+    expect(s.ntfy.messages(ASKS).some((m) => m.message.includes('touch c.out'))).toBe(false);
     await s.ntfy.press(askA, 'Deny');
     await s.ntfy.press(askB, 'Deny');
     await Promise.all([a, b]);
@@ -232,7 +244,7 @@ describe('remote answers where an allow would bypass a rule of the user', () => 
     const ran = await hook(s, permissionRequest(s, 'touch guarded.out'));
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain('no touching');
-    expect(s.ntfy.messages('asks')).toEqual([]);
+    expect(s.ntfy.messages(ASKS)).toEqual([]);
     expect(s.records()).toEqual([]);
   });
 
@@ -251,7 +263,7 @@ describe('remote answers where an allow would bypass a rule of the user', () => 
       'droid',
     );
     expect(ran).toMatchObject({ code: 0, stdout: '' });
-    expect(s.ntfy.messages('asks')).toEqual([]);
+    expect(s.ntfy.messages(ASKS)).toEqual([]);
     expect(s.records()).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/config/resolve.js';
 import { validateConfigObject } from '../../../src/config/validate.js';
@@ -59,5 +60,12 @@ describe('the remote section of the config', () => {
     expect(loaded.config.remote).toMatchObject({ enabled: false, ntfy: { topic: 'asks' } });
     const alone = resolveConfig([{ level: 'user', file: '/u/config.json', text: user }]);
     expect(alone.config.remote?.enabled).toBe(true);
+  });
+
+  it('takes the ntfy example of docs/remote.md as written', () => {
+    const doc = readFileSync('docs/remote.md', 'utf8');
+    const block = /<!-- example: remote-ntfy -->\s*```json\n([\s\S]*?)```/.exec(doc);
+    expect(block).not.toBeNull();
+    expect(messages(validateConfigObject(JSON.parse(block![1]!), 'docs/remote.md'))).toEqual([]);
   });
 });
