@@ -117,6 +117,8 @@ export interface BrokerOptions {
 
 /** Random bytes per token: 144 bits. */
 export const TOKEN_BYTES = 18;
+/** Asks open at once over all sessions: memory stays bounded whatever the events say. */
+export const MAX_OPEN_ASKS = 50;
 /** Tokens of settled asks remembered, so a late answer is refused with its real reason. */
 const SETTLED_KEPT = 500;
 
@@ -190,7 +192,7 @@ export class Broker {
       return Promise.resolve({ reason: 'no-channel' });
     }
     const open = [...this.pending.values()].filter((p) => p.request.session === request.session).length;
-    if (open >= this.o.maxPendingPerSession) {
+    if (open >= this.o.maxPendingPerSession || this.pending.size >= MAX_OPEN_ASKS) {
       this.o.record({ kind: 'not-asked', ...base, reason: 'limit' });
       return Promise.resolve({ reason: 'limit' });
     }

@@ -268,6 +268,19 @@ describe('remote answers where an allow would bypass a rule of the user', () => 
   });
 });
 
+describe('the reply subscription', () => {
+  it('reconnects after the server drops it, and an answer posted meanwhile is not lost', async () => {
+    const s = await setUp();
+    const ran = hook(s, permissionRequest(s, 'touch reconnect.out'));
+    const ask = await askFor(s.ntfy, 'touch reconnect.out');
+    s.ntfy.dropSubscribers();
+    // The phone answers while the daemon is not subscribed: the reconnect resumes from the last message.
+    expect(await s.ntfy.press(ask, 'Allow')).toBe(200);
+    expect(decision(await ran)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'allow' } } });
+    expect(s.ntfy.subscribers()).toBe(1);
+  });
+});
+
 describe('remote answers that come too late', () => {
   it('expired: the hook gives up with no decision (never an allow) and a later Allow is refused', async () => {
     const s = await setUp({ waitSec: 2.5 });

@@ -183,6 +183,14 @@ describe('the broker of remote answers', () => {
     expect(records.filter((r) => r.kind === 'not-asked')).toHaveLength(1);
   });
 
+  it('keeps at most 50 asks open over all sessions', async () => {
+    const { broker, ntfy } = setup();
+    await broker.start();
+    for (let i = 0; i < 60; i++) void broker.request(call({ session: `s${i}` }));
+    expect(ntfy.asks).toHaveLength(50);
+    expect(broker.openAsks()).toHaveLength(50);
+  });
+
   it('never takes an allow for a deny-only ask (an ask rule), but takes its deny', async () => {
     const { broker, ntfy, refusals } = setup();
     await broker.start();
