@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { interpolateEnv } from '../config/interpolate.js';
-import type { RemoteConfig } from '../config/remote-schema.js';
+import { ntfyServerProblem, type RemoteConfig } from '../config/remote-schema.js';
 import type { HookEvent } from '../events/types.js';
 import type { PermissionRequestMessage } from '../link/protocol.js';
 import type { PresenceReading } from '../notify/presence.js';
@@ -121,11 +121,15 @@ export class RemoteAnswers {
     const channels: RemoteChannel[] = [];
     if (config.ntfy) {
       const { value, missing } = interpolateEnv(config.ntfy, this.o.env);
+      // A server named by a variable is checked once filled in: never a public server, never plain http.
+      const problem = missing.length > 0 ? undefined : ntfyServerProblem(value.server);
       if (missing.length > 0)
         this.o.logger.error(
           { missing },
           `remote.ntfy names unset variables (${missing.join(', ')}); ntfy answers are off`,
         );
+      else if (problem)
+        this.o.logger.error({ server: value.server }, `remote.ntfy.server: ${problem}; ntfy answers are off`);
       else
         channels.push(
           new NtfyRemoteChannel({

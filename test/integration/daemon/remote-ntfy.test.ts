@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { collectRun, type Ran } from '../../helpers/run-hookd.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { startLoopbackNtfy, type LoopbackNtfy, type NtfyMessage } from '../../harness/ntfy/server.js';
-import { remoteRecordFile } from '../../../src/daemon/remote-answers.js';
+import type { Logger } from 'pino';
+import { RemoteAnswers, remoteRecordFile } from '../../../src/daemon/remote-answers.js';
+import { remoteConfigSchema } from '../../../src/config/remote-schema.js';
 import type { BrokerRecord } from '../../../src/remote/broker.js';
 import { inputHash } from '../../../src/remote/canonical.js';
 import { tempEnv, waitFor } from './helpers.js';
@@ -265,6 +267,46 @@ describe('remote answers where an allow would bypass a rule of the user', () => 
     expect(ran).toMatchObject({ code: 0, stdout: '' });
     expect(s.ntfy.messages(ASKS)).toEqual([]);
     expect(s.records()).toEqual([]);
+  });
+});
+
+describe('a server named by a variable', () => {
+  it('is checked once filled in: the public ntfy.sh is refused and nothing is sent there', async () => {
+    const temp = tempEnv();
+    cleanups.push(temp.cleanup);
+    const errors: string[] = [];
+    const log = { error: (_: object, msg: string) => errors.push(msg), warn: () => {}, info: () => {} };
+    const calls: string[] = [];
+    const remote = new RemoteAnswers({
+      env: { ...temp.env, NTFY_SERVER: 'https://ntfy.sh', NTFY_TOKEN: 'tk_x' },
+      logger: log as unknown as Logger,
+      now: Date.now,
+      presence: () => Promise.resolve({ state: 'unknown' }),
+      fetch: (url) => {
+        calls.push(url);
+        return Promise.reject(new Error('no network in this test'));
+      },
+      remote: () =>
+        remoteConfigSchema.parse({
+          ntfy: { server: '${NTFY_SERVER}', topic: 'a', replyTopic: 'b', token: '${NTFY_TOKEN}' },
+        }),
+    });
+    await remote.start();
+    const reply = await remote.ask({
+      v: 1,
+      type: 'permission',
+      agent: 'claude',
+      session: 's',
+      project: temp.root,
+      tool: 'Bash',
+      input: { command: 'ls' },
+      suggestions: true,
+      waitMs: 5000,
+    });
+    await remote.close();
+    expect(reply).toEqual({ ok: true, reason: 'off' });
+    expect(errors).toEqual([expect.stringContaining('ntfy.sh is a public server')]);
+    expect(calls).toEqual([]);
   });
 });
 
