@@ -3,7 +3,8 @@
  * the hooks of all its settings levels. Everything else comes from the user level only: a project file
  * (trusted with `hookd trust`) may add commands but never loosen what the user set. Of its `settings`
  * only `commandTimeoutSec` applies, and only to the project's own commands; of its `notify` only
- * `channels` and `rules` (added after the user's, see project-notify.ts); its other settings and its other
+ * `channels` and `rules` (added after the user's, see project-notify.ts); of `remote` only
+ * `"enabled": false` (anything else there is a config error); its other settings and its other
  * sections (daemon, api, ledger, enrich) are ignored and reported.
  */
 import { isObject, type Json } from '../util/json-values.js';
@@ -35,7 +36,8 @@ export interface MergedRaw {
 export function ignoredProjectKeys(raw: Json): string[] {
   const ignored: string[] = [];
   for (const key of Object.keys(raw)) {
-    if (key === 'hooks' || key === '$schema') continue;
+    // `remote` may only be the kill switch (remote-schema.ts): it applies.
+    if (key === 'hooks' || key === '$schema' || key === 'remote') continue;
     if (key === 'notify' && isObject(raw.notify)) {
       for (const part of Object.keys(raw.notify))
         if (!(PROJECT_NOTIFY_KEYS as readonly string[]).includes(part)) ignored.push(`notify.${part}`);
@@ -80,6 +82,9 @@ export function mergeLevels(levels: readonly LevelInput[]): MergedRaw {
       const notify = rest.notify;
       if (isObject(notify) && PROJECT_NOTIFY_KEYS.some((key) => key in notify))
         projectNotify = { file: level.file, raw: notify };
+      // The project's kill switch for remote answers: it can only turn them off.
+      if (isObject(rest.remote) && rest.remote.enabled === false && isObject(raw.remote))
+        raw = { ...raw, remote: { ...raw.remote, enabled: false } };
     }
     if (isObject(levelHooks)) {
       for (const [event, entries] of Object.entries(levelHooks)) {

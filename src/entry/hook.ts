@@ -5,6 +5,7 @@ import { isDeclaredAgent } from '../events/parse.js';
 import { recoverWorkingDir } from '../hook-path/working-dir.js';
 import type { ConfigValidator } from '../config/load.js';
 import type { HandOff } from '../hook-path/process-event.js';
+import type { AskRemote } from '../hook-path/hand-off.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { logFilePath, runtimeDir } from '../paths.js';
 import { releaseStdinCopy } from '../util/stdin-copy.js';
@@ -74,6 +75,8 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
   const validator = () => (require('./validate.cjs') as { validator: ConfigValidator }).validator;
   const handOff: HandOff = (message, options) =>
     (require('./client.cjs') as { handOff: HandOff }).handOff(message, options);
+  const askRemote: AskRemote = (message, options) =>
+    (require('./client.cjs') as { askRemote: AskRemote }).askRemote(message, options);
   const where = recoverWorkingDir(process.env);
   const self = hookdLocation(binPath);
   const code = await runHook({
@@ -94,6 +97,7 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
     writeStderr: (text) => writeAll(2, text),
     validator,
     handOff,
+    askRemote,
     daemonArgv: daemonRunArgv(process.execPath, self.program),
     agent: isDeclaredAgent(agent) ? agent : undefined,
     declaredEvent: event,

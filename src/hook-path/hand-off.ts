@@ -24,3 +24,28 @@ export interface HandOffResult {
 
 /** The daemon client's hand-off, injected so the hook loads it only when used. */
 export type HandOff = (message: EventHandoff, options?: HandOffOptions) => Promise<HandOffResult>;
+
+/** A permission prompt the hook asks the daemon to send away (remote answers, docs/remote.md). */
+export interface RemoteAskMessage {
+  v: 1;
+  type: 'permission';
+  agent: string;
+  session: string;
+  project: string;
+  tool: string;
+  input: unknown;
+  suggestions: boolean;
+  waitMs: number;
+}
+
+/** The daemon's answer: a decision, or why there is none (then the agent's own prompt decides). */
+export interface RemoteAskResult {
+  decision?: 'allow' | 'deny';
+  by?: string;
+  via?: string;
+  ask?: string;
+  reason?: string;
+}
+
+/** Asks the daemon and waits at most `message.waitMs`; never throws (no answer = no decision). */
+export type AskRemote = (message: RemoteAskMessage, options?: { env?: Env }) => Promise<RemoteAskResult>;

@@ -1,5 +1,6 @@
 import type { ConfigValidator, LoadedConfig } from '../config/load.js';
-import type { HandOff } from './hand-off.js';
+import type { AskRemote, HandOff } from './hand-off.js';
+import { askRemotely } from './remote-ask.js';
 import { loadConfig } from '../config/load.js';
 import {
   eventScanOptions,
@@ -49,6 +50,8 @@ export interface ProcessIO {
   handOff?: HandOff | undefined;
   /** How to start the daemon in the background when it is down. */
   daemonArgv?: string[];
+  /** Asks the daemon to send a permission prompt away (remote answers); absent: never asked. */
+  askRemote?: AskRemote | undefined;
   now?: () => number;
   /** The agent named by the hook command (`hookd hook --agent claude`); guessed from the event when absent. */
   agent?: DeclaredAgent | undefined;
@@ -112,6 +115,8 @@ export interface RunEventEdges {
   spawn?: SpawnLike | undefined;
   /** Aborted when the caller gives up on the event (its client went away): running commands are killed. */
   signal?: AbortSignal | undefined;
+  /** Asks the daemon to send a permission prompt away (remote answers); absent: never asked. */
+  askRemote?: AskRemote | undefined;
   /** Told the agent's answer as soon as it is decided, before the hand-off (the daemon answers at once). */
   onReply?: ((reply: AgentReply) => void) | undefined;
 }
@@ -282,6 +287,13 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
     report.ran = done.ran;
     report.reply = done.reply;
   }
+  // Remote answers (docs/remote.md): a PermissionRequest no guard decided may be answered from elsewhere.
+  report.reply = await askRemotely(event, loaded.config, report.reply, {
+    env: io.env,
+    logger: io.logger,
+    askRemote: edges.askRemote,
+    elapsedMs: monotonicMs() - started,
+  });
   // A project config whose trust lapsed, said once per session on the agent's stderr, which the agent
   // shows the user. Only with exit 0: never in a block reason the model reads. Not for an event that
   // came over http: its answer reaches no one, the next event of the session says it.

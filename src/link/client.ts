@@ -13,7 +13,14 @@ import {
 import { spoolFileName, writeSpoolFile } from './spool.js';
 import { spawnDetached } from '../process/run.js';
 import { socketAddress } from '../util/unix-socket.js';
-import type { HandOff, HandOffOptions, HandOffResult } from '../hook-path/hand-off.js';
+import type {
+  AskRemote,
+  HandOff,
+  HandOffOptions,
+  HandOffResult,
+  RemoteAskMessage,
+  RemoteAskResult,
+} from '../hook-path/hand-off.js';
 
 // On the hook's start-up path: Node built-ins, src/paths.ts and types only. No zod, no pino.
 
@@ -177,3 +184,31 @@ export async function handOff(message: EventHandoff, options: HandOffOptions = {
 
 // The client implements the hook's contract (src/hook-path/hand-off.ts).
 const _handOffImplementsContract: HandOff = handOff;
+
+/**
+ * Asks the daemon to send a permission prompt away and waits for its answer, at most `waitMs` (the
+ * daemon answers a second before). Any failure is "no decision": the agent's own prompt decides.
+ */
+export async function askRemote(
+  message: RemoteAskMessage,
+  options: { env?: Env } = {},
+): Promise<RemoteAskResult> {
+  const reply = await requestDaemon(message, { env: options.env ?? process.env, timeoutMs: message.waitMs });
+  if (!reply.ok) return { reason: `no answer from the daemon: ${reply.error}` };
+  const { decision, by, via, ask, reason } = reply.reply;
+  const text = (value: unknown) => (typeof value === 'string' ? value.slice(0, 200) : undefined);
+  const result: RemoteAskResult = {};
+  if (decision === 'allow' || decision === 'deny') result.decision = decision;
+  for (const [key, value] of [
+    ['by', by],
+    ['via', via],
+    ['ask', ask],
+    ['reason', reply.reply.ok === true ? reason : (reply.reply.error ?? reason)],
+  ] as const) {
+    const t = text(value);
+    if (t !== undefined) result[key] = t;
+  }
+  return result;
+}
+
+const _askRemoteImplementsContract: AskRemote = askRemote;

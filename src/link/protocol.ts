@@ -58,6 +58,25 @@ const outboxRequestSchema = z.object({
   state: z.enum(['pending', 'held', 'dead', 'delivered', 'cancelled', 'all']).default('all'),
 });
 
+/**
+ * A permission prompt the hook asks the daemon to send away (docs/remote.md); the reply comes when an
+ * answer counted, the ask ended, or at once when it is not sent.
+ */
+export const permissionRequestSchema = z.object({
+  v: z.literal(1),
+  type: z.literal('permission'),
+  agent: z.string().min(1).max(40),
+  session: z.string().min(1).max(200),
+  project: z.string().max(4096),
+  tool: z.string().min(1).max(200),
+  /** The call's exact `tool_input`: the answer is bound to its hash. */
+  input: z.unknown(),
+  /** Whether the request carried `permission_suggestions` (Claude Code leaves them out under an ask rule). */
+  suggestions: z.boolean(),
+  /** How long the hook waits, in ms; the daemon answers before. */
+  waitMs: z.number().int().min(1000).max(3_600_000),
+});
+
 export const requestSchema = z.discriminatedUnion('type', [
   eventRequestSchema,
   z.object({ v: z.literal(1), type: z.literal('ping') }),
@@ -77,11 +96,13 @@ export const requestSchema = z.discriminatedUnion('type', [
   /** The escalation ladders running and the last stopped ones, for `hookd explain` and `hookd outbox list`. */
   z.object({ v: z.literal(1), type: z.literal('ladders'), session: z.string().min(1).max(200).optional() }),
   outboxRequestSchema,
+  permissionRequestSchema,
 ]);
 
 export type DaemonRequest = z.infer<typeof requestSchema>;
 export type EventRequest = z.infer<typeof eventRequestSchema>;
 export type OutboxRequest = z.infer<typeof outboxRequestSchema>;
+export type PermissionRequestMessage = z.infer<typeof permissionRequestSchema>;
 
 export type ParsedRequest =
   { ok: true; request: DaemonRequest } | { ok: false; code: string; error: string; id?: string };

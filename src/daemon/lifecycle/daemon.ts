@@ -40,6 +40,7 @@ import { Parts, type StopPart } from './parts.js';
 import { PresenceCache } from './presence-cache.js';
 import { inflightDir, recoverInflight } from '../state/inflight.js';
 import { TranscriptWatch } from '../listen/transcript-watch.js';
+import { RemoteAnswers } from '../remote-answers.js';
 
 export { DaemonRunningError } from './lock-holder.js';
 export { ClosedWhileStartingError } from './parts.js';
@@ -103,6 +104,7 @@ export const DAEMON_PARTS = [
   'pipeline',
   'ingest',
   'config watch',
+  'remote answers',
   'socket',
   'spawner',
   'fast listener',
@@ -155,6 +157,7 @@ export class Daemon implements DaemonHandle {
   private digest!: Digest;
   private spawner: Spawner | undefined;
   private fast: FastServer | undefined;
+  private remote: RemoteAnswers | undefined;
 
   constructor(private readonly options: StartDaemonOptions = {}) {
     this.env = options.env ?? process.env;
@@ -278,6 +281,19 @@ export class Daemon implements DaemonHandle {
     // Watching before anything answers: a config edit written right after a ping is seen.
     if (!options.config && options.watchConfig !== false)
       await parts.start('config watch', () => this.config.watch());
+    // Remote answers to permission prompts (docs/remote.md): ready before the socket takes asks.
+    await parts.start('remote answers', async () => {
+      const remote = (this.remote = new RemoteAnswers({
+        env,
+        logger: log,
+        now: this.now,
+        remote: () => this.config.state.full?.config.remote,
+        presence: options.presence ?? (() => this.presence.read()),
+        fetch: options.fetch,
+      }));
+      await remote.start();
+      return () => remote.close();
+    });
     await parts.start('socket', async () => {
       if (existsSync(files.socket)) rmSync(files.socket, { force: true });
       const server = await listenOnSocket(files.socket, this.requests(log));
@@ -369,6 +385,7 @@ export class Daemon implements DaemonHandle {
         if (!state.ok) return;
         built = true;
         rebuildChannels(state);
+        void this.remote?.reconfigure();
       },
     });
     if (!built) rebuildChannels(this.config.state);
@@ -547,7 +564,11 @@ export class Daemon implements DaemonHandle {
     return requestHandler({
       stopping: () => this.stopping,
       journalTrouble: () => this.journal.trouble,
-      receive: (handoff) => this.ingest.receive(handoff),
+      receive: (handoff) => {
+        this.remote?.eventSeen(handoff.event);
+        return this.ingest.receive(handoff);
+      },
+      permission: (request) => this.remote?.ask(request) ?? Promise.resolve({ ok: true, reason: 'off' }),
       stats: () => this.stats(),
       shutdown: () => void this.close(),
       store: this.store,
@@ -567,6 +588,7 @@ export class Daemon implements DaemonHandle {
 
   /** An event run by the fast listener, into ingest: acknowledged once it is in the journal. */
   private async handOff(message: EventHandoff, log: Logger): Promise<HandOffResult> {
+    this.remote?.eventSeen(message.event);
     try {
       await this.ingest.receive(message);
       return { outcome: 'acked' };

@@ -422,7 +422,10 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       const p = prepare(req, env, copy.bytes);
       if (p === 'local') {
         phase = 'done';
-        log.info({ kind: 'fast', remote }, 'a command of this event is marked "local"; the client runs it');
+        log.info(
+          { kind: 'fast', remote },
+          'this event runs in the hook process (a command marked "local", or a prompt for remote answers)',
+        );
         socket.end('LOCAL\n');
         return;
       }
@@ -527,6 +530,9 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       };
       return { ...base, config: fail, answered: true };
     }
+    // A permission prompt that may wait for a remote answer (docs/remote.md) runs in the hook process,
+    // whose wait the agent's own hook timeout bounds, not the fast client's.
+    if (parsed.event.name === 'PermissionRequest' && loaded.config.remote?.enabled) return 'local';
     const planned = planCommands(parsed.event, loaded.config, loaded).commands;
     if (planned.some((c) => c.spec.local === true)) return 'local';
     const lostCode = planned.some((c) => c.spec.blocking && c.spec.onError === 'block') ? 2 : 1;

@@ -1,7 +1,7 @@
 import type { EventHandoff } from '../../events/types.js';
 import { serializeNoise, type NoiseState } from '../../notify/noise.js';
 import type { SessionTable } from '../../notify/session-state.js';
-import type { DaemonRequest, OutboxRequest } from '../../link/protocol.js';
+import type { DaemonRequest, OutboxRequest, PermissionRequestMessage } from '../../link/protocol.js';
 import type { DaemonStats } from '../state/stats.js';
 import type { DaemonStore, Delivery, JournalRecord, Ladder } from '../state/store.js';
 
@@ -32,6 +32,8 @@ export interface RequestOptions {
   /** The records that mark a session's shown "waiting" notifications resolved (the pipeline's resolveShown). */
   resolveShown?: (session: string, by: string) => JournalRecord[];
   logger?: { info(obj: object, msg: string): void };
+  /** A permission prompt to send away (remote answers); absent: never sent. */
+  permission?: (request: PermissionRequestMessage) => Promise<Record<string, unknown>>;
   now: () => number;
   pid?: number;
 }
@@ -103,6 +105,9 @@ export function requestHandler(
           recent: (o.ladders?.recentLadders ?? []).filter(mine).slice(-LADDERS_LISTED),
         };
       }
+      case 'permission':
+        if (o.stopping()) return { ok: true, reason: 'stopping' };
+        return o.permission ? o.permission(request) : { ok: true, reason: 'off' };
       case 'ack': {
         if (!o.ladders) return { ok: false, code: 'unsupported', error: 'this daemon has no ladders' };
         const at = o.now();

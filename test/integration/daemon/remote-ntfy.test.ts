@@ -1,0 +1,337 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { collectRun, type Ran } from '../../helpers/run-hookd.js';
+import { jsonLines } from '../../helpers/json-lines.js';
+import { startLoopbackNtfy, type LoopbackNtfy, type NtfyMessage } from '../../harness/ntfy/server.js';
+import type { Logger } from 'pino';
+import { RemoteAnswers, remoteRecordFile } from '../../../src/daemon/remote-answers.js';
+import { remoteConfigSchema } from '../../../src/config/remote-schema.js';
+import type { BrokerRecord } from '../../../src/remote/broker.js';
+import { inputHash } from '../../../src/remote/canonical.js';
+import { tempEnv, waitFor } from './helpers.js';
+import { BIN, ROOT, spawnDaemon, stopDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
+
+/**
+ * Remote answers end to end below the agent: the built hook and a real daemon, a loopback ntfy server
+ * with access control, the test pressing the buttons of the published notification as the phone would.
+ */
+const { pids, cleanups } = useProcessCleanup();
+
+const DAEMON_TOKEN = 'tk_daemon_secret';
+const PHONE_TOKEN = 'tk_phone_write_only';
+
+/**
+ * The ntfy example of docs/remote.md, exactly as written there but for the server (the loopback one): the
+ * test checks that the documented config works.
+ */
+function documentedExample(): { remote: { ntfy: Record<string, string> } } {
+  const doc = readFileSync(join(ROOT, 'docs', 'remote.md'), 'utf8');
+  const block = /<!-- example: remote-ntfy -->\s*```json\n([\s\S]*?)```/.exec(doc);
+  if (!block) throw new Error('docs/remote.md lost its remote-ntfy example');
+  return JSON.parse(block[1]!) as { remote: { ntfy: Record<string, string> } };
+}
+
+const ASKS = 'hookd-asks';
+const ANSWERS = 'hookd-answers';
+
+async function setUp(options: { waitSec?: number; hooks?: Record<string, unknown> } = {}) {
+  const temp = tempEnv();
+  cleanups.push(temp.cleanup);
+  const ntfy = await startLoopbackNtfy({
+    [DAEMON_TOKEN]: { read: [ANSWERS], write: [ASKS] },
+    [PHONE_TOKEN]: { read: [], write: [ANSWERS] },
+  });
+  cleanups.push(() => ntfy.close());
+  const project = join(temp.root, 'project');
+  mkdirSync(project, { recursive: true });
+  const env = { ...temp.env, NTFY_TOKEN: DAEMON_TOKEN, NTFY_REPLY_TOKEN: PHONE_TOKEN } as Record<
+    string,
+    string
+  >;
+  const example = documentedExample();
+  writeConfig(env, {
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+    notify: { presence: { source: 'off' } },
+    remote: {
+      ...example.remote,
+      ...(options.waitSec ? { waitSec: options.waitSec } : {}),
+      ntfy: { ...example.remote.ntfy, server: ntfy.url },
+    },
+  });
+  const daemon = await spawnDaemon(env);
+  pids.push(daemon.pid!);
+  cleanups.push(() => stopDaemon(daemon));
+  await waitFor(() => ntfy.subscribers() === 1, 10_000, 'the daemon to subscribe to the reply topic');
+  const records = () => jsonLines<BrokerRecord>(remoteRecordFile(env));
+  return { env, ntfy, project, records };
+}
+
+type Setup = Awaited<ReturnType<typeof setUp>>;
+
+/** Runs the built hook on one event, as Claude Code does. */
+function hook(s: Setup, payload: Record<string, unknown>, agent = 'claude'): Promise<Ran> {
+  const child = spawn(process.execPath, [BIN, 'hook', '--agent', agent], {
+    env: s.env,
+    cwd: s.project,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  pids.push(child.pid!);
+  return collectRun(child, { stdin: JSON.stringify(payload) });
+}
+
+function permissionRequest(s: Setup, command: string, session = 'sess-1'): Record<string, unknown> {
+  return {
+    session_id: session,
+    transcript_path: join(s.project, 't.jsonl'),
+    cwd: s.project,
+    prompt_id: 'p1',
+    permission_mode: 'default',
+    hook_event_name: 'PermissionRequest',
+    tool_name: 'Bash',
+    tool_input: { command, description: 'scripted command' },
+    permission_suggestions: [{ type: 'setMode', mode: 'acceptEdits', destination: 'session' }],
+  };
+}
+
+/** The ask published for `command` (waits for it). */
+function askFor(ntfy: LoopbackNtfy, command: string): Promise<NtfyMessage> {
+  return waitFor(
+    () => ntfy.messages(ASKS).find((m) => m.actions && m.message.includes(`$ ${command}`)),
+    15_000,
+    `the ask for ${command}`,
+  );
+}
+
+function decision(ran: Ran): unknown {
+  return ran.stdout.trim() === '' ? undefined : (JSON.parse(ran.stdout) as unknown);
+}
+
+const refusedWith = (s: Setup, reason: string) =>
+  waitFor(
+    () => s.records().find((r) => r.kind === 'refused' && r.reason === reason),
+    10_000,
+    `a refused answer (${reason}) in the record`,
+  );
+
+describe('remote answers through a loopback ntfy server', () => {
+  it('Allow on the phone answers the prompt; the same button again is refused as a replay', async () => {
+    const s = await setUp();
+    const ran = hook(s, permissionRequest(s, 'touch allowed.out'));
+    const ask = await askFor(s.ntfy, 'touch allowed.out');
+    expect(ask.title).toContain('Bash');
+    expect(ask.actions!.map((a) => a.label)).toEqual(['Allow', 'Deny']);
+    expect(await s.ntfy.press(ask, 'Allow')).toBe(200);
+    const done = await ran;
+    expect(done.code).toBe(0);
+    expect(decision(done)).toEqual({
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } },
+    });
+    // "Resolved" follows the ask (ntfy cannot edit).
+    await waitFor(
+      () => s.ntfy.messages(ASKS).some((m) => m.title?.startsWith('Resolved:')),
+      10_000,
+      'resolved',
+    );
+    expect(await s.ntfy.press(ask, 'Allow')).toBe(200);
+    const replay = await refusedWith(s, 'replayed');
+    expect(replay).toMatchObject({ by: 'ntfy', via: 'ntfy', decision: 'allow' });
+    expect(s.records().filter((r) => r.kind === 'decided')).toHaveLength(1);
+  });
+
+  it('Deny answers with a denial the model reads; a post without the token changes nothing', async () => {
+    const s = await setUp();
+    const ran = hook(s, permissionRequest(s, 'touch denied.out'));
+    const ask = await askFor(s.ntfy, 'touch denied.out');
+    const deny = ask.actions!.find((a) => a.label === 'Deny')!;
+    // Someone who guessed the reply topic but has no token: the server refuses, the ask stays open.
+    expect(await s.ntfy.post(ANSWERS, deny.body!, undefined)).toBe(403);
+    expect(await s.ntfy.post(ANSWERS, 'approve', PHONE_TOKEN)).toBe(200);
+    await refusedWith(s, 'unknown-token');
+    expect(await s.ntfy.press(ask, 'Deny')).toBe(200);
+    const done = await ran;
+    expect(decision(done)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'deny', message: 'Denied remotely (ntfy) by the user.' },
+      },
+    });
+  });
+
+  it('an answer for another call, or for the same tool with other input, never counts for this one', async () => {
+    const s = await setUp();
+    const first = hook(s, permissionRequest(s, 'touch one.out'));
+    const firstAsk = await askFor(s.ntfy, 'touch one.out');
+    await s.ntfy.press(firstAsk, 'Deny');
+    expect(decision(await first)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+    const second = hook(s, permissionRequest(s, 'touch two.out'));
+    const secondAsk = await askFor(s.ntfy, 'touch two.out');
+    // The first call's Allow, pressed late: refused, and the second call is still waiting.
+    await s.ntfy.press(firstAsk, 'Allow');
+    const refused = await refusedWith(s, 'settled');
+    // The refusal names the call the token was bound to: the first one, by the hash of its input.
+    expect(refused).toMatchObject({
+      inputSha256: inputHash({ command: 'touch one.out', description: 'scripted command' }),
+    });
+    expect(s.records().filter((r) => r.kind === 'decided')).toHaveLength(1);
+    await s.ntfy.press(secondAsk, 'Deny');
+    expect(decision(await second)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+  });
+
+  it('answered at the terminal: the hook stops waiting with no decision and a later Allow is refused', async () => {
+    const s = await setUp();
+    const ran = hook(s, permissionRequest(s, 'touch terminal.out'));
+    const ask = await askFor(s.ntfy, 'touch terminal.out');
+    // The user answered at the keyboard: the tool ran and its PostToolUse reaches the daemon.
+    const post = await hook(s, {
+      session_id: 'sess-1',
+      cwd: s.project,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'touch terminal.out' },
+      tool_response: { stdout: '' },
+    });
+    expect(post.code).toBe(0);
+    const done = await ran;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toBe('');
+    expect(s.records().find((r) => r.kind === 'decided')).toMatchObject({ result: 'answered-at-terminal' });
+    await s.ntfy.press(ask, 'Allow');
+    await refusedWith(s, 'after-terminal');
+    await waitFor(
+      () => s.ntfy.messages(ASKS).some((m) => m.message.startsWith('Answered at the terminal')),
+      10_000,
+      'the resolved message',
+    );
+  });
+
+  it('at most two asks per session are pushed; a third prompt falls to the terminal at once', async () => {
+    const s = await setUp();
+    const a = hook(s, permissionRequest(s, 'touch a.out'));
+    const b = hook(s, permissionRequest(s, 'touch b.out'));
+    const askA = await askFor(s.ntfy, 'touch a.out');
+    const askB = await askFor(s.ntfy, 'touch b.out');
+    const c = await hook(s, permissionRequest(s, 'touch c.out'));
+    expect(c.stdout).toBe('');
+    expect(s.records().find((r) => r.kind === 'not-asked')).toMatchObject({ reason: 'limit' });
+    expect(s.ntfy.messages(ASKS).some((m) => m.message.includes('touch c.out'))).toBe(false);
+    await s.ntfy.press(askA, 'Deny');
+    await s.ntfy.press(askB, 'Deny');
+    await Promise.all([a, b]);
+  });
+});
+
+describe('remote answers where an allow would bypass a rule of the user', () => {
+  it("a call under one of the user's Claude Code ask rules may be denied from afar, never allowed", async () => {
+    const s = await setUp();
+    mkdirSync(join(s.env.HOME!, '.claude'), { recursive: true });
+    writeFileSync(
+      join(s.env.HOME!, '.claude', 'settings.json'),
+      JSON.stringify({ permissions: { ask: ['Bash(touch rule-ask:*)'] } }),
+    );
+    const { permission_suggestions: _none, ...request } = permissionRequest(s, 'touch rule-ask x.out');
+    const ran = hook(s, request);
+    const ask = await askFor(s.ntfy, 'touch rule-ask x.out');
+    await s.ntfy.press(ask, 'Allow');
+    await refusedWith(s, 'allow-not-allowed');
+    expect(s.records().find((r) => r.kind === 'asked')).toMatchObject({ denyOnly: true });
+    await s.ntfy.press(ask, 'Deny');
+    expect(decision(await ran)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+  });
+
+  it('a hookd guard that blocks wins: the prompt is never sent away', async () => {
+    const guard = { type: 'command', command: 'echo "no touching" >&2; exit 2', name: 'no-touch' };
+    const s = await setUp({ hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [guard] }] } });
+    const ran = await hook(s, permissionRequest(s, 'touch guarded.out'));
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('no touching');
+    expect(s.ntfy.messages(ASKS)).toEqual([]);
+    expect(s.records()).toEqual([]);
+  });
+
+  it('Droid: nothing is sent away (its PreToolUse allow would bypass its deny list)', async () => {
+    const s = await setUp();
+    const ran = await hook(
+      s,
+      {
+        session_id: 'droid-1',
+        cwd: s.project,
+        permission_mode: 'auto-high',
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Execute',
+        tool_input: { command: 'chown -R me .' },
+      },
+      'droid',
+    );
+    expect(ran).toMatchObject({ code: 0, stdout: '' });
+    expect(s.ntfy.messages(ASKS)).toEqual([]);
+    expect(s.records()).toEqual([]);
+  });
+});
+
+describe('a server named by a variable', () => {
+  it('is checked once filled in: the public ntfy.sh is refused and nothing is sent there', async () => {
+    const temp = tempEnv();
+    cleanups.push(temp.cleanup);
+    const errors: string[] = [];
+    const log = { error: (_: object, msg: string) => errors.push(msg), warn: () => {}, info: () => {} };
+    const calls: string[] = [];
+    const remote = new RemoteAnswers({
+      env: { ...temp.env, NTFY_SERVER: 'https://ntfy.sh', NTFY_TOKEN: 'tk_x' },
+      logger: log as unknown as Logger,
+      now: Date.now,
+      presence: () => Promise.resolve({ state: 'unknown' }),
+      fetch: (url) => {
+        calls.push(url);
+        return Promise.reject(new Error('no network in this test'));
+      },
+      remote: () =>
+        remoteConfigSchema.parse({
+          ntfy: { server: '${NTFY_SERVER}', topic: 'a', replyTopic: 'b', token: '${NTFY_TOKEN}' },
+        }),
+    });
+    await remote.start();
+    const reply = await remote.ask({
+      v: 1,
+      type: 'permission',
+      agent: 'claude',
+      session: 's',
+      project: temp.root,
+      tool: 'Bash',
+      input: { command: 'ls' },
+      suggestions: true,
+      waitMs: 5000,
+    });
+    await remote.close();
+    expect(reply).toEqual({ ok: true, reason: 'off' });
+    expect(errors).toEqual([expect.stringContaining('ntfy.sh is a public server')]);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('the reply subscription', () => {
+  it('reconnects after the server drops it, and an answer posted meanwhile is not lost', async () => {
+    const s = await setUp();
+    const ran = hook(s, permissionRequest(s, 'touch reconnect.out'));
+    const ask = await askFor(s.ntfy, 'touch reconnect.out');
+    s.ntfy.dropSubscribers();
+    // The phone answers while the daemon is not subscribed: the reconnect resumes from the last message.
+    expect(await s.ntfy.press(ask, 'Allow')).toBe(200);
+    expect(decision(await ran)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'allow' } } });
+    expect(s.ntfy.subscribers()).toBe(1);
+  });
+});
+
+describe('remote answers that come too late', () => {
+  it('expired: the hook gives up with no decision (never an allow) and a later Allow is refused', async () => {
+    const s = await setUp({ waitSec: 2.5 });
+    const ran = hook(s, permissionRequest(s, 'touch late.out'));
+    const ask = await askFor(s.ntfy, 'touch late.out');
+    const done = await ran;
+    expect(done.stdout).toBe('');
+    expect(s.records().find((r) => r.kind === 'decided')).toMatchObject({ result: 'expired' });
+    await s.ntfy.press(ask, 'Allow');
+    await refusedWith(s, 'expired');
+  });
+});
