@@ -8,7 +8,7 @@ import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import type { SessionState } from '../../../src/notify/session-state.js';
 import { REPO_DIR } from '../../helpers/fixtures.js';
 import { jsonLines } from '../../helpers/json-lines.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { handoffOf, loopbackServer, outboxSettled, tempEnv, waitFor } from './helpers.js';
 import { killQuietly, spawnDaemon, stopDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
 
@@ -56,7 +56,7 @@ describe('transcript watching in the daemon', () => {
     mkdirSync(dir, { recursive: true });
     const log = () => jsonLines<Record<string, unknown>>(join(env.HOOKD_STATE_DIR!, 'logs', 'daemon.log'));
     const live = async () => {
-      const ran = await runHookd(['sessions', '--live', '--json'], { env });
+      const ran = await runCli(['sessions', '--live', '--json'], { env });
       return ran.code === 0 ? (JSON.parse(ran.stdout) as SessionState[]) : [];
     };
     const stateOf = async (id: string) => (await live()).find((s) => s.id === id);
@@ -172,7 +172,7 @@ describe('transcript watching in the daemon', () => {
     expect(await stateOf('cut')).toMatchObject({ phase: 'failed', failure: 'model_usage_exhausted' });
 
     // The daemon is alive and well through it all; it stops cleanly with its watchers.
-    expect((await runHookd(['status', '--json'], { env })).code).toBe(0);
+    expect((await runCli(['status', '--json'], { env })).code).toBe(0);
     await stopDaemon(daemon);
     expect(log().some((r) => r.msg === 'daemon stopped; pending work is kept for the next start')).toBe(true);
   });
