@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DROID_EVENTS } from '../../../src/events/names.js';
 import { droidFixtures, fixture } from '../../helpers/fixtures.js';
 import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { isAlive, killHard, readPid, waitFor } from '../../helpers/procs.js';
 
@@ -333,7 +334,7 @@ describe('hookd hook as the agent runs it', () => {
       join(project, '.hookd', 'config.json'),
       JSON.stringify({ hooks: { Stop: [{ hooks: [cmd(`touch ${marker}`)] }] } }),
     );
-    expect((await runHookd(['trust', project], { env })).code).toBe(0);
+    expect((await runCli(['trust', project], { env })).code).toBe(0);
     await runHookd(['hook'], {
       env: { ...env, FACTORY_PROJECT_DIR: project },
       stdin: payload('jsonrpc/16-Stop.json'),
