@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
@@ -13,6 +14,9 @@ export default defineConfig({
   define: { __HOOKD_VERSION__: JSON.stringify(version) },
   test: {
     setupFiles: ['test/setup.ts'],
+    // One test file per core, and at least two: integration files spend most of their time waiting on
+    // the processes they start (vitest's default, one fewer than the cores, leaves one of two idle).
+    maxWorkers: Math.max(2, availableParallelism()),
     // `npm run coverage`: the share of src/ that the unit and integration tests execute in vitest's own
     // workers. Code they run in child processes (the built dist/ bundles) is not counted.
     coverage: {
@@ -43,6 +47,8 @@ export default defineConfig({
         test: {
           name: 'heavy',
           include: [HEAVY],
+          // Each starts hundreds of processes: one file at a time, as their time limits assume.
+          fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { killHard } from '../../helpers/procs.js';
 import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { loopbackServer, waitFor } from '../daemon/helpers.js';
 
@@ -32,7 +33,7 @@ interface ChannelRow {
 }
 
 async function channel(name: string): Promise<ChannelRow | undefined> {
-  const status = await runHookd(['status', '--json'], { env });
+  const status = await runCli(['status', '--json'], { env });
   const report = JSON.parse(status.stdout) as {
     daemon: { running: boolean; stats?: { pid: number; channels: ChannelRow[] } };
   };
@@ -55,16 +56,16 @@ describe('a channel whose deliveries fail', () => {
     const started = await runHookd(['daemon', 'start'], { env });
     expect(started.code, started.stderr).toBe(0);
     await channel('team');
-    expect((await runHookd(['emit', 'Stop'], { env })).code).toBe(0);
+    expect((await runCli(['emit', 'Stop'], { env })).code).toBe(0);
     await waitFor(async () => (await channel('team'))?.lastError, 20_000, 'a failed delivery');
 
-    const logs = await runHookd(['logs', '--level', 'warn'], { env });
+    const logs = await runCli(['logs', '--level', 'warn'], { env });
     expect(logs.code).toBe(0);
     const failure = logs.stdout.split('\n').find((l) => l.includes('delivery failed'));
     expect(failure).toContain('channel=team');
     expect(failure).toContain('answered HTTP 500: upstream is down');
 
-    const status = await runHookd(['status'], { env });
+    const status = await runCli(['status'], { env });
     const row = status.stdout.split('\n').find((l) => l.startsWith('team '));
     expect(row).toMatch(/^team +webhook \S+ +failing /);
     expect(row).toContain('answered HTTP 500');

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { ensureBuilt } from '../daemon/process-helpers.js';
 
@@ -20,10 +20,10 @@ describe('a "__proto__" key under hooks', () => {
       '{"hooks": {"__proto__": [{"hooks": [{"type": "command", "command": "echo proto"}]}],' +
         ' "Stop": [{"hooks": [{"type": "command", "command": "echo stop"}]}]}}',
     );
-    const validate = await runHookd(['validate'], { env, cwd: dir });
+    const validate = await runCli(['validate'], { env, cwd: dir });
     expect(validate.code).toBe(1);
     expect(validate.stdout).toContain('hooks.__proto__: "__proto__" is not a usable name');
-    const config = await runHookd(['config'], { env, cwd: dir });
+    const config = await runCli(['config'], { env, cwd: dir });
     expect(config.code).toBe(1);
     expect(config.stdout).toMatch(/user +\S+config\.json +INVALID/);
     expect(config.stderr).toContain('hooks.__proto__: "__proto__" is not a usable name');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { handOff, requestDaemon } from '../../../src/link/client.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 import { bundleFixture, exited, useProcessCleanup } from './process-helpers.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 
 const { pids, cleanups } = useProcessCleanup();
 
@@ -152,7 +152,7 @@ describe('a daemon killed in the middle of a ladder', () => {
     t.at(5000);
     await waitFor(() => t.slack.received.length === 1, 10_000, 'the first notification');
     await t.kill(daemon);
-    const acked = await runHookd(['ack'], { env: t.env as Record<string, string> });
+    const acked = await runCli(['ack'], { env: t.env as Record<string, string> });
     expect(acked.code).toBe(0);
     expect(acked.stdout).toContain('acknowledged offline');
     expect(acked.stdout).toContain('the daemon is not running: recorded in its journal');

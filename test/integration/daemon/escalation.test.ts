@@ -5,7 +5,7 @@ import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
 import { daemonLogPath } from '../../../src/daemon/lifecycle/logger.js';
 import type { Answered } from '../../../src/daemon/escalator.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { eventSender, loopbackServer, tempEnv, waitFor } from './helpers.js';
 
@@ -159,7 +159,7 @@ describe('escalation ladders', () => {
       'the ladder done',
     );
     expect([t.desk().length, t.slack().length, t.phone().length]).toEqual([1, 1, 4]);
-    const list = await runHookd(['outbox', 'list'], { env: t.env as Record<string, string> });
+    const list = await runCli(['outbox', 'list'], { env: t.env as Record<string, string> });
     expect(list.stdout).toContain('escalation step 2, reminder 3');
     expect(list.stdout).toMatch(
       /escalation ladders:\n {2}stopped {2}s {2}needs you: slack after 5m00s; .* — stopped \(done: every step sent\)/,
@@ -249,25 +249,25 @@ describe('escalation ladders', () => {
     await t.ask('third-session');
     const env = t.env as Record<string, string>;
     // The most recent: its held notification is cancelled and its ladder stopped.
-    const recent = await runHookd(['ack'], { env });
+    const recent = await runCli(['ack'], { env });
     expect(recent.code).toBe(0);
     expect(recent.stdout).toContain('acknowledged third-session');
     expect(recent.stdout).toContain('the most recent waiting session');
     expect(recent.stdout).toContain('still waiting: 2 sessions');
-    const named = await runHookd(['ack', 'first', '--json'], { env });
+    const named = await runCli(['ack', 'first', '--json'], { env });
     expect(JSON.parse(named.stdout)).toMatchObject({
       acked: [{ session: 'first-session', ladders: [expect.any(String)] }],
       stillWaiting: [{ session: 'second-session' }],
     });
-    const unknown = await runHookd(['ack', 'nope'], { env });
+    const unknown = await runCli(['ack', 'nope'], { env });
     expect(unknown.code).toBe(5);
     expect(unknown.stderr).toContain('nothing waits for an answer in session nope');
     t.at(6 * MIN);
     await waitFor(() => t.slack().length === 1, 10_000, "second-session's slack step");
     expect(t.slack()[0]).toContain('second-session');
-    const all = await runHookd(['ack', '--all'], { env });
+    const all = await runCli(['ack', '--all'], { env });
     expect(all.stdout).toContain('acknowledged second-session');
-    const none = await runHookd(['ack'], { env });
+    const none = await runCli(['ack'], { env });
     expect(none.stdout).toContain('nothing waits for an answer');
     t.at(60 * MIN);
     await t.ask('later');
@@ -283,7 +283,7 @@ describe('escalation ladders', () => {
       ['first-session', 'acked'],
       ['second-session', 'acked'],
     ]);
-    const cancelled = await runHookd(['outbox', 'list', '--state', 'cancelled'], { env });
+    const cancelled = await runCli(['outbox', 'list', '--state', 'cancelled'], { env });
     expect(cancelled.stdout).toContain('not sent: acknowledged (hookd ack)');
   });
 
@@ -296,7 +296,7 @@ describe('escalation ladders', () => {
     await waitFor(() => t.hook().length === 1, 10_000, 'the first notification');
     t.at(5 * MIN);
     await waitFor(() => t.hook().length === 2, 10_000, 'the escalation step');
-    const acked = await runHookd(['ack', 's'], { env: t.env as Record<string, string> });
+    const acked = await runCli(['ack', 's'], { env: t.env as Record<string, string> });
     expect(acked.code).toBe(0);
     await waitFor(() => t.hook().length === 4, 10_000, 'both resolved');
     expect(t.hook().slice(2).sort()).toEqual([

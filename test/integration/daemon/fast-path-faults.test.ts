@@ -425,7 +425,13 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
       const bytes = Buffer.from(head.toString().replace('"pad":""', `"pad":"${pad}"`));
       expect(bytes.length).toBe(8 * 1024 * 1024);
       const out = join(tmp.dir, 'big');
-      const run = startHook('fast', { env: { ...env, OUT: out }, cwd: tmp.dir, stdin: bytes });
+      // A loaded machine may take long to copy 8 MiB: the client waits for the daemon (what is checked
+      // here is the daemon's run of it, not the client's bounded wait).
+      const run = startHook('fast', {
+        env: { ...env, OUT: out, HOOKD_CLIENT_WAIT_S: '60' },
+        cwd: tmp.dir,
+        stdin: bytes,
+      });
       pids.push(run.child.pid!);
       const ran = await run.done;
       expect(ran.code, ran.stderr.toString()).toBe(0);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { handOff } from '../../../src/link/client.js';
 import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 import { ensureBuilt, killQuietly, spawnDaemon, writeConfig } from './process-helpers.js';
 
@@ -37,7 +38,7 @@ describe('one log record format for the hook and the daemon', () => {
     );
     await waitFor(() => hook.received.length > 0, 10_000, 'the webhook');
 
-    const json = await runHookd(['logs', '--json', '-n', '0'], { env });
+    const json = await runCli(['logs', '--json', '-n', '0'], { env });
     const records = json.stdout
       .trim()
       .split('\n')
@@ -50,7 +51,7 @@ describe('one log record format for the hook and the daemon', () => {
     expect(evaluated?.event).toBe('Stop');
     expect(evaluated?.proc).toBe('daemon');
 
-    const text = await runHookd(['logs', '-n', '0'], { env: { ...env, NO_COLOR: '1' } });
+    const text = await runCli(['logs', '-n', '0'], { env: { ...env, NO_COLOR: '1' } });
     expect(text.stdout).not.toContain('--:--:--.---');
   });
 });

@@ -10,7 +10,7 @@ import { readDaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js
 import { notifySettings } from '../../../src/config/notify-schema.js';
 import { isProcessAlive } from '../../../src/util/pid-lock.js';
 import { writeExecutable } from '../doctor/doctor-env.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { runProbe } from '../../../src/process/probe.js';
 import { tempEnv, waitFor } from './helpers.js';
 import { exited, spawnDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
@@ -189,7 +189,7 @@ describeXvfb('presence under Xvfb with the real xprintidle', () => {
     moveMouse();
     const status = await waitFor(
       async () => {
-        const ran = await runHookd(['status', '--json'], { env: env as Record<string, string> });
+        const ran = await runCli(['status', '--json'], { env: env as Record<string, string> });
         const presence = (
           JSON.parse(ran.stdout) as { daemon: { stats?: { presence?: Record<string, unknown> } } }
         ).daemon.stats?.presence;
@@ -205,7 +205,7 @@ describeXvfb('presence under Xvfb with the real xprintidle', () => {
       last: { source: 'xprintidle', state: expect.stringMatching(/^(active|idle)$/) },
     });
     expect((status.last as PresenceReading).idleMs).toBeGreaterThanOrEqual(0);
-    const people = await runHookd(['status'], { env: env as Record<string, string> });
+    const people = await runCli(['status'], { env: env as Record<string, string> });
     expect(people.stdout).toMatch(/^presence: xprintidle, (active|idle) \(idle .*\), read /m);
 
     // The doctor reports the daemon's own detection (its environment is the one that counts).

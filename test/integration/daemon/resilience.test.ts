@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { handOff, requestDaemon } from '../../../src/link/client.js';
 import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import { spoolDir } from '../../../src/paths.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 import { ensureBuilt, exited, killQuietly, spawnDaemon, writeConfig } from './process-helpers.js';
 
@@ -82,10 +82,10 @@ describe('odd records read back', () => {
     const spooled = notificationEvent('from the spool');
     writeFileSync(join(spool, `0000000000002-${spooled.event.id}.json`), JSON.stringify(spooled));
 
-    const list = await runHookd(['outbox', 'list', '--state', 'all', '--json'], { env: stringEnv(t.env) });
+    const list = await runCli(['outbox', 'list', '--state', 'all', '--json'], { env: stringEnv(t.env) });
     expect(list.stderr).not.toMatch(/TypeError/);
     expect(list.code).toBe(0);
-    const status = await runHookd(['status', '--json'], { env: stringEnv(t.env) });
+    const status = await runCli(['status', '--json'], { env: stringEnv(t.env) });
     expect(status.stderr).not.toMatch(/TypeError/);
 
     const daemon = await spawnDaemon(t.env);
@@ -180,7 +180,7 @@ describe('a full disk', () => {
       expect(refused.outcome).toBe('failed'); // refused by the daemon, and the spool is on the full disk too
       expect(refused.error).toMatch(/not accepting events/);
       expect(daemon.exitCode).toBeNull();
-      const shown = await runHookd(['status'], { env: { ...stringEnv(t.env), NO_COLOR: '1' } });
+      const shown = await runCli(['status'], { env: { ...stringEnv(t.env), NO_COLOR: '1' } });
       expect(shown.stdout).toMatch(/journal: cannot write .*new events are refused/);
 
       rmSync(filler);

@@ -3,7 +3,7 @@ import { handOff } from '../../../src/link/client.js';
 import { liveSessions } from '../../../src/daemon/admin.js';
 import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import type { SessionState } from '../../../src/notify/session-state.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { fixture, handoffOf, tempEnv, waitFor } from './helpers.js';
 import { killQuietly, spawnDaemon, stopDaemon, writeConfig, useProcessCleanup } from './process-helpers.js';
 
@@ -50,18 +50,18 @@ describe('session states in the daemon', () => {
     expect(await phaseOf(SUB)).toMatchObject({ phase: 'ended', transition: 'session-end', parent: MAIN });
 
     const env = temp.env as Record<string, string>;
-    const live = await runHookd(['sessions', '--live', '--json'], { env });
+    const live = await runCli(['sessions', '--live', '--json'], { env });
     expect(live.code).toBe(0);
     expect((JSON.parse(live.stdout) as SessionState[]).map((s) => [s.id, s.phase, s.waitingFor])).toEqual([
       [MAIN, 'waiting', 'permission'],
     ]);
-    const table = await runHookd(['sessions', '--live', '--once'], { env });
+    const table = await runCli(['sessions', '--live', '--once'], { env });
     expect(table.stdout).toContain('waiting (permission)');
-    const status = await runHookd(['status', '--json'], { env });
+    const status = await runCli(['status', '--json'], { env });
     expect((JSON.parse(status.stdout) as { sessions: SessionState[] }).sessions.map((s) => s.id)).toEqual([
       MAIN,
     ]);
-    expect((await runHookd(['status'], { env })).stdout).toContain('live sessions: 1');
+    expect((await runCli(['status'], { env })).stdout).toContain('live sessions: 1');
 
     await stopDaemon(daemon);
     daemon = await start();
@@ -70,7 +70,7 @@ describe('session states in the daemon', () => {
     await waitFor(async () => (await phaseOf(MAIN))?.phase === 'working', 10_000, 'working again');
     await stopDaemon(daemon);
 
-    const down = await runHookd(['sessions', '--live'], { env });
+    const down = await runCli(['sessions', '--live'], { env });
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('the daemon is not running');
   });

@@ -8,7 +8,7 @@ import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import type { SessionState } from '../../../src/notify/session-state.js';
 import { REPO_DIR } from '../../helpers/fixtures.js';
 import { jsonLines } from '../../helpers/json-lines.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { handoffOf, loopbackServer, outboxSettled, tempEnv, waitFor } from './helpers.js';
 import { killQuietly, spawnDaemon, stopDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
 
@@ -34,6 +34,31 @@ function peakRss(pid: number): number {
   return Number(/(\d+)/.exec(line)![1]) * 1024;
 }
 
+/** Reading and driving the sessions of the daemon at `env`: its log, a session's live state, hand-offs. */
+function sessionTools(env: Record<string, string>) {
+  const log = () => jsonLines<Record<string, unknown>>(join(env.HOOKD_STATE_DIR!, 'logs', 'daemon.log'));
+  const live = async () => {
+    const ran = await runCli(['sessions', '--live', '--json'], { env });
+    return ran.code === 0 ? (JSON.parse(ran.stdout) as SessionState[]) : [];
+  };
+  const stateOf = async (id: string) => (await live()).find((s) => s.id === id);
+  /** Sends the recorded hooks of a session (up to and including `last`), its transcript at `file`. */
+  const sendUpTo = async (session: string, file: string, last: string) => {
+    for (const payload of hooks) {
+      const h = handoffOf({ ...payload, session_id: session, transcript_path: file });
+      expect((await handOff(h, { env, timeoutMs: 5000 })).outcome).toBe('acked');
+      if (payload.hook_event_name === last) return;
+    }
+  };
+  const watching = (session: string) =>
+    waitFor(
+      () => log().some((r) => r.msg === 'watching the transcript' && r.sessionId === session),
+      15_000,
+      `the watch of ${session}`,
+    );
+  return { log, stateOf, sendUpTo, watching };
+}
+
 describe('transcript watching in the daemon', () => {
   it('an interrupt no hook reports: the state moves (transcript-interrupt), the held ask is cancelled', async () => {
     const temp = tempEnv();
@@ -54,27 +79,7 @@ describe('transcript watching in the daemon', () => {
     const env = temp.env as Record<string, string>;
     const dir = join(temp.root, 'home', '.factory', 'sessions', '-work');
     mkdirSync(dir, { recursive: true });
-    const log = () => jsonLines<Record<string, unknown>>(join(env.HOOKD_STATE_DIR!, 'logs', 'daemon.log'));
-    const live = async () => {
-      const ran = await runHookd(['sessions', '--live', '--json'], { env });
-      return ran.code === 0 ? (JSON.parse(ran.stdout) as SessionState[]) : [];
-    };
-    const stateOf = async (id: string) => (await live()).find((s) => s.id === id);
-
-    /** Sends the recorded hooks of a session (up to and including `last`), its transcript at `file`. */
-    const sendUpTo = async (session: string, file: string, last: string) => {
-      for (const payload of hooks) {
-        const h = handoffOf({ ...payload, session_id: session, transcript_path: file });
-        expect((await handOff(h, { env, timeoutMs: 5000 })).outcome).toBe('acked');
-        if (payload.hook_event_name === last) return;
-      }
-    };
-    const watching = (session: string) =>
-      waitFor(
-        () => log().some((r) => r.msg === 'watching the transcript' && r.sessionId === session),
-        15_000,
-        `the watch of ${session}`,
-      );
+    const { log, stateOf, sendUpTo, watching } = sessionTools(env);
 
     // The session as Droid ran it, its transcript written up to the permission prompt.
     const file = join(dir, `${SESSION}.jsonl`);
@@ -130,6 +135,26 @@ describe('transcript watching in the daemon', () => {
       transition: 'transcript-interrupt',
     });
 
+    // The daemon is alive and well through it all; it stops cleanly with its watchers.
+    expect((await runCli(['status', '--json'], { env })).code).toBe(0);
+    await stopDaemon(daemon);
+    expect(log().some((r) => r.msg === 'daemon stopped; pending work is kept for the next start')).toBe(true);
+  });
+
+  it('a transcript replaced or truncated is read on from its new end', async () => {
+    const temp = tempEnv();
+    cleanups.push(temp.cleanup);
+    // The daemon in this process, its poll (which sees a file replaced or cut) every 50 ms, not 5 s.
+    const state = {
+      daemon: await startDaemon({ env: temp.env, config: {}, watchConfig: false, transcriptPollMs: 50 }),
+    };
+    cleanups.push(() => state.daemon.close());
+    const env = temp.env as Record<string, string>;
+    const dir = join(temp.root, 'home', '.factory', 'sessions', '-work');
+    mkdirSync(dir, { recursive: true });
+    const { log, stateOf, sendUpTo, watching } = sessionTools(env);
+    const outcome = transcriptLines[OUTCOME]!;
+
     // A transcript replaced by another file (holding an old interrupt): read on from its new end only,
     // so the turn's end written next is what counts.
     const rotated = join(dir, 'rotated.jsonl');
@@ -170,11 +195,6 @@ describe('transcript watching in the daemon', () => {
       'transcript-turn-failed',
     );
     expect(await stateOf('cut')).toMatchObject({ phase: 'failed', failure: 'model_usage_exhausted' });
-
-    // The daemon is alive and well through it all; it stops cleanly with its watchers.
-    expect((await runHookd(['status', '--json'], { env })).code).toBe(0);
-    await stopDaemon(daemon);
-    expect(log().some((r) => r.msg === 'daemon stopped; pending work is kept for the next start')).toBe(true);
   });
 
   it('an interrupt read from the transcript stops the escalation ladder of the ask', async () => {

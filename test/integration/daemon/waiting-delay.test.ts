@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { eventSender, loopbackServer, tempEnv, waitFor } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -86,7 +86,7 @@ describe('delay-then-cancel of "waiting" notifications', () => {
       waiting: { session: 'answered' },
       cancelledBy: expect.stringMatching(/^PostToolUse /),
     });
-    const cli = await runHookd(['outbox', 'list', '--state', 'cancelled'], {
+    const cli = await runCli(['outbox', 'list', '--state', 'cancelled'], {
       env: t.env as Record<string, string>,
     });
     expect(cli.stdout).toContain('not sent: the session moved on (PostToolUse');

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeFixture } from '../../helpers/claude-fixtures.js';
 import { HOOKD_BIN } from '../../helpers/fixtures.js';
 import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 
 // `hookd hook --agent claude|droid`, the command `hookd install` writes: the agent is named, not guessed
@@ -26,14 +27,21 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup());
 
 const capture = () => join(tmp.dir, 'capture.jsonl');
+/**
+ * A shell command that appends what it saw (its label, HOOKD_AGENT, HOOKD_PROJECT_DIR, its directory and
+ * its stdin) to $CAP as one record, ended by a line holding only RS (0x1e, never raw in JSON).
+ */
 const recorder = (label: string) =>
-  `node -e 'const fs=require("fs");fs.appendFileSync(process.env.CAP,JSON.stringify({label:${JSON.stringify(label)},agent:process.env.HOOKD_AGENT,project:process.env.HOOKD_PROJECT_DIR,pwd:process.cwd(),stdin:fs.readFileSync(0,"utf8")})+"\\n")'`;
+  `{ printf '%s\\n' '${label}' "$HOOKD_AGENT" "$HOOKD_PROJECT_DIR" "$(pwd -P)"; cat; printf '\\n\\036\\n'; } >> "$CAP"`;
 
 function captured(): Record<string, string>[] {
   return readFileSync(capture(), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, string>);
+    .split('\n\u001e\n')
+    .filter(Boolean)
+    .map((record) => {
+      const [label, agent, project, pwd, ...stdin] = record.split('\n');
+      return { label: label!, agent: agent!, project: project!, pwd: pwd!, stdin: stdin.join('\n') };
+    });
 }
 
 /** Claude Code started from a Droid session: Droid's variables pass through to Claude's hooks. */
@@ -52,7 +60,7 @@ function claudeInDroidEnv(sessionId: string): Record<string, string> {
 async function writeProjectConfig(dir: string, hooks: unknown): Promise<void> {
   mkdirSync(join(dir, '.hookd'));
   writeFileSync(join(dir, '.hookd', 'config.json'), JSON.stringify({ hooks }));
-  const trusted = await runHookd(['trust', dir], { env });
+  const trusted = await runCli(['trust', dir], { env });
   expect(trusted.code, trusted.stderr).toBe(0);
 }
 

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DROID_EVENTS } from '../../../src/events/names.js';
 import { droidFixtures, fixture } from '../../helpers/fixtures.js';
 import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { isAlive, killHard, readPid, waitFor } from '../../helpers/procs.js';
 
@@ -45,11 +46,15 @@ const cmd = (command: string, more: Record<string, unknown> = {}) => ({ type: 'c
 
 describe('hookd hook as the agent runs it', () => {
   it('runs every real fixture payload with the right stdin, env and cwd, exits 0 and prints nothing', async () => {
-    const capture = join(tmp.dir, 'capture.jsonl');
-    const recorder = `node -e 'const fs=require("fs");const stdin=fs.readFileSync(0,"utf8");fs.appendFileSync(process.env.CAP, JSON.stringify({stdin, pwd: process.cwd(), ev: process.env.hook_event_name, sid: process.env.session_id, tool: process.env.tool_name || null, hookd: process.env.HOOKD_EVENT})+"\\n")'`;
+    // A shell recorder (no Node start per event): the bytes on its stdin, its directory and the event's
+    // variables, in files the test reads after each event; one line per run in `$CAP.runs`.
+    const cap = join(tmp.dir, 'capture');
+    const recorder =
+      'cat > "$CAP.stdin"; pwd -P > "$CAP.pwd"; echo run >> "$CAP.runs"; ' +
+      'printf "%s\\n" "$hook_event_name" "$session_id" "${tool_name-}" "$HOOKD_EVENT" > "$CAP.env"';
     writeConfig({
       hooks: Object.fromEntries(
-        DROID_EVENTS.map((e) => [e, [{ hooks: [cmd(recorder, { env: { CAP: capture } })] }]]),
+        DROID_EVENTS.map((e) => [e, [{ hooks: [cmd(recorder, { env: { CAP: cap } })] }]]),
       ),
     });
     const fixtures = droidFixtures();
@@ -58,21 +63,16 @@ describe('hookd hook as the agent runs it', () => {
       const ran = await runHookd(['hook'], { env, stdin: raw });
       expect(ran.code, f.file).toBe(0);
       expect(ran.stdout, f.file).toBe('');
+      expect(readFileSync(`${cap}.stdin`, 'utf8'), f.file).toBe(raw);
+      expect(readFileSync(`${cap}.pwd`, 'utf8'), f.file).toBe(`${project}\n`);
+      const [ev, sid, tool, hookd] = readFileSync(`${cap}.env`, 'utf8').split('\n');
+      expect(ev, f.file).toBe(f.payload.hook_event_name);
+      expect(hookd, f.file).toBe(f.payload.hook_event_name);
+      expect(sid, f.file).toBe(f.payload.session_id);
+      expect(tool || null, f.file).toBe((f.payload.tool_name as string | undefined) ?? null);
+      for (const part of ['stdin', 'pwd', 'env']) rmSync(`${cap}.${part}`);
     }
-    const lines = readFileSync(capture, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, string | null>);
-    expect(lines).toHaveLength(fixtures.length);
-    lines.forEach((line, i) => {
-      const f = fixtures[i]!;
-      expect(JSON.parse(line.stdin!)).toEqual({ ...f.payload, cwd: project });
-      expect(line.pwd).toBe(project);
-      expect(line.ev).toBe(f.payload.hook_event_name);
-      expect(line.hookd).toBe(f.payload.hook_event_name);
-      expect(line.sid).toBe(f.payload.session_id);
-      expect(line.tool).toBe((f.payload.tool_name as string | undefined) ?? null);
-    });
+    expect(readFileSync(`${cap}.runs`, 'utf8')).toBe('run\n'.repeat(fixtures.length));
     const eventRecords = logRecords().filter((r) => r.kind === 'event');
     expect(eventRecords).toHaveLength(fixtures.length);
     expect(eventRecords.every((r) => r.commands === 1 && r.failed === 0)).toBe(true);
@@ -334,7 +334,7 @@ describe('hookd hook as the agent runs it', () => {
       join(project, '.hookd', 'config.json'),
       JSON.stringify({ hooks: { Stop: [{ hooks: [cmd(`touch ${marker}`)] }] } }),
     );
-    expect((await runHookd(['trust', project], { env })).code).toBe(0);
+    expect((await runCli(['trust', project], { env })).code).toBe(0);
     await runHookd(['hook'], {
       env: { ...env, FACTORY_PROJECT_DIR: project },
       stdin: payload('jsonrpc/16-Stop.json'),

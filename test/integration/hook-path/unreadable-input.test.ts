@@ -7,6 +7,7 @@ import { hookdLogRecords } from '../../helpers/agent-hook.js';
 import { HOOKD_BIN } from '../../helpers/fixtures.js';
 import { killHard } from '../../helpers/procs.js';
 import { collectRun, runHookd, type Ran } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 
 // A guard marked "onError": "block" fails closed when hookd cannot read the event: too big, not closed
@@ -313,7 +314,7 @@ describe('input that is not JSON', () => {
       stdin: '{',
     });
     expect(untrusted.code).toBe(0);
-    expect((await runHookd(['trust', project], { env })).code).toBe(0);
+    expect((await runCli(['trust', project], { env })).code).toBe(0);
     const ran = await runHookd(['hook', '--agent', 'claude', '--event', 'PreToolUse'], { env, stdin: '{' });
     expect(ran.code).toBe(2);
     expect(ran.stderr).toMatch(/^hookd: project-guard could not run/);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentPayload, runAsAgent, useHookSandbox } from '../../helpers/agent-spawn.js';
 import { hookdLogRecords } from '../../helpers/agent-hook.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 
 // A command in hookd's `hooks` decides as it would under the agent, by each agent's
 // rules; hookd's own failures never block unless the command says "onError": "block"; a guard that
@@ -48,7 +48,7 @@ describe('a hook moved into hookd verbatim behaves as it did in the agent', () =
       settings,
       JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Execute', hooks: NO_SHELL.hooks }] } }),
     );
-    const imported = await runHookd(['import', '--agent', 'droid'], {
+    const imported = await runCli(['import', '--agent', 'droid'], {
       env: box.env,
       cwd: box.project,
     });
@@ -67,7 +67,7 @@ describe('a hook moved into hookd verbatim behaves as it did in the agent', () =
       settings,
       JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: NO_SHELL.hooks }] } }),
     );
-    const imported = await runHookd(['import', '--agent', 'claude'], { env: box.env, cwd: box.project });
+    const imported = await runCli(['import', '--agent', 'claude'], { env: box.env, cwd: box.project });
     expect(imported.code, imported.stderr).toBe(0);
     expect(JSON.parse(readFileSync(box.env.HOOKD_CONFIG!, 'utf8'))).toMatchObject({
       hooks: { PreToolUse: [{ matcher: 'Bash', agent: 'claude', hooks: NO_SHELL.hooks }] },
@@ -174,7 +174,7 @@ describe('decision rules per agent', () => {
         join(box.project, '.hookd', 'config.json'),
         JSON.stringify({ hooks: { PreToolUse: [{ hooks: [cmd(json(allow), { name: 'repo' })] }] } }),
       );
-      const trusted = await runHookd(['trust', box.project], { env: box.env, cwd: box.project });
+      const trusted = await runCli(['trust', box.project], { env: box.env, cwd: box.project });
       expect(trusted.code, trusted.stderr).toBe(0);
       const ran = await runAsAgent(preToolUse(agent), { env: box.env, cwd: box.project, agent });
       expect(ran.code).toBe(0);

@@ -12,7 +12,8 @@ describe('the listed commands', () => {
       expect(module.describe, listed.command).toBe(listed.describe);
       expect(typeof module.handler, listed.command).toBe('function');
     }
-  });
+    // It loads every command's module (most of the CLI): seconds on a busy machine.
+  }, 30_000);
 
   it('are each listed once', () => {
     const names = LISTED_COMMANDS.map((c) => c.command.split(' ')[0]);
