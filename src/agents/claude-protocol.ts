@@ -118,6 +118,8 @@ export const CLAUDE_DETECT: readonly DetectSignal[] = [
   { rank: 4, transcriptMarker: '/.claude/' },
 ];
 
+export const CLAUDE_PROJECT_DIR_ENV: readonly string[] = ['CLAUDE_PROJECT_DIR'];
+
 /** What the hook path needs of Claude Code (data only; each part is its own export). */
 export const CLAUDE_PROTOCOL: AgentProtocol = {
   id: 'claude',
@@ -125,5 +127,5 @@ export const CLAUDE_PROTOCOL: AgentProtocol = {
   matcher: CLAUDE_MATCHER,
   reply: CLAUDE_REPLY,
   detect: CLAUDE_DETECT,
-  projectDirEnv: ['CLAUDE_PROJECT_DIR'],
+  projectDirEnv: CLAUDE_PROJECT_DIR_ENV,
 };

@@ -47,6 +47,12 @@ export const DROID_DETECT: readonly DetectSignal[] = [
   { rank: 2, transcriptMarker: '/.factory/' },
 ];
 
+export const DROID_PROJECT_DIR_ENV: readonly string[] = [
+  'FACTORY_PROJECT_DIR',
+  'DROID_PROJECT_DIR',
+  'CLAUDE_PROJECT_DIR',
+];
+
 /** What the hook path needs of Droid (data only; each part is its own export, so a bundle takes what it uses). */
 export const DROID_PROTOCOL: AgentProtocol = {
   id: 'droid',
@@ -54,5 +60,5 @@ export const DROID_PROTOCOL: AgentProtocol = {
   matcher: DROID_MATCHER,
   reply: DROID_REPLY,
   detect: DROID_DETECT,
-  projectDirEnv: ['FACTORY_PROJECT_DIR', 'DROID_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'],
+  projectDirEnv: DROID_PROJECT_DIR_ENV,
 };

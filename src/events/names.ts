@@ -3,6 +3,7 @@ import type { AgentKind, HookPayload } from './types.js';
 import { ownValue } from '../util/own.js';
 import { CLAUDE_EVENTS, CLAUDE_MATCHER } from '../agents/claude-protocol.js';
 import { DROID_EVENTS, DROID_MATCHER } from '../agents/droid-protocol.js';
+import { MATCHERS } from '../agents/protocols.js';
 
 /** The events of Droid and Claude Code (docs/agents/); unknown events pass through hookd untouched. */
 export { CLAUDE_EVENTS, DROID_EVENTS };
@@ -37,16 +38,6 @@ export function isDroidEvent(name: string): name is DroidEventName {
 export const MATCHER_FIELD = DROID_MATCHER.fieldByEvent;
 export const CLAUDE_MATCHER_FIELD = CLAUDE_MATCHER.fieldByEvent;
 
-/**
- * Claude Code reads a matcher of these events as a list of names when it is made only of letters,
- * digits, `_`, `|`, `,`, space and `-`; for the other events only letters, digits, `_` and `|` make a list.
- */
-const CLAUDE_WIDE_LIST_EVENTS = new Set(CLAUDE_MATCHER.wideListEvents);
-
-export function claudeWideListEvent(name: string): boolean {
-  return CLAUDE_WIDE_LIST_EVENTS.has(name);
-}
-
 /** Where an event's `matcher` applies: the field's name and the value it is tested against. */
 export interface MatcherTarget {
   field: string;
@@ -62,10 +53,11 @@ export function matcherTarget(
   name: string,
   payload: HookPayload,
 ): MatcherTarget | undefined {
-  const field = ownValue(agent === 'claude' ? CLAUDE_MATCHER_FIELD : MATCHER_FIELD, name);
+  const rules = MATCHERS[agent];
+  const field = ownValue(rules.fieldByEvent, name);
   if (!field) return undefined;
   const value = payload[field];
-  if (agent === 'claude' && name === 'FileChanged' && typeof value === 'string')
+  if (rules.baseNameEvents?.includes(name) && typeof value === 'string')
     return { field, value: basename(value) };
   return { field, value };
 }
