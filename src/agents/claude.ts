@@ -65,7 +65,8 @@ export const CLAUDE: AgentAdapter = {
       return files;
     },
     managedDir: claudeManagedDir,
-    // Each type's body field: a `command`, a `prompt` (also an `agent` hook's), a `url`, an MCP `server`.
+    // The types Claude Code 2.1.330 accepts, with the field each needs (an unknown type under PreToolUse
+    // disables the whole file: "Valid types: command, prompt, agent, http, mcp_tool").
     hookTypes: { command: 'command', prompt: 'prompt', agent: 'prompt', http: 'url', mcp_tool: 'server' },
     switches: [],
     dedupesAcrossFiles: true,

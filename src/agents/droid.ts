@@ -52,7 +52,10 @@ export const DROID: AgentAdapter = {
         { layer, kind: 'hooks-json', file: droidHooksJsonFile(dir) },
       ]);
     },
+    // Droid 0.225.2 rejects every hook type but "command".
     hookTypes: { command: 'command' },
+    // Keys of the hooks object that are not events: booleans (Droid 0.225.2's hooks schema); anything else
+    // there makes Droid reject the whole hooks object. `hooksDisabled: true` switches every hook off.
     switches: ['hooksDisabled', 'showHookOutput'],
     dedupesAcrossFiles: false,
   },

@@ -6,6 +6,9 @@
 export const AGENT_IDS = ['droid', 'claude'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
 
+/** The agent hookd assumes where one must be named and none is (`hookd install`, `hookd emit`). */
+export const DEFAULT_AGENT: AgentId = 'droid';
+
 export function isAgentId(value: unknown): value is AgentId {
   return typeof value === 'string' && (AGENT_IDS as readonly string[]).includes(value);
 }

@@ -50,8 +50,12 @@ export const DETECTS: Readonly<Record<AgentId, readonly DetectSignal[]>> = {
   claude: CLAUDE_DETECT,
 };
 
-/** The variables naming the session's project dir, per agent, in order. */
-export const PROJECT_DIR_ENV: Readonly<Record<AgentId, readonly string[]>> = {
+/**
+ * The variables naming the session's project dir, per agent, in order; an agent hookd cannot tell reads
+ * Droid's, which include Claude Code's.
+ */
+export const PROJECT_DIR_ENV: Readonly<Record<AgentId | 'unknown', readonly string[]>> = {
   droid: DROID_PROJECT_DIR_ENV,
   claude: CLAUDE_PROJECT_DIR_ENV,
+  unknown: DROID_PROJECT_DIR_ENV,
 };

@@ -58,11 +58,10 @@ export function isDeclaredAgent(value: unknown): value is DeclaredAgent {
  * The project the session started in, from the variables of the agent that sent the event (its
  * `projectDirEnv`, in order), else the cwd: Claude Code's CLAUDE_PROJECT_DIR stays fixed while the
  * payload's cwd follows `cd`; an enclosing Droid session's FACTORY_PROJECT_DIR (its environment passes
- * through) is not this session's project. An agent hookd cannot tell reads Droid's, which include Claude
- * Code's.
+ * through) is not this session's project.
  */
 export function projectDirOf(agent: AgentKind, env: Env, cwd: string | undefined): string | undefined {
-  for (const name of PROJECT_DIR_ENV[agent === 'unknown' ? 'droid' : agent]) {
+  for (const name of PROJECT_DIR_ENV[agent]) {
     const dir = str(env[name]);
     if (dir) return dir;
   }
