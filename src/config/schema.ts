@@ -1,3 +1,4 @@
+import { AGENT_IDS } from '../agents/ids.js';
 import * as z from 'zod';
 import { DEFAULTS } from './defaults.js';
 import { notifyObjectSchema, notifySchema } from './notify-schema.js';
@@ -87,7 +88,7 @@ export const hookEntrySchema = z
       .describe('Matcher on SessionEnd reason (clear, logout, prompt_input_exit, other).'),
     commandRegex: matcherSchema.optional().describe("Matcher on an Execute/Bash call's shell command."),
     agent: z
-      .enum(['droid', 'claude'])
+      .enum(AGENT_IDS)
       .optional()
       .describe(
         'Only for events from this agent (absent: both). An event whose agent hookd cannot tell runs the entry anyway: a guard never goes missing. `hookd import` sets it.',

@@ -1,3 +1,5 @@
+import { isAgentId } from '../agents/ids.js';
+import { ADAPTERS } from '../agents/registry.js';
 import { dirname, join } from 'node:path';
 import { claudeTranscriptPath, isClaudeTranscript, readClaudeSession } from './claude-session.js';
 import { findTranscript, resolveFactoryHome } from './factory-home.js';
@@ -90,7 +92,10 @@ export async function readLocalSession(opts: ReadLocalSessionOptions): Promise<L
   const claudePath =
     opts.transcriptPath && isClaudeTranscript(opts.transcriptPath)
       ? opts.transcriptPath
-      : !opts.transcriptPath && opts.agent === 'claude' && opts.cwd
+      : !opts.transcriptPath &&
+          isAgentId(opts.agent) &&
+          ADAPTERS[opts.agent].sessions.transcriptFormat === 'claude-jsonl' &&
+          opts.cwd
         ? claudeTranscriptPath(opts.sessionId, opts.cwd)
         : undefined;
   if (claudePath)

@@ -5,6 +5,7 @@
  * nothing; every other command loads the CLI (from V8's code cache, and each command's own code only
  * when that command runs).
  */
+import { isAgentId } from '../agents/ids.js';
 import { fstatSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireCached } from './code-cache.js';
@@ -29,7 +30,7 @@ function fastHookArgs(args: string[]): { agent?: string; event?: string } | unde
     if (value === undefined || value.startsWith('-')) return undefined;
     named[flag[1] as 'agent' | 'event'] = value;
   }
-  if (named.agent !== undefined && named.agent !== 'droid' && named.agent !== 'claude') return undefined;
+  if (named.agent !== undefined && !isAgentId(named.agent)) return undefined;
   return named;
 }
 

@@ -3,6 +3,9 @@ import { newEventId } from '../util/event-id.js';
 import type { AgentKind, HookEvent, HookPayload } from './types.js';
 import { str } from '../util/json-values.js';
 import type { ScanOptions, ScanResult } from './json-scan.js';
+import { AGENT_IDS, isAgentId, type AgentId } from '../agents/ids.js';
+import { DETECTS, PROJECT_DIR_ENV } from '../agents/protocols.js';
+import type { DetectSignal } from '../agents/types.js';
 
 export type ParseFailure = 'empty' | 'binary' | 'not-json' | 'not-object' | 'too-deep';
 export type ParseResult =
@@ -16,40 +19,53 @@ export type ParseResult =
 
 type Env = Record<string, string | undefined>;
 
+/** The signals of every agent, in the order they are tried (src/agents/: each agent's `detect`). */
+const SIGNALS = AGENT_IDS.flatMap((agent) => DETECTS[agent].map((signal) => ({ agent, signal }))).sort(
+  (a, b) => a.signal.rank - b.signal.rank,
+);
+
+function holds(signal: DetectSignal, payload: HookPayload, env: Env): boolean {
+  const sessionId = str(payload.session_id);
+  const transcript = payload.transcript_path;
+  return (
+    (signal.sessionEnv !== undefined && sessionId !== undefined && env[signal.sessionEnv] === sessionId) ||
+    (signal.env ?? []).some((name) => Boolean(env[name])) ||
+    (signal.fields ?? []).some((field) => field in payload) ||
+    (signal.transcriptMarker !== undefined &&
+      typeof transcript === 'string' &&
+      transcript.includes(signal.transcriptMarker))
+  );
+}
+
 /**
  * Which agent sent the event, guessed for a command that does not say (`hookd hook` without --agent,
- * as written by older installs). Claude Code sets CLAUDE_CODE_SESSION_ID to the payload's session_id,
- * which an enclosing session's environment cannot fake; then Droid sets FACTORY_PROJECT_DIR, Claude Code
- * only CLAUDE_PROJECT_DIR.
+ * as written by older installs): the first signal that holds, in rank order across the agents. Claude
+ * Code sets CLAUDE_CODE_SESSION_ID to the payload's session_id, which an enclosing session's environment
+ * cannot fake; then Droid sets FACTORY_PROJECT_DIR, Claude Code only CLAUDE_PROJECT_DIR.
  */
 export function detectAgent(payload: HookPayload, env: Env): AgentKind {
-  const sessionId = str(payload.session_id);
-  if (sessionId && env.CLAUDE_CODE_SESSION_ID === sessionId) return 'claude';
-  if (env.FACTORY_PROJECT_DIR || env.DROID_PROJECT_DIR) return 'droid';
-  if (typeof payload.transcript_path === 'string' && payload.transcript_path.includes('/.factory/'))
-    return 'droid';
-  if (env.CLAUDE_PROJECT_DIR || 'tool_use_id' in payload || 'last_assistant_message' in payload)
-    return 'claude';
-  if (typeof payload.transcript_path === 'string' && payload.transcript_path.includes('/.claude/'))
-    return 'claude';
-  return 'unknown';
+  return SIGNALS.find(({ signal }) => holds(signal, payload, env))?.agent ?? 'unknown';
 }
 
 /** The agents a hook command can name. */
-export type DeclaredAgent = Exclude<AgentKind, 'unknown'>;
+export type DeclaredAgent = AgentId;
 
 export function isDeclaredAgent(value: unknown): value is DeclaredAgent {
-  return value === 'droid' || value === 'claude';
+  return isAgentId(value);
 }
 
 /**
- * The project the session started in, from the variables of the agent that sent the event: Claude Code's
- * CLAUDE_PROJECT_DIR stays fixed while the payload's cwd follows `cd`; an enclosing Droid session's
- * FACTORY_PROJECT_DIR (its environment passes through) is not this session's project.
+ * The project the session started in, from the variables of the agent that sent the event (its
+ * `projectDirEnv`, in order), else the cwd: Claude Code's CLAUDE_PROJECT_DIR stays fixed while the
+ * payload's cwd follows `cd`; an enclosing Droid session's FACTORY_PROJECT_DIR (its environment passes
+ * through) is not this session's project.
  */
 export function projectDirOf(agent: AgentKind, env: Env, cwd: string | undefined): string | undefined {
-  if (agent === 'claude') return str(env.CLAUDE_PROJECT_DIR) ?? cwd;
-  return str(env.FACTORY_PROJECT_DIR) ?? str(env.DROID_PROJECT_DIR) ?? str(env.CLAUDE_PROJECT_DIR) ?? cwd;
+  for (const name of PROJECT_DIR_ENV[agent]) {
+    const dir = str(env[name]);
+    if (dir) return dir;
+  }
+  return cwd;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { ADAPTERS } from '../agents/registry.js';
+import { ownValue } from '../util/own.js';
 import { formatPath } from '../config/issues.js';
 import { AGENT_PROFILES, type Agent } from './agents.js';
 
@@ -21,19 +23,6 @@ export interface AgentHooksReport {
   ok: boolean;
   problems: AgentHooksProblem[];
 }
-
-/**
- * The hook types Claude Code 2.1.330 accepts, with the field each needs (an unknown type under PreToolUse
- * disables the whole file: "Valid types: command, prompt, agent, http, mcp_tool"); Droid 0.225.2 rejects
- * all but "command".
- */
-const CLAUDE_HOOK_TYPES: Readonly<Record<string, string>> = {
-  command: 'command',
-  prompt: 'prompt',
-  agent: 'prompt',
-  http: 'url',
-  mcp_tool: 'server',
-};
 
 type Path = (string | number)[];
 
@@ -63,12 +52,6 @@ function regexError(pattern: string): string | undefined {
  * a bad entry of any other event is skipped alone, and an unknown event's key is ignored.
  */
 export const CLAUDE_GUARD_EVENTS: readonly string[] = ['PreToolUse', 'PermissionRequest'];
-
-/**
- * Keys of Droid's hooks object that are not events: booleans (Droid 0.225.2's hooks schema), anything
- * else makes Droid reject the whole hooks object. `hooksDisabled: true` switches every hook off.
- */
-const DROID_SWITCHES: readonly string[] = ['hooksDisabled', 'showHookOutput'];
 
 /** What Claude Code writes to its debug log (`--debug`, `--debug-file`) for each skipped setting. */
 export const CLAUDE_SKIPPED_LINE = 'Invalid setting skipped';
@@ -156,7 +139,8 @@ function checkHook(c: Collector, agent: Agent, hook: unknown, path: Path): void 
     return;
   }
   const type = hook.type;
-  const allowed = agent === 'claude' ? Object.keys(CLAUDE_HOOK_TYPES) : ['command'];
+  const hookTypes = ADAPTERS[agent].settings.hookTypes;
+  const allowed = Object.keys(hookTypes);
   if (type === undefined) {
     c.error([...path, 'type'], 'type is missing', 'add "type": "command"');
   } else if (typeof type !== 'string' || !allowed.includes(type)) {
@@ -167,8 +151,7 @@ function checkHook(c: Collector, agent: Agent, hook: unknown, path: Path): void 
       type,
     );
   }
-  const field =
-    agent === 'claude' && typeof type === 'string' ? (CLAUDE_HOOK_TYPES[type] ?? 'command') : 'command';
+  const field = typeof type === 'string' ? (ownValue(hookTypes, type) ?? 'command') : 'command';
   const body = hook[field];
   if (body === undefined) {
     c.error([...path, field], `${field} is missing`, `add "${field}": "<${field}>"`);
@@ -278,7 +261,7 @@ export function validateAgentHooks(
   }
   const profile = AGENT_PROFILES[agent];
   for (const [event, entries] of Object.entries(hooks)) {
-    if (agent === 'droid' && DROID_SWITCHES.includes(event)) {
+    if (ADAPTERS[agent].settings.switches.includes(event)) {
       if (typeof entries !== 'boolean')
         c.error(
           [event],

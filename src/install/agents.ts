@@ -1,11 +1,12 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CLAUDE_EVENTS, DROID_EVENTS } from '../events/names.js';
+import { AGENT_IDS, type AgentId } from '../agents/ids.js';
+import { ADAPTERS } from '../agents/registry.js';
 import type { Env } from '../paths.js';
 
-/** The agents whose settings file hookd can wire itself into. */
-export const AGENTS = ['droid', 'claude'] as const;
-export type Agent = (typeof AGENTS)[number];
+/** The agents whose settings file hookd can wire itself into: every agent of the registry. */
+export const AGENTS = AGENT_IDS;
+export type Agent = AgentId;
 
 export const SCOPES = ['user', 'project'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -25,37 +26,24 @@ export interface AgentProfile {
   maxTimeoutSec: number;
 }
 
-/**
- * The Claude Code events hookd wires by default: the nine it shares with Droid, plus the ones that say
- * a turn failed (StopFailure) or the agent waits for a person (PermissionRequest, about 6 s before the
- * Notification). Any of the 33 events of Claude Code 2.1.330 may be named with --events.
- */
-const CLAUDE_DEFAULT_EVENTS = [...DROID_EVENTS, 'PermissionRequest', 'StopFailure'] as const;
-
-export const AGENT_PROFILES: Readonly<Record<Agent, AgentProfile>> = {
-  droid: {
-    agent: 'droid',
-    displayName: 'Droid',
-    settingsDirName: '.factory',
-    defaultEvents: DROID_EVENTS,
-    knownEvents: DROID_EVENTS,
-    // hookd answers within its own 55 s event budget; Droid's default is 60 s.
-    defaultTimeoutSec: 60,
-    maxTimeoutSec: 3600,
-  },
-  claude: {
-    agent: 'claude',
-    displayName: 'Claude Code',
-    settingsDirName: '.claude',
-    defaultEvents: CLAUDE_DEFAULT_EVENTS,
-    knownEvents: CLAUDE_EVENTS,
-    // Claude Code's own default is 600 s, but it gives SessionEnd hooks only 1.5 s unless an entry sets a
-    // timeout (it then waits for the largest SessionEnd timeout, capped at 60 s): 60 s on every entry lets
-    // hookd finish everywhere, and hookd answers within its 55 s event budget.
-    defaultTimeoutSec: 60,
-    maxTimeoutSec: 600,
-  },
-};
+/** Each agent's profile, read from its adapter (src/agents/). */
+export const AGENT_PROFILES: Readonly<Record<Agent, AgentProfile>> = Object.fromEntries(
+  AGENTS.map((agent): [Agent, AgentProfile] => {
+    const adapter = ADAPTERS[agent];
+    return [
+      agent,
+      {
+        agent,
+        displayName: adapter.displayName,
+        settingsDirName: adapter.settings.dirName,
+        defaultEvents: adapter.install.defaultEvents,
+        knownEvents: adapter.events,
+        defaultTimeoutSec: adapter.install.timeouts.installDefault,
+        maxTimeoutSec: adapter.install.timeouts.max,
+      },
+    ];
+  }),
+) as Record<Agent, AgentProfile>;
 
 export function isAgent(value: string): value is Agent {
   return (AGENTS as readonly string[]).includes(value);
@@ -69,9 +57,8 @@ export interface SettingsLocation {
 }
 
 /**
- * Where the agent's settings file for a scope lives: `~/.factory/settings.json` or
- * `<project>/.factory/settings.json` for Droid, `~/.claude/settings.json` or
- * `<project>/.claude/settings.json` for Claude Code. An explicit file wins.
+ * Where the agent's settings file for a scope lives: `settings.json` in the agent's folder (its adapter's
+ * `settings.dirName`: `.factory`, `.claude`) under the home folder or the project. An explicit file wins.
  */
 export function locateSettingsFile(options: {
   agent: Agent;

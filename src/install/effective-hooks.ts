@@ -79,7 +79,7 @@ export function hooksJsonBeside(
   reads: readonly HooksFileRead[],
   read: HooksFileRead,
 ): HooksFileRead | undefined {
-  return reads.find((r) => r.agent === 'droid' && r.kind === 'hooks-json' && r.layer === read.layer);
+  return reads.find((r) => r.kind === 'hooks-json' && r.layer === read.layer);
 }
 
 /** One hook object of an agent's files, and whether the agent runs it. */

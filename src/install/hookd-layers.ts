@@ -1,3 +1,4 @@
+import { ADAPTERS } from '../agents/registry.js';
 import { dirname } from 'node:path';
 import { isObject } from '../util/json-values.js';
 import type { Layer } from './agent-files.js';
@@ -68,7 +69,10 @@ export function doubleWirings(agent: Agent, reads: readonly HooksFileRead[]): Do
       }))
       .filter(
         (h, i, all) =>
-          all.findIndex((o) => o.command === h.command && (agent === 'claude' || o.file === h.file)) === i,
+          all.findIndex(
+            (o) =>
+              o.command === h.command && (ADAPTERS[agent].settings.dedupesAcrossFiles || o.file === h.file),
+          ) === i,
       );
     return hooks.length > 1 ? [{ event, hooks }] : [];
   });

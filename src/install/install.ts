@@ -1,3 +1,4 @@
+import { ADAPTERS } from '../agents/registry.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import type { HookdConfig } from '../config/schema.js';
 import type { Env } from '../paths.js';
@@ -257,7 +258,7 @@ async function agentReads(
     env: options.env ?? process.env,
     projectDir: options.projectDir ?? process.cwd(),
     claudeManagedDir: managed,
-    claudeManagedDropIns: options.agent === 'claude' ? claudeManagedDropIns(managed) : [],
+    claudeManagedDropIns: ADAPTERS[options.agent].settings.managedDir ? claudeManagedDropIns(managed) : [],
   });
   const own = [level.settings.file, ...(level.hooksJson ? [level.hooksJson.file] : [])];
   const layerOf = (file: string): Layer =>

@@ -1,3 +1,4 @@
+import { isAgentId } from '../agents/ids.js';
 import { join } from 'node:path';
 import { readRegularFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import type { Enrichment } from '../enrich/types.js';
@@ -160,7 +161,7 @@ export function createSessionTracker(opts: CreateSessionTrackerOptions): Session
     return {
       id: `ledger-${reason}-${session.sessionId}`,
       receivedAt: atMs,
-      agent: session.agent === 'claude' || session.agent === 'droid' ? session.agent : 'unknown',
+      agent: isAgentId(session.agent) ? session.agent : 'unknown',
       name: 'SessionEnd',
       sessionId: session.sessionId,
       cwd: session.cwd,

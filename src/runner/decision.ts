@@ -1,4 +1,5 @@
 import type { AgentKind } from '../events/types.js';
+import { REPLIES } from '../agents/protocols.js';
 import type { ConfigLevel } from '../config/merge.js';
 import type { RanCommand } from './run-event.js';
 import { isObject, type Json } from '../util/json-values.js';
@@ -12,9 +13,6 @@ export interface AgentReply {
   /** The command whose decision reached the agent, if any. */
   decidedBy?: string;
 }
-
-/** Events whose plain stdout the agents read as context for the model. */
-const CONTEXT_EVENTS = new Set(['SessionStart', 'UserPromptSubmit']);
 
 /** Whether a command's plain stdout is context: as under the agent for a blocking command, unless set. */
 export function passesContext(spec: { blocking: boolean; context?: boolean | undefined }): boolean {
@@ -61,9 +59,9 @@ function strengthOf(answer: Json): Strength {
   return 'other';
 }
 
-/** The text the agent tests for JSON: Claude Code the raw stdout; Droid (and hookd when unsure) trimmed. */
+/** The text the agent tests for JSON (its `reply.jsonStdout`): the raw stdout (Claude Code), or trimmed. */
 function jsonCandidate(stdout: string, agent: AgentKind): string {
-  return agent === 'claude' ? stdout : stdout.trim();
+  return REPLIES[agent].jsonStdout === 'raw' ? stdout : stdout.trim();
 }
 
 /**
@@ -98,13 +96,16 @@ function verdictOf({ planned, result }: RanCommand, agent: AgentKind): Verdict |
 const RANK: Record<Strength, number> = { deny: 0, ask: 1, allow: 2, other: 3 };
 
 /**
- * The winning verdict by the agent's rule. Droid: the first decision in config order. Claude Code
- * (and an agent hookd cannot tell): a deny beats ask, which beats allow; the first of the strongest.
+ * The winning verdict by the agent's rule (`reply.verdict`). `first` (Droid): the first decision in
+ * config order. `strongest` (Claude Code, and an agent hookd cannot tell): a deny beats ask, which beats
+ * allow; the first of the strongest.
  * Either way a project command never overrides a user guard's deny.
  */
 function pickVerdict(verdicts: readonly Verdict[], agent: AgentKind): Verdict | undefined {
   const winner =
-    agent === 'droid' ? verdicts[0] : [...verdicts].sort((a, b) => RANK[a.strength] - RANK[b.strength])[0];
+    REPLIES[agent].verdict === 'first'
+      ? verdicts[0]
+      : [...verdicts].sort((a, b) => RANK[a.strength] - RANK[b.strength])[0];
   if (winner && winner.origin === 'project' && winner.strength !== 'deny') {
     const userDeny = verdicts.find((v) => v.origin === 'user' && v.strength === 'deny');
     if (userDeny) return userDeny;
@@ -114,8 +115,9 @@ function pickVerdict(verdicts: readonly Verdict[], agent: AgentKind): Verdict | 
 
 /**
  * Turns command results into the agent reply, as the agent itself would combine these commands: a
- * blocking command's exit 2 or JSON answer decides (pickVerdict); Droid also shows exit 1's stderr;
- * plain stdout of SessionStart and UserPromptSubmit is context. A command hookd could not run decides
+ * blocking command's exit 2 or JSON answer decides (pickVerdict); where the agent shows exit 1's stderr
+ * (`reply.exit1ShowsStderr`: Droid) so does hookd; plain stdout of the agent's context events
+ * (SessionStart, UserPromptSubmit) is context. A command hookd could not run decides
  * nothing (fail open), unless it says `"onError": "block"`: then hookd answers exit 2 itself.
  */
 export function decideReply(
@@ -137,13 +139,13 @@ export function decideReply(
     };
   }
   if (winner) return winner.reply;
-  if (event.agent === 'droid') {
+  if (REPLIES[event.agent].exit1ShowsStderr) {
     const errors = speaking
       .filter(({ result }) => result.exitCode === 1 && result.stderr.text().trim() !== '')
       .map(({ result }) => result.stderr.text().trim());
     if (errors.length > 0) return { exitCode: 1, stdout: '', stderr: `${errors.join('\n')}\n` };
   }
-  if (CONTEXT_EVENTS.has(event.name)) {
+  if (REPLIES[event.agent].contextEvents.includes(event.name)) {
     const parts = ran
       .filter(({ planned, result }) => passesContext(planned.spec) && result.exitCode === 0)
       .filter((r) => notRunReason(r) === undefined)

@@ -1,10 +1,11 @@
 import type { AgentKind } from '../events/types.js';
+import { MATCHERS } from '../agents/protocols.js';
 
 const cache = new Map<string, RegExp | null>();
 
-/** Claude Code's list syntax: a matcher made only of these characters is a list of exact names. */
-const CLAUDE_WIDE_LIST = /^[A-Za-z0-9_|, -]+$/;
-const CLAUDE_NARROW_LIST = /^[A-Za-z0-9_|]+$/;
+/** The list syntax: a matcher made only of these characters is a list of exact names. */
+const WIDE_LIST = /^[A-Za-z0-9_|, -]+$/;
+const NARROW_LIST = /^[A-Za-z0-9_|]+$/;
 
 function compile(pattern: string): RegExp | null {
   let regex = cache.get(pattern);
@@ -19,19 +20,20 @@ function compile(pattern: string): RegExp | null {
   return regex;
 }
 
-/** How a matcher is read: Droid's rule (exact, then RegExp) or Claude Code's (list of names, else RegExp). */
+/** How a matcher is read: the agent's syntax (src/agents/: exact, then RegExp; or a list of names, else RegExp). */
 export interface MatchRule {
   agent: AgentKind;
-  /** Claude Code: the event accepts `,`, space and `-` in a list of names (most events with a matcher). */
+  /** A list-of-names agent: the event accepts `,`, space and `-` in a list of names (most events with a matcher). */
   wideList?: boolean;
 }
 
 /**
- * Claude Code's rule (2.1.330): a matcher made only of `[A-Za-z0-9_|, -]` (`[A-Za-z0-9_|]` for a few
- * events) is a list of exact names split on `|` or `,`; anything else is an unanchored RegExp.
+ * The `name-list-or-regexp` syntax (Claude Code 2.1.330): a matcher made only of `[A-Za-z0-9_|, -]`
+ * (`[A-Za-z0-9_|]` for a few events) is a list of exact names split on `|` or `,`; anything else is an
+ * unanchored RegExp.
  */
-function claudeMatches(pattern: string, value: string, wideList: boolean): boolean {
-  if ((wideList ? CLAUDE_WIDE_LIST : CLAUDE_NARROW_LIST).test(pattern)) {
+function listMatches(pattern: string, value: string, wideList: boolean): boolean {
+  if ((wideList ? WIDE_LIST : NARROW_LIST).test(pattern)) {
     return pattern
       .split(wideList ? /[|,]/ : '|')
       .map((name) => name.trim())
@@ -42,18 +44,20 @@ function claudeMatches(pattern: string, value: string, wideList: boolean): boole
 }
 
 /**
- * The agent's matcher semantics: empty, `*` or absent match everything. Droid (and an unknown agent):
- * an exact match, then an unanchored JavaScript RegExp test. Claude Code: see claudeMatches. A pattern
+ * The agent's matcher semantics: empty, `*` or absent match everything. `exact-or-regexp` (Droid, and an
+ * unknown agent): an exact match, then an unanchored JavaScript RegExp test. `name-list-or-regexp`
+ * (Claude Code): see listMatches. A pattern
  * that is not a valid RegExp matches only exactly (the config validator reports it before it gets here).
  */
 export function matchesPattern(
   pattern: string | undefined,
   value: unknown,
-  rule: MatchRule = { agent: 'droid' },
+  rule: MatchRule = { agent: 'unknown' },
 ): boolean {
   if (pattern === undefined || pattern === '' || pattern === '*') return true;
   if (typeof value !== 'string') return false;
-  if (rule.agent === 'claude') return claudeMatches(pattern, value, rule.wideList ?? true);
+  if (MATCHERS[rule.agent].syntax === 'name-list-or-regexp')
+    return listMatches(pattern, value, rule.wideList ?? true);
   if (pattern === value) return true;
   const regex = compile(pattern);
   return regex !== null && regex.test(value);

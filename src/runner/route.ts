@@ -1,7 +1,8 @@
 import type { HookCommand, HookdConfig, HookEntry } from '../config/schema.js';
 import type { ConfigLevel } from '../config/merge.js';
 import type { HookEvent } from '../events/types.js';
-import { claudeWideListEvent, matcherTarget } from '../events/names.js';
+import { matcherTarget } from '../events/names.js';
+import { MATCHERS } from '../agents/protocols.js';
 import { matchesPattern } from './matcher.js';
 import { ownValue } from '../util/own.js';
 
@@ -53,7 +54,7 @@ export function entryMismatch(entry: HookEntry, event: HookEvent, options: Match
   const p = event.payload;
   // `matcher` is the agent's own key: read the way the agent that sent the event reads it.
   const target = matcherTarget(event.agent, event.name, p);
-  const rule = { agent: event.agent, wideList: claudeWideListEvent(event.name) };
+  const rule = { agent: event.agent, wideList: MATCHERS[event.agent].wideListEvents?.includes(event.name) };
   const unknown = (value: unknown) => options.absentMatches === true && value === undefined;
   if (
     entry.matcher !== undefined &&

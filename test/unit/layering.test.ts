@@ -116,6 +116,26 @@ describe('layering', () => {
     ]);
   }, 30_000);
 
+  it("lets the hook path load only the agents' data, and keeps agents/ below events/", async () => {
+    const hookPath = await lintAs(
+      'src/runner/agent-data.ts',
+      [
+        "import { MATCHERS } from '../agents/protocols.js';",
+        "import { ADAPTERS } from '../agents/registry.js';",
+        "import type { AgentAdapter } from '../agents/types.js';",
+        'export const all = [MATCHERS, ADAPTERS];',
+        'export type A = AgentAdapter;',
+        '',
+      ].join('\n'),
+    );
+    expect(hookPath).toEqual([expect.stringMatching(/^'\.\.\/agents\/registry\.js'.*hook path/)]);
+    const backEdge = await lintAs(
+      'src/agents/back-edge.ts',
+      "import { parseEvent } from '../events/parse.js';\nexport const p = parseEvent;\n",
+    );
+    expect(backEdge).toEqual([expect.stringMatching(/layering: src\/agents may not import/)]);
+  }, 30_000);
+
   it.each([
     ['src/doctor/x.ts', "import { spawn } from 'node:child_process';\nexport const s = spawn;\n"],
     ['src/runner/x.ts', "export const s = () => process.getBuiltinModule('node:child_process').spawn;\n"],

@@ -1,3 +1,4 @@
+import { isAgentId } from '../../agents/ids.js';
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -248,7 +249,7 @@ class RequestReader {
     return {
       protocol,
       clientVersion,
-      agent: h[1] === 'droid' || h[1] === 'claude' ? h[1] : undefined,
+      agent: isAgentId(h[1]) ? h[1] : undefined,
       declaredEvent: /^[A-Za-z]{1,64}$/.test(event) ? event : undefined,
       umask: /^[0-7]{1,4}$/.test(h[3] ?? '') ? parseInt(h[3]!, 8) : undefined,
       stdin: h[4] === 'timeout' ? 'timeout' : 'eof',

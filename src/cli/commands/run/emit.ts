@@ -1,3 +1,5 @@
+import { AGENT_IDS, DEFAULT_AGENT } from '../../../agents/ids.js';
+import { ADAPTERS } from '../../../agents/registry.js';
 import type { Argv, CommandModule } from 'yargs';
 import { readInputFile } from '../../read-input.js';
 import { CLAUDE_EVENTS, DROID_EVENTS } from '../../../events/names.js';
@@ -63,19 +65,19 @@ export function eventAgent(args: Pick<EmitArgs, 'agent' | 'from'>): {
   from: AgentFrom;
 } {
   if (args.agent) return { agent: args.agent, from: '--agent' };
-  return args.from ? { agent: undefined, from: 'guessed' } : { agent: 'droid', from: 'built' };
+  return args.from ? { agent: undefined, from: 'guessed' } : { agent: DEFAULT_AGENT, from: 'built' };
 }
 
 /** The option both emit and explain take. */
 export const AGENT_OPTION = {
-  choices: ['droid', 'claude'] as const,
+  choices: AGENT_IDS,
   describe:
     'Build and process the event as this agent sends it: its matchers, "agent" entries and decisions (explain: its path); default: droid for a built event, guessed for a payload file',
 };
 
 /** The events an agent sends, for usage messages. */
 export function eventsOf(agent: DeclaredAgent | undefined): readonly string[] {
-  return agent === 'claude' ? CLAUDE_EVENTS : DROID_EVENTS;
+  return ADAPTERS[agent ?? DEFAULT_AGENT].events;
 }
 
 export function buildPayload(args: EmitArgs): Record<string, unknown> {
@@ -96,7 +98,7 @@ export function buildPayload(args: EmitArgs): Record<string, unknown> {
   if (!args.event)
     throw new UsageError('name an event or give --from <file>', `Events: ${eventsOf(args.agent).join(', ')}`);
   return samplePayload(args.event, {
-    agent: args.agent ?? 'droid',
+    agent: args.agent ?? DEFAULT_AGENT,
     ...(args.tool ? { tool: args.tool } : {}),
     ...(args.command ? { command: args.command } : {}),
     ...(args.file ? { filePath: args.file } : {}),

@@ -1,3 +1,4 @@
+import { AGENT_IDS } from '../../../agents/ids.js';
 import type { CommandModule } from 'yargs';
 import { cli } from '../../io.js';
 
@@ -8,7 +9,7 @@ export const hookCommand: CommandModule = {
   builder: (y) =>
     y
       .option('agent', {
-        choices: ['droid', 'claude'] as const,
+        choices: AGENT_IDS,
         describe:
           'The agent that runs this command (written by `hookd install`); without it hookd guesses from the event',
       })

@@ -1,3 +1,4 @@
+import { DEFAULT_AGENT } from '../../../agents/ids.js';
 import type { Argv, CommandModule } from 'yargs';
 import { formatAgentHooksProblems } from '../../../install/agent-hooks.js';
 import { AGENT_PROFILES, AGENTS, SCOPES, type Agent, type Scope } from '../../../install/agents.js';
@@ -65,7 +66,7 @@ function targetOptions<T>(y: Argv<T>) {
   return y
     .option('agent', {
       choices: AGENTS,
-      default: 'droid' as Agent,
+      default: DEFAULT_AGENT as Agent,
       describe: 'Whose settings file: Droid (~/.factory) or Claude Code (~/.claude)',
     })
     .option('scope', {

@@ -1,3 +1,4 @@
+import { ADAPTERS } from '../../../agents/registry.js';
 import { dirname } from 'node:path';
 import {
   agentHooksFiles,
@@ -46,7 +47,7 @@ export async function inspectAgentFiles(
     env,
     projectDir,
     claudeManagedDir: managed,
-    claudeManagedDropIns: agent === 'claude' ? claudeManagedDropIns(managed) : [],
+    claudeManagedDropIns: ADAPTERS[agent].settings.managedDir ? claudeManagedDropIns(managed) : [],
   });
   return Promise.all(files.map(readHooksFile));
 }

@@ -1,0 +1,61 @@
+import type { AgentId } from './ids.js';
+import type { AgentProtocol, DetectSignal, MatcherRules, ReplyRules } from './types.js';
+import {
+  CLAUDE_DETECT,
+  CLAUDE_MATCHER,
+  CLAUDE_PROJECT_DIR_ENV,
+  CLAUDE_PROTOCOL,
+  CLAUDE_REPLY,
+} from './claude-protocol.js';
+import {
+  DROID_DETECT,
+  DROID_MATCHER,
+  DROID_PROJECT_DIR_ENV,
+  DROID_PROTOCOL,
+  DROID_REPLY,
+} from './droid-protocol.js';
+
+/**
+ * The hook path's view of the agents, by id (the full adapters are in registry.ts, off the hook path).
+ * Data only, and one export per part so that a bundle keeps only the parts it reads: `dist/hook.cjs`
+ * has a size budget.
+ */
+export const PROTOCOLS: Readonly<Record<AgentId, AgentProtocol>> = {
+  droid: DROID_PROTOCOL,
+  claude: CLAUDE_PROTOCOL,
+};
+
+/**
+ * How each agent reads a matcher; for an agent hookd cannot tell (`unknown`), the plain rule: an exact
+ * name, then a RegExp, on the fields Droid matches.
+ */
+export const MATCHERS: Readonly<Record<AgentId | 'unknown', MatcherRules>> = {
+  droid: DROID_MATCHER,
+  claude: CLAUDE_MATCHER,
+  unknown: DROID_MATCHER,
+};
+
+/**
+ * How each agent takes answers; for an agent hookd cannot tell (`unknown`), the safe mix: JSON on
+ * trimmed stdout, the strongest decision wins (a deny is never lost), exit 1 only logged.
+ */
+export const REPLIES: Readonly<Record<AgentId | 'unknown', ReplyRules>> = {
+  droid: DROID_REPLY,
+  claude: CLAUDE_REPLY,
+  unknown: { ...CLAUDE_REPLY, jsonStdout: 'trimmed' },
+};
+
+export const DETECTS: Readonly<Record<AgentId, readonly DetectSignal[]>> = {
+  droid: DROID_DETECT,
+  claude: CLAUDE_DETECT,
+};
+
+/**
+ * The variables naming the session's project dir, per agent, in order; an agent hookd cannot tell reads
+ * Droid's, which include Claude Code's.
+ */
+export const PROJECT_DIR_ENV: Readonly<Record<AgentId | 'unknown', readonly string[]>> = {
+  droid: DROID_PROJECT_DIR_ENV,
+  claude: CLAUDE_PROJECT_DIR_ENV,
+  unknown: DROID_PROJECT_DIR_ENV,
+};
