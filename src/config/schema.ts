@@ -86,10 +86,10 @@ export const hookEntrySchema = z
       .describe('Matcher on SessionEnd reason (clear, logout, prompt_input_exit, other).'),
     commandRegex: matcherSchema.optional().describe("Matcher on an Execute/Bash call's shell command."),
     agent: z
-      .enum(['droid', 'claude'])
+      .enum(['droid', 'claude', 'codex', 'gemini'])
       .optional()
       .describe(
-        'Only for events from this agent (absent: both). An event whose agent hookd cannot tell runs the entry anyway: a guard never goes missing. `hookd import` sets it.',
+        'Only for events from this agent (absent: every agent). An event whose agent hookd cannot tell runs the entry anyway: a guard never goes missing. `hookd import` sets it.',
       ),
     hooks: z.array(hookCommandSchema).describe('Commands to run when the entry matches.'),
   })

@@ -3,6 +3,8 @@ import { newEventId } from '../util/event-id.js';
 import type { AgentKind, HookEvent, HookPayload } from './types.js';
 import { str } from '../util/json-values.js';
 import type { ScanOptions, ScanResult } from './json-scan.js';
+import { isCodexPayload } from './codex-facts.js';
+import { geminiCanonical, isGeminiPayload } from './gemini-facts.js';
 
 export type ParseFailure = 'empty' | 'binary' | 'not-json' | 'not-object' | 'too-deep';
 export type ParseResult =
@@ -19,12 +21,15 @@ type Env = Record<string, string | undefined>;
 /**
  * Which agent sent the event, guessed for a command that does not say (`hookd hook` without --agent,
  * as written by older installs). Claude Code sets CLAUDE_CODE_SESSION_ID to the payload's session_id,
- * which an enclosing session's environment cannot fake; then Droid sets FACTORY_PROJECT_DIR, Claude Code
- * only CLAUDE_PROJECT_DIR.
+ * which an enclosing session's environment cannot fake; Gemini CLI does the same with GEMINI_SESSION_ID;
+ * Codex sets nothing, but its transcript is a rollout file of its own. Then Droid sets FACTORY_PROJECT_DIR,
+ * Claude Code only CLAUDE_PROJECT_DIR.
  */
 export function detectAgent(payload: HookPayload, env: Env): AgentKind {
   const sessionId = str(payload.session_id);
   if (sessionId && env.CLAUDE_CODE_SESSION_ID === sessionId) return 'claude';
+  if (isGeminiPayload(payload, env)) return 'gemini';
+  if (isCodexPayload(payload)) return 'codex';
   if (env.FACTORY_PROJECT_DIR || env.DROID_PROJECT_DIR) return 'droid';
   if (typeof payload.transcript_path === 'string' && payload.transcript_path.includes('/.factory/'))
     return 'droid';
@@ -39,16 +44,19 @@ export function detectAgent(payload: HookPayload, env: Env): AgentKind {
 export type DeclaredAgent = Exclude<AgentKind, 'unknown'>;
 
 export function isDeclaredAgent(value: unknown): value is DeclaredAgent {
-  return value === 'droid' || value === 'claude';
+  return value === 'droid' || value === 'claude' || value === 'codex' || value === 'gemini';
 }
 
 /**
  * The project the session started in, from the variables of the agent that sent the event: Claude Code's
  * CLAUDE_PROJECT_DIR stays fixed while the payload's cwd follows `cd`; an enclosing Droid session's
- * FACTORY_PROJECT_DIR (its environment passes through) is not this session's project.
+ * FACTORY_PROJECT_DIR (its environment passes through) is not this session's project. Gemini CLI sets
+ * GEMINI_PROJECT_DIR; Codex names no project, so its session's cwd is the project.
  */
 export function projectDirOf(agent: AgentKind, env: Env, cwd: string | undefined): string | undefined {
   if (agent === 'claude') return str(env.CLAUDE_PROJECT_DIR) ?? cwd;
+  if (agent === 'gemini') return str(env.GEMINI_PROJECT_DIR) ?? cwd;
+  if (agent === 'codex') return cwd;
   return str(env.FACTORY_PROJECT_DIR) ?? str(env.DROID_PROJECT_DIR) ?? str(env.CLAUDE_PROJECT_DIR) ?? cwd;
 }
 
@@ -133,6 +141,18 @@ export function withoutBom(bytes: Buffer): Buffer {
 type Clock = { now(): number; id(): string };
 const DEFAULT_CLOCK: Clock = { now: Date.now, id: newEventId };
 
+/**
+ * hookd's name for the event: the payload's `hook_event_name`; Gemini's events by their Claude Code
+ * counterparts (BeforeTool is PreToolUse: gemini-facts.ts), so one config serves every agent.
+ */
+export function canonicalEventName(agent: AgentKind, name: string): string {
+  return agent === 'gemini' ? geminiCanonical(name) : name;
+}
+
+function nameOf(agent: AgentKind, name: string | undefined): string {
+  return name === undefined ? 'Unknown' : canonicalEventName(agent, name);
+}
+
 /** The event hookd makes of a payload object: its name, ids, agent and project dir. */
 function eventOf(payload: HookPayload, env: Env, clock: Clock, declaredAgent?: DeclaredAgent): HookEvent {
   const cwd = str(payload.cwd);
@@ -141,7 +161,7 @@ function eventOf(payload: HookPayload, env: Env, clock: Clock, declaredAgent?: D
     id: clock.id(),
     receivedAt: clock.now(),
     agent,
-    name: str(payload.hook_event_name) ?? 'Unknown',
+    name: nameOf(agent, str(payload.hook_event_name)),
     payload,
   };
   const sessionId = str(payload.session_id);

@@ -2,7 +2,7 @@
 export type HookPayload = Record<string, unknown>;
 
 /** The agents hookd knows; the one list the type and the daemon protocol's schema are built from. */
-export const AGENT_KINDS = ['droid', 'claude', 'unknown'] as const;
+export const AGENT_KINDS = ['droid', 'claude', 'codex', 'gemini', 'unknown'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
 /** One event as hookd sees it: the raw payload plus what hookd adds. */

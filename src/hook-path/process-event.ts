@@ -2,6 +2,7 @@ import type { ConfigValidator, LoadedConfig } from '../config/load.js';
 import type { HandOff } from './hand-off.js';
 import { loadConfig } from '../config/load.js';
 import {
+  canonicalEventName,
   eventScanOptions,
   parseEvent,
   parseScanned,
@@ -246,7 +247,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   }
   const event = parsed.event;
   if (typeof event.payload.hook_event_name !== 'string' && isEventName(request.declaredEvent))
-    event.name = request.declaredEvent;
+    event.name = canonicalEventName(event.agent, request.declaredEvent);
   report.event = event;
   if (parsed.tooDeep) keepTooDeep(io, raw, event);
 

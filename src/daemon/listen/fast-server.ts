@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigMemory, loadConfig, type LoadedConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
-import { parseEvent, type DeclaredAgent, type ParseResult } from '../../events/parse.js';
+import { isDeclaredAgent, parseEvent, type DeclaredAgent, type ParseResult } from '../../events/parse.js';
 import type { EventHandoff } from '../../events/types.js';
 import { runEvent, type HandOff } from '../../hook-path/process-event.js';
 import { guardsAtStake, identifyUnreadable } from '../../hook-path/unreadable.js';
@@ -248,7 +248,7 @@ class RequestReader {
     return {
       protocol,
       clientVersion,
-      agent: h[1] === 'droid' || h[1] === 'claude' ? h[1] : undefined,
+      agent: isDeclaredAgent(h[1]) ? h[1] : undefined,
       declaredEvent: /^[A-Za-z]{1,64}$/.test(event) ? event : undefined,
       umask: /^[0-7]{1,4}$/.test(h[3] ?? '') ? parseInt(h[3]!, 8) : undefined,
       stdin: h[4] === 'timeout' ? 'timeout' : 'eof',

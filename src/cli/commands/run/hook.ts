@@ -8,7 +8,7 @@ export const hookCommand: CommandModule = {
   builder: (y) =>
     y
       .option('agent', {
-        choices: ['droid', 'claude'] as const,
+        choices: ['droid', 'claude', 'codex', 'gemini'] as const,
         describe:
           'The agent that runs this command (written by `hookd install`); without it hookd guesses from the event',
       })
