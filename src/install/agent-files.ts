@@ -84,6 +84,16 @@ export function agentHooksFiles(agent: Agent, options: AgentFilesOptions = {}): 
       at(layer, 'hooks-json', droidHooksJsonFile(dir)),
     ]);
   }
+  if (agent === 'codex') {
+    // Codex CLI 0.171.0 was observed reading $CODEX_HOME/hooks.json (`{"hooks": {...}}`) only.
+    const codexHome = env.CODEX_HOME ? resolve(env.CODEX_HOME) : join(home, '.codex');
+    return [at('user', 'settings', join(codexHome, 'hooks.json'))];
+  }
+  if (agent === 'gemini')
+    return [
+      at('user', 'settings', join(home, '.gemini', 'settings.json')),
+      ...(sameAsHome ? [] : [at('project', 'settings', join(project, '.gemini', 'settings.json'))]),
+    ];
   const managed = options.claudeManagedDir ?? claudeManagedDir();
   return [
     at('user', 'settings', join(home, '.claude', 'settings.json')),
