@@ -23,6 +23,7 @@ const LAYERS = [
   ['runner'],
   ['config'],
   ['events'],
+  ['agents'],
   ['terminal', 'errors', 'logging'],
   ['process'],
   ['util', 'paths'],
@@ -112,6 +113,7 @@ const HOOK_PATH = {
     entry: ['hook'],
     config: ['load', 'loaded', 'load-fresh', 'trust', 'defaults', 'source-state'],
     link: ['client', 'runtime-files', 'spool'],
+    agents: ['ids', 'protocols', 'droid-protocol', 'claude-protocol'],
     '': ['paths'],
   },
 };
@@ -132,6 +134,7 @@ const OFF_HOOK_PATH = [
   'config',
   'daemon',
   'link',
+  'agents',
 ];
 function hookPathRule(ownFolder) {
   const message =

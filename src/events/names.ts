@@ -1,19 +1,11 @@
 import { basename } from 'node:path';
 import type { AgentKind, HookPayload } from './types.js';
 import { ownValue } from '../util/own.js';
+import { CLAUDE_EVENTS, CLAUDE_MATCHER } from '../agents/claude-protocol.js';
+import { DROID_EVENTS, DROID_MATCHER } from '../agents/droid-protocol.js';
 
-/** The nine events the Droid CLI fires (hook-protocol.md). Others pass through untouched. */
-export const DROID_EVENTS = [
-  'SessionStart',
-  'UserPromptSubmit',
-  'PreToolUse',
-  'PostToolUse',
-  'Notification',
-  'Stop',
-  'SubagentStop',
-  'PreCompact',
-  'SessionEnd',
-] as const;
+/** The events of Droid and Claude Code (docs/agents/); unknown events pass through hookd untouched. */
+export { CLAUDE_EVENTS, DROID_EVENTS };
 
 export type DroidEventName = (typeof DROID_EVENTS)[number];
 
@@ -39,118 +31,17 @@ export function isDroidEvent(name: string): name is DroidEventName {
 }
 
 /**
- * The 33 events Claude Code 2.1.330 knows (its settings schema's "Valid events" list, in its order).
- * Later versions may add more: unknown events pass through hookd untouched.
+ * The payload field an entry's `matcher` is tested against, per event, as Droid reads it (and hookd for
+ * an agent it cannot tell); `CLAUDE_MATCHER_FIELD` as Claude Code 2.1.330 does (docs/agents/).
  */
-export const CLAUDE_EVENTS = [
-  'PreToolUse',
-  'PostToolUse',
-  'PostToolUseFailure',
-  'PostToolBatch',
-  'Notification',
-  'UserPromptSubmit',
-  'UserPromptExpansion',
-  'SessionStart',
-  'SessionEnd',
-  'Stop',
-  'StopFailure',
-  'SubagentStart',
-  'SubagentStop',
-  'PreCompact',
-  'PostCompact',
-  'PreModelSwitch',
-  'PostModelSwitch',
-  'PermissionRequest',
-  'PermissionDenied',
-  'Setup',
-  'TeammateIdle',
-  'TaskCreated',
-  'TaskCompleted',
-  'Elicitation',
-  'ElicitationResult',
-  'ConfigChange',
-  'WorktreeCreate',
-  'WorktreeRemove',
-  'InstructionsLoaded',
-  'CwdChanged',
-  'FileChanged',
-  'DirectoryAdded',
-  'MessageDisplay',
-] as const;
-
-/**
- * The payload field an entry's `matcher` is tested against, per event. Droid tests the tool name,
- * SessionStart `source` and PreCompact `trigger`; Claude Code also matches Notification's
- * `notification_type` and SessionEnd's `reason`, and so does hookd.
- */
-export const MATCHER_FIELD: Readonly<Record<string, string>> = {
-  PreToolUse: 'tool_name',
-  PostToolUse: 'tool_name',
-  PermissionRequest: 'tool_name',
-  SessionStart: 'source',
-  PreCompact: 'trigger',
-  Notification: 'notification_type',
-  SessionEnd: 'reason',
-};
-
-/**
- * Claude Code 2.1.330's matcher field per event (read from the binary's own switch). Events not listed
- * (UserPromptSubmit, Stop, PostToolBatch, CwdChanged, WorktreeCreate, ...) ignore the matcher.
- * FileChanged matches the changed file's base name; the model switches the target model.
- */
-export const CLAUDE_MATCHER_FIELD: Readonly<Record<string, string>> = {
-  PreToolUse: 'tool_name',
-  PostToolUse: 'tool_name',
-  PostToolUseFailure: 'tool_name',
-  PermissionRequest: 'tool_name',
-  PermissionDenied: 'tool_name',
-  UserPromptExpansion: 'command_name',
-  SessionStart: 'source',
-  Setup: 'trigger',
-  PreCompact: 'trigger',
-  PostCompact: 'trigger',
-  PreModelSwitch: 'to_model',
-  PostModelSwitch: 'to_model',
-  Notification: 'notification_type',
-  SessionEnd: 'reason',
-  StopFailure: 'error',
-  SubagentStart: 'agent_type',
-  SubagentStop: 'agent_type',
-  Elicitation: 'mcp_server_name',
-  ElicitationResult: 'mcp_server_name',
-  ConfigChange: 'source',
-  DirectoryAdded: 'source',
-  InstructionsLoaded: 'load_reason',
-  FileChanged: 'file_path',
-};
+export const MATCHER_FIELD = DROID_MATCHER.fieldByEvent;
+export const CLAUDE_MATCHER_FIELD = CLAUDE_MATCHER.fieldByEvent;
 
 /**
  * Claude Code reads a matcher of these events as a list of names when it is made only of letters,
  * digits, `_`, `|`, `,`, space and `-`; for the other events only letters, digits, `_` and `|` make a list.
  */
-const CLAUDE_WIDE_LIST_EVENTS = new Set([
-  'PreToolUse',
-  'PostToolUse',
-  'PostToolUseFailure',
-  'PermissionRequest',
-  'PermissionDenied',
-  'UserPromptExpansion',
-  'SessionStart',
-  'SessionEnd',
-  'Setup',
-  'PreCompact',
-  'PostCompact',
-  'PreModelSwitch',
-  'PostModelSwitch',
-  'Notification',
-  'SubagentStart',
-  'SubagentStop',
-  'Elicitation',
-  'ElicitationResult',
-  'ConfigChange',
-  'InstructionsLoaded',
-  'DirectoryAdded',
-]);
+const CLAUDE_WIDE_LIST_EVENTS = new Set(CLAUDE_MATCHER.wideListEvents);
 
 export function claudeWideListEvent(name: string): boolean {
   return CLAUDE_WIDE_LIST_EVENTS.has(name);
