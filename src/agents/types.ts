@@ -183,7 +183,7 @@ export interface InstallRules {
 /** Where the agent keeps its sessions, for enrichment and the ledger. */
 export interface SessionStore {
   /** The transcript format the enricher reads. */
-  transcriptFormat: 'droid-jsonl' | 'claude-jsonl';
+  transcriptFormat: 'droid-jsonl' | 'claude-jsonl' | 'codex-rollout' | 'gemini-chat';
   /** The folder under which transcripts live (`<root>/sessions/...`, `<root>/projects/...`). */
   root(env: Readonly<Record<string, string | undefined>>, home: string): string;
   /** True when a transcript path is this agent's. */

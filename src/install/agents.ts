@@ -1,8 +1,11 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CLAUDE_EVENTS, DROID_EVENTS } from '../events/names.js';
-import { CODEX_DEFAULT_EVENTS, CODEX_EVENTS } from '../events/codex-facts.js';
-import { GEMINI_DEFAULT_EVENTS, GEMINI_EVENTS, geminiNative } from '../events/gemini-facts.js';
+import { CODEX_DEFAULT_EVENTS } from '../agents/codex.js';
+import { CODEX_EVENTS } from '../agents/codex-protocol.js';
+import { GEMINI_DEFAULT_EVENTS } from '../agents/gemini.js';
+import { GEMINI_EVENTS } from '../agents/gemini-protocol.js';
+import { geminiNative } from '../events/gemini-facts.js';
 import { UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
 
