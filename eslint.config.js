@@ -113,7 +113,7 @@ const HOOK_PATH = {
     entry: ['hook'],
     config: ['load', 'loaded', 'load-fresh', 'trust', 'defaults', 'source-state'],
     link: ['client', 'runtime-files', 'spool'],
-    agents: ['ids', 'protocols', 'droid-protocol', 'claude-protocol'],
+    agents: ['ids', 'protocols', 'droid-protocol', 'claude-protocol', 'codex-protocol', 'gemini-protocol'],
     '': ['paths'],
   },
 };

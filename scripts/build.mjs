@@ -56,6 +56,7 @@ const common = {
     './config.cjs',
     './run.cjs',
     './redact.cjs',
+    './remote.cjs',
   ],
 };
 
@@ -70,6 +71,7 @@ const common = {
 //   dist/redact.cjs    the redactor (src/logging/redact.ts), for a log record that may hold a secret;
 //   dist/config.cjs    loading the config when no cached result fits (src/config/load-fresh.ts): the
 //                      files' reading, the project file's trust, the last good config.
+//   dist/remote.cjs    waiting for a remote answer to a permission prompt (src/hook-path/remote-ask.ts).
 // A chunk bundles what it imports itself: it shares no module state with dist/hook.cjs.
 const HOOK_CHUNKS = [
   { source: 'src/events/json-scan.ts', test: /\/json-scan\.js$/, chunk: 'scan.cjs' },
@@ -77,6 +79,7 @@ const HOOK_CHUNKS = [
   { source: 'src/hook-path/run-planned.ts', test: /\/run-planned\.js$/, chunk: 'run.cjs' },
   { source: 'src/logging/redact.ts', test: /\/redact\.js$/, chunk: 'redact.cjs' },
   { source: 'src/config/load-fresh.ts', test: /\/load-fresh\.js$/, chunk: 'config.cjs' },
+  { source: 'src/hook-path/remote-ask.ts', test: /\/remote-ask\.js$/, chunk: 'remote.cjs' },
 ];
 const lazyChunks = {
   name: 'lazy-hook-chunks',

@@ -14,6 +14,20 @@ import {
   DROID_PROTOCOL,
   DROID_REPLY,
 } from './droid-protocol.js';
+import {
+  CODEX_DETECT,
+  CODEX_MATCHER,
+  CODEX_PROJECT_DIR_ENV,
+  CODEX_PROTOCOL,
+  CODEX_REPLY,
+} from './codex-protocol.js';
+import {
+  GEMINI_DETECT,
+  GEMINI_MATCHER,
+  GEMINI_PROJECT_DIR_ENV,
+  GEMINI_PROTOCOL,
+  GEMINI_REPLY,
+} from './gemini-protocol.js';
 
 /**
  * The hook path's view of the agents, by id (the full adapters are in registry.ts, off the hook path).
@@ -23,6 +37,8 @@ import {
 export const PROTOCOLS: Readonly<Record<AgentId, AgentProtocol>> = {
   droid: DROID_PROTOCOL,
   claude: CLAUDE_PROTOCOL,
+  codex: CODEX_PROTOCOL,
+  gemini: GEMINI_PROTOCOL,
 };
 
 /**
@@ -32,6 +48,8 @@ export const PROTOCOLS: Readonly<Record<AgentId, AgentProtocol>> = {
 export const MATCHERS: Readonly<Record<AgentId | 'unknown', MatcherRules>> = {
   droid: DROID_MATCHER,
   claude: CLAUDE_MATCHER,
+  codex: CODEX_MATCHER,
+  gemini: GEMINI_MATCHER,
   unknown: DROID_MATCHER,
 };
 
@@ -42,12 +60,16 @@ export const MATCHERS: Readonly<Record<AgentId | 'unknown', MatcherRules>> = {
 export const REPLIES: Readonly<Record<AgentId | 'unknown', ReplyRules>> = {
   droid: DROID_REPLY,
   claude: CLAUDE_REPLY,
+  codex: CODEX_REPLY,
+  gemini: GEMINI_REPLY,
   unknown: { ...CLAUDE_REPLY, jsonStdout: 'trimmed' },
 };
 
 export const DETECTS: Readonly<Record<AgentId, readonly DetectSignal[]>> = {
   droid: DROID_DETECT,
   claude: CLAUDE_DETECT,
+  codex: CODEX_DETECT,
+  gemini: GEMINI_DETECT,
 };
 
 /**
@@ -57,5 +79,7 @@ export const DETECTS: Readonly<Record<AgentId, readonly DetectSignal[]>> = {
 export const PROJECT_DIR_ENV: Readonly<Record<AgentId | 'unknown', readonly string[]>> = {
   droid: DROID_PROJECT_DIR_ENV,
   claude: CLAUDE_PROJECT_DIR_ENV,
+  codex: CODEX_PROJECT_DIR_ENV,
+  gemini: GEMINI_PROJECT_DIR_ENV,
   unknown: DROID_PROJECT_DIR_ENV,
 };

@@ -1,5 +1,7 @@
 import { CLAUDE } from './claude.js';
+import { CODEX } from './codex.js';
 import { DROID } from './droid.js';
+import { GEMINI } from './gemini.js';
 import { AGENT_IDS, type AgentId } from './ids.js';
 import type { AgentAdapter, ToolKind } from './types.js';
 
@@ -7,6 +9,8 @@ import type { AgentAdapter, ToolKind } from './types.js';
 export const ADAPTERS: Readonly<Record<AgentId, AgentAdapter>> = {
   droid: DROID,
   claude: CLAUDE,
+  codex: CODEX,
+  gemini: GEMINI,
 };
 
 /** The adapters in the order of AGENT_IDS. */

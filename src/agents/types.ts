@@ -95,6 +95,8 @@ export interface DetectSignal {
   fields?: readonly string[];
   /** The payload's `transcript_path` contains this text. */
   transcriptMarker?: string;
+  /** With `transcriptMarker`: the whole `transcript_path` must also match this. */
+  transcriptPattern?: RegExp;
 }
 
 /** A time the agent gives a hook, and the unit it writes it in. */
@@ -183,7 +185,7 @@ export interface InstallRules {
 /** Where the agent keeps its sessions, for enrichment and the ledger. */
 export interface SessionStore {
   /** The transcript format the enricher reads. */
-  transcriptFormat: 'droid-jsonl' | 'claude-jsonl';
+  transcriptFormat: 'droid-jsonl' | 'claude-jsonl' | 'codex-rollout' | 'gemini-chat';
   /** The folder under which transcripts live (`<root>/sessions/...`, `<root>/projects/...`). */
   root(env: Readonly<Record<string, string | undefined>>, home: string): string;
   /** True when a transcript path is this agent's. */

@@ -91,7 +91,7 @@ export const hookEntrySchema = z
       .enum(AGENT_IDS)
       .optional()
       .describe(
-        'Only for events from this agent (absent: both). An event whose agent hookd cannot tell runs the entry anyway: a guard never goes missing. `hookd import` sets it.',
+        'Only for events from this agent (absent: every agent). An event whose agent hookd cannot tell runs the entry anyway: a guard never goes missing. `hookd import` sets it.',
       ),
     hooks: z.array(hookCommandSchema).describe('Commands to run when the entry matches.'),
   })

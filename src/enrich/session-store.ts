@@ -2,6 +2,12 @@ import { isAgentId } from '../agents/ids.js';
 import { ADAPTERS } from '../agents/registry.js';
 import { dirname, join } from 'node:path';
 import { claudeTranscriptPath, isClaudeTranscript, readClaudeSession } from './claude-session.js';
+import {
+  isCodexTranscript,
+  isGeminiTranscript,
+  readCodexSession,
+  readGeminiSession,
+} from './codex-gemini-session.js';
 import { findTranscript, resolveFactoryHome } from './factory-home.js';
 import { readJsonFileBounded } from './read-bounded.js';
 import { applyTranscriptRead, readTranscript } from './read-transcript.js';
@@ -89,6 +95,10 @@ function applyIndexEntry(info: LocalSessionInfo, entry: Json): void {
  */
 export async function readLocalSession(opts: ReadLocalSessionOptions): Promise<LocalSessionInfo> {
   const maxReadBytes = Math.max(MIN_READ_BYTES, opts.maxReadBytes ?? DEFAULT_MAX_READ_BYTES);
+  const path = opts.transcriptPath;
+  const own = { sessionId: opts.sessionId, maxReadBytes, ...(opts.signal ? { signal: opts.signal } : {}) };
+  if (path && isCodexTranscript(path)) return readCodexSession({ ...own, transcriptPath: path });
+  if (path && isGeminiTranscript(path)) return readGeminiSession({ ...own, transcriptPath: path });
   const claudePath =
     opts.transcriptPath && isClaudeTranscript(opts.transcriptPath)
       ? opts.transcriptPath

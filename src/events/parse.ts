@@ -6,6 +6,7 @@ import type { ScanOptions, ScanResult } from './json-scan.js';
 import { AGENT_IDS, isAgentId, type AgentId } from '../agents/ids.js';
 import { DETECTS, PROJECT_DIR_ENV } from '../agents/protocols.js';
 import type { DetectSignal } from '../agents/types.js';
+import { geminiCanonical } from './gemini-facts.js';
 
 export type ParseFailure = 'empty' | 'binary' | 'not-json' | 'not-object' | 'too-deep';
 export type ParseResult =
@@ -33,7 +34,8 @@ function holds(signal: DetectSignal, payload: HookPayload, env: Env): boolean {
     (signal.fields ?? []).some((field) => field in payload) ||
     (signal.transcriptMarker !== undefined &&
       typeof transcript === 'string' &&
-      transcript.includes(signal.transcriptMarker))
+      transcript.includes(signal.transcriptMarker) &&
+      (signal.transcriptPattern === undefined || signal.transcriptPattern.test(transcript)))
   );
 }
 
@@ -41,7 +43,8 @@ function holds(signal: DetectSignal, payload: HookPayload, env: Env): boolean {
  * Which agent sent the event, guessed for a command that does not say (`hookd hook` without --agent,
  * as written by older installs): the first signal that holds, in rank order across the agents. Claude
  * Code sets CLAUDE_CODE_SESSION_ID to the payload's session_id, which an enclosing session's environment
- * cannot fake; then Droid sets FACTORY_PROJECT_DIR, Claude Code only CLAUDE_PROJECT_DIR.
+ * cannot fake; Gemini CLI does the same with GEMINI_SESSION_ID; Codex sets nothing, but its transcript is
+ * a rollout file of its own. Then Droid sets FACTORY_PROJECT_DIR, Claude Code only CLAUDE_PROJECT_DIR.
  */
 export function detectAgent(payload: HookPayload, env: Env): AgentKind {
   return SIGNALS.find(({ signal }) => holds(signal, payload, env))?.agent ?? 'unknown';
@@ -149,6 +152,18 @@ export function withoutBom(bytes: Buffer): Buffer {
 type Clock = { now(): number; id(): string };
 const DEFAULT_CLOCK: Clock = { now: Date.now, id: newEventId };
 
+/**
+ * hookd's name for the event: the payload's `hook_event_name`; Gemini's events by their Claude Code
+ * counterparts (BeforeTool is PreToolUse: gemini-facts.ts), so one config serves every agent.
+ */
+export function canonicalEventName(agent: AgentKind, name: string): string {
+  return agent === 'gemini' ? geminiCanonical(name) : name;
+}
+
+function nameOf(agent: AgentKind, name: string | undefined): string {
+  return name === undefined ? 'Unknown' : canonicalEventName(agent, name);
+}
+
 /** The event hookd makes of a payload object: its name, ids, agent and project dir. */
 function eventOf(payload: HookPayload, env: Env, clock: Clock, declaredAgent?: DeclaredAgent): HookEvent {
   const cwd = str(payload.cwd);
@@ -157,7 +172,7 @@ function eventOf(payload: HookPayload, env: Env, clock: Clock, declaredAgent?: D
     id: clock.id(),
     receivedAt: clock.now(),
     agent,
-    name: str(payload.hook_event_name) ?? 'Unknown',
+    name: nameOf(agent, str(payload.hook_event_name)),
     payload,
   };
   const sessionId = str(payload.session_id);

@@ -3,6 +3,7 @@ import type { AskRemote, HandOff } from './hand-off.js';
 import { askRemotely } from './remote-ask.js';
 import { loadConfig } from '../config/load.js';
 import {
+  canonicalEventName,
   eventScanOptions,
   parseEvent,
   parseScanned,
@@ -251,7 +252,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   }
   const event = parsed.event;
   if (typeof event.payload.hook_event_name !== 'string' && isEventName(request.declaredEvent))
-    event.name = request.declaredEvent;
+    event.name = canonicalEventName(event.agent, request.declaredEvent);
   report.event = event;
   if (parsed.tooDeep) keepTooDeep(io, raw, event);
 

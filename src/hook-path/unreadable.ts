@@ -1,7 +1,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import { topString, type ScanResult } from '../events/json-scan.js';
 import { GO_ON_EVENTS, isEventName } from '../events/names.js';
-import { detectAgent, projectDirOf, type DeclaredAgent } from '../events/parse.js';
+import { canonicalEventName, detectAgent, projectDirOf, type DeclaredAgent } from '../events/parse.js';
 import type { AgentKind, HookEvent, HookPayload } from '../events/types.js';
 import type { AgentReply } from '../runner/decision.js';
 import { planCommands, type PlannedCommand } from '../runner/route.js';
@@ -35,9 +35,10 @@ export function identifyUnreadable(
     if (value !== undefined) known[key] = value;
   }
   const fromInput = isEventName(known.hook_event_name) ? known.hook_event_name : undefined;
-  const name = isEventName(declared.event) ? declared.event : fromInput;
-  const nameFrom = name === undefined ? undefined : name === declared.event ? 'command line' : 'input';
+  const given = isEventName(declared.event) ? declared.event : fromInput;
+  const nameFrom = given === undefined ? undefined : given === declared.event ? 'command line' : 'input';
   const agent = declared.agent ?? detectAgent(known, env);
+  const name = given === undefined ? undefined : canonicalEventName(agent, given);
   // The project of the session, from the agent's environment only: the input's cwd is not settled.
   return { name, nameFrom, agent, known, projectDir: projectDirOf(agent, env, undefined) };
 }

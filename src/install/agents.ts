@@ -2,10 +2,14 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AGENT_IDS, type AgentId } from '../agents/ids.js';
 import { ADAPTERS } from '../agents/registry.js';
+import { geminiNative } from '../events/gemini-facts.js';
+import { UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
 
-/** The agents whose settings file hookd can wire itself into: every agent of the registry. */
-export const AGENTS = AGENT_IDS;
+/** The agents doctor, status and explain survey (their every settings layer is modelled). */
+export const AGENTS = ['droid', 'claude'] as const satisfies readonly AgentId[];
+/** The agents whose settings file hookd can wire itself into: install, uninstall, import. */
+export const INSTALL_AGENTS = AGENT_IDS;
 export type Agent = AgentId;
 
 export const SCOPES = ['user', 'project'] as const;
@@ -24,12 +28,44 @@ export interface AgentProfile {
   /** Seconds written as each hookd entry's `timeout` unless --timeout says otherwise. */
   defaultTimeoutSec: number;
   maxTimeoutSec: number;
+  /** The file's name in that folder (default settings.json). */
+  fileName?: string;
+  /** The variable naming the user-scope folder instead of ~/<settingsDirName> (Codex: CODEX_HOME). */
+  homeVariable?: string;
+  /** The scopes the agent's hooks were verified in (default both). */
+  scopes?: readonly Scope[];
+  /** The unit of the entry's `timeout` in this file (default seconds). */
+  timeoutUnit?: 'seconds' | 'milliseconds';
+  /** The agent's name for one of hookd's event names (Gemini: PreToolUse is BeforeTool). */
+  nativeEvent?: (event: string) => string;
+  /** A cap the agent puts on some events' timeouts whatever the entry says, in seconds. */
+  capSec?: (event: string) => number | undefined;
+  /** What install tells the user to do next (Codex: review and trust the hooks). */
+  installNote?: string;
 }
 
-/** Each agent's profile, read from its adapter (src/agents/). */
+/** What install needs beyond the adapter's data, per agent. */
+const INSTALL_EXTRAS: Partial<Record<Agent, Partial<AgentProfile>>> = {
+  codex: {
+    fileName: 'hooks.json',
+    homeVariable: 'CODEX_HOME',
+    // Codex CLI 0.171.0 was observed reading $CODEX_HOME/hooks.json only.
+    scopes: ['user'],
+    // Codex gives SessionEnd and Interrupt a few seconds whatever the entry says.
+    capSec: (event) => (event === 'SessionEnd' || event === 'Interrupt' ? 3 : undefined),
+    // hookd never trusts hooks for you: Codex skips untrusted hooks without a word.
+    installNote:
+      'Codex CLI runs no hook until you trust it, and says nothing about the ones it skips: start `codex`, open `/hooks`, review the hookd entries and trust them (again after each change to them); `hookd doctor` says whether they are trusted',
+  },
+  gemini: { timeoutUnit: 'milliseconds', nativeEvent: geminiNative },
+};
+
+/** Each agent's profile, read from its adapter (src/agents/); install's times are in seconds. */
 export const AGENT_PROFILES: Readonly<Record<Agent, AgentProfile>> = Object.fromEntries(
-  AGENTS.map((agent): [Agent, AgentProfile] => {
+  INSTALL_AGENTS.map((agent): [Agent, AgentProfile] => {
     const adapter = ADAPTERS[agent];
+    const timeouts = adapter.install.timeouts;
+    const seconds = (value: number) => (timeouts.unit === 'ms' ? value / 1000 : value);
     return [
       agent,
       {
@@ -38,15 +74,24 @@ export const AGENT_PROFILES: Readonly<Record<Agent, AgentProfile>> = Object.from
         settingsDirName: adapter.settings.dirName,
         defaultEvents: adapter.install.defaultEvents,
         knownEvents: adapter.events,
-        defaultTimeoutSec: adapter.install.timeouts.installDefault,
-        maxTimeoutSec: adapter.install.timeouts.max,
+        defaultTimeoutSec: seconds(timeouts.installDefault),
+        maxTimeoutSec: seconds(timeouts.max),
+        ...INSTALL_EXTRAS[agent],
       },
     ];
   }),
 ) as Record<Agent, AgentProfile>;
 
+/** The `timeout` written on a hookd entry of this event, in the unit of the agent's file. */
+export function entryTimeout(agent: Agent, event: string, timeoutSec: number): number {
+  const profile = AGENT_PROFILES[agent];
+  const cap = profile.capSec?.(event);
+  const sec = cap !== undefined ? Math.min(cap, timeoutSec) : timeoutSec;
+  return profile.timeoutUnit === 'milliseconds' ? sec * 1000 : sec;
+}
+
 export function isAgent(value: string): value is Agent {
-  return (AGENTS as readonly string[]).includes(value);
+  return (INSTALL_AGENTS as readonly string[]).includes(value);
 }
 
 export interface SettingsLocation {
@@ -69,10 +114,17 @@ export function locateSettingsFile(options: {
 }): SettingsLocation {
   const profile = AGENT_PROFILES[options.agent];
   const env = options.env ?? process.env;
+  const name = profile.fileName ?? 'settings.json';
+  if (!options.file && profile.scopes && !profile.scopes.includes(options.scope))
+    throw new UsageError(
+      `--scope ${options.scope}: hookd wires ${profile.displayName} at ${profile.scopes.join(', ')} scope only`,
+      `${profile.displayName} was verified reading its hooks from ~/${profile.settingsDirName}/${name}; use --scope user (or --file).`,
+    );
+  const home = profile.homeVariable ? env[profile.homeVariable] : undefined;
   let file: string;
   if (options.file) file = resolve(options.file);
   else if (options.scope === 'user')
-    file = join(env.HOME || homedir(), profile.settingsDirName, 'settings.json');
-  else file = join(resolve(options.projectDir ?? process.cwd()), profile.settingsDirName, 'settings.json');
+    file = home ? join(resolve(home), name) : join(env.HOME || homedir(), profile.settingsDirName, name);
+  else file = join(resolve(options.projectDir ?? process.cwd()), profile.settingsDirName, name);
   return { agent: options.agent, scope: options.scope, file };
 }

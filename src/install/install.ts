@@ -4,7 +4,7 @@ import type { HookdConfig } from '../config/schema.js';
 import type { Env } from '../paths.js';
 import { validateAgentHooks } from './agent-hooks.js';
 import { agentHooksFiles, claudeManagedDropIns, claudeManagedDir, type Layer } from './agent-files.js';
-import { AGENT_PROFILES, locateSettingsFile, type Agent, type Scope } from './agents.js';
+import { AGENT_PROFILES, entryTimeout, locateSettingsFile, type Agent, type Scope } from './agents.js';
 import type { FileChange } from './edit-settings.js';
 import { hooksObjectOf, readHooksFile, validateHooksObject, type HooksFileRead } from './effective-hooks.js';
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, FAST_SOCKET } from '../link/wire.js';
@@ -344,6 +344,8 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
   const { transport: commandVia, client, command } = commandTransport(options, nodeCommand, notes);
   const onPath = otherHookdNote(options);
   if (onPath) notes.push(onPath);
+  const nextStep = AGENT_PROFILES[options.agent].installNote;
+  if (nextStep) notes.push(nextStep);
   const paths: EventPath[] = wired.map((w) => ({
     event: w.event,
     transport: commandVia,
@@ -354,7 +356,11 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
   const wanted: WantedHook[] = wired.map((w) => ({
     event: w.event,
     matcher: w.matcher,
-    hook: { type: 'command', command: commandForEvent(command, w.event), timeout: timeoutSec },
+    hook: {
+      type: 'command',
+      command: commandForEvent(command, w.event),
+      timeout: entryTimeout(options.agent, w.event, timeoutSec),
+    },
   }));
   const next = wireLevel(level, wanted, isDefaultWiring(options));
   const plan = planLevel(level, next);

@@ -25,6 +25,8 @@ const PLAIN_MATCHER = /^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$/;
 const LEDGER_EVENTS: Readonly<Record<Agent, readonly string[]>> = {
   droid: ['SessionStart', 'SessionEnd', 'SubagentStop', 'UserPromptSubmit'],
   claude: ['SessionStart', 'SessionEnd', 'SubagentStop'],
+  codex: ['SessionStart', 'SessionEnd', 'Stop'],
+  gemini: ['SessionStart', 'SessionEnd', 'Stop'],
 };
 
 /**
@@ -66,8 +68,11 @@ function toolMatcher(
  */
 export function eventsToWire(config: HookdConfig, agent: Agent): WiredEvent[] {
   const known = AGENT_PROFILES[agent].knownEvents;
+  // hookd's event names (the config's) in the agent's own words (Gemini: PreToolUse is BeforeTool).
+  const native = AGENT_PROFILES[agent].nativeEvent ?? ((event: string) => event);
   const needs = new Map<string, { reasons: Set<WiringReason>; commands: boolean }>();
-  const need = (event: string, reason: WiringReason, commands = false) => {
+  const need = (name: string, reason: WiringReason, commands = false) => {
+    const event = native(name);
     if (!known.includes(event)) return;
     const n = needs.get(event) ?? { reasons: new Set(), commands: false };
     n.reasons.add(reason);
@@ -98,7 +103,8 @@ export function eventsToWire(config: HookdConfig, agent: Agent): WiredEvent[] {
     const n = needs.get(event);
     if (!n) return [];
     const onlyHooks = n.reasons.size === 1 && n.reasons.has('hooks');
-    const matcher = onlyHooks && TOOL_EVENTS.has(event) ? toolMatcher(activeEntries(event)) : '';
+    const canonical = (Object.keys(config.hooks) as string[]).find((e) => native(e) === event) ?? event;
+    const matcher = onlyHooks && TOOL_EVENTS.has(canonical) ? toolMatcher(activeEntries(canonical)) : '';
     return [{ event, matcher, reasons: [...n.reasons], commands: n.commands }];
   });
 }

@@ -42,8 +42,16 @@ interface Verdict {
   reply: AgentReply;
 }
 
-/** How strongly a JSON answer decides: a deny (or block, or stop) beats ask, which beats allow. */
-function strengthOf(answer: Json): Strength {
+/**
+ * How strongly a JSON answer decides: a deny (or block, or stop) beats ask, which beats allow. Gemini
+ * CLI's own words count under Gemini: `decision` "deny" or "block" blocks, "ask" asks, "allow" allows.
+ */
+function strengthOf(answer: Json, agent: AgentKind): Strength {
+  if (agent === 'gemini') {
+    if (answer.decision === 'deny') return 'deny';
+    if (answer.decision === 'ask') return 'ask';
+    if (answer.decision === 'allow') return 'allow';
+  }
   const specific = isObject(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {};
   const permission = specific.permissionDecision;
   const behavior = isObject(specific.decision) ? specific.decision.behavior : undefined;
@@ -90,7 +98,11 @@ function verdictOf({ planned, result }: RanCommand, agent: AgentKind): Verdict |
   const answer = jsonAnswer(result.stdout.text(), agent);
   if (!answer) return undefined;
   const stdout = `${result.stdout.text().trim()}\n`;
-  return { strength: strengthOf(answer), origin, reply: { exitCode: 0, stdout, stderr: '', decidedBy } };
+  return {
+    strength: strengthOf(answer, agent),
+    origin,
+    reply: { exitCode: 0, stdout, stderr: '', decidedBy },
+  };
 }
 
 const RANK: Record<Strength, number> = { deny: 0, ask: 1, allow: 2, other: 3 };
@@ -127,6 +139,72 @@ export function decideReply(
   const speaking = ran.filter((r) => r.planned.spec.blocking && notRunReason(r) === undefined);
   const verdicts = speaking.flatMap((r) => verdictOf(r, event.agent) ?? []);
   const winner = pickVerdict(verdicts, event.agent);
+  if (event.agent === 'codex' || event.agent === 'gemini') {
+    const refused = refusalOf(winner, event.agent);
+    if (refused) return refused;
+  }
+  return writeFor(event, combine(event, ran, winner, speaking));
+}
+
+/** The agents' names, for the words hookd adds to a reason. */
+const NAME: Readonly<Record<string, string>> = { codex: 'Codex CLI', gemini: 'Gemini CLI' };
+
+/** The reason in a JSON answer that denies or asks, else undefined. */
+function reasonOf(stdout: string): string | undefined {
+  try {
+    const answer = JSON.parse(stdout) as Json;
+    const specific = isObject(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {};
+    const reason = specific.permissionDecisionReason ?? answer.reason ?? answer.stopReason;
+    return typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Codex and Gemini CLI: a deny, in whatever words the guard wrote it, is answered as exit 2 with the
+ * reason on stderr, which both read the same way (the model sees the reason); an "ask", which neither can
+ * put to the user from a hook, is answered with the nearest safe answer: a deny that says so.
+ */
+function refusalOf(winner: Verdict | undefined, agent: AgentKind): AgentReply | undefined {
+  if (!winner || (winner.strength !== 'deny' && winner.strength !== 'ask')) return undefined;
+  if (winner.reply.exitCode === 2) return winner.reply;
+  const by = winner.reply.decidedBy ?? 'a hookd guard';
+  const reason = reasonOf(winner.reply.stdout) ?? `blocked by ${by}`;
+  const text =
+    winner.strength === 'ask'
+      ? `${reason} (${by} asked for your approval; ${NAME[agent]} hooks cannot ask, so hookd refuses)`
+      : reason;
+  return {
+    exitCode: 2,
+    stdout: '',
+    stderr: `${text}\n`,
+    ...(winner.reply.decidedBy ? { decidedBy: by } : {}),
+  };
+}
+
+/**
+ * The reply as the agent must read it. Gemini CLI shows any stdout that is not a JSON object to the user
+ * as a "Hook system message" and ignores it otherwise: context text goes out as its
+ * `hookSpecificOutput.additionalContext`, and nothing else but JSON is ever written to its stdout.
+ */
+export function writeFor(event: { name: string; agent: AgentKind }, reply: AgentReply): AgentReply {
+  const rules = REPLIES[event.agent];
+  if (!rules.stdoutJsonOnly || reply.stdout === '' || jsonAnswer(reply.stdout, event.agent)) return reply;
+  if (reply.exitCode === 0 && rules.contextEvents.includes(event.name)) {
+    const additionalContext = reply.stdout.trim();
+    return { ...reply, stdout: `${JSON.stringify({ hookSpecificOutput: { additionalContext } })}\n` };
+  }
+  return { ...reply, stdout: '', stderr: reply.stderr + reply.stdout };
+}
+
+/** The reply by the agent's own rule of combining its hooks (decideReply). */
+function combine(
+  event: { name: string; agent: AgentKind },
+  ran: readonly RanCommand[],
+  winner: Verdict | undefined,
+  speaking: readonly RanCommand[],
+): AgentReply {
   if (winner?.strength === 'deny') return winner.reply;
   const failClosed = ran.find((r) => r.planned.spec.onError === 'block' && notRunReason(r) !== undefined);
   if (failClosed) {

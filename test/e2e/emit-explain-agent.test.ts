@@ -173,9 +173,9 @@ describe('hookd emit --agent', () => {
 
   it('refuses an agent it does not know, with the choices (usage error)', async () => {
     for (const command of ['emit', 'explain']) {
-      const ran = await hookd(command, 'PreToolUse', '--agent', 'codex');
+      const ran = await hookd(command, 'PreToolUse', '--agent', 'cursor');
       expect(ran.code).toBe(2);
-      expect(ran.stderr).toContain('Given: "codex", Choices: "droid", "claude"');
+      expect(ran.stderr).toContain('Given: "cursor", Choices: "droid", "claude", "codex", "gemini"');
       expect(ran.stdout).toBe('');
     }
     expect(existsSync(claudeSeen) || existsSync(droidSeen)).toBe(false);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeGemini, type GeminiStep } from './fake-gemini.js';
 
@@ -35,14 +35,20 @@ async function main(): Promise<void> {
   if (config.netns) spawnSync('ip', ['link', 'set', 'lo', 'up'], { stdio: 'ignore' });
   const model = await startFakeGemini({ script: config.script, logFile: out('model.jsonl') });
   mkdirSync(join(config.home, '.gemini'), { recursive: true });
+  const settingsFile = join(config.home, '.gemini', 'settings.json');
+  // Hooks already in the file (written by `hookd install --agent gemini`) stay when none are given.
+  const installed = existsSync(settingsFile)
+    ? (JSON.parse(readFileSync(settingsFile, 'utf8')) as { hooks?: unknown }).hooks
+    : undefined;
+  const hooks = config.hooks ?? installed;
   const settings = {
     security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
     general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
-    ...(config.hooks !== undefined ? { hooks: config.hooks } : {}),
+    ...(hooks !== undefined ? { hooks } : {}),
   };
-  writeFileSync(join(config.home, '.gemini', 'settings.json'), JSON.stringify(settings));
+  writeFileSync(settingsFile, JSON.stringify(settings));
   const env = {
     ...config.env,
     HOME: config.home,

@@ -45,7 +45,8 @@ describe('protocol v1', () => {
     };
     expect(agentOf('claude')).toBe('claude');
     expect(agentOf('droid')).toBe('droid');
-    expect(agentOf('codex')).toBe('unknown');
+    expect(agentOf('codex')).toBe('codex');
+    expect(agentOf('cursor')).toBe('unknown');
     expect(agentOf(undefined)).toBe('unknown');
   });
   it('nacks a wrong version, bad JSON, an unknown type and an invalid event clearly', () => {

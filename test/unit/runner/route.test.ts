@@ -77,7 +77,7 @@ describe('planCommands', () => {
       'droid-only',
       'both',
     ]);
-    expect(validateConfigObject({ hooks: { Stop: [{ agent: 'codex', hooks: [] }] } }, 't').ok).toBe(false);
+    expect(validateConfigObject({ hooks: { Stop: [{ agent: 'cursor', hooks: [] }] } }, 't').ok).toBe(false);
   });
 
   it('runs identical commands once and skips disabled ones', () => {

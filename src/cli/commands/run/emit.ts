@@ -2,7 +2,9 @@ import { AGENT_IDS, DEFAULT_AGENT } from '../../../agents/ids.js';
 import { ADAPTERS } from '../../../agents/registry.js';
 import type { Argv, CommandModule } from 'yargs';
 import { readInputFile } from '../../read-input.js';
+import { homedir } from 'node:os';
 import { CLAUDE_EVENTS, DROID_EVENTS } from '../../../events/names.js';
+import { geminiCanonical, geminiNative } from '../../../events/gemini-facts.js';
 import type { DeclaredAgent } from '../../../events/parse.js';
 import { samplePayload } from '../../../events/sample.js';
 import { UsageError } from '../../../errors.js';
@@ -80,6 +82,42 @@ export function eventsOf(agent: DeclaredAgent | undefined): readonly string[] {
   return ADAPTERS[agent ?? DEFAULT_AGENT].events;
 }
 
+/**
+ * A built event as Codex or Gemini CLI sends it. Codex speaks Claude Code's dialect (its shell tool is
+ * `Bash`) with its transcript under ~/.codex/sessions; Gemini names the event and its tools its own way
+ * (`BeforeTool`, `run_shell_command`): docs/agents/codex.md, gemini.md.
+ */
+function asAgent(
+  agent: DeclaredAgent,
+  payload: Record<string, unknown>,
+  fields: Record<string, unknown>,
+): Record<string, unknown> {
+  if (agent !== 'codex' && agent !== 'gemini') return payload;
+  const id = String(payload.session_id);
+  const out: Record<string, unknown> = { ...payload };
+  out.transcript_path =
+    agent === 'codex'
+      ? `${homedir()}/.codex/sessions/rollout-${id}.jsonl`
+      : `${homedir()}/.gemini/tmp/project/chats/session-${id}.jsonl`;
+  if (agent === 'gemini') {
+    out.hook_event_name = geminiNative(String(payload.hook_event_name));
+    const tool = Object.hasOwn(GEMINI_TOOLS, String(payload.tool_name))
+      ? GEMINI_TOOLS[String(payload.tool_name)]
+      : undefined;
+    if (tool) out.tool_name = tool;
+  }
+  return { ...out, ...fields };
+}
+
+/** Claude Code's tool names -> Gemini CLI's, for built events. */
+const GEMINI_TOOLS: Readonly<Record<string, string>> = {
+  Bash: 'run_shell_command',
+  Write: 'write_file',
+  Edit: 'replace',
+  Read: 'read_file',
+  WebFetch: 'web_fetch',
+};
+
 export function buildPayload(args: EmitArgs): Record<string, unknown> {
   if (args.from) {
     const text = readInputFile(args.from, `--from ${args.from}`);
@@ -97,8 +135,11 @@ export function buildPayload(args: EmitArgs): Record<string, unknown> {
   }
   if (!args.event)
     throw new UsageError('name an event or give --from <file>', `Events: ${eventsOf(args.agent).join(', ')}`);
-  return samplePayload(args.event, {
-    agent: args.agent ?? DEFAULT_AGENT,
+  const agent = args.agent ?? DEFAULT_AGENT;
+  const claudeLike = agent === 'codex' || agent === 'gemini';
+  const event = agent === 'gemini' ? geminiCanonical(args.event) : args.event;
+  const built = samplePayload(event, {
+    agent: claudeLike ? 'claude' : agent,
     ...(args.tool ? { tool: args.tool } : {}),
     ...(args.command ? { command: args.command } : {}),
     ...(args.file ? { filePath: args.file } : {}),
@@ -111,6 +152,7 @@ export function buildPayload(args: EmitArgs): Record<string, unknown> {
     cwd: cliPath(args.cwd ?? '.'),
     fields: parseFields(args.field ?? []),
   });
+  return asAgent(agent, built, parseFields(args.field ?? []));
 }
 
 const text = (describe: string) => ({ type: 'string' as const, describe });

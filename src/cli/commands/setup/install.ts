@@ -1,7 +1,7 @@
 import { DEFAULT_AGENT } from '../../../agents/ids.js';
 import type { Argv, CommandModule } from 'yargs';
 import { formatAgentHooksProblems } from '../../../install/agent-hooks.js';
-import { AGENT_PROFILES, AGENTS, SCOPES, type Agent, type Scope } from '../../../install/agents.js';
+import { AGENT_PROFILES, INSTALL_AGENTS, SCOPES, type Agent, type Scope } from '../../../install/agents.js';
 import type { FileChange } from '../../../install/edit-settings.js';
 import { currentHookdPath } from '../../../install/hookd-command.js';
 import { importAgentHooks, type ImportResult } from '../../../install/import-hooks.js';
@@ -65,9 +65,10 @@ function clientArg(value: string): 'native' | 'auto' {
 function targetOptions<T>(y: Argv<T>) {
   return y
     .option('agent', {
-      choices: AGENTS,
+      choices: INSTALL_AGENTS,
       default: DEFAULT_AGENT as Agent,
-      describe: 'Whose settings file: Droid (~/.factory) or Claude Code (~/.claude)',
+      describe:
+        'Whose settings file: Droid (~/.factory), Claude Code (~/.claude), Codex CLI (~/.codex/hooks.json) or Gemini CLI (~/.gemini)',
     })
     .option('scope', {
       choices: SCOPES,
@@ -100,7 +101,8 @@ function installOptions<T>(y: Argv<T>) {
     })
     .option('timeout', {
       type: 'number',
-      describe: 'Agent-side timeout of each hookd entry, in seconds (default 60; Claude Code max 600)',
+      describe:
+        'Agent-side timeout of each hookd entry, in seconds (default 60; Claude Code max 600; written in milliseconds for Gemini CLI)',
     });
 }
 

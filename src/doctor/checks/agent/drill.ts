@@ -11,7 +11,12 @@ import { runProcess } from '../../../process/run.js';
 
 /** The drill's shell call: harmless whatever a guard lets through. */
 const DRILL_COMMAND = 'true # hookd doctor --drill';
-const SHELL_TOOL: Record<Agent, string> = { droid: 'Execute', claude: 'Bash' };
+const SHELL_TOOL: Record<Agent, string> = {
+  droid: 'Execute',
+  claude: 'Bash',
+  codex: 'Bash',
+  gemini: 'run_shell_command',
+};
 const DRILL_TIMEOUT_MS = 120_000;
 /** What the drill keeps of the hook's output (it shows the last lines of stderr). */
 const DRILL_OUTPUT_BYTES = 64 * 1024;
