@@ -5,6 +5,7 @@ import { apiConfigSchema } from './api-schema.js';
 import { ledgerConfigSchema } from './ledger-schema.js';
 import { enrichConfigSchema } from './enrich-schema.js';
 import { daemonConfigSchema } from './daemon-schema.js';
+import { watchConfigSchema } from './watch-schema.js';
 
 /** A matcher as the agent reads it: empty, `*` or absent match all; else exact, then unanchored RegExp. */
 const matcherSchema = z.string().superRefine((value, ctx) => {
@@ -131,6 +132,7 @@ export const configSchema = z
     ledger: ledgerConfigSchema.optional(),
     daemon: daemonConfigSchema.default(() => daemonConfigSchema.parse({})),
     enrich: enrichConfigSchema.optional(),
+    watch: watchConfigSchema.optional(),
   })
   .describe('hookd configuration. Reference: docs/configuration.md; `hookd schema` prints this schema.');
 

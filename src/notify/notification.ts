@@ -191,6 +191,11 @@ export function builtInText(context: TemplateContext): { title: string; body: st
           context.duration ? `Duration: ${String(context.duration)}` : undefined,
         ),
       };
+    case 'PlatformWatch': {
+      const payload = context.payload as Record<string, unknown> | undefined;
+      const title = typeof payload?.title === 'string' ? payload.title : 'platform';
+      return { title, body: (context.message as string | undefined) ?? '' };
+    }
     default:
       return {
         title: `${project}: ${event}${context.tool ? ` ${String(context.tool)}` : ''}`,
