@@ -1,4 +1,6 @@
 import { Daemon } from '../../../src/daemon/lifecycle/daemon.js';
+import { createDaemonWiring } from '../../../src/daemon/lifecycle/run-foreground.js';
+import { createDaemonLogger } from '../../../src/daemon/lifecycle/logger.js';
 import { watchSettings, type WatcherName } from '../../../src/config/watch-schema.js';
 import { PlatformClient } from '../../../src/platform-api/api-client.js';
 import { startSimulator, type Simulator } from '../../../src/platform-api/simulator/index.js';
@@ -64,9 +66,13 @@ export async function watchSetup(
     rules: [{ name: 'platform', on: 'PlatformWatch', channels: ['hook'] }],
   };
   let timers = new FakeTimers(clock);
+  // The enrichment and default texts `hookd daemon run` uses, as users get them.
+  const wiring = await createDaemonWiring(t.env, {}, { logger: createDaemonLogger(t.env), noLedger: true });
   const open = async () => {
     timers = new FakeTimers(clock);
     const daemon = new Daemon({
+      enrich: wiring.enrich,
+      defaultText: wiring.defaultText,
       env: t.env,
       config: { notify },
       watchConfig: false,
@@ -99,6 +105,7 @@ export async function watchSetup(
     },
     close: async () => {
       await state.daemon.close();
+      await wiring.close();
       await hook.close();
       await sim.close();
       t.cleanup();
