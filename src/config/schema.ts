@@ -7,6 +7,7 @@ import { ledgerConfigSchema } from './ledger-schema.js';
 import { enrichConfigSchema } from './enrich-schema.js';
 import { daemonConfigSchema } from './daemon-schema.js';
 import { projectRemoteSchema, remoteConfigSchema } from './remote-schema.js';
+import { watchConfigSchema } from './watch-schema.js';
 
 /** A matcher as the agent reads it: empty, `*` or absent match all; else exact, then unanchored RegExp. */
 const matcherSchema = z.string().superRefine((value, ctx) => {
@@ -134,6 +135,7 @@ export const configSchema = z
     daemon: daemonConfigSchema.default(() => daemonConfigSchema.parse({})),
     enrich: enrichConfigSchema.optional(),
     remote: remoteConfigSchema.optional(),
+    watch: watchConfigSchema.optional(),
   })
   .describe('hookd configuration. Reference: docs/configuration.md; `hookd schema` prints this schema.');
 

@@ -90,7 +90,7 @@ export function demoEnv(
 /**
  * The demo's config: three hook commands that really run (the shipped guard before every Execute;
  * the shipped command logger after it and an echo at every Stop, both observe-only), notifications to
- * the console, and the ledger tagging sessions on the platform.
+ * the console, the ledger tagging sessions on the platform, and the watchers on the platform API.
  */
 export function demoConfig(): Record<string, unknown> {
   return {
@@ -155,6 +155,7 @@ export function demoConfig(): Record<string, unknown> {
         },
         { name: 'sub-agent result', on: 'SubagentStop', channels: ['console'], urgency: 'low' },
         { name: 'session ended', on: 'SessionEnd', session: 'main', channels: ['console'] },
+        { name: 'platform', on: 'PlatformWatch', channels: ['console'] },
       ],
       // Sub-agent bursts are still coalesced, with a short window so the demo need not wait 3 s.
       noise: { coalesceWindowMs: 300 },
@@ -164,5 +165,13 @@ export function demoConfig(): Record<string, unknown> {
     daemon: { autoStart: false, fsync: false, handoffTimeoutMs: 2000 },
     enrich: { api: true, budgetMs: 3000 },
     ledger: { enabled: true, tagOnPlatform: true },
+    // Every watcher on the platform API (docs/watch.md); the demo polls them itself, after the session.
+    watch: {
+      credits: { enabled: true, orgLimit: 1_000_000_000 },
+      computers: { enabled: true },
+      controls: { enabled: true },
+      readiness: { enabled: true },
+      members: { enabled: true },
+    },
   };
 }

@@ -6,7 +6,7 @@ import { paint, type Out } from '../terminal/output.js';
 import { validator } from '../config/resolve.js';
 import type { WiringConfig } from '../daemon/lifecycle/run-foreground.js';
 import { createDaemonWiring, type DaemonWiring } from '../daemon/lifecycle/run-foreground.js';
-import { startDaemon, type DaemonHandle } from '../daemon/lifecycle/daemon.js';
+import { startDaemon, type Daemon, type DaemonHandle } from '../daemon/lifecycle/daemon.js';
 import { createDaemonLogger } from '../daemon/lifecycle/logger.js';
 import { handOff } from '../link/client.js';
 import type { RenderedNotification } from '../notify/notification.js';
@@ -69,6 +69,8 @@ export interface DemoSummary {
   interrupted: boolean;
   /** The temp root, when kept (--keep). */
   keptAt: string | null;
+  /** What the watchers on the platform API raised for the scripted changes (docs/watch.md). */
+  watch: { changes: string[]; notifications: DemoNotification[] };
 }
 
 export const DEFAULT_PAUSE_MS = 150;
@@ -217,6 +219,51 @@ function printClosing(out: Out, summary: DemoSummary, packageRoot: string): void
   out.write(`Configuration: ${existsSync(readme) ? readme : 'https://github.com/hookd/hookd#readme'}\n`);
 }
 
+/** Every event the daemon took is processed and every delivery made. */
+function idle(daemon: Pick<DaemonHandle, 'stats'>): boolean {
+  const s = daemon.stats();
+  return (
+    s.events.pending === 0 &&
+    s.events.processed >= s.events.received &&
+    s.outbox.pending === 0 &&
+    s.outbox.held === 0
+  );
+}
+
+/**
+ * The watchers on the platform API: each takes a baseline, the simulator makes one change each
+ * watcher sees, and each polls again; what they raise reaches the console like any notification.
+ */
+async function showWatchers(daemon: Daemon, simulator: Simulator, out: Out | undefined): Promise<string[]> {
+  const runner = daemon.watchers;
+  if (!runner) return [];
+  out?.write(heading('Platform watchers (hookd watch): one scripted change each', out));
+  for (const name of runner.enabled()) await runner.pollNow(name);
+  const owner = simulator.state.users.find((u) => u.role === 'Owner')!;
+  const computer = simulator.state.computers.find((c) => c.steps.every((step) => !step.failWith));
+  const script = simulator.script;
+  const changes: [string, () => void][] = [
+    ['950,000,000 more credits used', () => script.addUsage(owner.loginEmail, 950_000_000)],
+    [
+      `computer ${computer?.name ?? '?'} fails`,
+      () => computer && script.setComputerStatus(computer.id, 'error'),
+    ],
+    ['an enterprise control changes', () => void script.changeControls({ sessionRetentionDays: 30 })],
+    [
+      'a readiness report arrives',
+      () => void script.addReadinessReport('https://github.com/acme/demo', 7, 9),
+    ],
+    ['someone joins', () => void script.addMember('new.hire@acme.example')],
+  ];
+  for (const [what, change] of changes) {
+    change();
+    out?.write(paint(out, 'gray', `scripted: ${what}\n`));
+  }
+  for (const name of runner.enabled()) await runner.pollNow(name);
+  await waitUntil(() => idle(daemon), DRAIN_WAIT_MS);
+  return changes.map(([what]) => what);
+}
+
 /** Puts the recorded session store and config in place and seeds the simulator with the sessions. */
 function prepare(
   layout: DemoLayout,
@@ -296,6 +343,10 @@ export async function runDemo(options: RunDemoOptions = {}): Promise<DemoSummary
       watchConfig: false,
       channels: { console: recordingConsole(out, notifications) },
       ...wiring.startOptions,
+      // The demo polls the watchers itself, after the session, so their requests come last.
+      ...(wiring.startOptions.watch
+        ? { watch: { ...wiring.startOptions.watch, timers: { set: () => undefined, clear: () => {} } } }
+        : {}),
     });
     const daemon = handle;
 
@@ -333,16 +384,12 @@ export async function runDemo(options: RunDemoOptions = {}): Promise<DemoSummary
     }
     feeder.finish();
 
-    const drained = await waitUntil(() => {
-      if (options.signal?.aborted) return true;
-      const s = daemon.stats();
-      return (
-        s.events.pending === 0 &&
-        s.events.processed >= s.events.received &&
-        s.outbox.pending === 0 &&
-        s.outbox.held === 0
-      );
-    }, DRAIN_WAIT_MS);
+    const drained = await waitUntil(() => options.signal?.aborted === true || idle(daemon), DRAIN_WAIT_MS);
+
+    const sessionRequests = simulator.requests.length;
+    const sessionNotifications = notifications.length;
+    const changes =
+      options.signal?.aborted || !drained ? [] : await showWatchers(daemon as Daemon, simulator, out);
 
     const ledger = await createLedger({ dataDir: layout.dataDir }).list();
     const tags: Record<string, unknown[]> = {};
@@ -353,14 +400,17 @@ export async function runDemo(options: RunDemoOptions = {}): Promise<DemoSummary
     const summary: DemoSummary = {
       events: results,
       commands: results.flatMap((r) => r.commands),
-      notifications,
+      notifications: notifications.slice(0, sessionNotifications),
       ledger,
       platform: {
-        requests: simulator.requests.map((r) => ({ method: r.method, path: r.path, status: r.status })),
+        requests: simulator.requests
+          .slice(0, sessionRequests)
+          .map((r) => ({ method: r.method, path: r.path, status: r.status })),
         tags,
       },
       commandLog: readJsonLines(layout.commandLog),
       drained,
+      watch: { changes, notifications: notifications.slice(sessionNotifications) },
       interrupted: options.signal?.aborted ?? false,
       keptAt: options.keep ? layout.root : null,
     };

@@ -22,6 +22,12 @@ export function isEventName(value: unknown): value is string {
 }
 
 /**
+ * The event a watcher on the platform API raises in the daemon (docs/watch.md): no agent sends it; notify
+ * rules match it like any event (`on: PlatformWatch`, `notificationType` for the watcher's kind).
+ */
+export const PLATFORM_WATCH_EVENT = 'PlatformWatch';
+
+/**
  * Events where exit 2 makes the agent go on instead of stopping (the next one says `stop_hook_active`):
  * hookd never answers them with exit 2 for a failure of its own, which would loop.
  */

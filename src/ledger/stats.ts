@@ -30,16 +30,17 @@ function add(row: StatsRow, r: SessionRecord): void {
   row.hookTimeouts += r.hookTimeouts;
 }
 
-/** The grouping key of a record: its UTC end day, its project, or its model. */
+/** The grouping key of a record: its UTC end day, its project, its model or its agent. */
 export function statsKey(record: SessionRecord, by: StatsBy): string {
   if (by === 'day') return new Date(record.endedAtMs).toISOString().slice(0, 10);
   if (by === 'project') return record.project ?? record.cwd ?? UNKNOWN;
+  if (by === 'agent') return record.agent || UNKNOWN;
   return record.model ?? UNKNOWN;
 }
 
 /**
  * Totals per group. Each record counts its own tokens and credits (a sub-agent has its own record), so
- * sums never count a sub-agent twice. Days ascend; projects and models go by credits, then sessions.
+ * sums never count a sub-agent twice. Days ascend; projects, models and agents go by credits, then sessions.
  */
 export function computeStats(records: readonly SessionRecord[], by: StatsBy): LedgerStats {
   const groups = new Map<string, StatsRow>();

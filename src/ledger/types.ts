@@ -64,10 +64,10 @@ export interface LedgerFilters {
   limit?: number;
 }
 
-export type StatsBy = 'day' | 'project' | 'model';
+export type StatsBy = 'day' | 'project' | 'model' | 'agent';
 
 export interface StatsRow {
-  /** The day (YYYY-MM-DD, UTC), the project or the model; "(unknown)" when the record has none. */
+  /** The day (YYYY-MM-DD, UTC), the project, the model or the agent; "(unknown)" when the record has none. */
   key: string;
   sessions: number;
   durationMs: number;

@@ -11,6 +11,7 @@ import { formatDuration } from '../util/format-duration.js';
 import { ownValue } from '../util/own.js';
 import { str } from '../util/json-values.js';
 import { failed } from '../events/failed.js';
+import { PLATFORM_WATCH_EVENT } from '../events/names.js';
 
 export type Urgency = 'low' | 'normal' | 'critical';
 
@@ -191,6 +192,11 @@ export function builtInText(context: TemplateContext): { title: string; body: st
           context.duration ? `Duration: ${String(context.duration)}` : undefined,
         ),
       };
+    case PLATFORM_WATCH_EVENT: {
+      const payload = context.payload as Record<string, unknown> | undefined;
+      const title = typeof payload?.title === 'string' ? payload.title : 'platform';
+      return { title, body: (context.message as string | undefined) ?? '' };
+    }
     default:
       return {
         title: `${project}: ${event}${context.tool ? ` ${String(context.tool)}` : ''}`,

@@ -17,6 +17,7 @@ import { renderTemplate } from './template.js';
 import { formatAgo, formatDuration } from '../util/format-duration.js';
 import { notificationDurationMs } from './default-text.js';
 import { failed } from '../events/failed.js';
+import { PLATFORM_WATCH_EVENT } from '../events/names.js';
 import {
   buildTemplateContext,
   builtInText,
@@ -228,9 +229,12 @@ export function evaluateRules(
     if (!rule.enabled) return skip('rule disabled (enabled: false)');
     const rejection = filterRejection(rule, event, facts, options.home);
     if (rejection) return skip(rejection);
+    // A watcher's event carries its own words; the enrichment's wording is about agent sessions.
     const fallback =
       rule.title === undefined || rule.body === undefined
-        ? (safeDefaultText(options.defaultText, event, enrichment) ?? builtInText(context))
+        ? ((event.name === PLATFORM_WATCH_EVENT
+            ? undefined
+            : safeDefaultText(options.defaultText, event, enrichment)) ?? builtInText(context))
         : undefined;
     const title = rule.title !== undefined ? renderTemplate(rule.title, context) : fallback!.title;
     const body = rule.body !== undefined ? renderTemplate(rule.body, context) : fallback!.body;

@@ -89,6 +89,12 @@ export const LISTED_COMMANDS: readonly ListedCommand[] = [
     load: async () => (await import('./data/sessions.js')).sessionsCommand,
   },
   {
+    command: 'watch',
+    describe:
+      'List, test and explain the watchers on the platform API (credits, computers, controls, readiness, members)',
+    load: async () => (await import('./data/watch.js')).watchCommand,
+  },
+  {
     command: 'daemon',
     describe: 'Run, start, stop, restart or inspect the notification daemon; install it as a login service',
     load: async () => (await import('./daemon/daemon.js')).daemonCommand,

@@ -41,6 +41,11 @@ import { PresenceCache } from './presence-cache.js';
 import { inflightDir, recoverInflight } from '../state/inflight.js';
 import { TranscriptWatch } from '../listen/transcript-watch.js';
 import { RemoteAnswers } from '../remote-answers.js';
+import { WatchRunner, type WatchTimers } from '../../watch/runner.js';
+import type { WatchClient } from '../../watch/types.js';
+import { watchStatePath } from '../../watch/state-file.js';
+import { watchRules } from '../../watch/routing.js';
+import type { WatchConfig } from '../../config/watch-schema.js';
 
 export { DaemonRunningError } from './lock-holder.js';
 export { ClosedWhileStartingError } from './parts.js';
@@ -78,6 +83,8 @@ export interface StartDaemonOptions {
   presence?: () => Promise<Pick<PresenceReading, 'state'>>;
   /** Told whenever a session answered what waited (an event, `hookd ack`); see NotifyApplier's onAnswered. */
   onAnswered?: (answer: Answered) => void;
+  /** The watchers on the platform API (docs/watch.md): their settings and client; absent: none run. */
+  watch?: { config: WatchConfig; client: WatchClient; timers?: WatchTimers };
 }
 
 export interface DaemonHandle {
@@ -109,6 +116,7 @@ export const DAEMON_PARTS = [
   'spawner',
   'fast listener',
   'housekeeping',
+  'watchers',
   'pid file',
 ] as const;
 export type DaemonPart = (typeof DAEMON_PARTS)[number];
@@ -158,6 +166,8 @@ export class Daemon implements DaemonHandle {
   private spawner: Spawner | undefined;
   private fast: FastServer | undefined;
   private remote: RemoteAnswers | undefined;
+  /** The watchers on the platform API, when any is turned on. */
+  watchers: WatchRunner | undefined;
 
   constructor(private readonly options: StartDaemonOptions = {}) {
     this.env = options.env ?? process.env;
@@ -323,6 +333,32 @@ export class Daemon implements DaemonHandle {
         return () => fast.close();
       });
     await parts.start('housekeeping', () => this.startHousekeeping(log));
+    // Watchers on the platform API (docs/watch.md): what they raise goes through ingest like an event.
+    await parts.start('watchers', () => {
+      const watch = options.watch;
+      const runner = watch
+        ? new WatchRunner({
+            config: watch.config,
+            client: watch.client,
+            file: watchStatePath(env),
+            now: this.now,
+            logger: log,
+            ...(watch.timers ? { timers: watch.timers } : {}),
+            raise: async (handoffs) => {
+              for (const handoff of handoffs) await this.ingest.receive(handoff);
+            },
+          })
+        : undefined;
+      if (!runner || runner.enabled().length === 0) return;
+      this.watchers = runner;
+      runner.start();
+      if (watchRules(this.notify()).length === 0)
+        log.warn(
+          { source: 'watch' },
+          'platform watchers are on but no notify rule matches PlatformWatch: add one (docs/watch.md)',
+        );
+      return () => runner.stop();
+    });
     await parts.start('pid file', () => {
       writePrivateFileAtomic(files.pid, `${process.pid}\n`, { ensureDir: false });
       rmSync(files.starting, { force: true });

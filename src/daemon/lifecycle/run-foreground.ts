@@ -32,9 +32,10 @@ import type { DefaultText } from '../../notify/notification.js';
 import { createDaemonLogger } from './logger.js';
 import { startDaemon, type DaemonHandle, type StartDaemonOptions } from './daemon.js';
 import { NotFoundError } from '../../platform-api/errors.js';
+import { WATCHER_NAMES, watchSettings } from '../../config/watch-schema.js';
 
 /** The parts of the config the daemon's wiring reads (the user file, validated). */
-export type WiringConfig = Partial<Pick<HookdConfig, 'daemon' | 'ledger' | 'enrich' | 'api'>>;
+export type WiringConfig = Partial<Pick<HookdConfig, 'daemon' | 'ledger' | 'enrich' | 'api' | 'watch'>>;
 
 export interface DaemonWiringOptions {
   logger: Logger;
@@ -61,7 +62,7 @@ export interface DaemonWiring {
   /** Everything above that startDaemon takes, plus the enrichment budget and home-path redaction. */
   startOptions: Pick<
     StartDaemonOptions,
-    'enrich' | 'defaultText' | 'onEvent' | 'enrichBudgetMs' | 'redactHomePaths' | 'appUrl'
+    'enrich' | 'defaultText' | 'onEvent' | 'enrichBudgetMs' | 'redactHomePaths' | 'appUrl' | 'watch'
   >;
 }
 
@@ -71,6 +72,7 @@ async function platformClientFor(
   config: WiringConfig,
   logger: Logger,
   fetch: FetchLike | undefined,
+  retries?: number,
 ): Promise<PlatformClient | undefined> {
   if (!env.HOOKD_API_KEY?.trim() && !env.FACTORY_API_KEY?.trim() && !config.api?.keyFile) return undefined;
   try {
@@ -82,7 +84,7 @@ async function platformClientFor(
       appUrl: access.appUrl,
       apiKey: access.apiKey,
       timeoutMs: access.timeoutMs,
-      retries: access.retries,
+      retries: retries ?? access.retries,
       fetch,
     });
   } catch (error) {
@@ -122,6 +124,15 @@ export async function createDaemonWiring(
   const ledgerSettings = ledgerConfigSchema.parse(config.ledger ?? {});
   const enrichSettings = enrichConfigSchema.parse(config.enrich ?? {});
   const client = await platformClientFor(env, config, logger, options.fetch);
+  // The watchers' own client: no retries inside a request, the watchers back off themselves (docs/watch.md).
+  const watchConfig = watchSettings(config.watch);
+  const watching = WATCHER_NAMES.some((name) => watchConfig[name].enabled);
+  const watchClient = watching ? await platformClientFor(env, config, logger, options.fetch, 0) : undefined;
+  if (watching && !watchClient)
+    logger.warn(
+      { source: 'watch' },
+      'platform watchers are turned on but no API key is configured; none run',
+    );
   const usesApi = client !== undefined && enrichApiEnabled(enrichSettings, true);
 
   const enricher = createEnricher({
@@ -189,6 +200,7 @@ export async function createDaemonWiring(
       redactHomePaths: enrichSettings.redactHomePaths,
       // For the click URL of ntfy notifications: HOOKD_APP_URL, then api.appUrl, then the real host.
       appUrl: env.HOOKD_APP_URL || config.api?.appUrl || API_DEFAULTS.appUrl,
+      ...(watchClient ? { watch: { config: watchConfig, client: watchClient } } : {}),
     },
     usesApi,
     tagsOnPlatform,

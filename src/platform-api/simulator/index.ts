@@ -5,3 +5,4 @@ export {
   type SimulatorOptions,
   type SimulatorRequest,
 } from './server.js';
+export type { SimulatorScript } from './script.js';

@@ -1,6 +1,6 @@
 import { EARLIEST_ANALYTICS_DAY, addDays, daysBetween, isCalendarDay, utcDay } from '../dates.js';
 import { requireAdmin, SimHttpError, type Route, type RouteContext } from './context.js';
-import type { UserRow } from '../schemas/analytics.js';
+import type { TokenRow, UserRow } from '../schemas/analytics.js';
 
 /** GET {base}/api/v1/analytics/{tokens,tools,activity,productivity,users}: Manager or Owner only. */
 
@@ -63,10 +63,33 @@ function envelope(ctx: RouteContext, range: Range, data: unknown[], extra: Recor
   };
 }
 
+/** A day's token row with the credits a script added (simulator.script.addUsage). */
+function withExtraCredits(ctx: RouteContext, row: TokenRow): TokenRow {
+  const extra = ctx.state.extraCredits.get(row.date);
+  if (!extra || extra.size === 0) return row;
+  const byUser = row.by_user.map((u) => ({ ...u }));
+  let total = row.billable_tokens;
+  for (const [userId, credits] of extra) {
+    total += credits;
+    const entry = byUser.find((u) => u.user_id === userId);
+    if (entry) entry.billable_tokens += credits;
+    else {
+      const user = ctx.state.users.find((u) => u.id === userId);
+      byUser.push({
+        user_id: userId,
+        user_email: user?.loginEmail ?? userId,
+        billable_tokens: credits,
+        by_model: [],
+      });
+    }
+  }
+  return { ...row, billable_tokens: total, by_user: byUser };
+}
+
 function tokens(ctx: RouteContext) {
   const range = readRange(ctx);
   const grouped = readGroupBy(ctx, 'model');
-  const days = range.days.map((d) => ctx.analytics.day(d).tokens);
+  const days = range.days.map((d) => withExtraCredits(ctx, ctx.analytics.day(d).tokens));
   if (!grouped) return envelope(ctx, range, days);
   return envelope(
     ctx,

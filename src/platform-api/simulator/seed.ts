@@ -89,6 +89,8 @@ export interface SimState {
   reports: SimReport[];
   changes: SimChange[];
   creditLimits: Map<string, number>;
+  /** Standard credits added by a script (`simulator.script.addUsage`): day -> user id -> credits. */
+  extraCredits: Map<string, Map<string, number>>;
   /** Counts objects created at run time, so their IDs are deterministic too. */
   serial: number;
 }
@@ -478,6 +480,7 @@ export function createState(seed: string, startMs: number, stepMs: number): SimS
     reports: makeReports(createRng(seed, 'reports'), startMs),
     changes: makeChanges(createRng(seed, 'changes'), users, startMs),
     creditLimits: new Map(),
+    extraCredits: new Map(),
     serial: 0,
   };
 }

@@ -4,6 +4,7 @@ import { AnalyticsData } from './analytics-data.js';
 import { createState, type SimState } from './seed.js';
 import { SimHttpError, statusTitle, type Route, type RouteContext } from './context.js';
 import { analyticsRoutes } from './routes-analytics.js';
+import { createScript, type SimulatorScript } from './script.js';
 import { managementRoutes } from './routes-management.js';
 import { readinessRoutes } from './routes-readiness.js';
 
@@ -61,6 +62,8 @@ export interface Simulator {
   state: SimState;
   /** Every request received, in order. */
   requests: SimulatorRequest[];
+  /** Scripted changes to the organization (docs/watch.md): what the next request sees. */
+  script: SimulatorScript;
   injectFault(fault: SimulatorFault): void;
   clearFaults(): void;
   close(): Promise<void>;
@@ -232,6 +235,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     keys: { ...state.keys },
     state,
     requests,
+    script: createScript(state, () => now().getTime()),
     injectFault: (fault) => faults.push({ ...fault, left: fault.times ?? 1 }),
     clearFaults: () => void faults.splice(0),
     close: async () => {

@@ -55,6 +55,14 @@ describe('runDemo (from the TypeScript source)', () => {
     expect(byTitle.get('Sub-agent finished: Tiny sub task')?.event).toBe('SubagentStop');
     expect(byTitle.get('Session ended: other')?.sessionId).toBe(MAIN);
     expect(summary.notifications).toHaveLength(6);
+    // Then each watcher on the platform API sees its scripted change and raises it once.
+    expect(summary.watch.notifications.map((n) => [n.event, n.title])).toEqual([
+      ['PlatformWatch', 'Organization credits at 90% of the monthly limit'],
+      ['PlatformWatch', expect.stringMatching(/^Computer .+ is error$/)],
+      ['PlatformWatch', expect.stringMatching(/^Enterprise controls changed by /)],
+      ['PlatformWatch', 'Readiness of https://github.com/acme/demo: 77.8%'],
+      ['PlatformWatch', 'new.hire@acme.example joined the organization'],
+    ]);
 
     expect(summary.ledger.map((r) => [r.sessionId, r.title, r.isSubagent, r.reason])).toEqual(
       expect.arrayContaining([

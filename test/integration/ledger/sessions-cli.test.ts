@@ -29,6 +29,7 @@ beforeEach(async () => {
       projectName: 'other',
       reason: 'idle-timeout',
       model: 'model-b',
+      agent: 'claude',
       hookFailures: 2,
       title: '=cmd()',
     }),
@@ -136,6 +137,22 @@ describe('hookd sessions', () => {
     const byProject = await run('sessions', 'stats', '--by', 'project', '--since', '3d');
     expect(byProject).toMatch(/^TOTAL\s+2\s/m);
     await expect(run('sessions', 'stats', '--by', 'week')).rejects.toThrow(/Invalid values|choices/i);
+  });
+
+  it('totals by agent, under the name totals too', async () => {
+    const byAgent = JSON.parse(await run('sessions', 'totals', '--by', 'agent', '--json')) as {
+      by: string;
+      rows: Array<{ key: string; sessions: number }>;
+    };
+    expect(byAgent.by).toBe('agent');
+    expect(byAgent.rows.map((r) => [r.key, r.sessions]).sort()).toEqual([
+      ['claude', 1],
+      ['droid', 2],
+    ]);
+    const text = await run('sessions', 'totals', '--by', 'agent');
+    expect(text).toMatch(/^AGENT\s+SESSIONS/);
+    expect(text).toMatch(/^claude\s+1\s/m);
+    expect(text).toMatch(/^TOTAL\s+3\s/m);
   });
 
   it('says so when the ledger is empty', async () => {

@@ -269,18 +269,19 @@ export function createSessionsCommand(deps: SessionsDeps = {}): CommandModule<ob
   };
 
   const stats: CommandModule<object, StatsArgs> = {
-    command: 'stats',
-    describe: 'Total duration, messages, tokens and credits by day, project or model',
+    command: ['totals', 'stats'],
+    describe: 'Total sessions, duration, messages, tokens and credits by day, project, agent or model',
     builder: (y) =>
       filterOptions(y)
         .option('by', {
           type: 'string',
-          choices: ['day', 'project', 'model'] as const,
+          choices: ['day', 'project', 'agent', 'model'] as const,
           default: 'day' as StatsBy,
-          describe: 'Group by UTC day, project or model',
+          describe: 'Group by UTC day, project, agent or model',
         })
         .option('json', { type: 'boolean', default: false, describe: 'Print the totals as JSON' })
-        .example('hookd sessions stats --by project --since 30d', 'Where the last month went')
+        .example('hookd sessions totals --by project --since 30d', 'Where the last month went')
+        .example('hookd sessions totals --by agent', 'Sessions, tokens and credits per agent')
         .example(
           'hookd sessions stats --by model --json',
           'Totals per model, as JSON',

@@ -1,0 +1,127 @@
+import { WATCHER_NAMES, type WatchConfig, type WatcherName } from '../config/watch-schema.js';
+import type { NotifyConfig } from '../config/notify-schema.js';
+import { formatDuration } from '../util/format-duration.js';
+import { freshWatcherState, readWatchFile, type WatcherState } from './state-file.js';
+import { watchRules } from './routing.js';
+import type { RaiseKind, WatchClient, WatchRaise } from './types.js';
+import { WATCHERS } from './watchers.js';
+
+/** What `hookd watch list|test|explain` show (docs/watch.md); the CLI formats these. */
+
+export interface WatcherRow {
+  name: WatcherName;
+  enabled: boolean;
+  intervalMs: number;
+  status: WatcherState['status'] | 'off';
+  lastPollAt?: number | undefined;
+  nextPollAt?: number | undefined;
+  failures: number;
+  raised: number;
+  summary?: string | undefined;
+  lastError?: string | undefined;
+}
+
+export interface WatchListing {
+  file: string;
+  /** Why the saved state could not be read (the daemon moves such a file aside at its next start). */
+  problem?: string;
+  watchers: WatcherRow[];
+}
+
+function savedStates(file: string): { states: Partial<Record<WatcherName, WatcherState>>; problem?: string } {
+  const read = readWatchFile(file);
+  if (read.ok) return { states: read.file.watchers };
+  return read.missing ? { states: {} } : { states: {}, problem: read.problem };
+}
+
+/** Every watcher, its settings and what the daemon saved about it. */
+export function listWatchers(config: WatchConfig, file: string): WatchListing {
+  const { states, problem } = savedStates(file);
+  const watchers = WATCHER_NAMES.map((name): WatcherRow => {
+    const enabled = config[name].enabled;
+    const state = states[name];
+    return {
+      name,
+      enabled,
+      intervalMs: config[name].interval,
+      status: enabled ? (state?.status ?? 'new') : 'off',
+      lastPollAt: state?.lastPollAt,
+      nextPollAt: state?.nextPollAt,
+      failures: state?.failures ?? 0,
+      raised: state?.raised ?? 0,
+      summary: state?.summary,
+      lastError: state?.lastError,
+    };
+  });
+  return { file, ...(problem ? { problem } : {}), watchers };
+}
+
+export interface WatchTestResult {
+  watcher: WatcherName;
+  ok: boolean;
+  /** True when the daemon has no saved state for it: this poll only takes a baseline. */
+  baseline: boolean;
+  summary?: string;
+  /** What the daemon would raise now (nothing is sent, nothing saved). */
+  wouldRaise: WatchRaise[];
+  error?: string;
+}
+
+/** One poll now, from the daemon's saved state: what it sees and would raise. Sends and saves nothing. */
+export async function testWatcher(
+  name: WatcherName,
+  client: WatchClient,
+  config: WatchConfig,
+  file: string,
+  now: number,
+): Promise<WatchTestResult> {
+  const state = savedStates(file).states[name] ?? freshWatcherState();
+  const baseline = state.memory === undefined;
+  const result = await WATCHERS[name].poll({
+    client,
+    config,
+    memory: state.memory,
+    now,
+    seq: state.seq + 1,
+  });
+  return { watcher: name, ok: true, baseline, summary: result.summary, wouldRaise: result.raised };
+}
+
+/** The kinds each watcher raises. */
+export const WATCHER_KINDS: Readonly<Record<WatcherName, RaiseKind[]>> = {
+  credits: ['credit-usage'],
+  computers: ['computer-state'],
+  controls: ['control-change'],
+  readiness: ['readiness-report'],
+  members: ['member-joined', 'member-left'],
+};
+
+export interface WatchExplanation {
+  watcher: WatcherName;
+  enabled: boolean;
+  interval: string;
+  what: string[];
+  /** Per kind raised: the notify rules that would route it (none: it is recorded, not sent). */
+  routes: { kind: RaiseKind; rules: string[] }[];
+  state?: WatcherRow | undefined;
+}
+
+export function explainWatcher(
+  name: WatcherName,
+  config: WatchConfig,
+  notify: NotifyConfig,
+  file: string,
+): WatchExplanation {
+  const row = listWatchers(config, file).watchers.find((w) => w.name === name);
+  return {
+    watcher: name,
+    enabled: config[name].enabled,
+    interval: formatDuration(config[name].interval),
+    what: WATCHERS[name].describe(config),
+    routes: [...WATCHER_KINDS[name], 'watch-summary' as const].map((kind) => ({
+      kind,
+      rules: watchRules(notify, kind),
+    })),
+    state: row,
+  };
+}
