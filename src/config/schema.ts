@@ -5,6 +5,7 @@ import { apiConfigSchema } from './api-schema.js';
 import { ledgerConfigSchema } from './ledger-schema.js';
 import { enrichConfigSchema } from './enrich-schema.js';
 import { daemonConfigSchema } from './daemon-schema.js';
+import { telemetryConfigSchema } from './telemetry-schema.js';
 
 /** A matcher as the agent reads it: empty, `*` or absent match all; else exact, then unanchored RegExp. */
 const matcherSchema = z.string().superRefine((value, ctx) => {
@@ -131,11 +132,15 @@ export const configSchema = z
     ledger: ledgerConfigSchema.optional(),
     daemon: daemonConfigSchema.default(() => daemonConfigSchema.parse({})),
     enrich: enrichConfigSchema.optional(),
+    telemetry: telemetryConfigSchema.optional(),
   })
   .describe('hookd configuration. Reference: docs/configuration.md; `hookd schema` prints this schema.');
 
 /** A project file alone: its rules may name the user's channels, checked once merged (config/project-notify.ts). */
-export const projectConfigSchema = configSchema.extend({ notify: notifyObjectSchema.optional() });
+// Where telemetry goes is the user's to say: a repository's file cannot send it elsewhere.
+export const projectConfigSchema = configSchema
+  .extend({ notify: notifyObjectSchema.optional() })
+  .omit({ telemetry: true });
 
 export type HookdConfig = z.infer<typeof configSchema>;
 export type HookCommand = z.infer<typeof hookCommandSchema>;
