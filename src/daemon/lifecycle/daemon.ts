@@ -40,6 +40,8 @@ import { Parts, type StopPart } from './parts.js';
 import { PresenceCache } from './presence-cache.js';
 import { inflightDir, recoverInflight } from '../state/inflight.js';
 import { TranscriptWatch } from '../listen/transcript-watch.js';
+import { startExport, type StartedExport } from '../../telemetry/start-export.js';
+import type { TelemetryConfig } from '../../config/telemetry-schema.js';
 
 export { DaemonRunningError } from './lock-holder.js';
 export { ClosedWhileStartingError } from './parts.js';
@@ -77,6 +79,10 @@ export interface StartDaemonOptions {
   presence?: () => Promise<Pick<PresenceReading, 'state'>>;
   /** Told whenever a session answered what waited (an event, `hookd ack`); see NotifyApplier's onAnswered. */
   onAnswered?: (answer: Answered) => void;
+  /** OpenTelemetry settings (default: the user config file's `telemetry`); docs/telemetry.md. */
+  telemetry?: TelemetryConfig;
+  /** Tests: shorter export batching and backoff. */
+  telemetryTuning?: { flushIntervalMs?: number; retryBaseMs?: number; retryMaxMs?: number };
 }
 
 export interface DaemonHandle {
@@ -97,6 +103,7 @@ export const DAEMON_PARTS = [
   'journal',
   'outbox',
   'noise',
+  'telemetry',
   'escalator',
   'transcripts',
   'release timers',
@@ -155,6 +162,7 @@ export class Daemon implements DaemonHandle {
   private digest!: Digest;
   private spawner: Spawner | undefined;
   private fast: FastServer | undefined;
+  private export: StartedExport | undefined;
 
   constructor(private readonly options: StartDaemonOptions = {}) {
     this.env = options.env ?? process.env;
@@ -254,6 +262,17 @@ export class Daemon implements DaemonHandle {
         maxAgeMs: () => noiseRetentionMs(this.notify().noise),
       });
       return () => this.noise.flush();
+    });
+    // OpenTelemetry export (docs/telemetry.md): queued here, sent in the background, never awaited.
+    await parts.start('telemetry', () => {
+      this.export = startExport({
+        env,
+        config: (options.telemetry ?? this.config.state.full?.config.telemetry)?.export,
+        logger: log,
+        now: this.now,
+        ...(options.telemetryTuning ? { tuning: options.telemetryTuning } : {}),
+      });
+      return () => this.export?.close();
     });
     this.wire(log);
     // What the pipeline schedules (ladders, transcript watches, releases) stops after the pipeline.
@@ -416,6 +435,11 @@ export class Daemon implements DaemonHandle {
     const { store, journal } = this;
     for (const record of records) store.apply(record);
     await journal.append(records);
+    const telemetry = this.export?.telemetry;
+    if (telemetry)
+      for (const record of records)
+        if (record.t === 'add' || record.t === 'ok' || record.t === 'fail' || record.t === 'dead')
+          telemetry.delivery(record);
     if (!this.compacting && journal.size > this.config.state.daemon.compactBytes) {
       this.compacting = journal
         .rewrite(() => store.snapshot())
@@ -514,7 +538,12 @@ export class Daemon implements DaemonHandle {
       wake,
       enrich: options.enrich,
       enrichBudgetMs: options.enrichBudgetMs,
-      onEvent: options.onEvent,
+      onEvent: this.export
+        ? async (handoff) => {
+            this.export?.telemetry.event(handoff);
+            await options.onEvent?.(handoff);
+          }
+        : options.onEvent,
       defaultText: options.defaultText,
       home: env.HOME,
       // An injected reading (tests) stands in for the configured probe.

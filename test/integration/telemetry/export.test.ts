@@ -1,9 +1,9 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OtlpExporter } from '../../src/telemetry/exporter.js';
-import { resolveExportSettings } from '../../src/telemetry/settings.js';
-import type { LogItem, MetricItem, SpanItem } from '../../src/telemetry/signals.js';
-import { waitFor } from '../helpers/wait.js';
+import { OtlpExporter } from '../../../src/telemetry/exporter.js';
+import { resolveExportSettings } from '../../../src/telemetry/settings.js';
+import type { LogItem, MetricItem, SpanItem } from '../../../src/telemetry/signals.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   attrs,
   logsOf,
@@ -11,7 +11,7 @@ import {
   spansOf,
   startCollector,
   type TestCollector,
-} from '../helpers/otlp-collector.js';
+} from '../../helpers/otlp-collector.js';
 
 const origin = { resource: { 'service.name': 'hookd' }, scope: { name: 'hookd', version: '0.0.0' } };
 const span = (n: number): SpanItem => ({
