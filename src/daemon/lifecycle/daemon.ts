@@ -41,6 +41,7 @@ import { PresenceCache } from './presence-cache.js';
 import { inflightDir, recoverInflight } from '../state/inflight.js';
 import { TranscriptWatch } from '../listen/transcript-watch.js';
 import { startExport, type StartedExport } from '../../telemetry/start-export.js';
+import { startAgentReceiver, type StartedReceiver } from '../../telemetry/start-receiver.js';
 import type { TelemetryConfig } from '../../config/telemetry-schema.js';
 
 export { DaemonRunningError } from './lock-holder.js';
@@ -104,6 +105,7 @@ export const DAEMON_PARTS = [
   'outbox',
   'noise',
   'telemetry',
+  'otlp receiver',
   'escalator',
   'transcripts',
   'release timers',
@@ -163,6 +165,8 @@ export class Daemon implements DaemonHandle {
   private spawner: Spawner | undefined;
   private fast: FastServer | undefined;
   private export: StartedExport | undefined;
+  /** The local OTLP receiver for the agents' own telemetry, when enabled. */
+  agentTelemetry: StartedReceiver | undefined;
 
   constructor(private readonly options: StartDaemonOptions = {}) {
     this.env = options.env ?? process.env;
@@ -264,15 +268,27 @@ export class Daemon implements DaemonHandle {
       return () => this.noise.flush();
     });
     // OpenTelemetry export (docs/telemetry.md): queued here, sent in the background, never awaited.
+    const telemetry = options.telemetry ?? this.config.state.full?.config.telemetry;
     await parts.start('telemetry', () => {
       this.export = startExport({
         env,
-        config: (options.telemetry ?? this.config.state.full?.config.telemetry)?.export,
+        config: telemetry?.export,
+        usage: (id) => this.agentTelemetry?.book.get(id),
         logger: log,
         now: this.now,
         ...(options.telemetryTuning ? { tuning: options.telemetryTuning } : {}),
       });
       return () => this.export?.close();
+    });
+    // The agents' own telemetry, in on a loopback port (docs/telemetry.md).
+    await parts.start('otlp receiver', async () => {
+      this.agentTelemetry = await startAgentReceiver({
+        env,
+        config: telemetry?.receiver,
+        logger: log,
+        now: this.now,
+      });
+      return () => this.agentTelemetry?.close();
     });
     this.wire(log);
     // What the pipeline schedules (ladders, transcript watches, releases) stops after the pipeline.
