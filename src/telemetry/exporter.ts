@@ -105,7 +105,7 @@ class SignalQueue<S extends Signal> {
     let problem: string | undefined;
     let retryAfter: number | undefined;
     try {
-      const body = encodeExport(
+      const body = await encodeExport(
         this.signal,
         batch.map((q) => q.item),
         this.o.origin,

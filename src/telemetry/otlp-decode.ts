@@ -1,4 +1,4 @@
-import { EXPORT_REQUEST } from './otlp-proto.js';
+import { exportRequestType } from './otlp-proto.js';
 import type { OtlpEncoding } from './otlp-encode.js';
 import type { Signal } from './signals.js';
 import { isObject, type Json } from '../util/json-values.js';
@@ -26,7 +26,7 @@ export class OtlpDecodeError extends Error {}
  * strings, enums as numbers), whichever encoding it came in. A body that is not a valid request throws
  * OtlpDecodeError.
  */
-export function decodeExport(signal: Signal, body: Uint8Array, encoding: OtlpEncoding): Json {
+export async function decodeExport(signal: Signal, body: Uint8Array, encoding: OtlpEncoding): Promise<Json> {
   if (encoding === 'json') {
     let parsed: unknown;
     try {
@@ -37,7 +37,7 @@ export function decodeExport(signal: Signal, body: Uint8Array, encoding: OtlpEnc
     if (!isObject(parsed)) throw new OtlpDecodeError('not a JSON object');
     return parsed;
   }
-  const type = EXPORT_REQUEST[signal];
+  const type = await exportRequestType(signal);
   try {
     const message = type.decode(body);
     return idsToHex(

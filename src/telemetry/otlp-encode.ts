@@ -1,4 +1,4 @@
-import { EXPORT_REQUEST } from './otlp-proto.js';
+import { exportRequestType } from './otlp-proto.js';
 import type { AttrValue, Attributes, LogItem, MetricItem, Signal, SignalItems, SpanItem } from './signals.js';
 
 /** The OTLP/HTTP encodings: `http/protobuf` (the default) and `http/json`. */
@@ -179,13 +179,13 @@ export function exportRequest<S extends Signal>(
 }
 
 /** The body of one OTLP/HTTP export request. */
-export function encodeExport<S extends Signal>(
+export async function encodeExport<S extends Signal>(
   signal: S,
   items: SignalItems[S][],
   origin: Origin,
   encoding: OtlpEncoding,
-): Uint8Array {
+): Promise<Uint8Array> {
   const request = exportRequest(signal, items, origin, encoding);
   if (encoding === 'json') return Buffer.from(JSON.stringify(request));
-  return EXPORT_REQUEST[signal].encode(request).finish();
+  return (await exportRequestType(signal)).encode(request).finish();
 }

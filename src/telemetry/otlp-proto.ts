@@ -1,6 +1,5 @@
 // The OTLP protobuf messages, as the OpenTelemetry project's own generated code encodes and decodes them
 // (@opentelemetry/otlp-transformer ships it, built from the opentelemetry-proto definitions).
-import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import type { Signal } from './signals.js';
 
 /** What hookd uses of one generated message type. */
@@ -11,12 +10,25 @@ export interface ProtoMessage {
 }
 
 type Collector = Record<'trace' | 'metrics' | 'logs', { v1: Record<string, ProtoMessage> }>;
-const collector = (otlpRoot as unknown as { opentelemetry: { proto: { collector: Collector } } })
-  .opentelemetry.proto.collector;
-
-/** The export request message of each signal (ExportTraceServiceRequest, ...). */
-export const EXPORT_REQUEST: Record<Signal, ProtoMessage> = {
-  traces: collector.trace.v1.ExportTraceServiceRequest!,
-  metrics: collector.metrics.v1.ExportMetricsServiceRequest!,
-  logs: collector.logs.v1.ExportLogsServiceRequest!,
+const NAMES: Record<Signal, [keyof Collector, string]> = {
+  traces: ['trace', 'ExportTraceServiceRequest'],
+  metrics: ['metrics', 'ExportMetricsServiceRequest'],
+  logs: ['logs', 'ExportLogsServiceRequest'],
 };
+
+let loading: Promise<Collector> | undefined;
+
+/**
+ * The export request message of a signal (ExportTraceServiceRequest, ...). The generated code is large:
+ * it is loaded at the first use, so a daemon without telemetry never evaluates it.
+ */
+export async function exportRequestType(signal: Signal): Promise<ProtoMessage> {
+  loading ??= import('@opentelemetry/otlp-transformer/build/src/generated/root.js').then((module) => {
+    const root = ((module as { default?: unknown }).default ?? module) as {
+      opentelemetry: { proto: { collector: Collector } };
+    };
+    return root.opentelemetry.proto.collector;
+  });
+  const [group, name] = NAMES[signal];
+  return (await loading)[group].v1[name]!;
+}

@@ -9,6 +9,8 @@ import { SIGNALS, type Signal } from './signals.js';
 
 /** The receiver only ever listens on the loopback interface. */
 export const RECEIVER_HOST = '127.0.0.1';
+/** What the receiver answers a request without its token (doctor knows the receiver by it). */
+export const UNAUTHORIZED_TEXT = 'hookd OTLP receiver: bearer token required';
 
 export interface ReceiverCounts {
   accepted: number;
@@ -80,9 +82,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         { source: 'telemetry', path: req.url?.slice(0, 100), remotePort: req.socket.remotePort },
         'OTLP request without the receiver token refused (401)',
       );
-      res
-        .writeHead(401, { 'content-type': 'text/plain', connection: 'close' })
-        .end('bearer token required\n');
+      res.writeHead(401, { 'content-type': 'text/plain', connection: 'close' }).end(`${UNAUTHORIZED_TEXT}\n`);
       req.destroy();
       return;
     }
@@ -106,7 +106,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     try {
       if (req.headers['content-encoding'] === 'gzip')
         body = gunzipSync(body, { maxOutputLength: maxBodyBytes });
-      request = decodeExport(signal, body, encoding);
+      request = await decodeExport(signal, body, encoding);
     } catch (error) {
       const message = error instanceof OtlpDecodeError ? error.message : 'cannot read the body';
       logger.warn({ source: 'telemetry', signal, error: message.slice(0, 200) }, 'OTLP request refused');

@@ -12,6 +12,7 @@ import type { TelemetryConfig } from '../../../src/config/telemetry-schema.js';
 import { handoffOf, tempEnv } from '../daemon/helpers.js';
 import { waitFor } from '../../helpers/wait.js';
 import { attrs, spansOf, startCollector } from '../../helpers/otlp-collector.js';
+import { checkTelemetry } from '../../../src/doctor/checks/telemetry/check-telemetry.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -214,5 +215,33 @@ describe('the local OTLP receiver', () => {
       `port ${port} on 127.0.0.1 is held by another process (set telemetry.receiver.port)`,
     );
     expect(daemon.startedParts()).toContain('pid file');
+  });
+});
+
+describe('doctor on telemetry', () => {
+  it('knows hookd’s receiver by its answer, and a port held by another program', async () => {
+    const t = await setup();
+    const port = t.started.receiver!.port;
+    const telemetry = { receiver: { enabled: true, port, maxBodyBytes: 1024, raw: false } };
+    const ours = await checkTelemetry({}, telemetry, { fetch, timeoutMs: 5000 });
+    expect(ours.map((r) => [r.id, r.status])).toEqual([
+      ['telemetry-export', 'skip'],
+      ['telemetry-receiver', 'ok'],
+    ]);
+    const other = await startCollector();
+    cleanups.push(() => other.close());
+    const held = await checkTelemetry(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318' },
+      { receiver: { ...telemetry.receiver, port: other.port } },
+      { fetch, timeoutMs: 5000 },
+    );
+    expect(held[0]).toMatchObject({
+      status: 'ok',
+      detail: expect.stringContaining('traces -> http://collector.example:4318/v1/traces (protobuf)'),
+    });
+    expect(held[1]).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining(`port ${other.port} on 127.0.0.1 is held by another process`),
+    });
   });
 });
