@@ -1,4 +1,4 @@
-import { fetchWithTimeout, type FetchLike } from '../util/fetch-with-timeout.js';
+import { postOtlp, type PostLike } from './http-post.js';
 import { retryAfterMs } from '../util/retry-after.js';
 import { CONTENT_TYPE, encodeExport, type Origin } from './otlp-encode.js';
 import type { SignalTarget } from './settings.js';
@@ -29,7 +29,8 @@ export interface ExporterOptions {
   flushIntervalMs?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
-  fetch?: FetchLike;
+  /** The HTTP POST (default: node:http(s)). */
+  post?: PostLike;
   now?: () => number;
   /** Told of a failed attempt once per outage (and when it ends), never per item. */
   onTrouble?: (signal: Signal, problem: string | undefined) => void;
@@ -111,22 +112,18 @@ class SignalQueue<S extends Signal> {
         this.o.origin,
         this.target.encoding,
       );
-      const answer = await fetchWithTimeout(
-        this.o.fetch,
+      const answer = await this.o.post(
         this.target.url,
-        {
-          method: 'POST',
-          headers: { ...this.target.headers, 'content-type': CONTENT_TYPE[this.target.encoding] },
-          body,
-        },
-        { timeoutMs: this.target.timeoutMs, maxBodyBytes: 0 },
+        { ...this.target.headers, 'content-type': CONTENT_TYPE[this.target.encoding] },
+        body,
+        this.target.timeoutMs,
       );
       if (!answer.ok) problem = answer.timedOut ? 'timed out' : answer.reason;
       else if (answer.status >= 200 && answer.status < 300) {
         this.remove(last, 'sent');
       } else if (answer.status === 408 || answer.status === 429 || answer.status >= 500) {
         problem = `HTTP ${answer.status}`;
-        retryAfter = retryAfterMs(answer.headers.get('retry-after'), this.o.now());
+        retryAfter = retryAfterMs(answer.retryAfter, this.o.now());
       } else {
         // The collector will never take this batch (a bad request, a wrong token): it is not retried.
         this.remove(last, 'rejected');
@@ -185,7 +182,7 @@ export class OtlpExporter {
       flushIntervalMs: options.flushIntervalMs ?? TELEMETRY_DEFAULTS.flushIntervalMs,
       retryBaseMs: options.retryBaseMs ?? TELEMETRY_DEFAULTS.retryBaseMs,
       retryMaxMs: options.retryMaxMs ?? TELEMETRY_DEFAULTS.retryMaxMs,
-      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      post: options.post ?? postOtlp,
       now: options.now ?? Date.now,
       onTrouble: options.onTrouble,
     };

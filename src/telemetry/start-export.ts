@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { TelemetryExportConfig } from '../config/telemetry-schema.js';
 import type { Env } from '../paths.js';
-import type { FetchLike } from '../util/fetch-with-timeout.js';
 import { HOOKD_VERSION } from '../util/version.js';
 import { DaemonTelemetry, type SessionUsage } from './daemon-telemetry.js';
 import { OtlpExporter, type SignalExportStats } from './exporter.js';
@@ -24,7 +23,6 @@ export function startExport(options: {
   config: TelemetryExportConfig | undefined;
   logger: Logger;
   now: () => number;
-  fetch?: FetchLike;
   usage?: (sessionId: string) => SessionUsage | undefined;
   /** Tests: shorter batching and backoff. */
   tuning?: { flushIntervalMs?: number; retryBaseMs?: number; retryMaxMs?: number };
@@ -44,7 +42,6 @@ export function startExport(options: {
     },
     maxQueue: settings.maxQueue,
     now: options.now,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
     ...options.tuning,
     onTrouble: (signal, problem) =>
       problem === undefined
