@@ -70,12 +70,6 @@ export const telemetryReceiverSchema = z
       .max(64 * 1024 * 1024)
       .default(TELEMETRY_DEFAULTS.receiverMaxBodyBytes)
       .describe('A larger request is refused with 413.'),
-    raw: z
-      .boolean()
-      .default(false)
-      .describe(
-        "Forward the agents' telemetry with the user's email and account/organization ids kept (removed by default).",
-      ),
   })
   .describe("The local OTLP receiver for the agents' own telemetry (docs/telemetry.md).");
 

@@ -81,7 +81,7 @@ async function setup(receiver: Partial<NonNullable<TelemetryConfig['receiver']>>
   const daemon = (await startDaemon({
     env,
     config: { notify: { channels: {}, rules: [] } },
-    telemetry: { receiver: { enabled: true, port: 0, maxBodyBytes: 64 * 1024, raw: false, ...receiver } },
+    telemetry: { receiver: { enabled: true, port: 0, maxBodyBytes: 64 * 1024, ...receiver } },
     telemetryTuning: { flushIntervalMs: 10 },
   })) as Daemon;
   cleanups.push(() => daemon.close());
@@ -208,7 +208,7 @@ describe('the local OTLP receiver', () => {
     const daemon = (await startDaemon({
       env: temp.env,
       config: { notify: { channels: {}, rules: [] } },
-      telemetry: { receiver: { enabled: true, port, maxBodyBytes: 1024, raw: false } },
+      telemetry: { receiver: { enabled: true, port, maxBodyBytes: 1024 } },
     })) as Daemon;
     cleanups.push(() => daemon.close());
     expect(daemon.agentTelemetry!.problem).toBe(
@@ -222,7 +222,7 @@ describe('doctor on telemetry', () => {
   it('knows hookd’s receiver by its answer, and a port held by another program', async () => {
     const t = await setup();
     const port = t.started.receiver!.port;
-    const telemetry = { receiver: { enabled: true, port, maxBodyBytes: 1024, raw: false } };
+    const telemetry = { receiver: { enabled: true, port, maxBodyBytes: 1024 } };
     const ours = await checkTelemetry({}, telemetry, { fetch, timeoutMs: 5000 });
     expect(ours.map((r) => [r.id, r.status])).toEqual([
       ['telemetry-export', 'skip'],
