@@ -13,7 +13,9 @@
 //     every event must be in the spool (nothing lost);
 //   - nodePath: the Node path (`hookd hook`, the fallback) vs `node -e 0`: post and true with the daemon
 //     up, and down.
-// Usage: npm run build && env -u NODE_EXTRA_CA_CERTS node bench/fast-path.mjs [rounds=40] [--base DIR]
+// With `--otel URL` this build's daemon exports OpenTelemetry to URL (`--base .` then compares it with the
+// same build exporting nothing, in the same run).
+// Usage: npm run build && env -u NODE_EXTRA_CA_CERTS node bench/fast-path.mjs [rounds=40] [--base DIR] [--otel URL]
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
@@ -43,6 +45,8 @@ const args = process.argv.slice(2);
 const baseAt = args.indexOf('--base');
 const BASE = baseAt >= 0 ? resolve(args[baseAt + 1]) : undefined;
 const ROUNDS = Number(args.find((a, i) => /^\d+$/.test(a) && i !== baseAt + 1) ?? 40);
+const otelAt = args.indexOf('--otel');
+const OTEL = otelAt >= 0 ? args[otelAt + 1] : undefined;
 const post = readFileSync(join(FIXTURES, '05-PostToolUse-Execute.json'));
 const pre = readFileSync(join(FIXTURES, '03-PreToolUse-Execute.json'));
 const stop = JSON.parse(readFileSync(join(FIXTURES, '12-Stop.json'), 'utf8'));
@@ -90,6 +94,7 @@ function build(name, root) {
   const down = benchEnv({ daemon: { autoStart: false } });
   for (const e of [up.env, down.env])
     Object.assign(e, { PATH, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/dev/null' });
+  if (OTEL && name === 'this') up.env.OTEL_EXPORTER_OTLP_ENDPOINT = OTEL;
   const hookd = join(root, 'dist', 'hookd.cjs');
   const client = join(root, 'dist', 'hookd-client');
   if (!existsSync(client)) throw new Error(`${client} was not built (npm run build with a C compiler)`);

@@ -7,6 +7,7 @@ import { ledgerConfigSchema } from './ledger-schema.js';
 import { enrichConfigSchema } from './enrich-schema.js';
 import { daemonConfigSchema } from './daemon-schema.js';
 import { projectRemoteSchema, remoteConfigSchema } from './remote-schema.js';
+import { telemetryConfigSchema } from './telemetry-schema.js';
 import { watchConfigSchema } from './watch-schema.js';
 
 /** A matcher as the agent reads it: empty, `*` or absent match all; else exact, then unanchored RegExp. */
@@ -135,15 +136,20 @@ export const configSchema = z
     daemon: daemonConfigSchema.default(() => daemonConfigSchema.parse({})),
     enrich: enrichConfigSchema.optional(),
     remote: remoteConfigSchema.optional(),
+    telemetry: telemetryConfigSchema.optional(),
     watch: watchConfigSchema.optional(),
   })
   .describe('hookd configuration. Reference: docs/configuration.md; `hookd schema` prints this schema.');
 
 /** A project file alone: its rules may name the user's channels, checked once merged (config/project-notify.ts). */
-export const projectConfigSchema = configSchema.extend({
-  notify: notifyObjectSchema.optional(),
-  remote: projectRemoteSchema.optional(),
-});
+// Where telemetry goes and what the platform watchers poll are the user's to say: a repository's file
+// cannot set them. It may only turn remote answers off (remote-schema.ts).
+export const projectConfigSchema = configSchema
+  .extend({
+    notify: notifyObjectSchema.optional(),
+    remote: projectRemoteSchema.optional(),
+  })
+  .omit({ telemetry: true, watch: true });
 
 export type HookdConfig = z.infer<typeof configSchema>;
 export type HookCommand = z.infer<typeof hookCommandSchema>;

@@ -7,6 +7,7 @@ import type { HookdConfig } from '../config/schema.js';
 import { AGENTS } from '../install/agents.js';
 import { inspectAgentFiles } from './checks/agent/agent-settings.js';
 import { checkApiKey } from './checks/config/check-api.js';
+import { checkTelemetry } from './checks/telemetry/check-telemetry.js';
 import { checkBacklog } from './checks/daemon/check-backlog.js';
 import { checkChannel } from './checks/notify/check-channels.js';
 import { checkConfig } from './checks/config/check-config.js';
@@ -147,6 +148,10 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
           }),
       })),
     { title: 'API key', run: () => checkApiKey(env, hookd?.api, { fetch: fetchImpl, timeoutMs }) },
+    {
+      title: 'telemetry',
+      run: () => checkTelemetry(env, hookd?.telemetry, { fetch: fetchImpl, timeoutMs }),
+    },
   ];
 
   let done = 0;

@@ -46,6 +46,9 @@ import type { WatchClient } from '../../watch/types.js';
 import { watchStatePath } from '../../watch/state-file.js';
 import { watchRules } from '../../watch/routing.js';
 import type { WatchConfig } from '../../config/watch-schema.js';
+import { startExport, type StartedExport } from '../../telemetry/start-export.js';
+import { startAgentReceiver, type StartedReceiver } from '../../telemetry/start-receiver.js';
+import type { TelemetryConfig } from '../../config/telemetry-schema.js';
 
 export { DaemonRunningError } from './lock-holder.js';
 export { ClosedWhileStartingError } from './parts.js';
@@ -85,6 +88,10 @@ export interface StartDaemonOptions {
   onAnswered?: (answer: Answered) => void;
   /** The watchers on the platform API (docs/watch.md): their settings and client; absent: none run. */
   watch?: { config: WatchConfig; client: WatchClient; timers?: WatchTimers };
+  /** OpenTelemetry settings (default: the user config file's `telemetry`); docs/telemetry.md. */
+  telemetry?: TelemetryConfig;
+  /** Tests: shorter export batching and backoff. */
+  telemetryTuning?: { flushIntervalMs?: number; retryBaseMs?: number; retryMaxMs?: number };
 }
 
 export interface DaemonHandle {
@@ -105,6 +112,8 @@ export const DAEMON_PARTS = [
   'journal',
   'outbox',
   'noise',
+  'telemetry',
+  'otlp receiver',
   'escalator',
   'transcripts',
   'release timers',
@@ -168,6 +177,9 @@ export class Daemon implements DaemonHandle {
   private remote: RemoteAnswers | undefined;
   /** The watchers on the platform API, when any is turned on. */
   watchers: WatchRunner | undefined;
+  private export: StartedExport | undefined;
+  /** The local OTLP receiver for the agents' own telemetry, when enabled. */
+  agentTelemetry: StartedReceiver | undefined;
 
   constructor(private readonly options: StartDaemonOptions = {}) {
     this.env = options.env ?? process.env;
@@ -267,6 +279,29 @@ export class Daemon implements DaemonHandle {
         maxAgeMs: () => noiseRetentionMs(this.notify().noise),
       });
       return () => this.noise.flush();
+    });
+    // OpenTelemetry export (docs/telemetry.md): queued here, sent in the background, never awaited.
+    const telemetry = options.telemetry ?? this.config.state.full?.config.telemetry;
+    await parts.start('telemetry', () => {
+      this.export = startExport({
+        env,
+        config: telemetry?.export,
+        usage: (id) => this.agentTelemetry?.book.get(id),
+        logger: log,
+        now: this.now,
+        ...(options.telemetryTuning ? { tuning: options.telemetryTuning } : {}),
+      });
+      return () => this.export?.close();
+    });
+    // The agents' own telemetry, in on a loopback port (docs/telemetry.md).
+    await parts.start('otlp receiver', async () => {
+      this.agentTelemetry = await startAgentReceiver({
+        env,
+        config: telemetry?.receiver,
+        logger: log,
+        now: this.now,
+      });
+      return () => this.agentTelemetry?.close();
     });
     this.wire(log);
     // What the pipeline schedules (ladders, transcript watches, releases) stops after the pipeline.
@@ -469,6 +504,11 @@ export class Daemon implements DaemonHandle {
     const { store, journal } = this;
     for (const record of records) store.apply(record);
     await journal.append(records);
+    const telemetry = this.export?.telemetry;
+    if (telemetry)
+      for (const record of records)
+        if (record.t === 'add' || record.t === 'ok' || record.t === 'fail' || record.t === 'dead')
+          telemetry.delivery(record);
     if (!this.compacting && journal.size > this.config.state.daemon.compactBytes) {
       this.compacting = journal
         .rewrite(() => store.snapshot())
@@ -567,7 +607,12 @@ export class Daemon implements DaemonHandle {
       wake,
       enrich: options.enrich,
       enrichBudgetMs: options.enrichBudgetMs,
-      onEvent: options.onEvent,
+      onEvent: this.export
+        ? async (handoff) => {
+            this.export?.telemetry.event(handoff);
+            await options.onEvent?.(handoff);
+          }
+        : options.onEvent,
       defaultText: options.defaultText,
       home: env.HOME,
       // An injected reading (tests) stands in for the configured probe.

@@ -1,0 +1,71 @@
+import type { Logger } from 'pino';
+import type { TelemetryExportConfig } from '../config/telemetry-schema.js';
+import type { Env } from '../paths.js';
+import { HOOKD_VERSION } from '../util/version.js';
+import { DaemonTelemetry, type SessionUsage } from './daemon-telemetry.js';
+import { OtlpExporter, type SignalExportStats } from './exporter.js';
+import { resolveExportSettings } from './settings.js';
+import type { Signal } from './signals.js';
+
+export interface StartedExport {
+  telemetry: DaemonTelemetry;
+  exporter: OtlpExporter;
+  stats(): Partial<Record<Signal, SignalExportStats>>;
+  close(): Promise<void>;
+}
+
+/**
+ * The daemon's export part: undefined when export is off (no endpoint, OTEL_SDK_DISABLED=true, only an
+ * unsupported protocol), with the reason logged once; else the exporter and what feeds it.
+ */
+export function startExport(options: {
+  env: Env;
+  config: TelemetryExportConfig | undefined;
+  logger: Logger;
+  now: () => number;
+  usage?: (sessionId: string) => SessionUsage | undefined;
+  /** Tests: shorter batching and backoff. */
+  tuning?: { flushIntervalMs?: number; retryBaseMs?: number; retryMaxMs?: number };
+}): StartedExport | undefined {
+  const { logger } = options;
+  const settings = resolveExportSettings(options.env, options.config);
+  if (!settings.enabled) {
+    logger.debug({ reason: settings.reason }, 'OpenTelemetry export is off');
+    return undefined;
+  }
+  for (const problem of settings.problems) logger.warn({ source: 'telemetry' }, problem);
+  const exporter = new OtlpExporter({
+    targets: settings.targets,
+    origin: {
+      resource: { 'service.version': HOOKD_VERSION, ...settings.resource },
+      scope: { name: 'hookd', version: HOOKD_VERSION },
+    },
+    maxQueue: settings.maxQueue,
+    now: options.now,
+    ...options.tuning,
+    onTrouble: (signal, problem) =>
+      problem === undefined
+        ? logger.info({ source: 'telemetry', signal }, 'the OpenTelemetry collector takes data again')
+        : logger.warn(
+            { source: 'telemetry', signal, problem },
+            'cannot send to the OpenTelemetry collector; keeping the newest items and retrying',
+          ),
+  });
+  logger.info(
+    {
+      source: 'telemetry',
+      targets: Object.fromEntries(
+        Object.entries(settings.targets).map(([s, t]) => [s, `${t.url} (${t.encoding})`]),
+      ),
+    },
+    'OpenTelemetry export on',
+  );
+  const telemetry = new DaemonTelemetry({
+    exporter,
+    includeCommandLines: settings.includeCommandLines,
+    includePrompts: settings.includePrompts,
+    now: options.now,
+    ...(options.usage ? { usage: options.usage } : {}),
+  });
+  return { telemetry, exporter, stats: () => exporter.stats(), close: () => exporter.close() };
+}

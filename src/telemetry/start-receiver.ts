@@ -1,0 +1,91 @@
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { TELEMETRY_DEFAULTS, type TelemetryReceiverConfig } from '../config/telemetry-schema.js';
+import { dataDir, type Env } from '../paths.js';
+import { writePrivateFileAtomic } from '../util/private-fs.js';
+import { startReceiver, type Receiver } from './receiver.js';
+import { receiverToken } from './receiver-token.js';
+import { UsageBook } from './usage-book.js';
+
+/** Where the sessions' usage as the agents reported it is kept (docs/telemetry.md). */
+export const agentUsagePath = (env: Env): string => join(dataDir(env), 'telemetry', 'sessions.json');
+
+/** Changed usage is written at most this often. */
+const SAVE_EVERY_MS = 2000;
+
+export interface StartedReceiver {
+  book: UsageBook;
+  receiver: Receiver | undefined;
+  /** Why it does not listen (a port held by another process, a token file that is not private). */
+  problem: string | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * The receiver part: undefined unless `telemetry.receiver.enabled`. A port it cannot take or a token
+ * it cannot trust is logged and kept as `problem` (doctor reports the port); the daemon runs on.
+ */
+export async function startAgentReceiver(options: {
+  env: Env;
+  config: TelemetryReceiverConfig | undefined;
+  logger: Logger;
+  now: () => number;
+}): Promise<StartedReceiver | undefined> {
+  const { env, config, logger, now } = options;
+  if (!config?.enabled) return undefined;
+  const book = new UsageBook(now);
+  const token = receiverToken(env);
+  const port = config.port ?? TELEMETRY_DEFAULTS.receiverPort;
+  if (!token.ok) {
+    logger.error({ source: 'telemetry', problem: token.problem }, 'the OTLP receiver does not listen');
+    return { book, receiver: undefined, problem: token.problem, close: async () => {} };
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const save = () => {
+    timer = undefined;
+    try {
+      writePrivateFileAtomic(agentUsagePath(env), `${JSON.stringify({ v: 1, sessions: book.all() })}\n`);
+    } catch (error) {
+      logger.warn({ source: 'telemetry', error: (error as Error).message }, 'cannot save the agents’ usage');
+    }
+  };
+  const changed = (sessions: Set<string>) => {
+    if (sessions.size === 0 || timer) return;
+    timer = setTimeout(save, SAVE_EVERY_MS);
+    timer.unref();
+  };
+  let receiver: Receiver;
+  try {
+    receiver = await startReceiver({
+      port,
+      token: token.token,
+      maxBodyBytes: config.maxBodyBytes ?? TELEMETRY_DEFAULTS.receiverMaxBodyBytes,
+      logger,
+      onRequest: (signal, request) => {
+        if (signal === 'metrics') changed(book.addMetrics(request));
+        else if (signal === 'logs') changed(book.addLogs(request));
+      },
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const problem =
+      code === 'EADDRINUSE'
+        ? `port ${port} on 127.0.0.1 is held by another process (set telemetry.receiver.port)`
+        : `cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`;
+    logger.error({ source: 'telemetry', problem }, 'the OTLP receiver does not listen');
+    return { book, receiver: undefined, problem, close: async () => {} };
+  }
+  logger.info({ source: 'telemetry', port: receiver.port }, 'OTLP receiver listening on 127.0.0.1');
+  return {
+    book,
+    receiver,
+    problem: undefined,
+    close: async () => {
+      await receiver.close();
+      if (timer) {
+        clearTimeout(timer);
+        save();
+      }
+    },
+  };
+}

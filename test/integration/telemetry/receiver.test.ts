@@ -1,0 +1,247 @@
+import { statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
+import { startDaemon, type Daemon } from '../../../src/daemon/lifecycle/daemon.js';
+import { handOff } from '../../../src/link/client.js';
+import { receiverTokenPath } from '../../../src/telemetry/receiver-token.js';
+import { readFileSync } from 'node:fs';
+import { agentUsagePath } from '../../../src/telemetry/start-receiver.js';
+import type { TelemetryConfig } from '../../../src/config/telemetry-schema.js';
+import { handoffOf, tempEnv } from '../daemon/helpers.js';
+import { waitFor } from '../../helpers/wait.js';
+import { attrs, spansOf, startCollector } from '../../helpers/otlp-collector.js';
+import { checkTelemetry } from '../../../src/doctor/checks/telemetry/check-telemetry.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type Encoder = { fromObject(o: object): object; encode(m: object): { finish(): Uint8Array } };
+const metricsRequest = (
+  otlpRoot as unknown as {
+    opentelemetry: { proto: { collector: { metrics: { v1: Record<string, Encoder> } } } };
+  }
+).opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest!;
+
+const kv = (attributes: Record<string, string>) =>
+  Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } }));
+
+/** A metrics request shaped like Claude Code's (delta sums, session.id and model on each point). */
+function claudeMetrics(sessionId: string, points: { type?: string; cost?: number; value?: number }[]) {
+  const point = (attributes: Record<string, string>, value: number) => ({
+    attributes: kv({
+      'session.id': sessionId,
+      'user.email': 'someone@example.com',
+      model: 'claude-sonnet-4',
+      ...attributes,
+    }),
+    startTimeUnixNano: '1700000000000000000',
+    timeUnixNano: '1700000005000000000',
+    asDouble: value,
+  });
+  return {
+    resourceMetrics: [
+      {
+        resource: { attributes: kv({ 'service.name': 'claude-code' }) },
+        scopeMetrics: [
+          {
+            scope: { name: 'com.anthropic.claude_code' },
+            metrics: [
+              {
+                name: 'claude_code.token.usage',
+                sum: {
+                  aggregationTemporality: 1,
+                  isMonotonic: true,
+                  dataPoints: points.filter((p) => p.type).map((p) => point({ type: p.type! }, p.value!)),
+                },
+              },
+              {
+                name: 'claude_code.cost.usage',
+                sum: {
+                  aggregationTemporality: 1,
+                  isMonotonic: true,
+                  dataPoints: points.filter((p) => p.cost !== undefined).map((p) => point({}, p.cost!)),
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+}
+
+async function setup(receiver: Partial<NonNullable<TelemetryConfig['receiver']>> = {}, exportTo?: string) {
+  const temp = tempEnv();
+  cleanups.push(temp.cleanup);
+  const env = { ...temp.env, ...(exportTo ? { OTEL_EXPORTER_OTLP_ENDPOINT: exportTo } : {}) };
+  const daemon = (await startDaemon({
+    env,
+    config: { notify: { channels: {}, rules: [] } },
+    telemetry: { receiver: { enabled: true, port: 0, maxBodyBytes: 64 * 1024, ...receiver } },
+    telemetryTuning: { flushIntervalMs: 10 },
+  })) as Daemon;
+  cleanups.push(() => daemon.close());
+  const started = daemon.agentTelemetry!;
+  const url = `http://127.0.0.1:${started.receiver?.port ?? 0}`;
+  const token = readFileSync(receiverTokenPath(env), 'utf8').trim();
+  const post = (path: string, body: Uint8Array | string, headers: Record<string, string> = {}) =>
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${token}`, ...headers },
+      body,
+    });
+  return { env, daemon, started, url, token, post };
+}
+
+const protobuf = (request: object) => metricsRequest.encode(metricsRequest.fromObject(request)).finish();
+
+describe('the local OTLP receiver', () => {
+  it('keeps its token private and refuses a request without it (401), never reading it', async () => {
+    const t = await setup();
+    expect(statSync(receiverTokenPath(t.env)).mode & 0o777).toBe(0o600);
+    expect(t.token).toMatch(/^[0-9a-f]{64}$/);
+    const body = protobuf(claudeMetrics('s-1', [{ type: 'input', value: 10 }]));
+    expect((await t.post('/v1/metrics', body, { authorization: '' })).status).toBe(401);
+    expect((await t.post('/v1/metrics', body, { authorization: `Bearer ${'0'.repeat(64)}` })).status).toBe(
+      401,
+    );
+    expect((await t.post('/v1/metrics', body, { authorization: `Basic ${t.token}` })).status).toBe(401);
+    expect(t.started.receiver!.counts).toMatchObject({ unauthorized: 3, accepted: 0 });
+    expect(t.started.book.get('s-1')).toBeUndefined();
+  });
+
+  it('joins Claude Code token and cost metrics (protobuf, JSON, gzip) to the session', async () => {
+    const t = await setup();
+    const first = claudeMetrics('s-2', [
+      { type: 'input', value: 100 },
+      { type: 'output', value: 40 },
+      { cost: 0.25 },
+    ]);
+    expect((await t.post('/v1/metrics', protobuf(first))).status).toBe(200);
+    const second = claudeMetrics('s-2', [
+      { type: 'cacheRead', value: 7 },
+      { type: 'input', value: 5 },
+      { cost: 0.5 },
+    ]);
+    expect(
+      (await t.post('/v1/metrics', JSON.stringify(second), { 'content-type': 'application/json' })).status,
+    ).toBe(200);
+    const third = claudeMetrics('s-2', [{ type: 'cacheCreation', value: 3 }]);
+    expect(
+      (await t.post('/v1/metrics', gzipSync(protobuf(third)), { 'content-encoding': 'gzip' })).status,
+    ).toBe(200);
+    expect(t.started.book.get('s-2')).toMatchObject({
+      inputTokens: 105,
+      outputTokens: 40,
+      cacheReadTokens: 7,
+      cacheCreationTokens: 3,
+      costUsd: 0.75,
+      models: ['claude-sonnet-4'],
+    });
+    // Saved privately for `hookd sessions` and after a restart.
+    await waitFor(
+      () => {
+        try {
+          return statSync(agentUsagePath(t.env)).mode;
+        } catch {
+          return undefined;
+        }
+      },
+      10_000,
+      'the usage file',
+    );
+    expect(statSync(agentUsagePath(t.env)).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a body over the limit (413), a body that does not decode (400) and other types (415)', async () => {
+    const t = await setup({ maxBodyBytes: 1024 });
+    expect((await t.post('/v1/metrics', Buffer.alloc(4096, 1))).status).toBe(413);
+    expect((await t.post('/v1/metrics', Buffer.from([0xff, 0xff, 0xff, 0xff]))).status).toBe(400);
+    expect((await t.post('/v1/metrics', 'x', { 'content-type': 'text/plain' })).status).toBe(415);
+    expect(
+      (await t.post('/v1/metrics', gzipSync(Buffer.alloc(10_000)), { 'content-encoding': 'gzip' })).status,
+    ).toBe(400);
+    expect(t.started.receiver!.counts.accepted).toBe(0);
+  });
+
+  it('gives the session span the tokens and cost the agent reported', async () => {
+    const collector = await startCollector();
+    cleanups.push(() => collector.close());
+    const t = await setup({}, collector.url);
+    await t.post(
+      '/v1/metrics',
+      protobuf(
+        claudeMetrics('s-3', [{ type: 'input', value: 11 }, { type: 'output', value: 22 }, { cost: 0.01 }]),
+      ),
+    );
+    for (const name of ['SessionStart', 'SessionEnd'])
+      await handOff(handoffOf({ session_id: 's-3', hook_event_name: name }, { agent: 'claude' }), {
+        env: t.env,
+        timeoutMs: 2000,
+      });
+    const span = await waitFor(
+      () => spansOf(collector.requests).find((s) => s.name === 'invoke_agent claude'),
+      10_000,
+      'the session span',
+    );
+    expect(attrs(span.attributes)).toMatchObject({
+      'gen_ai.usage.input_tokens': 11,
+      'gen_ai.usage.output_tokens': 22,
+      'hookd.session.cost_usd': 0.01,
+      'gen_ai.provider.name': 'anthropic',
+      'gen_ai.request.model': 'claude-sonnet-4',
+    });
+    expect(JSON.stringify(collector.requests.map((r) => r.body))).not.toContain('someone@example.com');
+  });
+
+  it('says so when its port is held by another process, and the daemon runs on', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+    const port = (holder.address() as { port: number }).port;
+    const temp = tempEnv();
+    cleanups.push(temp.cleanup);
+    const daemon = (await startDaemon({
+      env: temp.env,
+      config: { notify: { channels: {}, rules: [] } },
+      telemetry: { receiver: { enabled: true, port, maxBodyBytes: 1024 } },
+    })) as Daemon;
+    cleanups.push(() => daemon.close());
+    expect(daemon.agentTelemetry!.problem).toBe(
+      `port ${port} on 127.0.0.1 is held by another process (set telemetry.receiver.port)`,
+    );
+    expect(daemon.startedParts()).toContain('pid file');
+  });
+});
+
+describe('doctor on telemetry', () => {
+  it('knows hookd’s receiver by its answer, and a port held by another program', async () => {
+    const t = await setup();
+    const port = t.started.receiver!.port;
+    const telemetry = { receiver: { enabled: true, port, maxBodyBytes: 1024 } };
+    const ours = await checkTelemetry({}, telemetry, { fetch, timeoutMs: 5000 });
+    expect(ours.map((r) => [r.id, r.status])).toEqual([
+      ['telemetry-export', 'skip'],
+      ['telemetry-receiver', 'ok'],
+    ]);
+    const other = await startCollector();
+    cleanups.push(() => other.close());
+    const held = await checkTelemetry(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318' },
+      { receiver: { ...telemetry.receiver, port: other.port } },
+      { fetch, timeoutMs: 5000 },
+    );
+    expect(held[0]).toMatchObject({
+      status: 'ok',
+      detail: expect.stringContaining('traces -> http://collector.example:4318/v1/traces (protobuf)'),
+    });
+    expect(held[1]).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining(`port ${other.port} on 127.0.0.1 is held by another process`),
+    });
+  });
+});
