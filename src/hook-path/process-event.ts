@@ -289,12 +289,14 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
     report.reply = done.reply;
   }
   // Remote answers (docs/remote.md): a PermissionRequest no guard decided may be answered from elsewhere.
-  report.reply = await askRemotely(event, loaded.config, report.reply, {
-    env: io.env,
-    logger: io.logger,
-    askRemote: edges.askRemote,
-    elapsedMs: monotonicMs() - started,
-  });
+  // Checked here so that every other event leaves dist/remote.cjs unread.
+  if (event.name === 'PermissionRequest' && loaded.config.remote?.enabled && edges.askRemote)
+    report.reply = await askRemotely(event, loaded.config, report.reply, {
+      env: io.env,
+      logger: io.logger,
+      askRemote: edges.askRemote,
+      elapsedMs: monotonicMs() - started,
+    });
   // A project config whose trust lapsed, said once per session on the agent's stderr, which the agent
   // shows the user. Only with exit 0: never in a block reason the model reads. Not for an event that
   // came over http: its answer reaches no one, the next event of the session says it.
