@@ -81,6 +81,7 @@ describe('hookd doctor (built CLI)', () => {
       'desktop',
       'presence',
       'api',
+      'telemetry-export',
     ]);
     expect(results.get('droid-hooks')).toMatchObject({ status: 'ok' });
     // The default install: the fast client, for every event a guard or a notification can use.

@@ -175,7 +175,7 @@ describe.runIf(BUILDS_HERE)('npm run package: every package, packed', () => {
       'demo-session/events/01-SessionStart-startup.json',
     ])
       expect(files).toContain(file);
-    const docs = readdirSync(join(REPO_DIR, 'docs')).map((d) => `docs/${d}`);
+    const docs = filesUnder(join(REPO_DIR, 'docs')).map((d) => `docs/${d}`);
     expect(files.filter((f) => f.startsWith('docs/'))).toEqual(docs.sort());
     expect(readFileSync(join(unpacked.main!, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
     expect(files.filter((f) => isProgram(join(unpacked.main!, f)))).toEqual([]);
