@@ -46,6 +46,8 @@ export interface RemoteSetUpOptions {
   channels?: ('ntfy' | 'slack')[];
   waitSec?: number;
   hooks?: Record<string, unknown>;
+  /** Variables the config names that are left out of the daemon's environment. */
+  unset?: string[];
   pids: number[];
   cleanups: (() => Promise<void> | void)[];
 }
@@ -71,6 +73,7 @@ export async function setUpRemote(options: RemoteSetUpOptions) {
     SLACK_APP_TOKEN: FAKE_APP_TOKEN,
     SLACK_BOT_TOKEN: FAKE_BOT_TOKEN,
   } as Record<string, string>;
+  for (const name of options.unset ?? []) delete env[name];
   const ntfyExample = documentedExample('remote-ntfy').remote.ntfy!;
   const slackExample = documentedExample('remote-slack').remote.slack!;
   writeConfig(env, {
@@ -96,25 +99,34 @@ export async function setUpRemote(options: RemoteSetUpOptions) {
   cleanups.push(() => stopDaemon(daemon));
   if (channels.includes('ntfy'))
     await waitFor(() => ntfy.subscribers() === 1, 10_000, 'the daemon to subscribe to the reply topic');
-  if (channels.includes('slack'))
+  if (channels.includes('slack') && !options.unset?.length)
     await waitFor(() => slack.linksOpen() === 1, 10_000, 'the daemon to open its Socket Mode link');
   const records = () => jsonLines<BrokerRecord>(remoteRecordFile(env));
-  const hook = (payload: Record<string, unknown>, agent = 'claude'): Promise<Ran> => {
-    const child = spawn(process.execPath, [BIN, 'hook', '--agent', agent], {
-      env,
-      cwd: project,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    pids.push(child.pid!);
-    return collectRun(child, { stdin: JSON.stringify(payload) });
-  };
-  return { env, ntfy, slack, project, records, hook };
+  const hook = (payload: Record<string, unknown>, agent = 'claude') =>
+    runHook({ env, project, pids }, payload, agent);
+  const daemonLog = () => jsonLines<{ msg: string }>(join(env.HOOKD_STATE_DIR!, 'logs', 'daemon.log'));
+  return { env, ntfy, slack, project, records, hook, daemonLog };
+}
+
+/** Runs the built hook on one event in `project`, as the agent does. */
+export function runHook(
+  at: { env: Record<string, string | undefined>; project: string; pids: number[] },
+  payload: Record<string, unknown>,
+  agent = 'claude',
+): Promise<Ran> {
+  const child = spawn(process.execPath, [BIN, 'hook', '--agent', agent], {
+    env: at.env as NodeJS.ProcessEnv,
+    cwd: at.project,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  at.pids.push(child.pid!);
+  return collectRun(child, { stdin: JSON.stringify(payload) });
 }
 
 export type RemoteSetup = Awaited<ReturnType<typeof setUpRemote>>;
 
 export function permissionRequest(
-  s: RemoteSetup,
+  s: { project: string },
   command: string,
   session = 'sess-1',
 ): Record<string, unknown> {

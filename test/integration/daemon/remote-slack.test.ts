@@ -85,4 +85,21 @@ describe('remote answers through Slack (Socket Mode)', () => {
       expect.objectContaining({ result: 'allow', via: 'ntfy' }),
     ]);
   });
+
+  it('a Slack channel that cannot start is logged and left out; ntfy still answers', async () => {
+    const s = await setUpRemote({ channels: ['ntfy', 'slack'], unset: ['SLACK_BOT_TOKEN'], pids, cleanups });
+    await waitFor(
+      () => s.daemonLog().find((r) => r.msg.includes('Slack answers are off')),
+      10_000,
+      'the Slack channel refused in the log',
+    );
+    expect(s.daemonLog().find((r) => r.msg.includes('Slack answers are off'))!.msg).toContain(
+      'SLACK_BOT_TOKEN',
+    );
+    const ran = s.hook(permissionRequest(s, 'touch ntfy-only.out'));
+    expect(await s.ntfy.press(await askFor(s.ntfy, 'touch ntfy-only.out'), 'Allow')).toBe(200);
+    expect(decision(await ran)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'allow' } } });
+    expect(s.slack.messages).toEqual([]);
+    expect(s.slack.linksOpened()).toBe(0);
+  });
 });
