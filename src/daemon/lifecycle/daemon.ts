@@ -281,8 +281,9 @@ export class Daemon implements DaemonHandle {
     // Watching before anything answers: a config edit written right after a ping is seen.
     if (!options.config && options.watchConfig !== false)
       await parts.start('config watch', () => this.config.watch());
-    // Starts the commands of the events run here (the fast listener's, the desktop answer channel's): a resident spawner, started at
-    // the first command (docs/daemon.md, "The spawner"); HOOKD_NO_SPAWNER=1: child_process.
+    // Starts the commands of the events run here (the fast listener's) and the desktop answer channel's
+    // notify-send: a resident spawner, started at the first command (docs/daemon.md, "The spawner");
+    // HOOKD_NO_SPAWNER=1: child_process.
     await parts.start('spawner', () => {
       const spawner = (this.spawner = createSpawner({ env, logger: log }));
       return () => spawner.close();
