@@ -11,6 +11,7 @@ import {
   refusedWith,
   setUpRemote,
   slackAskFor,
+  type RemoteSetup,
 } from './remote-setup.js';
 
 /**
@@ -31,6 +32,10 @@ function shownNow(message: FakeMessage): { text: string; buttons: number } {
   };
 }
 
+/** Waits for the daemon's log to hold this line (the log is written apart from the record). */
+const loggedLine = (s: RemoteSetup, msg: string) =>
+  waitFor(() => s.daemonLog().some((r) => r.msg === msg), 10_000, `"${msg}" in the daemon's log`);
+
 describe('remote answers through Slack (Socket Mode)', () => {
   it('a configured approver denies; a click from anyone else changes nothing and is written down', async () => {
     const s = await setUpRemote({ channels: ['slack'], pids, cleanups });
@@ -41,6 +46,7 @@ describe('remote answers through Slack (Socket Mode)', () => {
     s.slack.click(message, STRANGER, 'hookd_deny');
     const stranger = await refusedWith(s, 'not-approver');
     expect(stranger).toMatchObject({ by: STRANGER, via: 'slack', decision: 'deny' });
+    await loggedLine(s, `remote answer refused (not-approver) from ${STRANGER} via slack`);
     expect(s.records().filter((r) => r.kind === 'decided')).toEqual([]);
     expect(shownNow(message).buttons).toBe(2);
 
@@ -81,6 +87,7 @@ describe('remote answers through Slack (Socket Mode)', () => {
     s.slack.click(asPosted(message), SLACK_APPROVER, 'hookd_deny');
     const late = await refusedWith(s, 'settled');
     expect(late).toMatchObject({ by: SLACK_APPROVER, via: 'slack', decision: 'deny' });
+    await loggedLine(s, `remote answer refused (settled) from ${SLACK_APPROVER} via slack`);
     expect(s.records().filter((r) => r.kind === 'decided')).toEqual([
       expect.objectContaining({ result: 'allow', via: 'ntfy' }),
     ]);
