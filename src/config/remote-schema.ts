@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { remoteSlackSchema } from './remote-slack-schema.js';
 
 /** Every default of remote answers (docs/remote.md), in one place: the schema, the hook and the daemon read them. */
 export const REMOTE_DEFAULTS = {
@@ -110,16 +111,17 @@ export const remoteConfigSchema = z
       .describe(
         'skip: no remote ask while presence says someone is at the keyboard (notify.presence); ask: always.',
       ),
-    approvers: z
-      .strictObject({
-        slack: z
-          .array(z.string().regex(/^[UW][A-Z0-9]{2,30}$/, 'a Slack user id, e.g. U012ABCDEF'))
-          .default([])
-          .describe('Slack user ids whose answers count.'),
-      })
-      .default({ slack: [] })
-      .describe('Who may answer. ntfy counts through its access-controlled topic and token.'),
     ntfy: remoteNtfySchema.optional(),
+    slack: remoteSlackSchema.optional(),
+    desktop: z
+      .strictObject({
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe('Show Allow and Deny on the desktop notification (Linux, libnotify actions).'),
+      })
+      .optional()
+      .describe('Allow and Deny on the desktop notification, answered at this machine.'),
   })
   .describe("Answering the agent's permission prompts from elsewhere (docs/remote.md). User config only.");
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** Defaults of the Slack answer channel (docs/remote-slack.md). */
+/** Defaults of the Slack answer channel (docs/remote.md). */
 export const REMOTE_SLACK_DEFAULTS = {
   apiBaseUrl: 'https://slack.com/api',
   timeoutMs: 10_000,
@@ -56,7 +56,7 @@ export const remoteSlackSchema = z
       .describe('Milliseconds before one Slack Web API call is abandoned.'),
   })
   .describe(
-    'Answer permission prompts from Slack: buttons through Socket Mode, no public URL (docs/remote-slack.md).',
+    'Answer permission prompts from Slack: buttons through Socket Mode, no public URL (docs/remote.md).',
   );
 
 export type RemoteSlackConfig = z.infer<typeof remoteSlackSchema>;

@@ -11,9 +11,12 @@ import { claudeDenyOnly, claudeSettingsFiles, readAskRules } from '../remote/ask
 import { Broker, type BrokerRecord } from '../remote/broker.js';
 import { inputHash } from '../remote/canonical.js';
 import { NtfyRemoteChannel } from '../remote/ntfy-channel.js';
+import { createDesktopAnswerChannel } from '../remote/desktop-channel.js';
+import { createSlackApprovalChannel, resolveSlackConfig } from '../remote/slack-approval.js';
 import { summarizeCall } from '../remote/summary.js';
 import type { RemoteChannel } from '../remote/types.js';
 import type { FetchLike } from '../util/fetch-with-timeout.js';
+import type { SpawnLike } from '../process/run.js';
 import { openPrivateAppend, writeAll } from '../util/private-fs.js';
 import { closeSync } from 'node:fs';
 
@@ -57,6 +60,8 @@ export interface RemoteAnswersOptions {
   fetch?: FetchLike | undefined;
   /** Channels to use instead of the configured ones (tests of other channels). */
   channels?: RemoteChannel[] | undefined;
+  /** How the desktop channel starts notify-send: the daemon's spawner. */
+  spawn?: SpawnLike | undefined;
   /** ntfy's first reconnect delay (tests use less). */
   ntfyBackoffMs?: number | undefined;
 }
@@ -98,7 +103,7 @@ export class RemoteAnswers {
     const broker = new Broker({
       channels,
       approvers: {
-        slack: config.approvers.slack,
+        slack: channels.some((c) => c.name === 'slack') ? (config.slack?.approvers ?? []) : [],
         ntfy: channels.some((c) => c.name === 'ntfy') && config.ntfy !== undefined,
         desktop: channels.some((c) => c.name === 'desktop'),
       },
@@ -139,6 +144,31 @@ export class RemoteAnswers {
             onTrouble: (message, detail) => this.o.logger.warn({ remote: 'ntfy', ...detail }, message),
           }),
         );
+    }
+    if (config.slack) {
+      const resolved = resolveSlackConfig(config.slack, this.o.env);
+      if ('error' in resolved) this.o.logger.error(`${resolved.error}; Slack answers are off`);
+      else
+        channels.push(
+          createSlackApprovalChannel(resolved.config, {
+            log: this.o.logger.child({ remote: 'slack' }),
+            ...(this.o.fetch ? { fetch: this.o.fetch } : {}),
+          }),
+        );
+    }
+    const spawn = this.o.spawn;
+    if (config.desktop?.enabled && !spawn)
+      this.o.logger.error('remote.desktop: no way to start notify-send here; desktop answers are off');
+    else if (config.desktop?.enabled && spawn) {
+      const logger = this.o.logger.child({ remote: 'desktop' });
+      channels.push(
+        createDesktopAnswerChannel({
+          spawn,
+          env: this.o.env,
+          now: this.o.now,
+          logger: { log: (level, fields, msg) => logger[level](fields, msg) },
+        }),
+      );
     }
     return channels;
   }

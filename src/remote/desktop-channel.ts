@@ -6,7 +6,7 @@ import { probeDesktopAnswers, type DesktopAnswerSupport } from './desktop-probe.
 import type { AskOutcome, PermissionAsk, RemoteAnswer, RemoteChannel, RemoteDecision } from './types.js';
 
 /**
- * Allow and Deny on the desktop notification (docs/remote-desktop.md). Each ask is one
+ * Allow and Deny on the desktop notification (docs/remote.md). Each ask is one
  * `notify-send --action=allow=Allow --action=deny=Deny --wait` process: the notification server shows
  * the buttons, and notify-send prints the key of the one pressed (`allow` or `deny`) and exits. The key
  * only names the decision; the channel hands the broker the ask's token for it, and the token itself

@@ -3,7 +3,7 @@ import { findOnPath } from '../util/find-on-path.js';
 import { probeDesktop } from '../notify/channels/desktop.js';
 
 /**
- * Whether the desktop notification can carry Allow and Deny here (docs/remote-desktop.md). It can on
+ * Whether the desktop notification can carry Allow and Deny here (docs/remote.md). It can on
  * Linux and the BSDs when all of these hold: notify-send knows `--action` and `--wait` (libnotify 0.7.9
  * or later), a D-Bus session bus is reachable, and the notification server on it lists the "actions"
  * capability (org.freedesktop.Notifications.GetCapabilities, asked with gdbus or dbus-send).

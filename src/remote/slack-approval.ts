@@ -8,7 +8,7 @@ import { SlackSocket, type SlackLog, type SlackSocketOptions } from './slack-soc
 import type { AskOutcome, PermissionAsk, RemoteAnswer, RemoteChannel } from './types.js';
 
 /**
- * Slack as a remote answer channel (docs/remote-slack.md): each ask is a message posted with the bot
+ * Slack as a remote answer channel (docs/remote.md): each ask is a message posted with the bot
  * token, with Allow and Deny buttons carrying the broker's tokens; a click comes back through Socket Mode
  * as a `block_actions` interaction, and becomes a `RemoteAnswer` with the clicking user's Slack id. The
  * channel decides nothing: the broker checks the token and whether that user is an approver. When the

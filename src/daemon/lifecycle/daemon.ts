@@ -120,9 +120,9 @@ export const DAEMON_PARTS = [
   'pipeline',
   'ingest',
   'config watch',
+  'spawner',
   'remote answers',
   'socket',
-  'spawner',
   'fast listener',
   'housekeeping',
   'watchers',
@@ -326,6 +326,13 @@ export class Daemon implements DaemonHandle {
     // Watching before anything answers: a config edit written right after a ping is seen.
     if (!options.config && options.watchConfig !== false)
       await parts.start('config watch', () => this.config.watch());
+    // Starts the commands of the events run here (the fast listener's) and the desktop answer channel's
+    // notify-send: a resident spawner, started at the first command (docs/daemon.md, "The spawner");
+    // HOOKD_NO_SPAWNER=1: child_process.
+    await parts.start('spawner', () => {
+      const spawner = (this.spawner = createSpawner({ env, logger: log }));
+      return () => spawner.close();
+    });
     // Remote answers to permission prompts (docs/remote.md): ready before the socket takes asks.
     await parts.start('remote answers', async () => {
       const remote = (this.remote = new RemoteAnswers({
@@ -335,6 +342,7 @@ export class Daemon implements DaemonHandle {
         remote: () => this.config.state.full?.config.remote,
         presence: options.presence ?? (() => this.presence.read()),
         fetch: options.fetch,
+        spawn: this.spawner!.spawn,
       }));
       await remote.start();
       return () => remote.close();
@@ -346,12 +354,6 @@ export class Daemon implements DaemonHandle {
         await server.close();
         rmSync(files.socket, { force: true });
       };
-    });
-    // Starts the commands of the events run here (the fast listener's): a resident spawner, started at
-    // the first command (docs/daemon.md, "The spawner"); HOOKD_NO_SPAWNER=1: child_process.
-    await parts.start('spawner', () => {
-      const spawner = (this.spawner = createSpawner({ env, logger: log }));
-      return () => spawner.close();
     });
     // The fast client's listener; events it forwards run here, then go to ingest.
     if (this.config.state.daemon.fastListener)

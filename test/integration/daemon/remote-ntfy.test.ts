@@ -1,119 +1,36 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectRun, type Ran } from '../../helpers/run-hookd.js';
-import { jsonLines } from '../../helpers/json-lines.js';
-import { startLoopbackNtfy, type LoopbackNtfy, type NtfyMessage } from '../../harness/ntfy/server.js';
 import type { Logger } from 'pino';
-import { RemoteAnswers, remoteRecordFile } from '../../../src/daemon/remote-answers.js';
+import { RemoteAnswers } from '../../../src/daemon/remote-answers.js';
 import { remoteConfigSchema } from '../../../src/config/remote-schema.js';
-import type { BrokerRecord } from '../../../src/remote/broker.js';
 import { inputHash } from '../../../src/remote/canonical.js';
 import { tempEnv, waitFor } from './helpers.js';
-import { BIN, ROOT, spawnDaemon, stopDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
+import { useProcessCleanup } from './process-helpers.js';
+import {
+  ANSWERS,
+  PHONE_TOKEN,
+  ASKS,
+  askFor,
+  decision,
+  permissionRequest,
+  refusedWith,
+  setUpRemote,
+  type RemoteSetup,
+} from './remote-setup.js';
 
 /**
  * Remote answers end to end below the agent: the built hook and a real daemon, a loopback ntfy server
  * with access control, the test pressing the buttons of the published notification as the phone would.
+ * The ntfy config is the example of docs/remote.md as written, but for the server (the loopback one).
  */
 const { pids, cleanups } = useProcessCleanup();
 
-const DAEMON_TOKEN = 'tk_daemon_secret';
-const PHONE_TOKEN = 'tk_phone_write_only';
-
-/**
- * The ntfy example of docs/remote.md, exactly as written there but for the server (the loopback one): the
- * test checks that the documented config works.
- */
-function documentedExample(): { remote: { ntfy: Record<string, string> } } {
-  const doc = readFileSync(join(ROOT, 'docs', 'remote.md'), 'utf8');
-  const block = /<!-- example: remote-ntfy -->\s*```json\n([\s\S]*?)```/.exec(doc);
-  if (!block) throw new Error('docs/remote.md lost its remote-ntfy example');
-  return JSON.parse(block[1]!) as { remote: { ntfy: Record<string, string> } };
-}
-
-const ASKS = 'hookd-asks';
-const ANSWERS = 'hookd-answers';
-
-async function setUp(options: { waitSec?: number; hooks?: Record<string, unknown> } = {}) {
-  const temp = tempEnv();
-  cleanups.push(temp.cleanup);
-  const ntfy = await startLoopbackNtfy({
-    [DAEMON_TOKEN]: { read: [ANSWERS], write: [ASKS] },
-    [PHONE_TOKEN]: { read: [], write: [ANSWERS] },
-  });
-  cleanups.push(() => ntfy.close());
-  const project = join(temp.root, 'project');
-  mkdirSync(project, { recursive: true });
-  const env = { ...temp.env, NTFY_TOKEN: DAEMON_TOKEN, NTFY_REPLY_TOKEN: PHONE_TOKEN } as Record<
-    string,
-    string
-  >;
-  const example = documentedExample();
-  writeConfig(env, {
-    ...(options.hooks ? { hooks: options.hooks } : {}),
-    notify: { presence: { source: 'off' } },
-    remote: {
-      ...example.remote,
-      ...(options.waitSec ? { waitSec: options.waitSec } : {}),
-      ntfy: { ...example.remote.ntfy, server: ntfy.url },
-    },
-  });
-  const daemon = await spawnDaemon(env);
-  pids.push(daemon.pid!);
-  cleanups.push(() => stopDaemon(daemon));
-  await waitFor(() => ntfy.subscribers() === 1, 10_000, 'the daemon to subscribe to the reply topic');
-  const records = () => jsonLines<BrokerRecord>(remoteRecordFile(env));
-  return { env, ntfy, project, records };
-}
-
-type Setup = Awaited<ReturnType<typeof setUp>>;
+const setUp = (options: { waitSec?: number; hooks?: Record<string, unknown> } = {}) =>
+  setUpRemote({ ...options, pids, cleanups });
 
 /** Runs the built hook on one event, as Claude Code does. */
-function hook(s: Setup, payload: Record<string, unknown>, agent = 'claude'): Promise<Ran> {
-  const child = spawn(process.execPath, [BIN, 'hook', '--agent', agent], {
-    env: s.env,
-    cwd: s.project,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  pids.push(child.pid!);
-  return collectRun(child, { stdin: JSON.stringify(payload) });
-}
-
-function permissionRequest(s: Setup, command: string, session = 'sess-1'): Record<string, unknown> {
-  return {
-    session_id: session,
-    transcript_path: join(s.project, 't.jsonl'),
-    cwd: s.project,
-    prompt_id: 'p1',
-    permission_mode: 'default',
-    hook_event_name: 'PermissionRequest',
-    tool_name: 'Bash',
-    tool_input: { command, description: 'scripted command' },
-    permission_suggestions: [{ type: 'setMode', mode: 'acceptEdits', destination: 'session' }],
-  };
-}
-
-/** The ask published for `command` (waits for it). */
-function askFor(ntfy: LoopbackNtfy, command: string): Promise<NtfyMessage> {
-  return waitFor(
-    () => ntfy.messages(ASKS).find((m) => m.actions && m.message.includes(`$ ${command}`)),
-    15_000,
-    `the ask for ${command}`,
-  );
-}
-
-function decision(ran: Ran): unknown {
-  return ran.stdout.trim() === '' ? undefined : (JSON.parse(ran.stdout) as unknown);
-}
-
-const refusedWith = (s: Setup, reason: string) =>
-  waitFor(
-    () => s.records().find((r) => r.kind === 'refused' && r.reason === reason),
-    10_000,
-    `a refused answer (${reason}) in the record`,
-  );
+const hook = (s: RemoteSetup, payload: Record<string, unknown>, agent = 'claude') => s.hook(payload, agent);
 
 describe('remote answers through a loopback ntfy server', () => {
   it('Allow on the phone answers the prompt; the same button again is refused as a replay', async () => {

@@ -10,18 +10,43 @@ const ntfy = {
   token: '${NTFY_TOKEN}',
 };
 
+const slack = {
+  appToken: '${SLACK_APP_TOKEN}',
+  botToken: '${SLACK_BOT_TOKEN}',
+  channel: 'C0123ABCD',
+  approvers: ['U012ABCDEF'],
+};
+
 const messages = (result: ReturnType<typeof validateConfigObject>) =>
   result.ok ? [] : result.issues.map((i) => `${i.path}: ${i.message}`);
 
 describe('the remote section of the config', () => {
   it('takes an ntfy channel on an access-controlled server with a token', () => {
-    const result = validateConfigObject({ remote: { ntfy, approvers: { slack: ['U012ABCDEF'] } } }, 'c.json');
+    const result = validateConfigObject({ remote: { ntfy } }, 'c.json');
     expect(messages(result)).toEqual([]);
     expect(result.ok && result.config.remote).toMatchObject({
       enabled: true,
       waitSec: 55,
       maxPendingPerSession: 2,
     });
+  });
+
+  it('takes a Slack channel with its approvers and the desktop switch', () => {
+    const result = validateConfigObject({ remote: { slack, desktop: {} } }, 'c.json');
+    expect(messages(result)).toEqual([]);
+    expect(result.ok && result.config.remote).toMatchObject({
+      slack: { approvers: ['U012ABCDEF'], apiBaseUrl: 'https://slack.com/api' },
+      desktop: { enabled: true },
+    });
+  });
+
+  it('keeps the Slack approvers in one place: the slack section', () => {
+    const moved = validateConfigObject({ remote: { slack, approvers: { slack: ['U0OTHER1'] } } }, 'c');
+    expect(messages(moved).join()).toMatch(/approvers/);
+    const { approvers: _approvers, ...none } = slack;
+    expect(messages(validateConfigObject({ remote: { slack: none } }, 'c')).join()).toContain(
+      'remote.slack.approvers',
+    );
   });
 
   it('refuses the public ntfy.sh, a server without a token, plain http off this machine, one topic for both', () => {
@@ -43,7 +68,8 @@ describe('the remote section of the config', () => {
   });
 
   it('refuses a project file that names an approver or a channel, trusted or not', () => {
-    for (const remote of [{ approvers: { slack: ['U0EVIL'] } }, { ntfy }, { enabled: true }]) {
+    const evil = { ...slack, approvers: ['U0EVIL'] };
+    for (const remote of [{ slack: evil }, { desktop: { enabled: true } }, { ntfy }, { enabled: true }]) {
       const result = validateConfigObject({ remote }, '/repo/.hookd/config.json', 'project');
       expect(result.ok).toBe(false);
       expect(messages(result).join()).toMatch(/a project file may only turn remote answers off/);
@@ -62,10 +88,12 @@ describe('the remote section of the config', () => {
     expect(alone.config.remote?.enabled).toBe(true);
   });
 
-  it('takes the ntfy example of docs/remote.md as written', () => {
+  it('takes the examples of docs/remote.md as written', () => {
     const doc = readFileSync('docs/remote.md', 'utf8');
-    const block = /<!-- example: remote-ntfy -->\s*```json\n([\s\S]*?)```/.exec(doc);
-    expect(block).not.toBeNull();
-    expect(messages(validateConfigObject(JSON.parse(block![1]!), 'docs/remote.md'))).toEqual([]);
+    for (const name of ['remote-ntfy', 'remote-slack', 'remote-desktop']) {
+      const block = new RegExp(`<!-- example: ${name} -->\\s*\`\`\`json\\n([\\s\\S]*?)\`\`\``).exec(doc);
+      expect(block, name).not.toBeNull();
+      expect(messages(validateConfigObject(JSON.parse(block![1]!), 'docs/remote.md'))).toEqual([]);
+    }
   });
 });
