@@ -118,8 +118,12 @@ export class RemoteAnswers {
       record: (record) => this.record(record),
     });
     this.broker = broker;
-    await broker.start();
-    this.o.logger.info({ remote: channels.map((c) => c.name) }, 'remote answers ready');
+    // Not awaited: a channel that is slow to connect (Slack down, no network) must not hold the daemon's
+    // start or a config reload. Asks sent meanwhile still go out; answers arrive once it is connected.
+    void broker.start().then(() => {
+      if (this.broker === broker)
+        this.o.logger.info({ remote: channels.map((c) => c.name) }, 'remote answers ready');
+    });
   }
 
   private channelsFor(config: RemoteConfig): RemoteChannel[] {

@@ -46,6 +46,9 @@ export interface RemoteSetUpOptions {
   channels?: ('ntfy' | 'slack')[];
   waitSec?: number;
   hooks?: Record<string, unknown>;
+  /** Slack's Web API somewhere else than the fake Slack, and its call timeout. */
+  slackApiBaseUrl?: string;
+  slackTimeoutMs?: number;
   /** Variables the config names that are left out of the daemon's environment. */
   unset?: string[];
   pids: number[];
@@ -88,7 +91,8 @@ export async function setUpRemote(options: RemoteSetUpOptions) {
               ...slackExample,
               channel: FAKE_CHANNEL_ID,
               approvers: [SLACK_APPROVER],
-              apiBaseUrl: slack.apiBaseUrl,
+              apiBaseUrl: options.slackApiBaseUrl ?? slack.apiBaseUrl,
+              ...(options.slackTimeoutMs ? { timeoutMs: options.slackTimeoutMs } : {}),
             },
           }
         : {}),
@@ -99,7 +103,7 @@ export async function setUpRemote(options: RemoteSetUpOptions) {
   cleanups.push(() => stopDaemon(daemon));
   if (channels.includes('ntfy'))
     await waitFor(() => ntfy.subscribers() === 1, 10_000, 'the daemon to subscribe to the reply topic');
-  if (channels.includes('slack') && !options.unset?.length)
+  if (channels.includes('slack') && !options.unset?.length && !options.slackApiBaseUrl)
     await waitFor(() => slack.linksOpen() === 1, 10_000, 'the daemon to open its Socket Mode link');
   const records = () => jsonLines<BrokerRecord>(remoteRecordFile(env));
   const hook = (payload: Record<string, unknown>, agent = 'claude') =>

@@ -1,3 +1,5 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../harness/slack/fake-slack.js';
 import { waitFor } from './helpers.js';
@@ -108,5 +110,33 @@ describe('remote answers through Slack (Socket Mode)', () => {
     expect(decision(await ran)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'allow' } } });
     expect(s.slack.messages).toEqual([]);
     expect(s.slack.linksOpened()).toBe(0);
+  });
+});
+
+describe('a Slack that does not answer', () => {
+  it('does not hold the daemon: it starts, and ntfy answers meanwhile', async () => {
+    // apps.connections.open is received and never answered, with the longest timeout the config allows
+    // (60 s, beyond the 20 s the set-up waits for the daemon to answer).
+    const held: ServerResponse[] = [];
+    const silent = createServer((_req, res) => held.push(res));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => {
+      for (const res of held) res.destroy();
+      return new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
+    const s = await setUpRemote({
+      channels: ['ntfy', 'slack'],
+      slackApiBaseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/api`,
+      slackTimeoutMs: 60_000,
+      pids,
+      cleanups,
+    });
+    await waitFor(() => held.length === 1, 10_000, 'the daemon to ask Slack for its link');
+    const pending = s.hook(permissionRequest(s, 'touch slow-slack'));
+    const ask = await askFor(s.ntfy, 'touch slow-slack');
+    expect(await s.ntfy.press(ask, 'Allow')).toBe(200);
+    expect(decision(await pending)).toEqual({
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } },
+    });
   });
 });
