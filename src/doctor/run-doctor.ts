@@ -8,6 +8,7 @@ import { AGENTS } from '../install/agents.js';
 import { inspectAgentFiles } from './checks/agent/agent-settings.js';
 import { checkApiKey } from './checks/config/check-api.js';
 import { checkTelemetry } from './checks/telemetry/check-telemetry.js';
+import { checkRemote } from './checks/remote/check-remote.js';
 import { checkBacklog } from './checks/daemon/check-backlog.js';
 import { checkChannel } from './checks/notify/check-channels.js';
 import { checkConfig } from './checks/config/check-config.js';
@@ -151,6 +152,14 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     {
       title: 'telemetry',
       run: () => checkTelemetry(env, hookd?.telemetry, { fetch: fetchImpl, timeoutMs }),
+    },
+    {
+      title: 'remote answers',
+      run: async () =>
+        checkRemote(
+          hookd?.remote,
+          (await settings).filter((s) => s.agent === 'claude'),
+        ),
     },
   ];
 

@@ -82,6 +82,7 @@ describe('hookd doctor (built CLI)', () => {
       'presence',
       'api',
       'telemetry-export',
+      'remote-answers',
     ]);
     expect(results.get('droid-hooks')).toMatchObject({ status: 'ok' });
     // The default install: the fast client, for every event a guard or a notification can use.
