@@ -26,6 +26,20 @@ const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const versionDefine = { __HOOKD_VERSION__: JSON.stringify(version) };
 const schemaDefine = { __HOOKD_CONFIG_SCHEMA_ID__: JSON.stringify(schemaHash.digest('hex').slice(0, 12)) };
 
+// The OpenTelemetry project's generated protobuf code (800 KB, @opentelemetry/otlp-transformer) is read by
+// the daemon and by doctor/CLI commands: one chunk, dist/otlp-proto.cjs, that both require at the first
+// use, instead of a copy inlined in each bundle.
+const OTLP_PROTO = '@opentelemetry/otlp-transformer/build/src/generated/root.js';
+const otlpProtoChunk = {
+  name: 'otlp-proto-chunk',
+  setup(b) {
+    b.onResolve({ filter: /^@opentelemetry\/otlp-transformer\/build\/src\/generated\/root\.js$/ }, () => ({
+      path: './otlp-proto.cjs',
+      external: true,
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -44,8 +58,10 @@ const common = {
     'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js',
     'string-width': './src/terminal/string-width.ts',
   },
+  plugins: [otlpProtoChunk],
   external: [
     'node-notifier',
+    './otlp-proto.cjs',
     './validate.cjs',
     './client.cjs',
     './hook.cjs',
@@ -166,6 +182,7 @@ const entries = [
   ['src/entry/cli.ts', 'dist/cli.cjs', { plugins: [lazyCommands] }],
   [undefined, 'dist/commands.cjs', { stdin: commandsEntry }],
   ['src/entry/daemon.ts', 'dist/daemon.cjs', {}],
+  [`node_modules/${OTLP_PROTO}`, 'dist/otlp-proto.cjs', { minify: true, banner: {}, plugins: [] }],
 ];
 if (existsSync('src/link/client.ts')) entries.push(['src/link/client.ts', 'dist/client.cjs', {}]);
 await Promise.all(
