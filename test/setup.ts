@@ -26,6 +26,8 @@ const PROJECT_FILES = [
   '.claude',
   '.claude/settings.json',
   '.claude/settings.local.json',
+  '.gemini',
+  '.gemini/settings.json',
   '.hookd',
   '.hookd/config.json',
 ].map((path) => join(REPO_DIR, path));

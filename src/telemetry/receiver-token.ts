@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateDir, type Env } from '../paths.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
@@ -17,6 +18,13 @@ export function receiverToken(env: Env): { ok: true; token: string } | { ok: fal
   const file = receiverTokenPath(env);
   const read = readPrivateFile(file, 1024);
   if (read.ok) {
+    // Others could have read it: a token they may know proves nothing.
+    const mode = lstatSync(file).mode & 0o777;
+    if ((mode & 0o077) !== 0)
+      return {
+        ok: false,
+        problem: `${file} has mode ${mode.toString(8)}: others could have read the token; delete it and restart the daemon for a new one`,
+      };
     const token = read.text.trim();
     return TOKEN.test(token) ? { ok: true, token } : { ok: false, problem: `${file} does not hold a token` };
   }

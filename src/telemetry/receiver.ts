@@ -68,9 +68,13 @@ function readCapped(req: IncomingMessage, max: number): Promise<Buffer | undefin
  * bearer token on every request (compared in constant time; a request without it gets 401 and is logged,
  * its body never read), a bounded body (gzip too, bounded after inflating), protobuf or JSON.
  */
+/** How often a refused (no token) request is written to the log at most. */
+const REFUSAL_LOG_EVERY_MS = 60_000;
+
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
   const { logger, maxBodyBytes } = options;
   const counts: ReceiverCounts = { accepted: 0, unauthorized: 0, refused: 0 };
+  let lastRefusalLog = -Infinity;
   const refuse = (res: ServerResponse, status: number, message: string) => {
     counts.refused += 1;
     res.writeHead(status, { 'content-type': 'text/plain', connection: 'close' }).end(`${message}\n`);
@@ -78,10 +82,20 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (!bearerMatches(req.headers.authorization, options.token)) {
       counts.unauthorized += 1;
-      logger.warn(
-        { source: 'telemetry', path: req.url?.slice(0, 100), remotePort: req.socket.remotePort },
-        'OTLP request without the receiver token refused (401)',
-      );
+      // Any local user can knock: the first refusal is logged, then at most one line a minute.
+      const at = Date.now();
+      if (at - lastRefusalLog >= REFUSAL_LOG_EVERY_MS) {
+        lastRefusalLog = at;
+        logger.warn(
+          {
+            source: 'telemetry',
+            path: req.url?.slice(0, 100),
+            remotePort: req.socket.remotePort,
+            refusedSoFar: counts.unauthorized,
+          },
+          'OTLP request without the receiver token refused (401)',
+        );
+      }
       res.writeHead(401, { 'content-type': 'text/plain', connection: 'close' }).end(`${UNAUTHORIZED_TEXT}\n`);
       req.destroy();
       return;
@@ -108,6 +122,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         body = gunzipSync(body, { maxOutputLength: maxBodyBytes });
       request = await decodeExport(signal, body, encoding);
     } catch (error) {
+      // A gzip body that inflates past the bound is too large, like a plain one.
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        return refuse(res, 413, 'request too large');
       const message = error instanceof OtlpDecodeError ? error.message : 'cannot read the body';
       logger.warn({ source: 'telemetry', signal, error: message.slice(0, 200) }, 'OTLP request refused');
       return refuse(res, 400, message.slice(0, 200));

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionRecord } from '../../src/ledger/types.js';
 import { jsonLines } from '../helpers/json-lines.js';
-import { waitFor } from '../helpers/procs.js';
+import { waitFor } from '../helpers/wait.js';
 import { runHookd, type Ran } from '../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 import { loopbackServer } from '../integration/daemon/helpers.js';
@@ -78,8 +78,8 @@ export async function hookdTestbed(
       await waitFor(
         () =>
           delivered().some((d) => d.notification.event === 'Stop') && ledger().some((r) => r.agent === kind),
-        600,
-        100,
+        60_000,
+        `the Stop notification and the ledger record of the ${kind} session`,
       );
     },
     close: async () => {

@@ -1,16 +1,18 @@
-import { statSync } from 'node:fs';
+import { chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import { startDaemon, type Daemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { handOff } from '../../../src/link/client.js';
-import { receiverTokenPath } from '../../../src/telemetry/receiver-token.js';
+import { receiverToken, receiverTokenPath } from '../../../src/telemetry/receiver-token.js';
 import { readFileSync } from 'node:fs';
 import { agentUsagePath } from '../../../src/telemetry/start-receiver.js';
 import type { TelemetryConfig } from '../../../src/config/telemetry-schema.js';
 import { handoffOf, tempEnv } from '../daemon/helpers.js';
 import { waitFor } from '../../helpers/wait.js';
+import { jsonLines } from '../../helpers/json-lines.js';
+import { join } from 'node:path';
 import { attrs, spansOf, startCollector } from '../../helpers/otlp-collector.js';
 import { checkTelemetry } from '../../../src/doctor/checks/telemetry/check-telemetry.js';
 
@@ -112,6 +114,14 @@ describe('the local OTLP receiver', () => {
     expect((await t.post('/v1/metrics', body, { authorization: `Basic ${t.token}` })).status).toBe(401);
     expect(t.started.receiver!.counts).toMatchObject({ unauthorized: 3, accepted: 0 });
     expect(t.started.book.get('s-1')).toBeUndefined();
+    // Anyone on this machine can knock: one log line for the three, not one each.
+    const refusals = () =>
+      jsonLines<{ msg: string }>(
+        join((t.env as Record<string, string>).HOOKD_STATE_DIR!, 'logs', 'daemon.log'),
+      ).filter((r) => r.msg.startsWith('OTLP request without the receiver token'));
+    await waitFor(() => refusals().length > 0, 10_000, 'the refusal in the daemon log');
+    await t.daemon.close();
+    expect(refusals()).toHaveLength(1);
   });
 
   it('joins Claude Code token and cost metrics (protobuf, JSON, gzip) to the session', async () => {
@@ -162,9 +172,10 @@ describe('the local OTLP receiver', () => {
     expect((await t.post('/v1/metrics', Buffer.alloc(4096, 1))).status).toBe(413);
     expect((await t.post('/v1/metrics', Buffer.from([0xff, 0xff, 0xff, 0xff]))).status).toBe(400);
     expect((await t.post('/v1/metrics', 'x', { 'content-type': 'text/plain' })).status).toBe(415);
+    // A small gzip body that inflates past the bound is as large as a plain one.
     expect(
       (await t.post('/v1/metrics', gzipSync(Buffer.alloc(10_000)), { 'content-encoding': 'gzip' })).status,
-    ).toBe(400);
+    ).toBe(413);
     expect(t.started.receiver!.counts.accepted).toBe(0);
   });
 
@@ -243,5 +254,22 @@ describe('doctor on telemetry', () => {
       status: 'fail',
       detail: expect.stringContaining(`port ${other.port} on 127.0.0.1 is held by another process`),
     });
+  });
+});
+
+describe('the receiver token file', () => {
+  it('is refused when others could have read it', () => {
+    const temp = tempEnv();
+    try {
+      const made = receiverToken(temp.env);
+      expect(made.ok).toBe(true);
+      expect(receiverToken(temp.env)).toEqual(made);
+      chmodSync(receiverTokenPath(temp.env), 0o644);
+      const refused = receiverToken(temp.env);
+      expect(refused.ok).toBe(false);
+      expect(!refused.ok && refused.problem).toContain('others could have read the token');
+    } finally {
+      temp.cleanup();
+    }
   });
 });
