@@ -57,9 +57,8 @@ export const remoteNtfySchema = z
     replyToken: z
       .string()
       .min(1)
-      .optional()
       .describe(
-        'Token the buttons use to post to `replyTopic` (best: write-only to it). It travels inside each notification. Default: `token`.',
+        'Token the buttons use to post to `replyTopic`: give it write access to that topic only. It travels inside each notification, so it must not be `token`; may be "${VAR}". Required.',
       ),
     timeoutMs: z
       .number()
@@ -73,6 +72,13 @@ export const remoteNtfySchema = z
     if (value.server.includes('${')) return;
     const problem = ntfyServerProblem(value.server);
     if (problem) ctx.addIssue({ code: 'custom', path: ['server'], message: problem });
+    if (value.replyToken === value.token)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['replyToken'],
+        message:
+          'use a token of its own for the buttons (write-only to replyTopic): it travels inside every notification',
+      });
     if (value.replyTopic === value.topic)
       ctx.addIssue({
         code: 'custom',

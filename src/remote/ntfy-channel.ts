@@ -213,7 +213,7 @@ export class NtfyRemoteChannel implements RemoteChannel {
       label,
       url: `${this.server}/${config.replyTopic}`,
       method: 'POST',
-      headers: { Authorization: `Bearer ${config.replyToken ?? config.token}` },
+      headers: { Authorization: `Bearer ${config.replyToken}` },
       body: token,
       clear: true,
     });

@@ -195,7 +195,7 @@ describe('a server named by a variable', () => {
     const log = { error: (_: object, msg: string) => errors.push(msg), warn: () => {}, info: () => {} };
     const calls: string[] = [];
     const remote = new RemoteAnswers({
-      env: { ...temp.env, NTFY_SERVER: 'https://ntfy.sh', NTFY_TOKEN: 'tk_x' },
+      env: { ...temp.env, NTFY_SERVER: 'https://ntfy.sh', NTFY_TOKEN: 'tk_x', NTFY_REPLY_TOKEN: 'tk_y' },
       logger: log as unknown as Logger,
       now: Date.now,
       presence: () => Promise.resolve({ state: 'unknown' }),
@@ -205,7 +205,13 @@ describe('a server named by a variable', () => {
       },
       remote: () =>
         remoteConfigSchema.parse({
-          ntfy: { server: '${NTFY_SERVER}', topic: 'a', replyTopic: 'b', token: '${NTFY_TOKEN}' },
+          ntfy: {
+            server: '${NTFY_SERVER}',
+            topic: 'a',
+            replyTopic: 'b',
+            token: '${NTFY_TOKEN}',
+            replyToken: '${NTFY_REPLY_TOKEN}',
+          },
         }),
     });
     await remote.start();

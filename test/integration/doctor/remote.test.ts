@@ -16,6 +16,7 @@ const NTFY = {
   topic: 'hookd-asks',
   replyTopic: 'hookd-answers',
   token: 'tk_daemon_secret',
+  replyToken: 'tk_phone_write_only',
 };
 
 function configure(remote: Record<string, unknown> | undefined) {

@@ -8,6 +8,7 @@ const ntfy = {
   topic: 'asks',
   replyTopic: 'answers',
   token: '${NTFY_TOKEN}',
+  replyToken: '${NTFY_REPLY_TOKEN}',
 };
 
 const slack = {
@@ -65,6 +66,14 @@ describe('the remote section of the config', () => {
     expect(
       messages(validateConfigObject({ remote: { ntfy: { ...ntfy, replyTopic: 'asks' } } }, 'c')),
     ).toEqual([expect.stringContaining('a topic of its own')]);
+    // The buttons' token travels in every notification: never the main one, never left out.
+    expect(
+      messages(validateConfigObject({ remote: { ntfy: { ...ntfy, replyToken: ntfy.token } } }, 'c')),
+    ).toEqual([expect.stringContaining('a token of its own')]);
+    const { replyToken: _reply, ...noReplyToken } = ntfy;
+    expect(messages(validateConfigObject({ remote: { ntfy: noReplyToken } }, 'c')).join()).toContain(
+      'remote.ntfy.replyToken',
+    );
   });
 
   it('refuses a project file that names an approver or a channel, trusted or not', () => {
