@@ -49,13 +49,16 @@ export const CODEX_REPLY: ReplyRules = {
   goOnEvents: ['Stop', 'SubagentStop'],
 };
 
+/** A Codex rollout file: `<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl`. */
+export const CODEX_ROLLOUT = /\/sessions\/\d{4}\/\d\d\/\d\d\/rollout-[^/]+\.jsonl$/;
+
 // Codex sets no variable of its own in a hook's environment: its rollout transcript is the sign. It
 // ranks before Droid's variables, which an enclosing Droid session leaves in the environment.
 export const CODEX_DETECT: readonly DetectSignal[] = [
   {
     rank: 0.5,
     transcriptMarker: '/rollout-',
-    transcriptPattern: /\/sessions\/\d{4}\/\d\d\/\d\d\/rollout-[^/]+\.jsonl$/,
+    transcriptPattern: CODEX_ROLLOUT,
   },
 ];
 

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CODEX_PROTOCOL } from './codex-protocol.js';
+import { CODEX_PROTOCOL, CODEX_ROLLOUT } from './codex-protocol.js';
 import { SHARED_CANONICAL_EVENTS } from './shared-events.js';
 import type { AgentAdapter } from './types.js';
 
@@ -20,9 +20,6 @@ export const CODEX_DEFAULT_EVENTS = [
 export function codexHome(env: Readonly<Record<string, string | undefined>>, home: string): string {
   return env.CODEX_HOME ? resolve(env.CODEX_HOME) : join(home || homedir(), '.codex');
 }
-
-/** A Codex rollout file: `<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl`. */
-export const CODEX_ROLLOUT = /\/sessions\/\d{4}\/\d\d\/\d\d\/rollout-[^/]+\.jsonl$/;
 
 /** OpenAI's Codex CLI (docs/agents/codex.md). */
 export const CODEX: AgentAdapter = {

@@ -56,6 +56,9 @@ export const GEMINI_REPLY: ReplyRules = {
   goOnEvents: ['Stop'],
 };
 
+/** A Gemini CLI chat file: `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl`. */
+export const GEMINI_CHAT = /\/tmp\/[^/]+\/chats\/session-[^/]+\.jsonl$/;
+
 // Gemini sets GEMINI_SESSION_ID to the payload's session_id (and CLAUDE_PROJECT_DIR too, so this must
 // outrank Claude's signs); a chat file under ~/.gemini/tmp is the sign without it.
 export const GEMINI_DETECT: readonly DetectSignal[] = [
@@ -63,7 +66,7 @@ export const GEMINI_DETECT: readonly DetectSignal[] = [
   {
     rank: 0.5,
     transcriptMarker: '/chats/session-',
-    transcriptPattern: /\/tmp\/[^/]+\/chats\/session-[^/]+\.jsonl$/,
+    transcriptPattern: GEMINI_CHAT,
   },
 ];
 

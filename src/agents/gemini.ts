@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { GEMINI_PROTOCOL } from './gemini-protocol.js';
+import { GEMINI_CHAT, GEMINI_PROTOCOL } from './gemini-protocol.js';
 import { projectIsHome } from './settings-files.js';
 import type { AgentAdapter, HooksFileRef } from './types.js';
 
@@ -14,9 +14,6 @@ export const GEMINI_DEFAULT_EVENTS = [
   'Notification',
   'SessionEnd',
 ] as const;
-
-/** A Gemini CLI chat file: `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl`. */
-export const GEMINI_CHAT = /\/tmp\/[^/]+\/chats\/session-[^/]+\.jsonl$/;
 
 /** Google's Gemini CLI (docs/agents/gemini.md). */
 export const GEMINI: AgentAdapter = {

@@ -1,3 +1,5 @@
+import { CODEX_ROLLOUT } from '../agents/codex-protocol.js';
+import { GEMINI_CHAT } from '../agents/gemini-protocol.js';
 import { closeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openRegularFile } from '../util/private-fs.js';
@@ -31,12 +33,12 @@ export interface ReadAgentSessionOptions {
 
 /** True when a transcript path is a Codex rollout file. */
 export function isCodexTranscript(path: string): boolean {
-  return /\/sessions\/\d{4}\/\d\d\/\d\d\/rollout-[^/]+\.jsonl$/.test(path);
+  return CODEX_ROLLOUT.test(path);
 }
 
 /** True when a transcript path is a Gemini CLI chat file. */
 export function isGeminiTranscript(path: string): boolean {
-  return /\/tmp\/[^/]+\/chats\/session-[^/]+\.jsonl$/.test(path);
+  return GEMINI_CHAT.test(path);
 }
 
 /** The complete lines of the file's last `maxBytes`, parsed (lines that are not JSON objects skipped). */

@@ -22,19 +22,3 @@ export function geminiNative(name: string): string {
   for (const [native, canonical] of Object.entries(GEMINI_CANONICAL)) if (canonical === name) return native;
   return name;
 }
-
-/**
- * Whether a payload is Gemini's: Gemini puts the session id in GEMINI_SESSION_ID, which an enclosing
- * session's environment cannot fake for this payload's session (it sets CLAUDE_PROJECT_DIR too, so that
- * variable alone would take Gemini for Claude Code); without it, its transcript is a chat file under
- * `~/.gemini/tmp/<project>/chats/`.
- */
-export function isGeminiPayload(
-  payload: Record<string, unknown>,
-  env: Record<string, string | undefined>,
-): boolean {
-  const id = payload.session_id;
-  if (typeof id === 'string' && id !== '' && env.GEMINI_SESSION_ID === id) return true;
-  const path = payload.transcript_path;
-  return typeof path === 'string' && /\/tmp\/[^/]+\/chats\/session-[^/]+\.jsonl$/.test(path);
-}

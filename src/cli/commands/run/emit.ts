@@ -4,8 +4,8 @@ import type { Argv, CommandModule } from 'yargs';
 import { readInputFile } from '../../read-input.js';
 import { homedir } from 'node:os';
 import { CLAUDE_EVENTS, DROID_EVENTS } from '../../../events/names.js';
-import { geminiCanonical, geminiNative } from '../../../events/gemini-facts.js';
-import type { DeclaredAgent } from '../../../events/parse.js';
+import { geminiNative } from '../../../events/gemini-facts.js';
+import { canonicalEventName, type DeclaredAgent } from '../../../events/parse.js';
 import { samplePayload } from '../../../events/sample.js';
 import { UsageError } from '../../../errors.js';
 import { formatJson, formatJsonLine } from '../../../terminal/output.js';
@@ -137,7 +137,7 @@ export function buildPayload(args: EmitArgs): Record<string, unknown> {
     throw new UsageError('name an event or give --from <file>', `Events: ${eventsOf(args.agent).join(', ')}`);
   const agent = args.agent ?? DEFAULT_AGENT;
   const claudeLike = agent === 'codex' || agent === 'gemini';
-  const event = agent === 'gemini' ? geminiCanonical(args.event) : args.event;
+  const event = canonicalEventName(agent, args.event);
   const built = samplePayload(event, {
     agent: claudeLike ? 'claude' : agent,
     ...(args.tool ? { tool: args.tool } : {}),
