@@ -1,4 +1,4 @@
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { runProcess, type ProcessResult, type SpawnLike } from '../process/run.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { safeLines, safeText } from '../util/safe-text.js';
@@ -121,6 +121,8 @@ interface Shown {
   interrupted: boolean;
   done: Promise<ProcessResult>;
   exited: boolean;
+  /** The notify-send program started (its real path), to tell it from a copy of this process or a shell. */
+  program: string;
 }
 
 /** The program a process runs (Linux), or undefined where /proc cannot tell. */
@@ -135,11 +137,11 @@ function programOf(pid: number | 'self'): string | undefined {
 /**
  * Whether the process handles SIGINT yet (Linux: its SigCgt mask in /proc). notify-send starts to handle
  * it once its notification is shown; a SIGINT before that would end it without closing the notification.
- * Until the child has replaced itself with notify-send it is still a copy of this process, with this
- * process's handlers: that does not count, nor does a process that has ended. Without /proc, true:
- * interrupt at once.
+ * Only `program` (the notify-send started) counts: not the child while it is still a copy of this process
+ * (with this process's handlers), nor a shell wrapper that catches SIGINT from its start, nor a process
+ * that has ended. Without /proc, true: interrupt at once.
  */
-function handlesInterrupt(pid: number | undefined): boolean {
+function handlesInterrupt(pid: number | undefined, program: string): boolean {
   if (pid === undefined) return false;
   let status: string;
   try {
@@ -150,12 +152,21 @@ function handlesInterrupt(pid: number | undefined): boolean {
   }
   // Ended (its exit is on the way): wait for it.
   if (/^State:\s*[ZX]/m.test(status)) return false;
-  const program = programOf(pid);
-  if (program !== undefined && program === programOf('self')) return false;
+  const running = programOf(pid);
+  if (running !== undefined && running !== program) return false;
   const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1];
   return caught === undefined || (BigInt(`0x${caught}`) & SIGINT_BIT) !== 0n;
 }
 const SIGINT_BIT = 1n << 1n;
+
+/** The real path of a program (what /proc/<pid>/exe shows once it runs), or the path as given. */
+function realProgram(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
 
 /** Why a process failed, in one line: the first line it wrote on stderr, else how it ended. */
 function failure(result: ProcessResult): string {
@@ -228,7 +239,7 @@ export function createDesktopAnswerChannel(options: DesktopAnswerOptions): Deskt
       clearTimeout(entry.expiry);
       if (entry.child) {
         const child = entry.child;
-        await waitUntil(() => entry.exited || handlesInterrupt(child.pid));
+        await waitUntil(() => entry.exited || handlesInterrupt(child.pid, entry.program));
         try {
           child.kill('SIGINT');
         } catch {
@@ -288,6 +299,7 @@ export function createDesktopAnswerChannel(options: DesktopAnswerOptions): Deskt
         abort: new AbortController(),
         interrupted: false,
         exited: false,
+        program: realProgram(state.notifySend),
         expiry: setTimeout(() => void interrupt(entry), remaining),
         done: Promise.resolve(undefined as unknown as ProcessResult),
       };
@@ -323,7 +335,7 @@ export function createDesktopAnswerChannel(options: DesktopAnswerOptions): Deskt
         throw new Error(`notify-send did not start: ${result.spawnError ?? 'no process'}`);
       }
       // Shown once notify-send handles SIGINT (it does from its notification on); or it ended first.
-      await waitUntil(() => entry.exited || handlesInterrupt(child.pid));
+      await waitUntil(() => entry.exited || handlesInterrupt(child.pid, entry.program));
       if (entry.exited) {
         const result = await entry.done;
         if (!chosenDecision(result.stdout.text()) && result.exitCode !== 0)

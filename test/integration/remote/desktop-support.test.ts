@@ -138,7 +138,8 @@ describe('desktop answers where the platform cannot show them', () => {
     const env = fakeDesktop(
       "(['actions'],)",
       HELP,
-      'echo "Cannot connect to the notification server \u001b[2J" >&2; exit 1',
+      // A shell catches SIGINT from its start: that is not a shown notification (only notify-send is).
+      'sleep 0.2; echo "Cannot connect to the notification server \u001b[2J" >&2; exit 1',
     );
     const { channel, logged } = channelWith(env);
     const answers: RemoteAnswer[] = [];
