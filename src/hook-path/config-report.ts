@@ -156,35 +156,54 @@ function pruneLapseMarkers(dir: string): void {
   }
 }
 
-const lapsedSources = (loaded: LoadedConfig) =>
-  loaded.sources.filter((s) => untrustedSource(s) && s.trust!.lapsed);
+/** A project file that no longer applies (trust lapsed), or a file whose commands do not run at all. */
+function untoldSources(loaded: LoadedConfig): ConfigSource[] {
+  return loaded.sources.filter(
+    (s) =>
+      (untrustedSource(s) && s.trust!.lapsed) || (s.exists && !s.ok && !s.lastGood && !untrustedSource(s)),
+  );
+}
 const lapseDir = (env: Env) => join(stateDir(env), 'trust-lapses');
 function lapseMarker(dir: string, sessionId: string | undefined, source: ConfigSource): string {
   const key = `${sessionId ?? ''}\0${source.file}`;
   return join(dir, `${fnv1a(key)}${fnv1a(`${key}\0`)}`);
 }
 
+/** What the agent's user is told of a config file whose commands do not run. */
+function untoldLine(source: ConfigSource): string {
+  if (!source.trust?.lapsed) {
+    const first = source.issues[0];
+    const what = first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'it cannot be read';
+    return `hookd: ${source.file} is invalid (${what}); none of its commands run until it is fixed. To see every problem: hookd validate`;
+  }
+  const trust = source.trust;
+  const why = trust.state === 'changed' ? 'it changed since you trusted it' : (trust.reason ?? 'not trusted');
+  return `hookd: ${source.file} no longer applies (${why}); its commands do not run. To use it again: ${untrustedFix(trust, projectDirOf(source))}`;
+}
+
 /**
- * Whether `claimTrustLapses` has something to say for this session (a stat per lapsed config, none
+ * Whether `claimConfigWarnings` has something to say for this session (a stat per such config, none
  * without one): a caller that answers the agent before running the event (the daemon's fast path, for
  * an event that runs no command) waits for the event's own answer instead.
  */
-export function trustLapsePending(env: Env, loaded: LoadedConfig, sessionId: string | undefined): boolean {
+export function configWarningPending(env: Env, loaded: LoadedConfig, sessionId: string | undefined): boolean {
   const dir = lapseDir(env);
-  return lapsedSources(loaded).some(
+  return untoldSources(loaded).some(
     (source) => !lstatSync(lapseMarker(dir, sessionId, source), { throwIfNoEntry: false }),
   );
 }
 
 /**
- * The line for the agent's stderr about each project config whose trust lapsed (the user trusted the
- * project's config, and it no longer applies: it changed, or became a link), once per session and file:
- * each is claimed with an exclusive private marker in `<state>/trust-lapses` (bounded). '' when there is
- * nothing new to say. A marker that cannot be written does not silence it.
+ * The lines for the agent's stderr, which the agent shows the user, about each config file whose
+ * commands do not run: a project config whose trust lapsed (the user trusted it, and it no longer
+ * applies: it changed, or became a link), and a file that is invalid with no earlier valid version to
+ * stand in (a guard in it would silently not run). Once per session and file: each is claimed with an
+ * exclusive private marker in `<state>/trust-lapses` (bounded). '' when there is nothing new to say. A
+ * marker that cannot be written does not silence it.
  */
-export function claimTrustLapses(env: Env, loaded: LoadedConfig, sessionId: string | undefined): string {
-  const lapsed = lapsedSources(loaded);
-  if (lapsed.length === 0) return '';
+export function claimConfigWarnings(env: Env, loaded: LoadedConfig, sessionId: string | undefined): string {
+  const untold = untoldSources(loaded);
+  if (untold.length === 0) return '';
   const dir = lapseDir(env);
   let markers = true;
   try {
@@ -193,7 +212,7 @@ export function claimTrustLapses(env: Env, loaded: LoadedConfig, sessionId: stri
     markers = false;
   }
   let text = '';
-  for (const source of lapsed) {
+  for (const source of untold) {
     if (markers) {
       try {
         const fd = openSync(
@@ -206,13 +225,7 @@ export function claimTrustLapses(env: Env, loaded: LoadedConfig, sessionId: stri
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
       }
     }
-    const trust = source.trust!;
-    const why =
-      trust.state === 'changed' ? 'it changed since you trusted it' : (trust.reason ?? 'not trusted');
-    text += printable(
-      `hookd: ${source.file} no longer applies (${why}); its commands do not run. To use it again: ${untrustedFix(trust, projectDirOf(source))}`,
-      2000,
-    );
+    text += printable(untoldLine(source), 2000);
     text += '\n';
   }
   if (markers && text) pruneLapseMarkers(dir);

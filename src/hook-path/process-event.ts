@@ -31,7 +31,7 @@ import { runPlanned } from './run-planned.js';
 import {
   answerUnreadable,
   claimConfigNotices,
-  claimTrustLapses,
+  claimConfigWarnings,
   keepTooDeep,
   logConfigState,
   type Rejection,
@@ -297,11 +297,12 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
       askRemote: edges.askRemote,
       elapsedMs: monotonicMs() - started,
     });
-  // A project config whose trust lapsed, said once per session on the agent's stderr, which the agent
-  // shows the user. Only with exit 0: never in a block reason the model reads. Not for an event that
+  // A config file whose commands do not run (a project file whose trust lapsed, an invalid file with no
+  // valid version to stand in), said once per session on the agent's stderr, which the agent shows the
+  // user. Only with exit 0: never in a block reason the model reads. Not for an event that
   // came over http: its answer reaches no one, the next event of the session says it.
   if (news && report.reply.exitCode === 0) {
-    const lapse = claimTrustLapses(io.env, loaded, event.sessionId);
+    const lapse = claimConfigWarnings(io.env, loaded, event.sessionId);
     if (lapse) report.reply = { ...report.reply, stderr: report.reply.stderr + lapse };
   }
   edges.onReply?.(report.reply);

@@ -5,6 +5,6 @@
  * The hook bundle loads this module from its own chunk (dist/rare.cjs, scripts/build.mjs) at the first
  * use, so an ordinary event never reads or compiles it. The hook imports these through here.
  */
-export { claimConfigNotices, claimTrustLapses, logConfigState } from './config-report.js';
+export { claimConfigNotices, claimConfigWarnings, logConfigState } from './config-report.js';
 export { answerUnreadable, keepTooDeep, type Rejection } from './rejected.js';
 export { logClientRefusal, olderClientNotice } from './client-notes.js';

@@ -11,7 +11,7 @@ import { runEvent, type HandOff } from '../../hook-path/process-event.js';
 import { guardsAtStake, identifyUnreadable } from '../../hook-path/unreadable.js';
 import { scanJson } from '../../events/json-scan.js';
 import { DEFAULTS } from '../../config/defaults.js';
-import { trustLapsePending } from '../../hook-path/config-report.js';
+import { configWarningPending } from '../../hook-path/config-report.js';
 import { createLineLoggerPool } from '../../logging/line-logger.js';
 import { planCommands } from '../../runner/route.js';
 import type { SpawnLike } from '../../runner/run-command.js';
@@ -559,8 +559,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       lostCode,
       config: () => loaded,
       answered: false,
-      // A project config whose lapsed trust this session has not been told of: the event's answer says it.
-      observeOnly: planned.length === 0 && !trustLapsePending(env, loaded, parsed.event.sessionId),
+      // A config file whose commands do not run, this session not yet told of: the event's answer says it.
+      observeOnly: planned.length === 0 && !configWarningPending(env, loaded, parsed.event.sessionId),
       ...(inflight ? { inflight } : {}),
     };
   };

@@ -57,6 +57,12 @@ describe('a broken user config runs the last config that validated', () => {
     const ran = await run();
     expect(ran.code).toBe(0);
     expect(hookdLogRecords(env).find((r) => r.kind === 'config-none')).toMatchObject({ level: 50 });
+    // The agent shows its user the hook's stderr: a guard that does not run is said there, once a session.
+    expect(ran.stderr).toContain(`hookd: ${env.HOOKD_CONFIG} is invalid (`);
+    expect(ran.stderr).toMatch(/tiemout.*none of its commands run until it is fixed.*hookd validate/);
+    const again = await run();
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toContain('is invalid');
   });
 
   it('picks up the fixed file at once', async () => {

@@ -5,9 +5,9 @@ import { loadConfig } from '../../../src/config/load.js';
 import { validator } from '../../../src/config/resolve.js';
 import { trustProject } from '../../../src/config/trust.js';
 import {
-  claimTrustLapses,
+  claimConfigWarnings,
   MAX_LAPSE_MARKERS,
-  trustLapsePending,
+  configWarningPending,
 } from '../../../src/hook-path/config-report.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
@@ -38,13 +38,13 @@ describe('a lapsed project trust, said once per session', () => {
   it('is claimed once per session and file; pending until then', () => {
     const dir = lapsedProject('app');
     const loaded = load(dir);
-    expect(trustLapsePending(env, loaded, 's1')).toBe(true);
-    const said = claimTrustLapses(env, loaded, 's1');
+    expect(configWarningPending(env, loaded, 's1')).toBe(true);
+    const said = claimConfigWarnings(env, loaded, 's1');
     expect(said).toContain(`hookd trust ${dir}`);
     expect(said.endsWith('\n')).toBe(true);
-    expect(trustLapsePending(env, loaded, 's1')).toBe(false);
-    expect(claimTrustLapses(env, loaded, 's1')).toBe('');
-    expect(claimTrustLapses(env, loaded, 's2')).toContain(`hookd trust ${dir}`);
+    expect(configWarningPending(env, loaded, 's1')).toBe(false);
+    expect(claimConfigWarnings(env, loaded, 's1')).toBe('');
+    expect(claimConfigWarnings(env, loaded, 's2')).toContain(`hookd trust ${dir}`);
     expect(statSync(markers()).mode & 0o777).toBe(0o700);
     for (const name of readdirSync(markers()))
       expect(statSync(join(markers(), name)).mode & 0o777).toBe(0o600);
@@ -54,9 +54,9 @@ describe('a lapsed project trust, said once per session', () => {
     const dir = join(tmp.dir, 'never');
     mkdirSync(join(dir, '.hookd'), { recursive: true });
     writeFileSync(join(dir, '.hookd', 'config.json'), '{"hooks":{}}');
-    expect(claimTrustLapses(env, load(dir), 's1')).toBe('');
+    expect(claimConfigWarnings(env, load(dir), 's1')).toBe('');
     trustProject(env, dir);
-    expect(claimTrustLapses(env, load(dir), 's1')).toBe('');
+    expect(claimConfigWarnings(env, load(dir), 's1')).toBe('');
   });
 
   it('keeps the marker folder bounded: the oldest markers go first', () => {
@@ -67,18 +67,18 @@ describe('a lapsed project trust, said once per session', () => {
       writeFileSync(marker, '', { mode: 0o600 });
       utimesSync(marker, 1000 + i, 1000 + i);
     }
-    expect(claimTrustLapses(env, load(dir), 'new-session')).not.toBe('');
+    expect(claimConfigWarnings(env, load(dir), 'new-session')).not.toBe('');
     const left = readdirSync(markers());
     expect(left.length).toBeLessThanOrEqual(MAX_LAPSE_MARKERS);
     expect(left).not.toContain('old-0000');
     expect(left).toContain(`old-${String(MAX_LAPSE_MARKERS + 19).padStart(4, '0')}`);
     // The new one stays: the same session is not told again.
-    expect(claimTrustLapses(env, load(dir), 'new-session')).toBe('');
+    expect(claimConfigWarnings(env, load(dir), 'new-session')).toBe('');
   });
 
   it('never writes a control character from a project path to the terminal', () => {
     const dir = lapsedProject('evil\u001b[2Jrepo');
-    const said = claimTrustLapses(env, load(dir), 's1');
+    const said = claimConfigWarnings(env, load(dir), 's1');
     const raw = [...said].filter((ch) => ch !== '\n' && (ch.codePointAt(0)! < 0x20 || ch === '\u007f'));
     expect(raw).toEqual([]);
     expect(said).toContain('evil\\x1b[2Jrepo');
