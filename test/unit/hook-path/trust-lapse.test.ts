@@ -84,3 +84,28 @@ describe('a lapsed project trust, said once per session', () => {
     expect(said).toContain('evil\\x1b[2Jrepo');
   });
 });
+
+describe('a config file that runs none of its commands, said once per session', () => {
+  it('an invalid user file with no valid version before it: the first problem and the fix', () => {
+    writeFileSync(env.HOOKD_CONFIG!, '{"hooks":{"PreToolUse":[{"hooks":[{"command":"exit 2"}]}]}}');
+    const loaded = load(join(tmp.dir, 'none'));
+    expect(configWarningPending(env, loaded, 's1')).toBe(true);
+    const said = claimConfigWarnings(env, loaded, 's1');
+    expect(said).toContain(`hookd: ${env.HOOKD_CONFIG} is invalid (hooks.PreToolUse[0].hooks[0].type`);
+    expect(said).toContain(
+      'none of its commands run until it is fixed. To see every problem: hookd validate',
+    );
+    expect(claimConfigWarnings(env, loaded, 's1')).toBe('');
+  });
+
+  it('a project file trusted as it is but invalid is said; an untrusted invalid one is not', () => {
+    const dir = join(realpathSync(tmp.dir), 'bad');
+    mkdirSync(join(dir, '.hookd'), { recursive: true });
+    writeFileSync(join(dir, '.hookd', 'config.json'), '{"hooks":{"Stop":[{"hooks":[{}]}]}}');
+    expect(claimConfigWarnings(env, load(dir), 's1')).toBe('');
+    trustProject(env, dir);
+    expect(claimConfigWarnings(env, load(dir), 's2')).toContain(
+      `${join(dir, '.hookd', 'config.json')} is invalid`,
+    );
+  });
+});
