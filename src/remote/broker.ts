@@ -117,7 +117,11 @@ export interface BrokerOptions {
 
 /** Random bytes per token: 144 bits. */
 export const TOKEN_BYTES = 18;
-/** Asks open at once over all sessions: memory stays bounded whatever the events say. */
+/**
+ * Asks open at once over all sessions: memory stays bounded whatever the events say, and no channel
+ * shows more than this many prompts at a time (a channel's own bookkeeping may keep more, for asks
+ * that end while they are being sent: Slack's MESSAGES_KEPT).
+ */
 export const MAX_OPEN_ASKS = 50;
 /** Tokens of settled asks remembered, so a late answer is refused with its real reason. */
 const SETTLED_KEPT = 500;

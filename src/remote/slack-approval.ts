@@ -15,8 +15,13 @@ import type { AskOutcome, PermissionAsk, RemoteAnswer, RemoteChannel } from './t
  * ask ends, its message is edited (`chat.update`): the buttons go, one line says how it ended.
  */
 
-/** Asks whose message is remembered for its edit; the oldest is forgotten past this many. */
-export const MAX_OPEN_ASKS = 256;
+/**
+ * Messages remembered for their edit when the ask ends; past this many the oldest is forgotten (its
+ * buttons stay, and a click on them is refused by the broker). Well above the broker's MAX_OPEN_ASKS:
+ * an ask that ends while its message is still being posted leaves an entry that nothing removes, and
+ * the room above the open asks keeps such entries from pushing out the message of an ask still open.
+ */
+export const MESSAGES_KEPT = 256;
 /** A token as the broker makes them: URL-safe characters, bounded. Anything else is not an answer. */
 const TOKEN = /^[\w-]{8,256}$/;
 /** The actions of one interaction looked at: a click is one action. */
@@ -145,7 +150,7 @@ export function createSlackApprovalChannel(
         throw new Error('slack chat.postMessage: the reply names no message');
       shown.delete(ask.id);
       shown.set(ask.id, { channel, ts });
-      while (shown.size > MAX_OPEN_ASKS) shown.delete(shown.keys().next().value!);
+      while (shown.size > MESSAGES_KEPT) shown.delete(shown.keys().next().value!);
     },
 
     async settle(ask: PermissionAsk, outcome: AskOutcome) {
