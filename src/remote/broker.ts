@@ -119,8 +119,7 @@ export interface BrokerOptions {
 export const TOKEN_BYTES = 18;
 /**
  * Asks open at once over all sessions: memory stays bounded whatever the events say, and no channel
- * shows more than this many prompts at a time (a channel's own bookkeeping may keep more, for asks
- * that end while they are being sent: Slack's MESSAGES_KEPT).
+ * shows more than this many prompts at a time (Slack's MESSAGES_KEPT, a guard, stays above it).
  */
 export const MAX_OPEN_ASKS = 50;
 /** Tokens of settled asks remembered, so a late answer is refused with its real reason. */

@@ -7,6 +7,7 @@ import {
   type SlackApprovalChannel,
   type SlackApprovalOptions,
 } from '../../../src/remote/slack-approval.js';
+import { outcomeLine } from '../../../src/remote/slack-approval-message.js';
 import type { SlackLog } from '../../../src/remote/slack-socket.js';
 import type { Timers } from '../../../src/util/timers.js';
 import { ManualTimers } from '../../helpers/manual-timers.js';
@@ -203,6 +204,19 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
       await c.settle(a, outcome);
       expect(message.versions).toHaveLength(2);
     }
+  });
+
+  it('an ask that ends while its message is being posted has the message edited once it is', async () => {
+    const c = await started();
+    const a = ask('early');
+    const posting = c.ask(a);
+    // Answered elsewhere before Slack replied to the post: there is no message to edit yet.
+    await c.settle(a, { result: 'answered-at-terminal' });
+    await posting;
+    const message = slack.messages.at(-1)!;
+    expect(message.versions).toHaveLength(2);
+    expect((message.versions[1]!.blocks as { type: string }[]).some((b) => b.type === 'actions')).toBe(false);
+    expect(JSON.stringify(message.versions[1])).toContain(outcomeLine({ result: 'answered-at-terminal' }));
   });
 
   it('remembers a bounded number of messages: the oldest is left as it is', async () => {
