@@ -117,7 +117,10 @@ export interface BrokerOptions {
 
 /** Random bytes per token: 144 bits. */
 export const TOKEN_BYTES = 18;
-/** Asks open at once over all sessions: memory stays bounded whatever the events say. */
+/**
+ * Asks open at once over all sessions: memory stays bounded whatever the events say, and no channel
+ * shows more than this many prompts at a time (Slack's MESSAGES_KEPT, a guard, stays above it).
+ */
 export const MAX_OPEN_ASKS = 50;
 /** Tokens of settled asks remembered, so a late answer is refused with its real reason. */
 const SETTLED_KEPT = 500;

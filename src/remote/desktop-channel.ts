@@ -2,6 +2,7 @@ import { readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { runProcess, type ProcessResult, type SpawnLike } from '../process/run.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { safeLines, safeText } from '../util/safe-text.js';
+import { clipText } from '../util/clip-text.js';
 import { probeDesktopAnswers, type DesktopAnswerSupport } from './desktop-probe.js';
 import type { AskOutcome, PermissionAsk, RemoteAnswer, RemoteChannel, RemoteDecision } from './types.js';
 
@@ -59,10 +60,6 @@ function escapeMarkup(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
 /**
  * The notification's title and body: exactly what the broker summarised (already redacted and bounded),
  * with control characters and bidirectional overrides shown escaped so that nothing reorders or hides a
@@ -75,8 +72,8 @@ export function desktopAskText(ask: PermissionAsk): { title: string; body: strin
   if (summary.filePath !== undefined) lines.push(`File: ${summary.filePath}`);
   if (summary.diff !== undefined) lines.push(summary.diff);
   lines.push(`Project: ${ask.project}`);
-  const title = cut(safeText(summary.title || `${ask.agent} asks for a permission`), MAX_TITLE);
-  return { title, body: escapeMarkup(cut(safeLines(lines.join('\n')), MAX_BODY)) };
+  const title = clipText(safeText(summary.title || `${ask.agent} asks for a permission`), MAX_TITLE);
+  return { title, body: escapeMarkup(clipText(safeLines(lines.join('\n')), MAX_BODY)) };
 }
 
 /** notify-send's argv for one ask; `--` so that a title starting with "-" is never read as an option. */

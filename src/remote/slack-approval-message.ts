@@ -1,5 +1,6 @@
 import { SLACK_USER_ID } from '../config/remote-slack-schema.js';
 import { escapeMrkdwn } from '../notify/channels/slack.js';
+import { clipText } from '../util/clip-text.js';
 import type { AskOutcome, PermissionAsk, RemoteChannelName } from './types.js';
 
 /**
@@ -16,16 +17,12 @@ export const ACTION_IDS = { allow: 'hookd_allow', deny: 'hookd_deny' } as const;
 const SECTION_MAX = 2900;
 const TITLE_MAX = 600;
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
 /**
  * Text inside a mrkdwn code block: escaped, cut, and with every run of three backticks broken by a zero
  * width space, so the text cannot close the block early and have the rest read as formatting.
  */
 function codeBlock(label: string, text: string): unknown {
-  const body = escapeMrkdwn(clip(text, SECTION_MAX - label.length - 20)).replace(/`(?=``)/g, '`\u200b');
+  const body = escapeMrkdwn(clipText(text, SECTION_MAX - label.length - 20)).replace(/`(?=``)/g, '`\u200b');
   return { type: 'section', text: { type: 'mrkdwn', text: `*${label}*\n\`\`\`${body}\`\`\`` } };
 }
 
@@ -34,19 +31,19 @@ function summaryBlocks(ask: PermissionAsk): unknown[] {
   const blocks: unknown[] = [
     {
       type: 'section',
-      text: { type: 'mrkdwn', text: `:raised_hand: *${escapeMrkdwn(clip(summary.title, TITLE_MAX))}*` },
+      text: { type: 'mrkdwn', text: `:raised_hand: *${escapeMrkdwn(clipText(summary.title, TITLE_MAX))}*` },
     },
     {
       type: 'context',
       elements: [
         {
           type: 'mrkdwn',
-          text: clip(
+          text: clipText(
             [
-              `Tool: *${escapeMrkdwn(clip(summary.tool, 100))}*`,
-              `Agent: ${escapeMrkdwn(clip(ask.agent, 40))}`,
-              `Project: ${escapeMrkdwn(clip(ask.project, 300))}`,
-              `Session: ${escapeMrkdwn(clip(ask.session, 80))}`,
+              `Tool: *${escapeMrkdwn(clipText(summary.tool, 100))}*`,
+              `Agent: ${escapeMrkdwn(clipText(ask.agent, 40))}`,
+              `Project: ${escapeMrkdwn(clipText(ask.project, 300))}`,
+              `Session: ${escapeMrkdwn(clipText(ask.session, 80))}`,
             ].join('  ·  '),
             SECTION_MAX,
           ),
@@ -62,7 +59,7 @@ function summaryBlocks(ask: PermissionAsk): unknown[] {
 
 /** The fallback text of a notification (what a phone's lock screen shows). */
 function fallbackText(prefix: string, ask: PermissionAsk): string {
-  return clip(`${prefix}: ${escapeMrkdwn(clip(ask.summary.title, TITLE_MAX))}`, SECTION_MAX);
+  return clipText(`${prefix}: ${escapeMrkdwn(clipText(ask.summary.title, TITLE_MAX))}`, SECTION_MAX);
 }
 
 /** Slack's own date formatting of an epoch time (rendered in the reader's time zone). */
@@ -127,7 +124,7 @@ const SURFACES: Record<RemoteChannelName, string> = {
 /** Who decided, as Slack shows it: a mention for a Slack user id, else the name as text. */
 function who(by: string | undefined): string {
   if (!by) return '';
-  return SLACK_USER_ID.test(by) ? ` by <@${by}>` : ` by ${escapeMrkdwn(clip(by, 80))}`;
+  return SLACK_USER_ID.test(by) ? ` by <@${by}>` : ` by ${escapeMrkdwn(clipText(by, 80))}`;
 }
 
 /** The one line that says how an ask ended. */
@@ -154,7 +151,7 @@ export function outcomeLine(outcome: AskOutcome): string {
 export function settledMessage(ask: PermissionAsk, outcome: AskOutcome): { text: string; blocks: unknown[] } {
   const line = outcomeLine(outcome);
   return {
-    text: clip(`${line}: ${escapeMrkdwn(clip(ask.summary.title, TITLE_MAX))}`, SECTION_MAX),
+    text: clipText(`${line}: ${escapeMrkdwn(clipText(ask.summary.title, TITLE_MAX))}`, SECTION_MAX),
     blocks: [...summaryBlocks(ask), { type: 'context', elements: [{ type: 'mrkdwn', text: line }] }],
   };
 }

@@ -3,7 +3,7 @@ import { SLACK_USER_ID } from '../config/remote-slack-schema.js';
 import { interpolateEnv } from '../config/interpolate.js';
 import type { FetchLike } from '../util/fetch-with-timeout.js';
 import { ACTION_IDS, askMessage, settledMessage } from './slack-approval-message.js';
-import { callSlack, type SlackApiTarget } from './slack-socket-api.js';
+import { callSlack, type SlackApiResult, type SlackApiTarget } from './slack-socket-api.js';
 import { SlackSocket, type SlackLog, type SlackSocketOptions } from './slack-socket.js';
 import type { AskOutcome, PermissionAsk, RemoteAnswer, RemoteChannel } from './types.js';
 
@@ -15,8 +15,20 @@ import type { AskOutcome, PermissionAsk, RemoteAnswer, RemoteChannel } from './t
  * ask ends, its message is edited (`chat.update`): the buttons go, one line says how it ended.
  */
 
-/** Asks whose message is remembered for its edit; the oldest is forgotten past this many. */
-export const MAX_OPEN_ASKS = 256;
+/**
+ * Messages remembered for their edit when the ask ends; past this many the oldest is forgotten (its
+ * buttons stay, and a click on them is refused by the broker). The broker has at most MAX_OPEN_ASKS
+ * open and ends each one, which removes its entry, so this is a guard that is never reached; it stays
+ * well above the broker's limit so that it can never push out the message of an ask still open.
+ */
+export const MESSAGES_KEPT = 256;
+
+/** Where an ask's message is: its channel and timestamp, what `chat.update` needs. */
+interface Shown {
+  channel: string;
+  ts: string;
+}
+
 /** A token as the broker makes them: URL-safe characters, bounded. Anything else is not an answer. */
 const TOKEN = /^[\w-]{8,256}$/;
 /** The actions of one interaction looked at: a click is one action. */
@@ -92,7 +104,9 @@ export function createSlackApprovalChannel(
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
   /** Ask id -> where its message is (channel id and ts), oldest first. */
-  const shown = new Map<string, { channel: string; ts: string }>();
+  const shown = new Map<string, Shown>();
+  /** Asks whose message is being posted, with how each ended when it ended meanwhile. */
+  const posting = new Map<string, AskOutcome | undefined>();
   let socket: SlackSocket | undefined;
 
   function receive(onAnswer: (answer: RemoteAnswer) => void, payload: unknown): void {
@@ -106,6 +120,16 @@ export function createSlackApprovalChannel(
       log.info({ channel: 'slack', approver: answer.approver }, 'slack: a button was clicked');
       onAnswer(answer);
     }
+  }
+
+  /** Edits an ask's message into its settled form: the buttons go, one line says how it ended. */
+  async function edit(ask: PermissionAsk, where: Shown, outcome: AskOutcome): Promise<void> {
+    const out = await callSlack(api, 'chat.update', config.botToken, {
+      channel: where.channel,
+      ts: where.ts,
+      ...settledMessage(ask, outcome),
+    });
+    if (!out.ok) throw new Error(out.error);
   }
 
   return {
@@ -127,13 +151,21 @@ export function createSlackApprovalChannel(
     },
 
     async ask(ask: PermissionAsk) {
-      const out = await callSlack(api, 'chat.postMessage', config.botToken, {
-        channel: config.channel,
-        ...askMessage(ask),
-        unfurl_links: false,
-        unfurl_media: false,
-        link_names: false,
-      });
+      posting.set(ask.id, undefined);
+      let out: SlackApiResult;
+      let ended: AskOutcome | undefined;
+      try {
+        out = await callSlack(api, 'chat.postMessage', config.botToken, {
+          channel: config.channel,
+          ...askMessage(ask),
+          unfurl_links: false,
+          unfurl_media: false,
+          link_names: false,
+        });
+        ended = posting.get(ask.id);
+      } finally {
+        posting.delete(ask.id);
+      }
       if (!out.ok) throw new Error(out.error);
       const { channel, ts } = out.reply;
       if (
@@ -143,21 +175,21 @@ export function createSlackApprovalChannel(
         !MESSAGE_TS.test(ts)
       )
         throw new Error('slack chat.postMessage: the reply names no message');
+      // The ask ended while its message was being posted: it gets its last form at once.
+      if (ended) return edit(ask, { channel, ts }, ended);
       shown.delete(ask.id);
       shown.set(ask.id, { channel, ts });
-      while (shown.size > MAX_OPEN_ASKS) shown.delete(shown.keys().next().value!);
+      while (shown.size > MESSAGES_KEPT) shown.delete(shown.keys().next().value!);
     },
 
     async settle(ask: PermissionAsk, outcome: AskOutcome) {
       const where = shown.get(ask.id);
-      if (!where) return;
+      if (!where) {
+        if (posting.has(ask.id)) posting.set(ask.id, outcome);
+        return;
+      }
       shown.delete(ask.id);
-      const out = await callSlack(api, 'chat.update', config.botToken, {
-        channel: where.channel,
-        ts: where.ts,
-        ...settledMessage(ask, outcome),
-      });
-      if (!out.ok) throw new Error(out.error);
+      await edit(ask, where, outcome);
     },
 
     async close() {

@@ -1,4 +1,5 @@
 import { WebSocket, type RawData } from 'ws';
+import { realTimers, type Timers } from '../util/timers.js';
 import { callSlack, hostOf, type SlackApiTarget } from './slack-socket-api.js';
 
 /**
@@ -16,12 +17,6 @@ export interface SlackLog {
   debug(fields: Record<string, unknown>, msg: string): void;
   info(fields: Record<string, unknown>, msg: string): void;
   warn(fields: Record<string, unknown>, msg: string): void;
-}
-
-/** Timers, injected so that tests decide when a wait ends. */
-export interface SlackTimers {
-  setTimeout(run: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
 }
 
 export const SOCKET_DEFAULTS = {
@@ -46,7 +41,7 @@ export interface SlackSocketOptions extends SlackApiTarget {
   log: SlackLog;
   /** An envelope of `type` (after its ack): `interactive` carries a `block_actions` payload. */
   onEnvelope(type: string, payload: unknown): void;
-  timers?: SlackTimers;
+  timers?: Timers;
   /** 0 <= random() < 1, for the jitter of the backoff. */
   random?: () => number;
   maxMessageBytes?: number;
@@ -57,15 +52,6 @@ export interface SlackSocketOptions extends SlackApiTarget {
 }
 
 export type SlackSocketState = 'idle' | 'connecting' | 'open' | 'waiting' | 'closed';
-
-const realTimers: SlackTimers = {
-  setTimeout: (run, ms) => {
-    const timer = setTimeout(run, ms);
-    timer.unref?.();
-    return timer;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 /**
  * Only a `wss:` URL is used, or a `ws:` one on the loopback interface (a local test server): the URL
@@ -85,7 +71,7 @@ export function socketUrlAllowed(url: string): boolean {
 
 export class SlackSocket {
   private readonly options: SlackSocketOptions;
-  private readonly timers: SlackTimers;
+  private readonly timers: Timers;
   private readonly random: () => number;
   private socket: WebSocket | undefined;
   private retryTimer: unknown;
@@ -137,8 +123,8 @@ export class SlackSocket {
   }
 
   private stopTimers(): void {
-    if (this.retryTimer !== undefined) this.timers.clearTimeout(this.retryTimer);
-    if (this.heartbeatTimer !== undefined) this.timers.clearTimeout(this.heartbeatTimer);
+    if (this.retryTimer !== undefined) this.timers.clear(this.retryTimer);
+    if (this.heartbeatTimer !== undefined) this.timers.clear(this.heartbeatTimer);
     this.retryTimer = undefined;
     this.heartbeatTimer = undefined;
   }
@@ -168,7 +154,7 @@ export class SlackSocket {
     socket.on('close', (code) => {
       if (this.socket !== socket) return;
       this.socket = undefined;
-      if (this.heartbeatTimer !== undefined) this.timers.clearTimeout(this.heartbeatTimer);
+      if (this.heartbeatTimer !== undefined) this.timers.clear(this.heartbeatTimer);
       this.heartbeatTimer = undefined;
       if (this.currentState === 'closed') return;
       this.retry(`the Socket Mode link to ${hostOf(url)} closed (${problem ?? `code ${code}`})`);
@@ -189,8 +175,8 @@ export class SlackSocket {
       `slack: ${why}; connecting again in ${Math.ceil(delay / 1000)} s`,
     );
     this.endFirstAttempt();
-    if (this.retryTimer !== undefined) this.timers.clearTimeout(this.retryTimer);
-    this.retryTimer = this.timers.setTimeout(() => {
+    if (this.retryTimer !== undefined) this.timers.clear(this.retryTimer);
+    this.retryTimer = this.timers.set(() => {
       this.retryTimer = undefined;
       void this.connect();
     }, delay);
@@ -204,7 +190,7 @@ export class SlackSocket {
   private refresh(socket: WebSocket, reason: string): void {
     this.options.log.info({ channel: 'slack', reason }, 'slack: Socket Mode asked to reconnect');
     if (this.socket === socket) this.socket = undefined;
-    if (this.heartbeatTimer !== undefined) this.timers.clearTimeout(this.heartbeatTimer);
+    if (this.heartbeatTimer !== undefined) this.timers.clear(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
     socket.terminate();
     if (this.failures > 0) return this.retry(`Slack asked to reconnect again soon after (${reason})`);
@@ -226,9 +212,9 @@ export class SlackSocket {
       this.failures = 0;
       this.alive = false;
       socket.ping();
-      this.heartbeatTimer = this.timers.setTimeout(beat, every);
+      this.heartbeatTimer = this.timers.set(beat, every);
     };
-    this.heartbeatTimer = this.timers.setTimeout(beat, every);
+    this.heartbeatTimer = this.timers.set(beat, every);
   }
 
   private drop(why: string, fields: Record<string, unknown> = {}): void {

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { redactText } from '../logging/redact.js';
 import { isObject, str } from '../util/json-values.js';
+import { clipText } from '../util/clip-text.js';
 import { safeLines, safeText } from '../util/safe-text.js';
 import type { AskSummary } from './types.js';
 
@@ -11,9 +12,9 @@ export const SUMMARY_DIFF_MAX = 1200;
 
 const AGENT_NAMES: Record<string, string> = { claude: 'Claude Code', droid: 'Droid' };
 
-/** Cuts text to `max` characters, saying so. */
+/** Cuts text to `max` characters, saying how many were cut. */
 function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return clipText(text, max, (more) => ` (${more} more characters)`);
 }
 
 function clean(text: string, max: number, home?: string): string {

@@ -4,6 +4,7 @@ import type { EventHandoff } from '../events/types.js';
 import { PLATFORM_WATCH_EVENT } from '../events/names.js';
 import { ForbiddenError, RateLimitError, UnauthorizedError } from '../platform-api/errors.js';
 import { printable } from '../util/printable.js';
+import { realTimers, type Timers } from '../util/timers.js';
 import {
   freshWatcherState,
   loadWatchFile,
@@ -25,11 +26,6 @@ export const WATCH_RETRY_AFTER_MAX_MS = 24 * 3_600_000;
 /** Events one poll raises at most; the rest are told in one summary event. */
 export const WATCH_MAX_RAISES_PER_POLL = 20;
 
-export interface WatchTimers {
-  set(fn: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
 interface WatchLogger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
@@ -46,7 +42,7 @@ export interface WatchRunnerOptions {
   now: () => number;
   logger: WatchLogger;
   /** Timers (default: setTimeout, unref'd). */
-  timers?: WatchTimers;
+  timers?: Timers;
 }
 
 /** What one poll did, for `hookd watch test` and the log. */
@@ -149,15 +145,6 @@ export function capRaises(raised: WatchRaise[], seq: number): WatchRaise[] {
   ];
 }
 
-const defaultTimers: WatchTimers = {
-  set: (fn, ms) => {
-    const timer = setTimeout(fn, Math.min(ms, 2 ** 31 - 1));
-    timer.unref();
-    return timer;
-  },
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 /**
  * The daemon's watchers (docs/watch.md): each enabled one polls on its own schedule, one request at a
  * time for all of them; what a poll raises is made durable (the daemon's journal) before what it saw is
@@ -166,13 +153,13 @@ const defaultTimers: WatchTimers = {
  */
 export class WatchRunner {
   private file!: WatchFile;
-  private readonly timers: WatchTimers;
+  private readonly timers: Timers;
   private readonly handles = new Map<WatcherName, unknown>();
   private chain: Promise<unknown> = Promise.resolve();
   private stopped = false;
 
   constructor(private readonly o: WatchRunnerOptions) {
-    this.timers = o.timers ?? defaultTimers;
+    this.timers = o.timers ?? realTimers;
   }
 
   /** The watchers turned on in the config. */

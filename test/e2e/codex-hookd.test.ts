@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithAgent } from '../harness/availability.js';
 import { toolOutputs } from '../harness/codex/fake-responses.js';
 import { runCodex, type CodexRun } from '../harness/codex/run-codex.js';
-import { forbiddenGuard, HANGING, hookdTestbed, type HookdTestbed } from '../harness/hookd-testbed.js';
+import { forbiddenGuard, hookdTestbed, type HookdTestbed } from '../harness/hookd-testbed.js';
 
 // hookd under the REAL Codex CLI 0.171.0, offline: `hookd install --agent codex` writes
 // $CODEX_HOME/hooks.json in the run's HOME; the hooks are trusted as a user trusts them in Codex's /hooks
@@ -20,10 +20,10 @@ describeWithAgent('codex', 'hookd under the real Codex CLI 0.171.0', (bin) => {
   let run: CodexRun;
 
   beforeAll(async () => {
-    bed = await hookdTestbed('hkcxd-', 'codex', {
+    bed = await hookdTestbed('hkcxd-', 'codex', (hanging) => ({
       PreToolUse: [forbiddenGuard('Bash')],
-      UserPromptSubmit: [HANGING],
-    });
+      UserPromptSubmit: [hanging],
+    }));
     run = await runCodex({
       bin,
       dir: bed.dir,
@@ -57,9 +57,10 @@ describeWithAgent('codex', 'hookd under the real Codex CLI 0.171.0', (bin) => {
     );
   });
 
-  it('the session runs to its end: the hanging command did not hold it', () => {
+  it('the session runs to its end: the hanging command ran, was ended and did not hold it', async () => {
     expect(run.result).toMatchObject({ code: 0, timedOut: false });
     expect(readFileSync(join(run.work, 'ok.txt'), 'utf8')).toBe('ok\n');
+    expect(await bed.hangingEnded()).toBeGreaterThan(0);
   });
 
   it("a guard blocks the shell command and the model sees the guard's reason", () => {

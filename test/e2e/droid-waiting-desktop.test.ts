@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { liveSessions, outboxAction } from '../../src/daemon/admin.js';
 import type { Delivery } from '../../src/daemon/state/store.js';
 import { describeWithAgent } from '../harness/availability.js';
-import { desktopMissing, startDesktopSession, type DesktopSession } from '../helpers/desktop-session.js';
+import { describeWithDesktop, startDesktopSession, type DesktopSession } from '../helpers/desktop-session.js';
 import { runRealDroid, type FakeStep } from '../helpers/droid.js';
 import type { PermissionAnswer } from '../harness/droid/rpc-driver.js';
 import { jsonLines } from '../helpers/json-lines.js';
@@ -17,8 +17,6 @@ import { BIN, ensureBuilt, writeConfig } from '../integration/daemon/process-hel
 // mode): at once, or, for "late", only once the test has seen the notification on the desktop (a gate
 // file), so "late" is a fact of the run, not a guess about the clock.
 
-const missing = desktopMissing();
-const inCI = process.env.CI === 'true' || process.env.CI === '1';
 // Above the time from Droid's Notification hook to its PostToolUse hook for a prompt answered at once
 // (two hook processes on a busy machine), which the "at once" case needs; the "late" one waits for the
 // notification itself, whatever the delay.
@@ -32,7 +30,7 @@ function sessionIdOf(outDir: string): string | undefined {
   return /"result":\{"sessionId":"([0-9a-f-]+)"/.exec(readFileSync(file, 'utf8'))?.[1];
 }
 
-describe.skipIf(missing.length > 0 && !inCI)('delay-then-cancel on a real desktop', () => {
+describeWithDesktop('delay-then-cancel on a real desktop', () => {
   describeWithAgent('droid', 'under the real Droid CLI 0.225.2', () => {
     let temp: ReturnType<typeof tempEnv>;
     let desktop: DesktopSession | undefined;
@@ -78,8 +76,6 @@ describe.skipIf(missing.length > 0 && !inCI)('delay-then-cancel on a real deskto
     };
 
     beforeAll(async () => {
-      if (missing.length > 0)
-        throw new Error(`CI needs ${missing.join(', ')} (apt-get install xvfb dunst libnotify-bin dbus)`);
       ensureBuilt();
       temp = tempEnv();
       env = Object.fromEntries(

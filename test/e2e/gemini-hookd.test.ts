@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithAgent } from '../harness/availability.js';
 import { functionResponses } from '../harness/gemini/fake-gemini.js';
 import { runGemini, type GeminiRun } from '../harness/gemini/run-gemini.js';
-import { forbiddenGuard, HANGING, hookdTestbed, type HookdTestbed } from '../harness/hookd-testbed.js';
+import { forbiddenGuard, hookdTestbed, type HookdTestbed } from '../harness/hookd-testbed.js';
 
 // hookd under the REAL Gemini CLI 0.61.0, offline (`gemini -p`, yolo mode): `hookd install --agent
 // gemini` writes ~/.gemini/settings.json in the run's HOME (timeouts in milliseconds); one hookd config
@@ -20,12 +20,12 @@ describeWithAgent('gemini', 'hookd under the real Gemini CLI 0.61.0', (entry) =>
   let run: GeminiRun;
 
   beforeAll(async () => {
-    bed = await hookdTestbed('hkgmd-', 'gemini', {
+    bed = await hookdTestbed('hkgmd-', 'gemini', (hanging) => ({
       PreToolUse: [forbiddenGuard('run_shell_command')],
       // Plain text for the model: Gemini must get it as JSON, never as text on stdout.
       SessionStart: [{ hooks: [{ type: 'command', command: 'echo remember the tests' }] }],
-      UserPromptSubmit: [HANGING],
-    });
+      UserPromptSubmit: [hanging],
+    }));
     run = await runGemini({
       entry,
       dir: bed.dir,
@@ -66,9 +66,10 @@ describeWithAgent('gemini', 'hookd under the real Gemini CLI 0.61.0', (entry) =>
     expect(JSON.stringify(run.requests[0]?.body)).toContain('remember the tests');
   });
 
-  it('the session runs to its end: the hanging command did not hold it', () => {
+  it('the session runs to its end: the hanging command ran, was ended and did not hold it', async () => {
     expect(run.result).toMatchObject({ code: 0, timedOut: false });
     expect(readFileSync(join(run.work, 'ok.txt'), 'utf8')).toBe('ok\n');
+    expect(await bed.hangingEnded()).toBeGreaterThan(0);
   });
 
   it("a guard blocks the shell command and the model sees the guard's reason", () => {

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionRecord } from '../../src/ledger/types.js';
 import { jsonLines } from '../helpers/json-lines.js';
@@ -26,15 +26,22 @@ export interface HookdTestbed {
   ledger(): SessionRecord[];
   /** Waits (bounded) for a Stop notification and a ledger record of the agent. */
   settled(agent: string): Promise<void>;
+  /**
+   * The pid of the hanging command (`hanging` in the hooks), once it is gone; throws when the command
+   * never ran, and times out when it is still running.
+   */
+  hangingEnded(): Promise<number>;
   close(): Promise<void>;
 }
 
 export async function hookdTestbed(
   prefix: string,
   agent: string,
-  hooks: Record<string, unknown>,
+  hooksWith: (hanging: Record<string, unknown>) => Record<string, unknown>,
 ): Promise<HookdTestbed> {
   const tmp = makeTempDir(prefix);
+  const pidFile = join(tmp.dir, 'hanging.pid');
+  const hooks = hooksWith(hangingHook(pidFile));
   const receiver = await loopbackServer();
   const env = isolatedEnv(tmp.dir, {
     HOOKD_RUNTIME_DIR: join(tmp.dir, 'run'),
@@ -82,6 +89,12 @@ export async function hookdTestbed(
         `the Stop notification and the ledger record of the ${kind} session`,
       );
     },
+    hangingEnded: async () => {
+      if (!existsSync(pidFile)) throw new Error(`the hanging command never ran (no ${pidFile})`);
+      const pid = Number(readFileSync(pidFile, 'utf8').trim());
+      await waitFor(() => !isHanging(pid), 10_000, `the end of the hanging command (pid ${pid})`);
+      return pid;
+    },
     close: async () => {
       await stopDaemon(daemon);
       await receiver.close();
@@ -99,5 +112,22 @@ export function forbiddenGuard(shellTool: string): Record<string, unknown> {
   };
 }
 
-/** A command that never ends on its own: hookd's timeout (1 s) ends it, not the agent's. */
-export const HANGING = { hooks: [{ type: 'command', command: 'sleep 600', timeout: 1 }] };
+const HANGING_ARGV = ['sleep', '600'];
+
+/**
+ * A command that never ends on its own: hookd's timeout (1 s) ends it, not the agent's. It writes its
+ * pid first (it then becomes the sleep), so a test can tell that it ran and that it was ended.
+ */
+function hangingHook(pidFile: string): Record<string, unknown> {
+  const command = `echo $$ > '${pidFile}'; exec ${HANGING_ARGV.join(' ')}`;
+  return { hooks: [{ type: 'command', command, timeout: 1 }] };
+}
+
+/** Whether `pid` is still the hanging command (a zombie, or a reused pid, is not). */
+function isHanging(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `${HANGING_ARGV.join('\0')}\0`;
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, it } from 'vitest';
 import { requestDaemon } from '../../src/link/client.js';
 import { runProcess } from '../../src/process/run.js';
 import { findOnPath } from '../../src/notify/channels/desktop.js';
@@ -14,9 +15,33 @@ import { BIN, exited } from '../integration/daemon/process-helpers.js';
  */
 export const DESKTOP_NEEDED = ['Xvfb', 'dunst', 'dbus-run-session', 'notify-send'];
 
-/** The programs of DESKTOP_NEEDED not on PATH. */
-export function desktopMissing(): string[] {
-  return DESKTOP_NEEDED.filter((bin) => !findOnPath(bin, process.env.PATH));
+/**
+ * A describe block whose tests need programs on PATH (`needed`, from the Debian `packages`). With them,
+ * `body` runs. Without them the block holds one test that says what is missing: skipped on a
+ * developer's machine, failing in CI (CI=true or 1), so a CI that lacks them is never green by skipping.
+ */
+export function describeNeeding(
+  needed: readonly string[],
+  packages: string,
+  title: string,
+  body: () => void,
+): void {
+  const missing = needed.filter((bin) => !findOnPath(bin, process.env.PATH));
+  const inCI = process.env.CI === 'true' || process.env.CI === '1';
+  const why = `${missing.join(', ')} not installed (apt-get install ${packages})`;
+  describe(title, () => {
+    if (missing.length === 0) body();
+    else if (inCI)
+      it(`CI needs ${missing.join(', ')}`, () => {
+        throw new Error(`CI needs ${why}`);
+      });
+    else it.skip(`NOT RUN: ${why}`, () => {});
+  });
+}
+
+/** A describe block whose tests need the desktop of `startDesktopSession` (DESKTOP_NEEDED). */
+export function describeWithDesktop(title: string, body: () => void): void {
+  describeNeeding(DESKTOP_NEEDED, 'xvfb dunst libnotify-bin dbus', title, body);
 }
 
 /** One notification dunst showed: appname, summary, body (newlines as `~`), urgency. */

@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { writePrivateFileAtomic } from '../../util/private-fs.js';
+import type { Timers } from '../../util/timers.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EventHandoff, HookEvent } from '../../events/types.js';
@@ -41,7 +42,7 @@ import { PresenceCache } from './presence-cache.js';
 import { inflightDir, recoverInflight } from '../state/inflight.js';
 import { TranscriptWatch } from '../listen/transcript-watch.js';
 import { RemoteAnswers } from '../remote-answers.js';
-import { WatchRunner, type WatchTimers } from '../../watch/runner.js';
+import { WatchRunner } from '../../watch/runner.js';
 import type { WatchClient } from '../../watch/types.js';
 import { watchStatePath } from '../../watch/state-file.js';
 import { watchRules } from '../../watch/routing.js';
@@ -87,7 +88,7 @@ export interface StartDaemonOptions {
   /** Told whenever a session answered what waited (an event, `hookd ack`); see NotifyApplier's onAnswered. */
   onAnswered?: (answer: Answered) => void;
   /** The watchers on the platform API (docs/watch.md): their settings and client; absent: none run. */
-  watch?: { config: WatchConfig; client: WatchClient; timers?: WatchTimers };
+  watch?: { config: WatchConfig; client: WatchClient; timers?: Timers };
   /** OpenTelemetry settings (default: the user config file's `telemetry`); docs/telemetry.md. */
   telemetry?: TelemetryConfig;
   /** Tests: shorter export batching and backoff. */

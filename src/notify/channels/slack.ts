@@ -3,6 +3,7 @@ import type { RenderedNotification } from '../notification.js';
 import type { Channel, DeliveryContext, DeliveryResult } from './channel.js';
 import { classifyHttp, postWithTimeout, safeHost, type FetchLike } from './http.js';
 import { retryAfterMs } from '../../util/retry-after.js';
+import { clipText } from '../../util/clip-text.js';
 import { CHANNEL_BODY_MAX_BYTES } from '../../util/read-body.js';
 import { phaseLabel } from '../session-message.js';
 
@@ -11,33 +12,29 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
 /** The Block Kit message: a header with the title, the body, and fields (project, duration...). */
 export function slackMessage(notification: RenderedNotification): { text: string; blocks: unknown[] } {
   const blocks: unknown[] = [
     {
       type: 'header',
-      text: { type: 'plain_text', text: clip(notification.title || 'hookd', 150), emoji: true },
+      text: { type: 'plain_text', text: clipText(notification.title || 'hookd', 150), emoji: true },
     },
   ];
   if (notification.body) {
     blocks.push({
       type: 'section',
-      text: { type: 'mrkdwn', text: clip(escapeMrkdwn(notification.body), 3000) },
+      text: { type: 'mrkdwn', text: clipText(escapeMrkdwn(notification.body), 3000) },
     });
   }
   const fields = notification.fields.slice(0, 10).map((field) => ({
     type: 'mrkdwn',
-    text: clip(`*${escapeMrkdwn(field.label)}*\n${escapeMrkdwn(field.value)}`, 2000),
+    text: clipText(`*${escapeMrkdwn(field.label)}*\n${escapeMrkdwn(field.value)}`, 2000),
   }));
   if (fields.length > 0) blocks.push({ type: 'section', fields });
   const text = escapeMrkdwn(
     notification.body ? `${notification.title}: ${notification.body}` : notification.title,
   );
-  return { text: clip(text, 3000), blocks };
+  return { text: clipText(text, 3000), blocks };
 }
 
 /** Slack Web API errors worth retrying (https://api.slack.com/web#evaluating_responses). */

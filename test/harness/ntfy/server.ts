@@ -6,6 +6,8 @@ import type { AddressInfo, Socket } from 'node:net';
  * a text body), the JSON stream subscription (GET /<topic>/json, `since=<id>|<unix time>`), and access
  * control by bearer token (each token may read and write listed topics; every other request gets 403).
  * It records every message, and `press` performs a message's `http` action as the ntfy app would.
+ * `holdSubscriptions` keeps new subscriptions waiting, unanswered, until released: what is published
+ * meanwhile reaches a subscriber only through its `since=`.
  */
 
 export interface NtfyMessage {
@@ -42,6 +44,10 @@ export interface LoopbackNtfy {
   subscribers(): number;
   /** Cuts every open subscription (a dropped connection; the client must reconnect). */
   dropSubscribers(): void;
+  /** From now on a new subscription waits, unanswered, until the returned function is called. */
+  holdSubscriptions(): () => void;
+  /** Subscriptions waiting to be answered now. */
+  heldSubscribers(): number;
   /** Performs the `http` action labelled `label` of `message`, as the phone does; returns the status. */
   press(message: NtfyMessage, label: string): Promise<number>;
   /** Publishes to a topic as some client would (text body), with this token. */
@@ -52,6 +58,9 @@ export interface LoopbackNtfy {
 export async function startLoopbackNtfy(tokens: Record<string, NtfyAccess>): Promise<LoopbackNtfy> {
   const messages: NtfyMessage[] = [];
   const streams = new Set<{ topic: string; res: ServerResponse }>();
+  /** Subscriptions kept waiting while `holding`: each opens its stream when released. */
+  const held = new Set<() => void>();
+  let holding = false;
   const sockets = new Set<Socket>();
   let next = 0;
 
@@ -77,6 +86,28 @@ export async function startLoopbackNtfy(tokens: Record<string, NtfyAccess>): Pro
     return full;
   };
 
+  /** Answers a subscription: `open`, the messages its `since=` asks for, then every new one. */
+  const subscribe = (topic: string, url: URL, res: ServerResponse) => {
+    res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+    res.write(
+      `${JSON.stringify({ id: 'open', time: Math.floor(Date.now() / 1000), event: 'open', topic })}\n`,
+    );
+    const since = url.searchParams.get('since');
+    if (since !== null) {
+      const byId = messages.findIndex((m) => m.id === since);
+      const earlier =
+        byId >= 0
+          ? messages.slice(byId + 1)
+          : /^\d+$/.test(since)
+            ? messages.filter((m) => m.time >= Number(since))
+            : [];
+      for (const m of earlier) if (m.topic === topic) res.write(`${JSON.stringify(m)}\n`);
+    }
+    const stream = { topic, res };
+    streams.add(stream);
+    res.on('close', () => streams.delete(stream));
+  };
+
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -88,24 +119,16 @@ export async function startLoopbackNtfy(tokens: Record<string, NtfyAccess>): Pro
       if (req.method === 'GET' && /^[-_A-Za-z0-9]+\/json$/.test(path)) {
         const topic = path.slice(0, -'/json'.length);
         if (!who?.read.includes(topic)) return deny(res);
-        res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
-        res.write(
-          `${JSON.stringify({ id: 'open', time: Math.floor(Date.now() / 1000), event: 'open', topic })}\n`,
-        );
-        const since = url.searchParams.get('since');
-        if (since !== null) {
-          const byId = messages.findIndex((m) => m.id === since);
-          const earlier =
-            byId >= 0
-              ? messages.slice(byId + 1)
-              : /^\d+$/.test(since)
-                ? messages.filter((m) => m.time >= Number(since))
-                : [];
-          for (const m of earlier) if (m.topic === topic) res.write(`${JSON.stringify(m)}\n`);
+        if (holding) {
+          const release = () => {
+            held.delete(release);
+            if (!res.destroyed) subscribe(topic, url, res);
+          };
+          held.add(release);
+          res.on('close', () => held.delete(release));
+          return;
         }
-        const stream = { topic, res };
-        streams.add(stream);
-        res.on('close', () => streams.delete(stream));
+        subscribe(topic, url, res);
         return;
       }
       if (req.method === 'POST' && path === '') {
@@ -156,6 +179,14 @@ export async function startLoopbackNtfy(tokens: Record<string, NtfyAccess>): Pro
         stream.res.destroy();
       }
     },
+    holdSubscriptions: () => {
+      holding = true;
+      return () => {
+        holding = false;
+        for (const release of [...held]) release();
+      };
+    },
+    heldSubscribers: () => held.size,
     press: async (message, label) => {
       const action = message.actions?.find((a) => a.label === label);
       if (!action || action.action !== 'http') throw new Error(`no http action "${label}" in ${message.id}`);

@@ -3,7 +3,6 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { findOnPath } from '../../../src/util/find-on-path.js';
 import { createPresenceProbe, type PresenceReading } from '../../../src/notify/presence.js';
 import { checkPresence } from '../../../src/doctor/checks/notify/check-presence.js';
 import { readDaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js';
@@ -11,6 +10,7 @@ import { notifySettings } from '../../../src/config/notify-schema.js';
 import { isProcessAlive } from '../../../src/util/pid-lock.js';
 import { writeExecutable } from '../doctor/doctor-env.js';
 import { runCli } from '../../helpers/cli-run.js';
+import { describeNeeding } from '../../helpers/desktop-session.js';
 import { runProbe } from '../../../src/process/probe.js';
 import { tempEnv, waitFor } from './helpers.js';
 import { exited, spawnDaemon, useProcessCleanup, writeConfig } from './process-helpers.js';
@@ -19,9 +19,6 @@ import { exited, spawnDaemon, useProcessCleanup, writeConfig } from './process-h
  * Presence under a real X server: Xvfb, the real xprintidle reading its idle time, xdotool moving the
  * pointer as a person would. Debian packages: xvfb xprintidle xdotool (.ci/run installs them).
  */
-const NEEDED = ['Xvfb', 'xprintidle', 'xdotool'];
-const missing = NEEDED.filter((bin) => !findOnPath(bin, process.env.PATH));
-const inCI = process.env.CI === 'true' || process.env.CI === '1';
 
 const { pids, cleanups } = useProcessCleanup();
 
@@ -52,9 +49,9 @@ async function startXvfb(): Promise<{ child: ChildProcess; display: string }> {
   return { child, display };
 }
 
-const describeXvfb = missing.length > 0 && !inCI ? describe.skip : describe;
+const NEEDED = ['Xvfb', 'xprintidle', 'xdotool'];
 
-describeXvfb('presence under Xvfb with the real xprintidle', () => {
+describeNeeding(NEEDED, 'xvfb xprintidle xdotool', 'presence under Xvfb with the real xprintidle', () => {
   let xvfb: ChildProcess | undefined;
   let display = '';
   let temp: ReturnType<typeof tempEnv>;
@@ -70,8 +67,6 @@ describeXvfb('presence under Xvfb with the real xprintidle', () => {
   };
 
   beforeAll(async () => {
-    if (missing.length > 0)
-      throw new Error(`CI needs ${missing.join(', ')} (apt-get install xvfb xprintidle xdotool)`);
     temp = tempEnv();
     ({ child: xvfb, display } = await startXvfb());
     x11 = { PATH: process.env.PATH, DISPLAY: display };
@@ -241,8 +236,3 @@ describe('runProbe: a short-lived probe, no shell', () => {
     expect(absent).toMatchObject({ code: null, timedOut: false, error: expect.stringContaining('ENOENT') });
   });
 });
-
-if (missing.length > 0 && !inCI)
-  describe('presence under Xvfb', () => {
-    it.skip(`NOT RUN: ${missing.join(', ')} not installed (apt-get install xvfb xprintidle xdotool)`, () => {});
-  });

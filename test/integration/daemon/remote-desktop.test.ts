@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { remoteRecordFile } from '../../../src/daemon/remote-answers.js';
 import type { BrokerRecord } from '../../../src/remote/broker.js';
-import { desktopMissing, startDesktopSession } from '../../helpers/desktop-session.js';
+import { describeWithDesktop, startDesktopSession } from '../../helpers/desktop-session.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { tempEnv, waitFor } from './helpers.js';
 import { useProcessCleanup, writeConfig } from './process-helpers.js';
@@ -14,13 +14,9 @@ import { decision, permissionRequest, runHook } from './remote-setup.js';
  * dunst), the built hook asks, and the test picks Deny from the notification's actions as a user would.
  */
 const { pids, cleanups } = useProcessCleanup();
-const missing = desktopMissing();
-const inCI = process.env.CI === 'true' || process.env.CI === '1';
 
-describe.skipIf(missing.length > 0 && !inCI)('remote answers on the desktop notification', () => {
+describeWithDesktop('remote answers on the desktop notification', () => {
   it('Deny on the notification answers the prompt, recorded as from the desktop', async () => {
-    if (missing.length > 0)
-      throw new Error(`CI needs ${missing.join(', ')} (apt-get install xvfb dunst libnotify-bin dbus)`);
     const temp = tempEnv();
     cleanups.push(temp.cleanup);
     const project = join(temp.root, 'project');

@@ -238,9 +238,14 @@ describe('the reply subscription', () => {
     const s = await setUp();
     const ran = hook(s, permissionRequest(s, 'touch reconnect.out'));
     const ask = await askFor(s.ntfy, 'touch reconnect.out');
+    // The daemon's next subscription waits unanswered, so it cannot see the answer live.
+    const release = s.ntfy.holdSubscriptions();
     s.ntfy.dropSubscribers();
+    await waitFor(() => s.ntfy.heldSubscribers() === 1, 10_000, 'the daemon subscribing again');
     // The phone answers while the daemon is not subscribed: the reconnect resumes from the last message.
     expect(await s.ntfy.press(ask, 'Allow')).toBe(200);
+    expect(s.ntfy.subscribers()).toBe(0);
+    release();
     expect(decision(await ran)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'allow' } } });
     expect(s.ntfy.subscribers()).toBe(1);
   });

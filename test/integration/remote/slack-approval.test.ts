@@ -1,12 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { remoteSlackSchema } from '../../../src/config/remote-slack-schema.js';
+import { MAX_OPEN_ASKS } from '../../../src/remote/broker.js';
 import {
-  MAX_OPEN_ASKS,
+  MESSAGES_KEPT,
   createSlackApprovalChannel,
   type SlackApprovalChannel,
   type SlackApprovalOptions,
 } from '../../../src/remote/slack-approval.js';
-import type { SlackLog, SlackTimers } from '../../../src/remote/slack-socket.js';
+import { outcomeLine } from '../../../src/remote/slack-approval-message.js';
+import type { SlackLog } from '../../../src/remote/slack-socket.js';
+import type { Timers } from '../../../src/util/timers.js';
+import { ManualTimers } from '../../helpers/manual-timers.js';
 import type { PermissionAsk, RemoteAnswer } from '../../../src/remote/types.js';
 import { waitFor } from '../../helpers/wait.js';
 import {
@@ -39,38 +43,18 @@ function memoryLog(): SlackLog & { records: Record_[]; has(level: Record_['level
   };
 }
 
-/** Timers the test fires by hand: what is pending, and after how long it was asked to run. */
-function manualTimers(): SlackTimers & { pending: Map<number, { run: () => void; ms: number }> } {
-  const pending = new Map<number, { run: () => void; ms: number }>();
-  let next = 0;
-  return {
-    pending,
-    setTimeout(run, ms) {
-      const id = ++next;
-      pending.set(id, { run, ms });
-      return id;
-    },
-    clearTimeout(handle) {
-      pending.delete(handle as number);
-    },
-  };
-}
-
 const HEARTBEAT_MS = 777_777;
 
 /** The socket's waits on timers the test fires, with a fixed jitter (the longest wait). */
-function byHand(timers: SlackTimers) {
+function byHand(timers: Timers) {
   return { timers, random: () => 0.999, initialBackoffMs: 1000, heartbeatMs: HEARTBEAT_MS };
 }
 
 /** Runs the one pending timer that `which` picks (the heartbeat, or a retry), and returns its delay. */
-function fire(timers: ReturnType<typeof manualTimers>, which: 'beat' | 'retry'): number {
+function fire(timers: ManualTimers, which: 'beat' | 'retry'): number {
   const due = [...timers.pending].filter(([, t]) => (t.ms === HEARTBEAT_MS) === (which === 'beat'));
   expect(due).toHaveLength(1);
-  const [id, timer] = due[0]!;
-  timers.pending.delete(id);
-  timer.run();
-  return timer.ms;
+  return timers.fire(due[0]![0]);
 }
 
 function ask(id = 'ask1', overrides: Partial<PermissionAsk['summary']> = {}): PermissionAsk {
@@ -222,9 +206,24 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
     }
   });
 
-  it('remembers a bounded number of open asks: the oldest message is left as it is', async () => {
+  it('an ask that ends while its message is being posted has the message edited once it is', async () => {
     const c = await started();
-    const asks = Array.from({ length: MAX_OPEN_ASKS + 1 }, (_, i) => ask(`many${i}`));
+    const a = ask('early');
+    const posting = c.ask(a);
+    // Answered elsewhere before Slack replied to the post: there is no message to edit yet.
+    await c.settle(a, { result: 'answered-at-terminal' });
+    await posting;
+    const message = slack.messages.at(-1)!;
+    expect(message.versions).toHaveLength(2);
+    expect((message.versions[1]!.blocks as { type: string }[]).some((b) => b.type === 'actions')).toBe(false);
+    expect(JSON.stringify(message.versions[1])).toContain(outcomeLine({ result: 'answered-at-terminal' }));
+  });
+
+  it('remembers a bounded number of messages: the oldest is left as it is', async () => {
+    // More than the broker ever has open, so the message of an open ask is never the one forgotten.
+    expect(MESSAGES_KEPT).toBeGreaterThan(MAX_OPEN_ASKS);
+    const c = await started();
+    const asks = Array.from({ length: MESSAGES_KEPT + 1 }, (_, i) => ask(`many${i}`));
     for (const a of asks) await c.ask(a);
     await c.settle(asks[0]!, { result: 'expired' });
     expect(slack.calls.filter((call) => call.method === 'chat.update')).toHaveLength(0);
@@ -309,7 +308,7 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
   });
 
   it('waits longer after each failed attempt while Slack is down, one attempt at a time', async () => {
-    const timers = manualTimers();
+    const timers = new ManualTimers();
     const c = await started({ ...byHand(timers), maxBackoffMs: 8000 });
     const retries = () => [...timers.pending].filter(([, t]) => t.ms !== HEARTBEAT_MS);
     expect(c.socket?.state).toBe('open');
@@ -342,7 +341,7 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
   });
 
   it('slows down when Slack asks for a refresh again and again', async () => {
-    const timers = manualTimers();
+    const timers = new ManualTimers();
     const c = await started(byHand(timers));
     const retries = () => [...timers.pending].filter(([, t]) => t.ms !== HEARTBEAT_MS);
     slack.sendDisconnect('refresh_requested');
@@ -369,7 +368,7 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
   });
 
   it('drops a link that stops answering pings and opens a fresh one', async () => {
-    const timers = manualTimers();
+    const timers = new ManualTimers();
     const c = await started({ timers, heartbeatMs: HEARTBEAT_MS });
     slack.setPongs(false);
     fire(timers, 'beat');
@@ -387,7 +386,7 @@ describe('the Slack answer channel against a fake Slack (Socket Mode)', () => {
     const gone = await startFakeSlack();
     const dead = gone.apiBaseUrl;
     await gone.close();
-    const timers = manualTimers();
+    const timers = new ManualTimers();
     const config = remoteSlackSchema.parse({
       appToken: FAKE_APP_TOKEN,
       botToken: FAKE_BOT_TOKEN,

@@ -4,40 +4,8 @@ import { createDaemonLogger } from '../../../src/daemon/lifecycle/logger.js';
 import { watchSettings, type WatcherName } from '../../../src/config/watch-schema.js';
 import { PlatformClient } from '../../../src/platform-api/api-client.js';
 import { startSimulator, type Simulator } from '../../../src/platform-api/simulator/index.js';
-import type { WatchTimers } from '../../../src/watch/runner.js';
+import { ManualTimers } from '../../helpers/manual-timers.js';
 import { loopbackServer, tempEnv, waitFor } from '../daemon/helpers.js';
-
-/** Timers on an injected clock: nothing fires until the test moves the clock. */
-export class FakeTimers implements WatchTimers {
-  private readonly due = new Map<number, { at: number; fn: () => void }>();
-  private next = 1;
-  constructor(private readonly clock: { now: number }) {}
-  set(fn: () => void, ms: number): unknown {
-    const id = this.next++;
-    this.due.set(id, { at: this.clock.now + ms, fn });
-    return id;
-  }
-  clear(handle: unknown): void {
-    this.due.delete(handle as number);
-  }
-  /** When the earliest timer is due, or undefined when none is set. */
-  earliest(): number | undefined {
-    const times = [...this.due.values()].map((t) => t.at);
-    return times.length ? Math.min(...times) : undefined;
-  }
-  /** Moves the clock by `ms` and fires the timers now due. */
-  advance(ms: number): number {
-    this.clock.now += ms;
-    let fired = 0;
-    for (const [id, timer] of [...this.due]) {
-      if (timer.at > this.clock.now) continue;
-      this.due.delete(id);
-      fired++;
-      timer.fn();
-    }
-    return fired;
-  }
-}
 
 export const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 
@@ -65,11 +33,11 @@ export async function watchSetup(
     channels: { hook: { type: 'webhook', url: `${hook.url}/in` } },
     rules: [{ name: 'platform', on: 'PlatformWatch', channels: ['hook'] }],
   };
-  let timers = new FakeTimers(clock);
+  let timers = new ManualTimers(clock);
   // The enrichment and default texts `hookd daemon run` uses, as users get them.
   const wiring = await createDaemonWiring(t.env, {}, { logger: createDaemonLogger(t.env), noLedger: true });
   const open = async () => {
-    timers = new FakeTimers(clock);
+    timers = new ManualTimers(clock);
     const daemon = new Daemon({
       enrich: wiring.enrich,
       defaultText: wiring.defaultText,

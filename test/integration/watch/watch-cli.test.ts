@@ -7,7 +7,7 @@ import { startSimulator, type Simulator } from '../../../src/platform-api/simula
 import { Daemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { PlatformClient } from '../../../src/platform-api/api-client.js';
 import { watchSettings } from '../../../src/config/watch-schema.js';
-import { FakeTimers } from './helpers.js';
+import { ManualTimers } from '../../helpers/manual-timers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -52,7 +52,7 @@ describe('hookd watch', () => {
       watch: {
         config: watchSettings({ members: { enabled: true, interval: '15m' } }),
         client: new PlatformClient({ baseUrl: sim.baseUrl, appUrl: sim.appUrl, apiKey: sim.keys.owner }),
-        timers: new FakeTimers(clock),
+        timers: new ManualTimers(clock),
       },
     });
     await daemon.start();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fnv1a } from '../../../src/util/fnv1a.js';
 import { newEventId } from '../../../src/util/event-id.js';
 import { monotonicMs } from '../../../src/util/monotonic-clock.js';
+import { realTimers } from '../../../src/util/timers.js';
 
 describe('fnv1a', () => {
   it.each([
@@ -29,6 +30,20 @@ describe('monotonicMs', () => {
       const now = monotonicMs();
       expect(now).toBeGreaterThanOrEqual(last);
       last = now;
+    }
+  });
+});
+
+describe('realTimers', () => {
+  it('runs a wait longer than setTimeout takes at its longest, not at once, and never holds the process', async () => {
+    let ran = false;
+    const handle = realTimers.set(() => (ran = true), 2 ** 33) as NodeJS.Timeout;
+    try {
+      expect(handle.hasRef()).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(ran).toBe(false);
+    } finally {
+      realTimers.clear(handle);
     }
   });
 });

@@ -34,6 +34,13 @@ describe('slack formatting', () => {
     });
     expect(message.text).toBe('demo: &lt;done&gt; &amp; dusted: a &lt; b &gt; c');
   });
+
+  it('cuts a header of emoji to 150 characters, never inside one', () => {
+    const header = slackMessage({ ...n, title: '😀'.repeat(100) }).blocks[0] as { text: { text: string } };
+    expect(header.text.text.length).toBeLessThanOrEqual(150);
+    // Whole emoji only: no surrogate without its other half.
+    expect(header.text.text).toMatch(/^(?:\uD83D\uDE00)+…$/);
+  });
 });
 
 describe('http classification', () => {
