@@ -223,6 +223,29 @@ describe('the recorded payloads', () => {
     }
   });
 
+  it.each(AGENT_IDS)(
+    "README's table of agents names %s's version the payloads were recorded with",
+    (agent) => {
+      const { displayName, fixtures } = ADAPTERS[agent];
+      const readme = readFileSync(join(REPO_DIR, 'README.md'), 'utf8');
+      const row = readme.split('\n').find((l) => l.startsWith(`| ${displayName} `));
+      expect(row?.split('|').map((c) => c.trim())[2]).toBe(fixtures.version);
+      expect(SOURCES[agent].dirs[0]).toMatch(new RegExp(`^${fixtures.folder}(/|$)`));
+    },
+  );
+
+  it.each(AGENT_IDS)("%s's docs name every event it has no recorded payload for", (agent) => {
+    const seen = new Set(ALL.filter((r) => r.agent === agent).map((r) => r.native));
+    const missing = ADAPTERS[agent].events.filter((e) => !seen.has(e));
+    const doc = readFileSync(join(REPO_DIR, ADAPTERS[agent].docs), 'utf8');
+    const at = doc.indexOf('\n- **Events without a recorded payload**');
+    expect(at, ADAPTERS[agent].docs).toBeGreaterThan(0);
+    const next = doc.indexOf('\n- ', at + 1);
+    const line = doc.slice(at, next < 0 ? undefined : next);
+    const named = [...line.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]);
+    expect(named.sort()).toEqual([...missing].sort());
+  });
+
   it.each(ALL.map((r) => [r.agent, r.native, r.from, r] as const))(
     '%s %s is its canonical event (%s)',
     (agent, native, _from, r) => {
