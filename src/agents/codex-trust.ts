@@ -129,3 +129,16 @@ export function codexTrustOf(state: CodexHookState | undefined, currentHash: str
   if (state?.trustedHash === undefined) return 'untrusted';
   return state.trustedHash === currentHash ? 'trusted' : 'modified';
 }
+
+/**
+ * The events a Codex config.toml defines hooks for itself (`[[hooks.PreToolUse]]` tables, which Codex
+ * runs beside hooks.json's), in file order. `[hooks.state...]` tables are trust records, not hooks.
+ */
+export function codexTomlHookEvents(toml: string): string[] {
+  const events: string[] = [];
+  for (const m of toml.matchAll(/^[ \t]*\[\[?[ \t]*hooks[ \t]*\.[ \t]*"?([A-Za-z]+)"?[ \t]*[.\]]/gm)) {
+    const event = m[1]!;
+    if (event !== 'state' && !events.includes(event) && events.length < 64) events.push(event);
+  }
+  return events;
+}

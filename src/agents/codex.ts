@@ -1,7 +1,13 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CODEX_PROTOCOL, CODEX_ROLLOUT } from './codex-protocol.js';
-import { codexHookHash, codexHookKey, codexTrustOf, readCodexHookStates } from './codex-trust.js';
+import {
+  codexHookHash,
+  codexHookKey,
+  codexTomlHookEvents,
+  codexTrustOf,
+  readCodexHookStates,
+} from './codex-trust.js';
 import { SHARED_CANONICAL_EVENTS } from './shared-events.js';
 import type { AgentAdapter } from './types.js';
 
@@ -88,6 +94,8 @@ export const CODEX: AgentAdapter = {
           return codexTrustOf(state, codexHookHash(event, entry, hook));
         };
       },
+      // Codex 0.171.0 also runs `[[hooks.<Event>]]` tables of config.toml (seen in its hooks/list).
+      hooksDefinedIn: codexTomlHookEvents,
     },
   },
   fixtures: { folder: 'codex-0.171.0', version: '0.171.0' },

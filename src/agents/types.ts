@@ -216,6 +216,8 @@ export interface HookTrustRules {
   steps: string;
   /** Reads that file's text (empty when absent) into a judge of each hook's trust. */
   read(text: string): (place: HookPlace) => HookTrustStatus;
+  /** The events that file itself defines hooks for (hooks doctor does not survey). */
+  hooksDefinedIn?(text: string): string[];
 }
 
 /** Where the agent writes its own complaints about hooks, which doctor reads. */

@@ -115,6 +115,16 @@ describe('doctor: Codex CLI and Gemini CLI', () => {
       expect(check(results, 'codex-trust').status).toBe('ok');
     });
 
+    it('hooks config.toml defines itself are named, as doctor does not check them', async () => {
+      const toml = `${trustLine(key, LISTED_HASH)}\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "x"\n`;
+      writeFileSync(join(codexHome(), 'config.toml'), toml);
+      const trust = check(await doctor(h), 'codex-trust');
+      expect(trust.status).toBe('ok');
+      expect(trust.detail).toContain(
+        'config.toml also defines hooks of its own for Stop; Codex CLI runs them too',
+      );
+    });
+
     it('a config.toml that cannot be read: says so, never fails the run', async () => {
       mkdirSync(join(codexHome(), 'config.toml'));
       const trust = check(await doctor(h), 'codex-trust');

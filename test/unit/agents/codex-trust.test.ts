@@ -3,6 +3,7 @@ import {
   codexEventLabel,
   codexHookHash,
   codexHookKey,
+  codexTomlHookEvents,
   codexTrustOf,
   readCodexHookStates,
 } from '../../../src/agents/codex-trust.js';
@@ -97,5 +98,18 @@ describe("Codex's hook trust", () => {
       '\n',
     );
     expect(readCodexHookStates(toml).size).toBe(10_000);
+  });
+
+  it('names the events config.toml defines hooks for itself, not its trust records', () => {
+    const toml = [
+      '[[hooks.PreToolUse]]',
+      'matcher = ""',
+      '[[hooks.PreToolUse.hooks]]',
+      'command = "x"',
+      '[hooks.state."/h/hooks.json:stop:0:0"]',
+      '  [[ hooks . "Stop" ]]',
+      '[hooksx.Other]',
+    ].join('\n');
+    expect(codexTomlHookEvents(toml)).toEqual(['PreToolUse', 'Stop']);
   });
 });

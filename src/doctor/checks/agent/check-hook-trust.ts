@@ -61,18 +61,25 @@ export function checkHookTrust(
   const name = agentName(agent);
   const title = `${name} trusts hookd's hooks`;
   const hooks = hookdHooksAt(states).filter((h) => !h.shadowedBy && isObject(h.hook));
-  if (hooks.length === 0) return result(id, title, 'skip', `hookd is not wired into ${name}`);
   const file = rules.file(env, env.HOME || homedir());
   const read = readTrustFile(file);
   if ('problem' in read)
-    return result(
-      id,
-      title,
-      'warn',
-      `${read.problem}: whether ${name} runs hookd's hooks cannot be told`,
-      `fix ${file}`,
-    );
+    if (hooks.length === 0) return result(id, title, 'skip', `hookd is not wired into ${name}`);
+    else
+      return result(
+        id,
+        title,
+        'warn',
+        `${read.problem}: whether ${name} runs hookd's hooks cannot be told`,
+        `fix ${file}`,
+      );
   const judge = rules.read(read.text);
+  const elsewhere = rules.hooksDefinedIn?.(read.text) ?? [];
+  const aside =
+    elsewhere.length > 0
+      ? `\n${file} also defines hooks of its own for ${elsewhere.join(', ')}; ${name} runs them too, and doctor does not check them`
+      : '';
+  if (hooks.length === 0) return result(id, title, 'skip', `hookd is not wired into ${name}${aside}`);
   const byStatus = new Map<HookTrustStatus, string[]>();
   for (const h of hooks) {
     const place = placeOf(h.path);
@@ -94,13 +101,13 @@ export function checkHookTrust(
       id,
       title,
       'ok',
-      `trusted: ${trusted.length} hookd hook${trusted.length === 1 ? '' : 's'} (${events(trusted)}), as recorded in ${file}`,
+      `trusted: ${trusted.length} hookd hook${trusted.length === 1 ? '' : 's'} (${events(trusted)}), as recorded in ${file}${aside}`,
     );
   const lines = problems.map(
     (s) =>
       `${WHAT[s]}: ${events(byStatus.get(s)!)}; ${name} skips ${s === 'disabled' ? 'them' : 'them without a word'}`,
   );
   if (trusted.length > 0) lines.push(`trusted: ${events(trusted)}`);
-  lines.push(`(trust is recorded in ${file}; hookd never writes it for you)`);
+  lines.push(`(trust is recorded in ${file}; hookd never writes it for you)${aside}`);
   return result(id, title, 'warn', lines.join('\n'), `${rules.steps}; then run \`hookd doctor\` again`);
 }
