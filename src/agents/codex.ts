@@ -1,6 +1,13 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CODEX_PROTOCOL, CODEX_ROLLOUT } from './codex-protocol.js';
+import {
+  codexHookHash,
+  codexHookKey,
+  codexTomlHookEvents,
+  codexTrustOf,
+  readCodexHookStates,
+} from './codex-trust.js';
 import { SHARED_CANONICAL_EVENTS } from './shared-events.js';
 import type { AgentAdapter } from './types.js';
 
@@ -70,7 +77,27 @@ export const CODEX: AgentAdapter = {
     // Rollouts are filed by date, not by project.
     slug: () => '',
   },
-  doctor: { logFolder: 'log', logExt: '.log', logMarkers: [] },
+  doctor: {
+    logFolder: 'log',
+    logExt: '.log',
+    logMarkers: [],
+    // Codex skips a hook the user has not trusted in its /hooks screen, without a word.
+    hookTrust: {
+      file: (env, home) => join(codexHome(env, home), 'config.toml'),
+      steps:
+        'start `codex`, type `/hooks`, review the hookd entries and trust them (Codex asks again after every change to an entry)',
+      read(text) {
+        const states = readCodexHookStates(text);
+        return ({ file, event, group, handler, entry, hook }) => {
+          const state = states.get(codexHookKey(file, event, group, handler));
+          if (state?.enabled === false) return 'disabled';
+          return codexTrustOf(state, codexHookHash(event, entry, hook));
+        };
+      },
+      // Codex 0.171.0 also runs `[[hooks.<Event>]]` tables of config.toml (seen in its hooks/list).
+      hooksDefinedIn: codexTomlHookEvents,
+    },
+  },
   fixtures: { folder: 'codex-0.171.0', version: '0.171.0' },
   docs: 'docs/agents/codex.md',
 };

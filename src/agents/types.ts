@@ -194,6 +194,32 @@ export interface SessionStore {
   slug(cwd: string): string;
 }
 
+/** One hook of a hooks file, as the agent numbers it: `<event>[group].hooks[handler]`. */
+export interface HookPlace {
+  /** The hooks file, every symlink resolved. */
+  file: string;
+  event: string;
+  group: number;
+  handler: number;
+  entry: Record<string, unknown>;
+  hook: Record<string, unknown>;
+}
+
+/** Whether the agent runs a hook, by the user's own review: trusted, never trusted, changed since, switched off. */
+export type HookTrustStatus = 'trusted' | 'untrusted' | 'modified' | 'disabled';
+
+/** An agent that runs a hook only after the user reviewed and trusted it (Codex CLI). */
+export interface HookTrustRules {
+  /** The file where the agent records the user's trust. */
+  file(env: Readonly<Record<string, string | undefined>>, home: string): string;
+  /** What the user does to review and trust hooks, as one sentence of steps. */
+  steps: string;
+  /** Reads that file's text (empty when absent) into a judge of each hook's trust. */
+  read(text: string): (place: HookPlace) => HookTrustStatus;
+  /** The events that file itself defines hooks for (hooks doctor does not survey). */
+  hooksDefinedIn?(text: string): string[];
+}
+
 /** Where the agent writes its own complaints about hooks, which doctor reads. */
 export interface DoctorRules {
   /** The log folder, beside the user settings file (`logs`, `debug`). */
@@ -202,6 +228,8 @@ export interface DoctorRules {
   logExt: string;
   /** The lines that say a hook or setting was skipped. */
   logMarkers: readonly string[];
+  /** Set when the agent runs only the hooks the user trusted. */
+  hookTrust?: HookTrustRules;
 }
 
 /** Everything hookd knows about one agent. */

@@ -4,8 +4,13 @@ import type { Channel } from '../notify/channels/channel.js';
 import { daemonSettings } from '../config/daemon-schema.js';
 import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
 import type { HookdConfig } from '../config/schema.js';
-import { AGENTS } from '../install/agents.js';
-import { inspectAgentFiles } from './checks/agent/agent-settings.js';
+import { existsSync } from 'node:fs';
+import { AGENT_PROFILES, AGENTS, type Agent } from '../install/agents.js';
+import { hookdHooksAt } from '../install/hookd-layers.js';
+import type { Env } from '../paths.js';
+import { inspectAgentFiles, type SettingsFileState } from './checks/agent/agent-settings.js';
+import { checkEntryTimeouts } from './checks/agent/check-entry-timeouts.js';
+import { checkHookTrust } from './checks/agent/check-hook-trust.js';
 import { checkApiKey } from './checks/config/check-api.js';
 import { checkTelemetry } from './checks/telemetry/check-telemetry.js';
 import { checkRemote } from './checks/remote/check-remote.js';
@@ -49,6 +54,28 @@ function safeNotify(config: HookdConfig | undefined): NotifyConfig {
   }
 }
 
+/** Each agent's own log check, for the agents whose logs doctor reads. */
+const LOG_CHECKS: Partial<Record<Agent, (dir: string, now: number) => Promise<CheckResult>>> = {
+  claude: (dir, now) => checkClaudeLog(join(dir, 'debug'), now),
+  droid: (dir, now) => checkDroidLog(join(dir, 'logs'), now),
+};
+
+/**
+ * An agent doctor may leave out: one that says nothing when it was never run here (no folder of its
+ * own, none of its files) and hookd is not wired into it.
+ */
+function absentAgent(agent: Agent, states: readonly SettingsFileState[]): boolean {
+  if (!AGENT_PROFILES[agent].quietWhenAbsent) return false;
+  if (states.some((s) => s.exists) || hookdHooksAt(states).length > 0) return false;
+  return !states.some((s) => s.layer === 'user' && existsSync(dirname(s.file)));
+}
+
+function agentChecks(agent: Agent, states: readonly SettingsFileState[], env: Env): CheckResult[] {
+  return [checkHookTrust(agent, states, env), checkEntryTimeouts(agent, states)].filter(
+    (c): c is CheckResult => c !== undefined,
+  );
+}
+
 /**
  * Runs every check and returns their results in a fixed order. Checks run concurrently; each one that
  * throws becomes a `fail` result instead of ending the run.
@@ -85,6 +112,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
       title: `${agent} settings`,
       run: async () => {
         const states = (await settings).filter((s) => s.agent === agent);
+        if (absentAgent(agent, states)) return [];
         const checks = [
           // A file that is not there is a skip worth showing only for the settings files hookd writes.
           ...states
@@ -97,12 +125,12 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
           checkAgentWiring(agent, states, env),
           checkWiring(agent, states, hookd),
           checkLocation(agent, states),
+          ...agentChecks(agent, states, env),
         ];
         if (options.drill) checks.push(await runDrill(agent, states, env, options.projectDir));
         const userFile = states.find((s) => s.layer === 'user' && s.kind === 'settings')!.file;
-        if (agent === 'claude')
-          return [...checks, await checkClaudeLog(join(dirname(userFile), 'debug'), now)];
-        return [...checks, await checkDroidLog(join(dirname(userFile), 'logs'), now)];
+        const log = LOG_CHECKS[agent];
+        return log ? [...checks, await log(dirname(userFile), now)] : checks;
       },
     })),
     {

@@ -1,5 +1,5 @@
 import { agentEventPaths, pathOf, type EventPath } from '../doctor/checks/agent/event-paths.js';
-import { AGENTS, type Agent } from '../install/agents.js';
+import { AGENT_PROFILES, AGENTS, type Agent } from '../install/agents.js';
 import { loadConfig, type ConfigSource } from '../config/load.js';
 import { validator } from '../config/resolve.js';
 import { daemonSettings } from '../config/daemon-schema.js';
@@ -245,7 +245,8 @@ export async function explainEvent(
       ((agentFrom === '--agent' && options.agent === agent) ||
         byAgent[agent].some((p) => p.path !== 'not wired')),
   ).map((agent) => {
-    const p = pathOf(byAgent[agent], event.name);
+    // The agent's settings name the event its own way (Gemini: PreToolUse is BeforeTool).
+    const p = pathOf(byAgent[agent], AGENT_PROFILES[agent].nativeEvent?.(event.name) ?? event.name);
     return {
       agent,
       path: p.path,

@@ -2,12 +2,12 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AGENT_IDS, type AgentId } from '../agents/ids.js';
 import { ADAPTERS } from '../agents/registry.js';
-import { geminiNative } from '../events/gemini-facts.js';
+import { geminiCanonical, geminiNative } from '../events/gemini-facts.js';
 import { UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
 
-/** The agents doctor, status and explain survey (their every settings layer is modelled). */
-export const AGENTS = ['droid', 'claude'] as const satisfies readonly AgentId[];
+/** The agents doctor, status and explain survey: every one hookd knows. */
+export const AGENTS = AGENT_IDS;
 /** The agents whose settings file hookd can wire itself into: install, uninstall, import. */
 export const INSTALL_AGENTS = AGENT_IDS;
 export type Agent = AgentId;
@@ -38,10 +38,14 @@ export interface AgentProfile {
   timeoutUnit?: 'seconds' | 'milliseconds';
   /** The agent's name for one of hookd's event names (Gemini: PreToolUse is BeforeTool). */
   nativeEvent?: (event: string) => string;
+  /** hookd's name (the config's) for one of the agent's event names: the inverse of nativeEvent. */
+  configEvent?: (event: string) => string;
   /** A cap the agent puts on some events' timeouts whatever the entry says, in seconds. */
   capSec?: (event: string) => number | undefined;
   /** What install tells the user to do next (Codex: review and trust the hooks). */
   installNote?: string;
+  /** doctor says nothing of the agent when it was never run here (no folder, no file) and hookd is not wired. */
+  quietWhenAbsent?: boolean;
 }
 
 /** What install needs beyond the adapter's data, per agent. */
@@ -56,8 +60,14 @@ const INSTALL_EXTRAS: Partial<Record<Agent, Partial<AgentProfile>>> = {
     // hookd never trusts hooks for you: Codex skips untrusted hooks without a word.
     installNote:
       'Codex CLI runs no hook until you trust it, and says nothing about the ones it skips: start `codex`, open `/hooks`, review the hookd entries and trust them (again after each change to them); `hookd doctor` says whether they are trusted',
+    quietWhenAbsent: true,
   },
-  gemini: { timeoutUnit: 'milliseconds', nativeEvent: geminiNative },
+  gemini: {
+    timeoutUnit: 'milliseconds',
+    nativeEvent: geminiNative,
+    configEvent: geminiCanonical,
+    quietWhenAbsent: true,
+  },
 };
 
 /** Each agent's profile, read from its adapter (src/agents/); install's times are in seconds. */

@@ -5,7 +5,7 @@ import { validateConfigText } from '../config/validate.js';
 import { projectTrust, trustFixCommand, trustProjectFile } from '../config/trust.js';
 import { projectConfigPath, userConfigPath } from '../paths.js';
 import { dirname, resolve } from 'node:path';
-import { AGENT_PROFILES } from './agents.js';
+import { AGENT_PROFILES, entryTimeout, type AgentProfile } from './agents.js';
 import { applyJsonEdit, planJsonEdit, type FileChange } from './edit-settings.js';
 import { commandForEvent } from './hookd-command.js';
 import { prepareInstall, wiredEvents, wireLevel, type InstallOptions } from './install.js';
@@ -54,6 +54,8 @@ export interface ImportResult {
   files: FileChange[];
   config: FileChange;
   warnings: FileProblem[];
+  /** What to do next in the agent (Codex: review and trust the changed hooks in `/hooks`). */
+  notes: string[];
   /**
    * For a project config: whether the file hookd wrote was recorded as trusted (`hookd trust`). It is,
    * unless it already held content the user had not trusted; then `note` says how to review and trust it.
@@ -95,6 +97,22 @@ function splitAgentRun(listed: ForeignEntry): { foreign?: ForeignEntry; kept: st
   return { foreign: { ...listed, entry: { ...listed.entry, hooks: moved } }, kept };
 }
 
+/**
+ * An agent's entry as hookd's config holds it: its command hooks' timeouts in seconds (Gemini writes
+ * milliseconds). The rest is kept as written.
+ */
+function inConfigUnits(entry: Record<string, unknown>, profile: AgentProfile): Record<string, unknown> {
+  if (profile.timeoutUnit !== 'milliseconds' || !Array.isArray(entry.hooks)) return entry;
+  return {
+    ...entry,
+    hooks: entry.hooks.map((hook: unknown) =>
+      hook !== null && typeof hook === 'object' && typeof (hook as { timeout?: unknown }).timeout === 'number'
+        ? { ...hook, timeout: (hook as { timeout: number }).timeout / 1000 }
+        : hook,
+    ),
+  };
+}
+
 function configPathFor(options: ImportOptions): string {
   if (options.configPath) return options.configPath;
   if (options.scope === 'project') return projectConfigPath(options.projectDir ?? process.cwd());
@@ -121,6 +139,7 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
     );
   }
 
+  const profile = AGENT_PROFILES[options.agent];
   const imported: ImportedEntry[] = [];
   const refused: RefusedEntry[] = [];
   const taken = new Map<string, ForeignEntry[]>();
@@ -149,7 +168,10 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
       const { foreign, kept } = splitAgentRun(listed);
       if (kept.length > 0) refused.push({ ...at, reasons: kept });
       if (!foreign) continue;
-      const reasons = reasonsFor(foreign.entry);
+      // In hookd's words: the config's event name (Gemini's BeforeTool is PreToolUse) and its unit.
+      const event = profile.configEvent?.(foreign.event) ?? foreign.event;
+      const converted = inConfigUnits(foreign.entry as Record<string, unknown>, profile);
+      const reasons = reasonsFor(converted);
       if (reasons) {
         const already = refused.find(
           (r) => r.event === at.event && r.index === at.index && r.file === at.file,
@@ -158,13 +180,13 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
         else refused.push({ ...at, reasons });
         continue;
       }
-      const existing = Array.isArray(configHooks[foreign.event]) ? configHooks[foreign.event]! : [];
+      const existing = Array.isArray(configHooks[event]) ? configHooks[event]! : [];
       // Tagged with the agent it came from: its commands were written for that agent's events and
       // variables. An untagged copy from an older import counts as already there.
-      const entry = { ...(foreign.entry as Record<string, unknown>), agent: options.agent };
-      const texts = [JSON.stringify(foreign.entry), JSON.stringify(entry)];
+      const entry = { ...converted, agent: options.agent };
+      const texts = [JSON.stringify(converted), JSON.stringify(entry)];
       const alreadyInConfig = existing.some((e) => texts.includes(JSON.stringify(e)));
-      if (!alreadyInConfig) configHooks[foreign.event] = [...existing, entry];
+      if (!alreadyInConfig) configHooks[event] = [...existing, entry];
       imported.push({ ...foreign, file: source.file, alreadyInConfig });
       list.push(foreign);
     }
@@ -209,11 +231,17 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
     events.map((event) => ({
       event,
       matcher: '',
-      hook: { type: 'command', command: commandForEvent(command, event), timeout: timeoutSec },
+      // In the agent's unit and within its caps, as install writes it.
+      hook: {
+        type: 'command',
+        command: commandForEvent(command, event),
+        timeout: entryTimeout(options.agent, event, timeoutSec),
+      },
     })),
     false,
   );
   const plan = planLevel(level, next);
+  const notes = profile.installNote ? [profile.installNote] : [];
 
   const dryRun = options.dryRun ?? false;
   if (dryRun) {
@@ -228,6 +256,7 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
       files,
       config: configChange,
       warnings: plan.warnings,
+      notes,
     };
   }
   // Check every file before writing any: a half-done import would run commands twice or never.
@@ -267,6 +296,7 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
     files,
     config: configChange,
     warnings: plan.warnings,
+    notes,
     ...(trust ? { trust } : {}),
   };
 }

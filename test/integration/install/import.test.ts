@@ -205,3 +205,115 @@ describe('importAgentHooks', () => {
     expect(settings.hooks.Stop![0]).toEqual({ hooks: [judge] });
   });
 });
+
+const readJson = async (file: string) => JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+
+type Hooks = Record<string, { matcher?: string; hooks: { command: string; timeout?: number }[] }[]>;
+
+/** The agent's entries that are not hookd's, and the events hookd is wired on with their timeouts. */
+function split(hooks: Hooks) {
+  const own: Hooks = {};
+  const wired: Record<string, number | undefined> = {};
+  for (const [event, entries] of Object.entries(hooks))
+    for (const entry of entries)
+      for (const hook of entry.hooks) {
+        if (isHookdCommand(hook.command)) wired[event] = hook.timeout;
+        else (own[event] ??= []).push(entry);
+      }
+  return { own, wired };
+}
+
+// `hookd import --agent codex|gemini`: the agent's own hooks move into hookd's config, in hookd's event
+// names (Gemini's BeforeTool is a PreToolUse there) and hookd's unit (seconds; Gemini writes
+// milliseconds), tagged with the agent; hookd is wired in their place in the agent's own names and
+// unit, and nothing is lost.
+describe('importAgentHooks: Codex CLI and Gemini CLI', () => {
+  it('Gemini CLI: its events by hookd names, its milliseconds as seconds; hookd wired in its names', async () => {
+    const settings = join(home, '.gemini', 'settings.json');
+    await writeJson(settings, {
+      theme: 'GitHub',
+      hooks: {
+        BeforeTool: [
+          {
+            matcher: 'run_shell_command',
+            hooks: [{ type: 'command', command: './guard.sh', timeout: 5000 }],
+          },
+        ],
+        AfterAgent: [{ hooks: [{ type: 'command', command: 'say done', timeout: 1500 }] }],
+        BeforeModel: [{ hooks: [{ type: 'command', command: 'log-model' }] }],
+      },
+    });
+    const result = await importAgentHooks({ agent: 'gemini', scope: 'user', env, hookdPath: hookd });
+    expect(result.refused).toEqual([]);
+    expect(result.imported.map((i) => i.event)).toEqual(['BeforeTool', 'AfterAgent', 'BeforeModel']);
+
+    const configText = await readFile(configPath(), 'utf8');
+    expect(validateConfigText(configText, configPath()).ok).toBe(true);
+    expect(JSON.parse(configText)).toEqual({
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: 'run_shell_command',
+            hooks: [{ type: 'command', command: './guard.sh', timeout: 5 }],
+            agent: 'gemini',
+          },
+        ],
+        Stop: [{ hooks: [{ type: 'command', command: 'say done', timeout: 1.5 }], agent: 'gemini' }],
+        BeforeModel: [{ hooks: [{ type: 'command', command: 'log-model' }], agent: 'gemini' }],
+      },
+    });
+
+    const after = await readJson(settings);
+    expect(after.theme).toBe('GitHub');
+    const { own, wired } = split(after.hooks as Hooks);
+    expect(own).toEqual({});
+    // Wired in Gemini's names and milliseconds, on its defaults and on every event a moved command had
+    expect(Object.keys(wired)).toEqual(expect.arrayContaining(['BeforeTool', 'AfterAgent', 'BeforeModel']));
+    expect(Object.keys(wired)).not.toContain('PreToolUse');
+    expect(wired.BeforeTool).toBe(60_000);
+
+    // Again: nothing moves twice
+    const again = await importAgentHooks({ agent: 'gemini', scope: 'user', env, hookdPath: hookd });
+    expect(again.imported).toEqual([]);
+    expect(JSON.parse(await readFile(configPath(), 'utf8'))).toEqual(JSON.parse(configText));
+  });
+
+  it('Codex CLI: $CODEX_HOME/hooks.json; its names are hookd names; trust is left to the user', async () => {
+    const codexHome = join(home, 'codex-home');
+    const file = join(codexHome, 'hooks.json');
+    await writeJson(file, {
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh', timeout: 10 }] }],
+        Interrupt: [{ hooks: [{ type: 'command', command: 'say stopped' }] }],
+      },
+    });
+    const result = await importAgentHooks({
+      agent: 'codex',
+      scope: 'user',
+      env: { ...env, CODEX_HOME: codexHome },
+      hookdPath: hookd,
+    });
+    expect(result.refused).toEqual([]);
+    expect(result.settings.file).toBe(file);
+    expect(JSON.parse(await readFile(configPath(), 'utf8'))).toEqual({
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: 'Bash',
+            hooks: [{ type: 'command', command: './guard.sh', timeout: 10 }],
+            agent: 'codex',
+          },
+        ],
+        Interrupt: [{ hooks: [{ type: 'command', command: 'say stopped' }], agent: 'codex' }],
+      },
+    });
+    const { own, wired } = split((await readJson(file)).hooks as Hooks);
+    expect(own).toEqual({});
+    expect(wired.PreToolUse).toBe(60);
+    // Codex gives Interrupt a few seconds whatever the entry says: hookd's entry fits
+    expect(wired.Interrupt).toBe(3);
+    // hookd writes no trust (config.toml is not touched): it says how to trust the changed hooks
+    expect(result.notes.join('\n')).toContain('open `/hooks`, review the hookd entries and trust them');
+    await expect(readFile(join(codexHome, 'config.toml'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+});

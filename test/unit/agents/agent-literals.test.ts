@@ -30,10 +30,6 @@ const ALLOWED: Readonly<Record<string, { count: number; why: string }>> = {
     count: 1,
     why: "Gemini CLI's event names become hookd's at parse",
   },
-  'src/install/agents.ts': {
-    count: 2,
-    why: 'doctor, status and explain survey the settings layers of Droid and Claude Code only',
-  },
   'src/runner/decision.ts': {
     count: 3,
     why: "Gemini CLI's own decision words; Codex and Gemini cannot ask, so hookd refuses with a reason",
@@ -46,8 +42,8 @@ const ALLOWED: Readonly<Record<string, { count: number; why: string }>> = {
   'src/doctor/checks/agent/check-droid-log.ts': { count: 1, why: "reads Droid's own log" },
   'src/doctor/checks/agent/drill.ts': { count: 2, why: "the drill builds each agent's own PreToolUse call" },
   'src/doctor/run-doctor.ts': {
-    count: 3,
-    why: "the checks only one agent has: Droid's hooks.json shadowing, each agent's log, Claude Code's remote answers",
+    count: 2,
+    why: "the checks only one agent has: Droid's hooks.json shadowing, Claude Code's remote answers",
   },
   'src/events/sample.ts': { count: 9, why: "the sample payloads of each agent's recorded shape" },
   'src/install/agent-hooks.ts': {

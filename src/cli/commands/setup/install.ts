@@ -263,6 +263,7 @@ function printImport(out: Out, result: ImportResult): void {
     );
   }
   out.write(`  command:   ${result.command}\n`);
+  for (const note of result.notes) out.write(paint(out, 'yellow', safeText(`  note: ${note}`) + '\n'));
   if (result.dryRun) {
     out.write(
       colourDiff(out, result.config.diff) + result.files.map((f) => colourDiff(out, f.diff)).join(''),
