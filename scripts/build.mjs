@@ -97,6 +97,18 @@ const HOOK_CHUNKS = [
   { source: 'src/config/load-fresh.ts', test: /\/load-fresh\.js$/, chunk: 'config.cjs' },
   { source: 'src/hook-path/remote-ask.ts', test: /\/remote-ask\.js$/, chunk: 'remote.cjs' },
 ];
+// The stub is an ES module, so the bundle keeps only the exports it uses: a function becomes a function
+// that calls the chunk's, a class a class whose constructor builds the chunk's, a constant its value.
+// The kinds are read from the module itself (its own bundle, evaluated here), so none can be guessed
+// wrong; any other export (an object) stops the build.
+function stubOf(name, value, load) {
+  if (typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value)))
+    return `export class ${name} { constructor(...a) { return new (${load}().${name})(...a); } }`;
+  if (typeof value === 'function') return `export function ${name}(...a) { return ${load}().${name}(...a); }`;
+  if (value === null || ['string', 'number', 'boolean', 'undefined'].includes(typeof value))
+    return `export const ${name} = ${value === undefined ? 'undefined' : JSON.stringify(value)};`;
+  throw new Error(`export ${name} is neither a function, a class nor a constant: it cannot be lazy`);
+}
 const lazyChunks = {
   name: 'lazy-hook-chunks',
   setup(b) {
@@ -105,23 +117,30 @@ const lazyChunks = {
     }
     b.onLoad({ filter: /.*/, namespace: 'lazy' }, async (args) => {
       const { source, chunk } = HOOK_CHUNKS.find((c) => c.chunk === args.path);
-      // One getter per export (the bundle copies a module's own properties when it imports it). The
-      // names are what esbuild itself finds exported, so none can be missed.
       const probe = await build({
         entryPoints: [source],
         bundle: true,
         platform: 'node',
         format: 'esm',
         write: false,
-        metafile: true,
         logLevel: 'silent',
+        define: schemaDefine,
         outfile: `probe-${chunk}.mjs`,
       });
-      const names = Object.values(probe.metafile.outputs).flatMap((o) => o.exports);
+      const exported = await import(
+        `data:text/javascript;base64,${Buffer.from(probe.outputFiles[0].text).toString('base64')}`
+      );
+      const names = Object.keys(exported);
       if (names.length === 0) throw new Error(`${source} exports nothing for ${chunk}`);
-      const getters = names.map((n) => `${n}: { enumerable: true, get: () => load().${n} }`).join(', ');
+      const stubs = names.map((name) => {
+        try {
+          return stubOf(name, exported[name], 'load');
+        } catch (error) {
+          throw new Error(`${source}: ${error.message}`);
+        }
+      });
       return {
-        contents: `let m; const load = () => (m ??= require(${JSON.stringify(`./${chunk}`)})); Object.defineProperties(module.exports, { ${getters} });`,
+        contents: `let m; const load = () => (m ??= require(${JSON.stringify(`./${chunk}`)}));\n${stubs.join('\n')}\n`,
         loader: 'js',
       };
     });

@@ -8,9 +8,9 @@ import { REPO_DIR } from '../../helpers/fixtures.js';
 // is parsed on each one. The budget keeps the common path small; rare code goes to lazy chunks
 // (scripts/build.mjs), which like the bundle load nothing but Node's built-ins.
 const DIST = join(REPO_DIR, 'dist');
-// Lower it as code leaves the bundle. It was 32 KB before the hook learned four agents' replies and
-// detection (about 2 KB of data); the next one must come out of the bundle, not raise this again.
-const HOOK_BUNDLE_MAX_BYTES = 34 * 1024;
+// Lower it as code leaves the bundle; what a new feature adds to the hook must come out of it elsewhere
+// (a lazy chunk), not raise this.
+const HOOK_BUNDLE_MAX_BYTES = 32 * 1024;
 // The chunks the hook requires only when it needs them.
 const CHUNKS = ['scan.cjs', 'rare.cjs', 'run.cjs', 'config.cjs', 'redact.cjs', 'remote.cjs'];
 const LAZY = [...CHUNKS.map((chunk) => `./${chunk}`), './validate.cjs', './client.cjs'];

@@ -21,7 +21,7 @@ describe('protocol v1', () => {
     });
   });
   it('answers a type that is an object which cannot become a string, instead of throwing', () => {
-    // Found by test/unit/fuzz: String() of {"toString":1,"valueOf":1} throws a TypeError.
+    // Found by the parser fuzzing (test/integration/fuzz/parsers.heavy.test.ts): String() of {"toString":1,"valueOf":1} throws a TypeError.
     expect(parseRequest('{"v":1,"type":{"toString":1,"valueOf":1}}')).toMatchObject({
       ok: false,
       code: 'unknown_type',

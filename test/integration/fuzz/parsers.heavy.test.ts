@@ -4,7 +4,7 @@ import { validateConfigText } from '../../../src/config/validate.js';
 import { parseRequest } from '../../../src/link/protocol.js';
 import { parseEvent } from '../../../src/events/parse.js';
 import { planCommands } from '../../../src/runner/route.js';
-import { fuzzOptions, hostileEvent, hostileInput, serialize } from '../../integration/fuzz/arbitraries.js';
+import { fuzzOptions, hostileEvent, hostileInput, serialize } from './arbitraries.js';
 
 /** Generous: the properties run hundreds of cases, and CI machines are slow and shared. */
 const FUZZ_TIMEOUT = 120_000;
