@@ -72,7 +72,11 @@ export const GEMINI_DETECT: readonly DetectSignal[] = [
 
 export const GEMINI_PROJECT_DIR_ENV: readonly string[] = ['GEMINI_PROJECT_DIR'];
 
-/** Gemini CLI's tools as its hooks name them (docs/agents/gemini.md). */
+/**
+ * Gemini CLI's tools as its hooks name them (docs/agents/gemini.md): run_shell_command as recorded, the
+ * others as Gemini's own tools reference (0.61.0) names them, `search_file_content` being the older name
+ * of `grep_search` and `invoke_agent` the tool that starts a sub-agent.
+ */
 export const GEMINI_TOOLS: ToolTable = {
   tools: {
     run_shell_command: 'shell',
@@ -82,9 +86,11 @@ export const GEMINI_TOOLS: ToolTable = {
     read_many_files: 'read',
     list_directory: 'read',
     glob: 'read',
+    grep_search: 'read',
     search_file_content: 'read',
     web_fetch: 'fetch',
     google_web_search: 'fetch',
+    invoke_agent: 'task',
   },
   mcpToolPrefix: 'mcp_',
 };
