@@ -1,14 +1,13 @@
-import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../helpers/temp.js';
-import { ROOT, stopDaemon } from '../daemon/process-helpers.js';
+import { ROOT } from '../daemon/process-helpers.js';
 import {
-  NATIVE_CLIENT,
+  TRANSPORTS,
   handOffEnv,
-  startFastDaemon,
   startHook,
+  withDaemonDownThenUp,
   writeFastConfig,
 } from '../daemon/fast-client-helpers.js';
 import { runCli } from '../../helpers/cli-run.js';
@@ -38,16 +37,10 @@ const CALLS: Record<Agent, { shell: Record<string, unknown>; other?: Record<stri
 const AGENTS = Object.keys(CALLS) as Agent[];
 
 const shq = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
-const WIRINGS = {
-  native: (agent: Agent) => `${shq(NATIVE_CLIENT)} --agent ${agent}`,
-  node: (agent: Agent) =>
-    `${shq(process.execPath)} ${shq(resolve(ROOT, 'dist/hookd.cjs'))} hook --agent ${agent}`,
-} as const;
 
 let tmp: { dir: string; cleanup: () => void };
 let env: Record<string, string>;
 let project: string;
-let daemon: ChildProcess | undefined;
 
 /** The shell call of the agent with this command, or its other call, with the input as the agent sent it. */
 function call(agent: Agent, command?: string): Record<string, unknown> {
@@ -56,9 +49,9 @@ function call(agent: Agent, command?: string): Record<string, unknown> {
   return { ...shell, cwd: project, tool_input: { ...(shell.tool_input as object), command } };
 }
 
-async function run(wiring: keyof typeof WIRINGS, agent: Agent, event: Record<string, unknown>) {
+async function run(wiring: keyof typeof TRANSPORTS, agent: Agent, event: Record<string, unknown>) {
   const hookEnv = { ...env, PATH: process.env.PATH ?? '/usr/bin:/bin', HOOKD_NODE: process.execPath };
-  const ran = await startHook(WIRINGS[wiring](agent), {
+  const ran = await startHook(TRANSPORTS[wiring](agent), {
     env: hookEnv,
     cwd: project,
     stdin: JSON.stringify(event),
@@ -81,42 +74,44 @@ beforeAll(() => {
   });
 });
 
-afterAll(async () => {
-  await stopDaemon(daemon);
-  tmp.cleanup();
-});
+afterAll(() => tmp.cleanup());
 
-describe.each(['daemon down', 'daemon up'] as const)('with the %s', (state) => {
-  beforeAll(async () => {
-    if (state === 'daemon up') daemon = await startFastDaemon(env);
-  });
+withDaemonDownThenUp(
+  () => env,
+  () => {
+    describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])(
+      'through the %s transport',
+      (wiring) => {
+        it.each(AGENTS)('%s: the shell guard blocks its shell tool, with the reason', async (agent) => {
+          expect(await run(wiring, agent, call(agent, 'touch forbidden.txt'))).toEqual({
+            code: 2,
+            stdout: '',
+            stderr: 'no forbidden files\n',
+          });
+          // (stderr may carry a one-time notice of hookd's own, never the guard's reason)
+          const fine = await run(wiring, agent, call(agent, 'echo fine'));
+          expect(fine).toMatchObject({ code: 0, stdout: '' });
+          expect(fine.stderr).not.toContain('no forbidden files');
+        });
 
-  describe.each(Object.keys(WIRINGS) as (keyof typeof WIRINGS)[])('through the %s wiring', (wiring) => {
-    it.each(AGENTS)('%s: the shell guard blocks its shell tool, with the reason', async (agent) => {
-      expect(await run(wiring, agent, call(agent, 'touch forbidden.txt'))).toEqual({
-        code: 2,
-        stdout: '',
-        stderr: 'no forbidden files\n',
-      });
-      // (stderr may carry a one-time notice of hookd's own, never the guard's reason)
-      const fine = await run(wiring, agent, call(agent, 'echo fine'));
-      expect(fine).toMatchObject({ code: 0, stdout: '' });
-      expect(fine.stderr).not.toContain('no forbidden files');
-    });
+        it.each(AGENTS.filter((a) => CALLS[a].other))(
+          '%s: a write guard blocks its write tool',
+          async (agent) => {
+            expect(await run(wiring, agent, call(agent))).toMatchObject({
+              code: 2,
+              stderr: 'no writes today\n',
+            });
+          },
+        );
 
-    it.each(AGENTS.filter((a) => CALLS[a].other))(
-      '%s: a write guard blocks its write tool',
-      async (agent) => {
-        expect(await run(wiring, agent, call(agent))).toMatchObject({ code: 2, stderr: 'no writes today\n' });
+        it.each(AGENTS)('%s: an entry for Codex and Gemini runs only for them', async (agent) => {
+          const ran = await run(wiring, agent, call(agent, 'cloud sync'));
+          expect(ran.code).toBe(agent === 'codex' || agent === 'gemini' ? 2 : 0);
+        });
       },
     );
-
-    it.each(AGENTS)('%s: an entry for Codex and Gemini runs only for them', async (agent) => {
-      const ran = await run(wiring, agent, call(agent, 'cloud sync'));
-      expect(ran.code).toBe(agent === 'codex' || agent === 'gemini' ? 2 : 0);
-    });
-  });
-});
+  },
+);
 
 describe('hookd explain', () => {
   it.each(AGENTS)("%s: names the kind of the agent's tool that matched", async (agent) => {
