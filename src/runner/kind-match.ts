@@ -17,7 +17,7 @@ export function matchKinds(kinds: readonly ToolKind[], agent: AgentKind, toolNam
   const found = toolKindsOf(agent, toolName);
   const kind = found.find((k) => kinds.includes(k));
   if (kind !== undefined) return { kind };
-  const what = found.length > 0 ? `a ${found.join('/')} tool` : `not a tool of a known kind`;
+  const what = found.length > 0 ? `kind ${found.join('/')}` : 'no known kind';
   return {
     mismatch: `kinds ${wanted} do not match tool_name ${JSON.stringify(toolName)} (${what} for ${agent})`,
   };

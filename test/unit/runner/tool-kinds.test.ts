@@ -106,7 +106,7 @@ describe('hook entries matching canonical tool kinds', () => {
     expect(planCommands(claudeExecute, c).skipped).toEqual([
       {
         entry: 0,
-        reason: 'kinds ["shell"] do not match tool_name "Execute" (not a tool of a known kind for claude)',
+        reason: 'kinds ["shell"] do not match tool_name "Execute" (no known kind for claude)',
       },
     ]);
   });
@@ -117,7 +117,7 @@ describe('hook entries matching canonical tool kinds', () => {
     expect(planCommands(eventOf(recorded(file), 'droid'), c).skipped).toEqual([
       {
         entry: 0,
-        reason: 'kinds ["shell","fetch"] do not match tool_name "Create" (a write tool for droid)',
+        reason: 'kinds ["shell","fetch"] do not match tool_name "Create" (kind write for droid)',
       },
     ]);
   });
@@ -224,5 +224,33 @@ describe('validating kinds and agents', () => {
     expect(issues({ agent: 'codex', agents: ['gemini'] })).toEqual([
       'hooks.PreToolUse[0].agents: use "agents" (a list) or "agent", not both',
     ]);
+  });
+});
+
+describe('the table of kinds in the docs', () => {
+  /** The kinds table of a page: per kind, each agent's names (columns in AGENT_IDS order). */
+  function tableOf(page: string): Record<string, string[][]> {
+    const rows = readFileSync(join(REPO_DIR, 'docs', page), 'utf8')
+      .split('\n')
+      .filter((line) => TOOL_KINDS.some((kind) => line.startsWith(`| \`${kind}\` `)));
+    return Object.fromEntries(
+      rows.map((row) => {
+        const [kind, ...agents] = row.split('|').slice(1, -1);
+        const names = (cell: string) => [...cell.matchAll(/`([^`<]+)`/g)].map((m) => m[1]!);
+        return [names(kind!)[0]!, agents.map(names)];
+      }),
+    );
+  }
+
+  it.each(['configuration.md', 'agents/README.md'])("%s lists every agent's tools by kind", (page) => {
+    const table = tableOf(page);
+    expect(Object.keys(table)).toEqual([...TOOL_KINDS]);
+    for (const kind of TOOL_KINDS.filter((k) => k !== 'mcp'))
+      AGENT_IDS.forEach((agent, column) => {
+        const names = Object.entries(TOOL_TABLES[agent].tools)
+          .filter(([, k]) => k === kind)
+          .map(([name]) => name);
+        expect(table[kind]![column]!.sort(), `${page}: ${agent} ${kind}`).toEqual(names.sort());
+      });
   });
 });
