@@ -50,12 +50,6 @@ export interface MatchOptions {
   absentMatches?: boolean;
 }
 
-/** Why an entry does not match the event, or null when it matches. */
-export function entryMismatch(entry: HookEntry, event: HookEvent, options: MatchOptions = {}): string | null {
-  const match = entryMatch(entry, event, options);
-  return 'mismatch' in match ? match.mismatch : null;
-}
-
 /** Whether an entry matches the event (with the tool kind its `kinds` matched), or why not. */
 export function entryMatch(
   entry: HookEntry,
