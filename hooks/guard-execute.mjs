@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Blocking guard for Execute (Droid) / Bash (Claude Code) calls: refuses commands that destroy data
+// Blocking guard for shell calls (Droid's Execute, Claude Code's and Codex's Bash, Gemini's
+// run_shell_command: the tool kind `shell`): refuses commands that destroy data
 // or pipe the network into a shell. Wire it as a `blocking: true` PreToolUse command; exit 2 with a
 // reason on stderr makes the agent skip the call and tells the model why.
-//   {"matcher": "Execute|Bash", "hooks": [{"type": "command", "command": "node /path/to/hooks/guard-execute.mjs",
+//   {"kinds": ["shell"], "hooks": [{"type": "command", "command": "node /path/to/hooks/guard-execute.mjs",
 //     "blocking": true, "timeout": 5, "name": "guard"}]}
 // Extra patterns: HOOKD_GUARD_DENY="regex1;;regex2".
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Appends every shell command the agent runs to a JSON-lines file (PostToolUse on Execute|Bash):
+// Appends every shell command the agent runs to a JSON-lines file (PostToolUse on the `shell` kind):
 // time, session, cwd, command and, for Droid, the exit code from the tool response.
-//   {"matcher": "Execute|Bash", "hooks": [{"type": "command", "command": "node /path/to/hooks/log-commands.mjs",
+//   {"kinds": ["shell"], "hooks": [{"type": "command", "command": "node /path/to/hooks/log-commands.mjs",
 //     "timeout": 5, "name": "command-log"}]}
 // File: $HOOKD_COMMAND_LOG, else <hookd state dir>/commands.jsonl: $HOOKD_STATE_DIR, else
 // $XDG_STATE_HOME/hookd (~/.local/state/hookd). Like every file hookd writes: 0600 in a 0700 folder,

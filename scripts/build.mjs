@@ -73,6 +73,7 @@ const common = {
     './run.cjs',
     './redact.cjs',
     './remote.cjs',
+    './kinds.cjs',
   ],
 };
 
@@ -88,6 +89,8 @@ const common = {
 //   dist/config.cjs    loading the config when no cached result fits (src/config/load-fresh.ts): the
 //                      files' reading, the project file's trust, the last good config.
 //   dist/remote.cjs    waiting for a remote answer to a permission prompt (src/hook-path/remote-ask.ts).
+//   dist/kinds.cjs     the agents' tool tables, for an entry that matches canonical tool kinds
+//                      (src/runner/kind-match.ts).
 // A chunk bundles what it imports itself: it shares no module state with dist/hook.cjs.
 const HOOK_CHUNKS = [
   { source: 'src/events/json-scan.ts', test: /\/json-scan\.js$/, chunk: 'scan.cjs' },
@@ -96,6 +99,7 @@ const HOOK_CHUNKS = [
   { source: 'src/logging/redact.ts', test: /\/redact\.js$/, chunk: 'redact.cjs' },
   { source: 'src/config/load-fresh.ts', test: /\/load-fresh\.js$/, chunk: 'config.cjs' },
   { source: 'src/hook-path/remote-ask.ts', test: /\/remote-ask\.js$/, chunk: 'remote.cjs' },
+  { source: 'src/runner/kind-match.ts', test: /\/kind-match\.js$/, chunk: 'kinds.cjs' },
 ];
 // The stub is an ES module, so the bundle keeps only the exports it uses: a function becomes a function
 // that calls the chunk's, a class a class whose constructor builds the chunk's, a constant its value.

@@ -1,4 +1,4 @@
-import type { AgentProtocol, DetectSignal, MatcherRules, ReplyRules } from './types.js';
+import type { AgentProtocol, DetectSignal, MatcherRules, ReplyRules, ToolTable } from './types.js';
 
 /**
  * The 33 events Claude Code 2.1.330 knows (its settings schema's "Valid events" list, in its order).
@@ -119,6 +119,25 @@ export const CLAUDE_DETECT: readonly DetectSignal[] = [
 ];
 
 export const CLAUDE_PROJECT_DIR_ENV: readonly string[] = ['CLAUDE_PROJECT_DIR'];
+
+/** Claude Code's tools as its hooks name them (docs/agents/claude.md). */
+export const CLAUDE_TOOLS: ToolTable = {
+  tools: {
+    Bash: 'shell',
+    Edit: 'edit',
+    MultiEdit: 'edit',
+    NotebookEdit: 'edit',
+    Write: 'write',
+    Read: 'read',
+    Grep: 'read',
+    Glob: 'read',
+    WebFetch: 'fetch',
+    WebSearch: 'fetch',
+    Agent: 'task',
+    Task: 'task',
+  },
+  mcpToolPrefix: 'mcp__',
+};
 
 /** What the hook path needs of Claude Code (data only; each part is its own export). */
 export const CLAUDE_PROTOCOL: AgentProtocol = {

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { CLAUDE_PROTOCOL } from './claude-protocol.js';
+import { CLAUDE_PROTOCOL, CLAUDE_TOOLS } from './claude-protocol.js';
 import { DROID_EVENTS } from './droid-protocol.js';
 import { SHARED_CANONICAL_EVENTS } from './shared-events.js';
 import { projectIsHome } from './settings-files.js';
@@ -22,21 +22,7 @@ const CLAUDE_DEFAULT_EVENTS = [...DROID_EVENTS, 'PermissionRequest', 'StopFailur
 export const CLAUDE: AgentAdapter = {
   ...CLAUDE_PROTOCOL,
   displayName: 'Claude Code',
-  tools: {
-    Bash: 'shell',
-    Edit: 'edit',
-    MultiEdit: 'edit',
-    NotebookEdit: 'edit',
-    Write: 'write',
-    Read: 'read',
-    Grep: 'read',
-    Glob: 'read',
-    WebFetch: 'fetch',
-    WebSearch: 'fetch',
-    Agent: 'task',
-    Task: 'task',
-  },
-  mcpToolPrefix: 'mcp__',
+  ...CLAUDE_TOOLS,
   canonicalEvents: {
     ...SHARED_CANONICAL_EVENTS,
     PostToolUseFailure: 'tool-failed',

@@ -1,4 +1,4 @@
-import type { AgentProtocol, DetectSignal, MatcherRules, ReplyRules } from './types.js';
+import type { AgentProtocol, DetectSignal, MatcherRules, ReplyRules, ToolTable } from './types.js';
 
 /**
  * The events Codex CLI 0.171.0 accepts in its hooks file (what `codex app-server` lists as `hooks/list`),
@@ -63,6 +63,15 @@ export const CODEX_DETECT: readonly DetectSignal[] = [
 ];
 
 export const CODEX_PROJECT_DIR_ENV: readonly string[] = [];
+
+/**
+ * Codex's tools as its hooks name them (docs/agents/codex.md): the shell tool (`exec_command` to the
+ * model) reaches hooks as `Bash`; a file change as `apply_patch`, the patch text in `tool_input.command`.
+ */
+export const CODEX_TOOLS: ToolTable = {
+  tools: { Bash: 'shell', apply_patch: 'edit' },
+  mcpToolPrefix: 'mcp__',
+};
 
 /** What the hook path needs of Codex CLI (data only). */
 export const CODEX_PROTOCOL: AgentProtocol = {

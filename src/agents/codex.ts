@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CODEX_PROTOCOL, CODEX_ROLLOUT } from './codex-protocol.js';
+import { CODEX_PROTOCOL, CODEX_ROLLOUT, CODEX_TOOLS } from './codex-protocol.js';
 import {
   codexHookHash,
   codexHookKey,
@@ -32,9 +32,7 @@ export function codexHome(env: Readonly<Record<string, string | undefined>>, hom
 export const CODEX: AgentAdapter = {
   ...CODEX_PROTOCOL,
   displayName: 'Codex CLI',
-  // Observed: the shell tool (`exec_command` to the model) reaches hooks as `Bash`.
-  tools: { Bash: 'shell' },
-  mcpToolPrefix: 'mcp__',
+  ...CODEX_TOOLS,
   // The shared dialect's events but Notification, which Codex does not have.
   canonicalEvents: {
     ...Object.fromEntries(

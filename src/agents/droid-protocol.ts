@@ -1,4 +1,4 @@
-import type { AgentProtocol, DetectSignal, MatcherRules, ReplyRules } from './types.js';
+import type { AgentProtocol, DetectSignal, MatcherRules, ReplyRules, ToolTable } from './types.js';
 
 /** The nine events the Droid CLI fires (docs/agents/droid.md). Others pass through untouched. */
 export const DROID_EVENTS = [
@@ -52,6 +52,24 @@ export const DROID_PROJECT_DIR_ENV: readonly string[] = [
   'DROID_PROJECT_DIR',
   'CLAUDE_PROJECT_DIR',
 ];
+
+/** Droid's tools as its hooks name them (docs/agents/droid.md). */
+export const DROID_TOOLS: ToolTable = {
+  tools: {
+    Execute: 'shell',
+    Edit: 'edit',
+    ApplyPatch: 'edit',
+    Create: 'write',
+    Read: 'read',
+    LS: 'read',
+    Grep: 'read',
+    Glob: 'read',
+    FetchUrl: 'fetch',
+    WebSearch: 'fetch',
+    Task: 'task',
+  },
+  mcpToolPrefix: 'mcp__',
+};
 
 /** What the hook path needs of Droid (data only; each part is its own export, so a bundle takes what it uses). */
 export const DROID_PROTOCOL: AgentProtocol = {

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DROID_EVENTS, DROID_PROTOCOL } from './droid-protocol.js';
+import { DROID_EVENTS, DROID_PROTOCOL, DROID_TOOLS } from './droid-protocol.js';
 import { SHARED_CANONICAL_EVENTS } from './shared-events.js';
 import { isFile, projectIsHome } from './settings-files.js';
 import type { AgentAdapter, HooksFileRef, SettingsLayer } from './types.js';
@@ -23,20 +23,7 @@ export function droidHooksJsonFile(factoryDir: string): string {
 export const DROID: AgentAdapter = {
   ...DROID_PROTOCOL,
   displayName: 'Droid',
-  tools: {
-    Execute: 'shell',
-    Edit: 'edit',
-    ApplyPatch: 'edit',
-    Create: 'write',
-    Read: 'read',
-    LS: 'read',
-    Grep: 'read',
-    Glob: 'read',
-    FetchUrl: 'fetch',
-    WebSearch: 'fetch',
-    Task: 'task',
-  },
-  mcpToolPrefix: 'mcp__',
+  ...DROID_TOOLS,
   canonicalEvents: {
     ...SHARED_CANONICAL_EVENTS,
   },

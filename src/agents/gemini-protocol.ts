@@ -1,4 +1,4 @@
-import type { AgentProtocol, DetectSignal, MatcherRules, ReplyRules } from './types.js';
+import type { AgentProtocol, DetectSignal, MatcherRules, ReplyRules, ToolTable } from './types.js';
 
 /** Gemini CLI 0.61.0's hook events, in the order one turn fires them (docs/agents/gemini.md). */
 export const GEMINI_EVENTS = [
@@ -71,6 +71,29 @@ export const GEMINI_DETECT: readonly DetectSignal[] = [
 ];
 
 export const GEMINI_PROJECT_DIR_ENV: readonly string[] = ['GEMINI_PROJECT_DIR'];
+
+/**
+ * Gemini CLI's tools as its hooks name them (docs/agents/gemini.md): run_shell_command as recorded, the
+ * others as Gemini's own tools reference (0.61.0) names them, `search_file_content` being the older name
+ * of `grep_search` and `invoke_agent` the tool that starts a sub-agent.
+ */
+export const GEMINI_TOOLS: ToolTable = {
+  tools: {
+    run_shell_command: 'shell',
+    replace: 'edit',
+    write_file: 'write',
+    read_file: 'read',
+    read_many_files: 'read',
+    list_directory: 'read',
+    glob: 'read',
+    grep_search: 'read',
+    search_file_content: 'read',
+    web_fetch: 'fetch',
+    google_web_search: 'fetch',
+    invoke_agent: 'task',
+  },
+  mcpToolPrefix: 'mcp_',
+};
 
 /** What the hook path needs of Gemini CLI (data only). */
 export const GEMINI_PROTOCOL: AgentProtocol = {

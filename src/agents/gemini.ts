@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { GEMINI_CHAT, GEMINI_PROTOCOL } from './gemini-protocol.js';
+import { GEMINI_CHAT, GEMINI_PROTOCOL, GEMINI_TOOLS } from './gemini-protocol.js';
 import { projectIsHome } from './settings-files.js';
 import type { AgentAdapter, HooksFileRef } from './types.js';
 
@@ -19,19 +19,7 @@ export const GEMINI_DEFAULT_EVENTS = [
 export const GEMINI: AgentAdapter = {
   ...GEMINI_PROTOCOL,
   displayName: 'Gemini CLI',
-  tools: {
-    run_shell_command: 'shell',
-    replace: 'edit',
-    write_file: 'write',
-    read_file: 'read',
-    read_many_files: 'read',
-    list_directory: 'read',
-    glob: 'read',
-    search_file_content: 'read',
-    web_fetch: 'fetch',
-    google_web_search: 'fetch',
-  },
-  mcpToolPrefix: 'mcp_',
+  ...GEMINI_TOOLS,
   canonicalEvents: {
     SessionStart: 'session-start',
     BeforeAgent: 'prompt',

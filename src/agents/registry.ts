@@ -4,6 +4,7 @@ import { DROID } from './droid.js';
 import { GEMINI } from './gemini.js';
 import { AGENT_IDS, type AgentId } from './ids.js';
 import type { AgentAdapter, ToolKind } from './types.js';
+import { toolKindsOf } from './tool-kinds.js';
 
 /** Every agent's adapter, by id (one entry per id of AGENT_IDS: the type says so). */
 export const ADAPTERS: Readonly<Record<AgentId, AgentAdapter>> = {
@@ -24,9 +25,7 @@ export function adapterFor(id: AgentId): AgentAdapter {
 
 /** The canonical kind of one of the agent's tools, or undefined for a tool it does not list. */
 export function toolKindOf(id: AgentId, toolName: string): ToolKind | undefined {
-  const adapter = ADAPTERS[id];
-  if (toolName.startsWith(adapter.mcpToolPrefix)) return 'mcp';
-  return Object.hasOwn(adapter.tools, toolName) ? adapter.tools[toolName] : undefined;
+  return toolKindsOf(id, toolName)[0];
 }
 
 /** The agent's own tool names of a canonical kind (an MCP kind has none: its names are patterns). */

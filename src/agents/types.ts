@@ -32,6 +32,15 @@ export type CanonicalEvent = (typeof CANONICAL_EVENTS)[number];
 export const TOOL_KINDS = ['shell', 'edit', 'write', 'read', 'fetch', 'task', 'mcp'] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
+/**
+ * The agent's tool names and what kind of tool each is; an MCP tool is named `<mcpToolPrefix><server>__<tool>`
+ * (kind `mcp`). Data only: a hook entry's `kinds` are matched against it.
+ */
+export interface ToolTable {
+  tools: Readonly<Record<string, ToolKind>>;
+  mcpToolPrefix: string;
+}
+
 /** Where a file of the agent's settings sits in its precedence, lowest first: user, project, local, managed. */
 export type SettingsLayer = 'user' | 'project' | 'local' | 'managed';
 
@@ -233,11 +242,8 @@ export interface DoctorRules {
 }
 
 /** Everything hookd knows about one agent. */
-export interface AgentAdapter extends AgentProtocol {
+export interface AgentAdapter extends AgentProtocol, ToolTable {
   displayName: string;
-  /** The agent's tool names and what kind of tool each is; an MCP tool is named `<mcpToolPrefix><server>__<tool>`. */
-  tools: Readonly<Record<string, ToolKind>>;
-  mcpToolPrefix: string;
   /** The agent's event names and hookd's canonical event each stands for. */
   canonicalEvents: Readonly<Record<string, CanonicalEvent>>;
   settings: SettingsLayout;

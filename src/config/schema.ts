@@ -1,4 +1,5 @@
 import { AGENT_IDS } from '../agents/ids.js';
+import { TOOL_KINDS } from '../agents/types.js';
 import * as z from 'zod';
 import { DEFAULTS } from './defaults.js';
 import { notifyObjectSchema, notifySchema } from './notify-schema.js';
@@ -23,6 +24,13 @@ const matcherSchema = z.string().superRefine((value, ctx) => {
     });
   }
 });
+
+/** One of a fixed list of names; an unknown one is refused with the list. */
+function oneOf<const T extends readonly [string, ...string[]]>(what: string, names: T) {
+  return z.enum(names, {
+    error: (issue) => `unknown ${what} ${JSON.stringify(issue.input)}: the ${what}s are ${names.join(', ')}`,
+  });
+}
 
 export const hookCommandSchema = z
   .strictObject({
@@ -89,13 +97,31 @@ export const hookEntrySchema = z
       .optional()
       .describe('Matcher on SessionEnd reason (clear, logout, prompt_input_exit, other).'),
     commandRegex: matcherSchema.optional().describe("Matcher on an Execute/Bash call's shell command."),
+    kinds: z
+      .array(oneOf('tool kind', TOOL_KINDS))
+      .min(1)
+      .optional()
+      .describe(
+        "Only for calls of tools of these canonical kinds, whatever the agent names them (shell: Droid's Execute, Claude Code's and Codex's Bash, Gemini's run_shell_command; edit, write, read, fetch, task, mcp).",
+      ),
     agent: z
       .enum(AGENT_IDS)
       .optional()
       .describe(
         'Only for events from this agent (absent: every agent). An event whose agent hookd cannot tell runs the entry anyway: a guard never goes missing. `hookd import` sets it.',
       ),
+    agents: z
+      .array(oneOf('agent', AGENT_IDS))
+      .min(1)
+      .optional()
+      .describe(
+        'Only for events from these agents (absent: every agent). An event whose agent hookd cannot tell runs the entry anyway.',
+      ),
     hooks: z.array(hookCommandSchema).describe('Commands to run when the entry matches.'),
+  })
+  .refine((entry) => entry.agent === undefined || entry.agents === undefined, {
+    message: 'use "agents" (a list) or "agent", not both',
+    path: ['agents'],
   })
   .describe('A matcher and its commands.');
 

@@ -42,6 +42,8 @@ export interface CommandToRun {
   context: boolean;
   /** The config level it came from: the user's file, or a project file the user trusted. */
   origin?: 'user' | 'project';
+  /** The canonical tool kind its entry's `kinds` matched (`shell` for Gemini's run_shell_command). */
+  kind?: string;
 }
 
 export interface EntryNotRun {
@@ -155,6 +157,7 @@ function explainCommands(
       blocking: c.spec.blocking,
       context: passesContext(c.spec),
       origin: c.origin,
+      ...(c.kind !== undefined ? { kind: c.kind } : {}),
     })),
     notRun: plan.skipped.map((s) => ({
       entry: s.entry,

@@ -73,7 +73,11 @@ export function formatExplanation(explanation: Explanation, out: Pick<Out, 'colo
   const c = x.commands;
   lines.push('', paint(out, 'bold', `Commands: ${c.run.length} would run`));
   for (const cmd of c.run) {
-    const flags = [cmd.blocking ? 'blocking' : '', cmd.context ? 'context' : ''].filter(Boolean);
+    const flags = [
+      cmd.blocking ? 'blocking' : '',
+      cmd.context ? 'context' : '',
+      cmd.kind !== undefined ? `kind ${cmd.kind}` : '',
+    ].filter(Boolean);
     lines.push(
       `  ${paint(out, 'green', '▸')} ${cmd.name}  ${gray(quote(cmd.command))}  timeout ${formatDuration(cmd.timeoutMs)}${flags.length ? `  [${flags.join(', ')}]` : ''}`,
     );

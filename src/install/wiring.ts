@@ -83,7 +83,9 @@ export function eventsToWire(config: HookdConfig, agent: Agent): WiredEvent[] {
   const activeEntries = (event: string) =>
     (config.hooks[event] ?? []).filter(
       (entry) =>
-        (entry.agent === undefined || entry.agent === agent) && entry.hooks.some((h) => h.enabled !== false),
+        (entry.agent === undefined || entry.agent === agent) &&
+        (entry.agents === undefined || entry.agents.includes(agent)) &&
+        entry.hooks.some((h) => h.enabled !== false),
     );
   for (const event of Object.keys(config.hooks)) {
     if (activeEntries(event).length > 0) need(event, 'hooks', true);

@@ -4,6 +4,9 @@ import type { HookEvent } from '../events/types.js';
 import { matcherTarget } from '../events/names.js';
 import { MATCHERS } from '../agents/protocols.js';
 import { matchesPattern } from './matcher.js';
+// From its own chunk in the hook bundle: only an entry with `kinds` loads the agents' tool tables.
+import { matchKinds } from './kind-match.js';
+import type { ToolKind } from '../agents/types.js';
 import { ownValue } from '../util/own.js';
 
 /** A command selected for an event, with everything needed to run and report it. */
@@ -18,6 +21,8 @@ export interface PlannedCommand {
    * A project command may add behaviour but must never override a user command's decision.
    */
   origin: ConfigLevel;
+  /** The canonical tool kind the entry's `kinds` matched, when it has `kinds`. */
+  kind?: ToolKind;
 }
 
 /** Where each entry of the config came from (LoadedConfig provides it); absent = all from the user. */
@@ -45,11 +50,19 @@ export interface MatchOptions {
   absentMatches?: boolean;
 }
 
-/** Why an entry does not match the event, or null when it matches. */
-export function entryMismatch(entry: HookEntry, event: HookEvent, options: MatchOptions = {}): string | null {
-  // An entry for the other agent: an event of an unknown agent still runs it (a guard must not go missing).
-  if (entry.agent !== undefined && event.agent !== 'unknown' && entry.agent !== event.agent) {
-    return `agent ${JSON.stringify(entry.agent)} is not this event's (${event.agent})`;
+/** Whether an entry matches the event (with the tool kind its `kinds` matched), or why not. */
+export function entryMatch(
+  entry: HookEntry,
+  event: HookEvent,
+  options: MatchOptions = {},
+): { mismatch: string } | { kind?: ToolKind } {
+  const mismatch = (text: string) => ({ mismatch: text });
+  // An entry for other agents: an event of an unknown agent still runs it (a guard must not go missing).
+  if (event.agent !== 'unknown') {
+    if (entry.agent !== undefined && entry.agent !== event.agent)
+      return mismatch(`agent ${JSON.stringify(entry.agent)} is not this event's (${event.agent})`);
+    if (entry.agents !== undefined && !entry.agents.includes(event.agent))
+      return mismatch(`agents ${JSON.stringify(entry.agents)} do not include this event's (${event.agent})`);
   }
   const p = event.payload;
   // `matcher` is the agent's own key: read the way the agent that sent the event reads it.
@@ -62,7 +75,9 @@ export function entryMismatch(entry: HookEntry, event: HookEvent, options: Match
     !unknown(target.value) &&
     !matchesPattern(entry.matcher, target.value, rule)
   ) {
-    return `matcher ${JSON.stringify(entry.matcher)} does not match ${target.field} ${JSON.stringify(target.value ?? null)}`;
+    return mismatch(
+      `matcher ${JSON.stringify(entry.matcher)} does not match ${target.field} ${JSON.stringify(target.value ?? null)}`,
+    );
   }
   const checks: [keyof HookEntry, string, unknown][] = [
     ['tool', 'tool_name', p.tool_name],
@@ -75,10 +90,13 @@ export function entryMismatch(entry: HookEntry, event: HookEvent, options: Match
   for (const [key, label, value] of checks) {
     const pattern = entry[key] as string | undefined;
     if (pattern !== undefined && !unknown(value) && !matchesPattern(pattern, value)) {
-      return `${key} ${JSON.stringify(pattern)} does not match ${label} ${JSON.stringify(value ?? null)}`;
+      return mismatch(
+        `${key} ${JSON.stringify(pattern)} does not match ${label} ${JSON.stringify(value ?? null)}`,
+      );
     }
   }
-  return null;
+  if (entry.kinds === undefined || unknown(p.tool_name)) return {};
+  return matchKinds(entry.kinds, event.agent, p.tool_name);
 }
 
 export function commandLabel(spec: HookCommand): string {
@@ -109,9 +127,9 @@ export function planCommands(
   const seen = new Set<string>();
   const userDisabled = new Set<string>();
   entries.forEach((entry, entryIndex) => {
-    const mismatch = entryMismatch(entry, event, match);
-    if (mismatch) {
-      skipped.push({ entry: entryIndex, reason: mismatch });
+    const matched = entryMatch(entry, event, match);
+    if ('mismatch' in matched) {
+      skipped.push({ entry: entryIndex, reason: matched.mismatch });
       return;
     }
     const origin = entryLevels?.[entryIndex] ?? 'user';
@@ -135,6 +153,7 @@ export function planCommands(
         spec,
         timeoutMs: Math.round(timeoutSec * 1000),
         origin,
+        ...(matched.kind !== undefined ? { kind: matched.kind } : {}),
       });
     }
   });

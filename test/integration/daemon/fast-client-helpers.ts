@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { isAlive, readPid } from '../../helpers/procs.js';
 import { isolatedEnv } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
-import { BIN, ROOT, spawnDaemon, writeConfig } from './process-helpers.js';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { BIN, ROOT, spawnDaemon, stopDaemon, writeConfig } from './process-helpers.js';
 
 // Black-box helpers for the fast path: run a fast client (bash or native) as the agent runs
 // it, against a real daemon process, and read back only effects (files the commands wrote, log records,
@@ -100,6 +101,24 @@ export async function startFastDaemon(env: Record<string, string>): Promise<Chil
   const daemon = await spawnDaemon(env);
   await waitFor(() => existsSync(fastSocket(env)), 20_000, 'the fast listener socket');
   return daemon;
+}
+
+/**
+ * Declares `body` twice: with no daemon (the Node path runs the commands), then with a real daemon up
+ * (its fast path runs them); the daemon is stopped after the suites.
+ */
+export function withDaemonDownThenUp(
+  env: () => Record<string, string>,
+  body: (state: 'daemon down' | 'daemon up') => void,
+): void {
+  let daemon: ChildProcess | undefined;
+  afterAll(async () => stopDaemon(daemon));
+  describe.each(['daemon down', 'daemon up'] as const)('with the %s', (state) => {
+    beforeAll(async () => {
+      if (state === 'daemon up') daemon = await startFastDaemon(env());
+    });
+    body(state);
+  });
 }
 
 export interface HookRun {
