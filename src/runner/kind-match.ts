@@ -3,10 +3,25 @@ import { toolKindsOf } from '../agents/tool-kinds.js';
 import type { AgentKind } from '../events/types.js';
 
 /**
- * Matching an entry's `kinds` (canonical tool kinds) against an event's tool. In dist/hook.cjs this is
- * a chunk of its own (dist/kinds.cjs, scripts/build.mjs): only an entry with `kinds` loads the agents'
- * tool tables.
+ * Matching an entry's `kinds` (canonical tool kinds) against an event's tool, and the words for why an
+ * entry did not match. In dist/hook.cjs this is a chunk of its own (dist/kinds.cjs, scripts/build.mjs):
+ * only an entry with `kinds` loads the agents' tool tables, and only a reader of the reasons the words.
  */
+
+/** Why an entry did not match, in parts: what the entry wants, the event's field and its value. */
+export type MismatchParts = [key: string, wanted: unknown, field: string, value: unknown];
+/** Why an entry did not match: in parts (put into words by `mismatchText`), or already in words. */
+export type Mismatch = MismatchParts | string;
+
+/** The words for why an entry did not match (explain and emit show them). */
+export function mismatchText(why: Mismatch): string {
+  if (typeof why === 'string') return why;
+  const [key, wanted, field, value] = why;
+  if (key === 'agent') return `agent ${JSON.stringify(wanted)} is not this event's (${String(value)})`;
+  if (key === 'agents')
+    return `agents ${JSON.stringify(wanted)} do not include this event's (${String(value)})`;
+  return `${key} ${JSON.stringify(wanted)} does not match ${field} ${JSON.stringify(value ?? null)}`;
+}
 
 /** What a tool call matched: the kind of the tool among the entry's kinds, or why none did. */
 export type KindMatch = { kind: ToolKind } | { mismatch: string };

@@ -5,7 +5,7 @@ import { matcherTarget } from '../events/names.js';
 import { MATCHERS } from '../agents/protocols.js';
 import { matchesPattern } from './matcher.js';
 // From its own chunk in the hook bundle: only an entry with `kinds` loads the agents' tool tables.
-import { matchKinds } from './kind-match.js';
+import { matchKinds, mismatchText, type Mismatch, type MismatchParts } from './kind-match.js';
 import type { ToolKind } from '../agents/types.js';
 import { ownValue } from '../util/own.js';
 
@@ -50,19 +50,22 @@ export interface MatchOptions {
   absentMatches?: boolean;
 }
 
-/** Whether an entry matches the event (with the tool kind its `kinds` matched), or why not. */
+/**
+ * Whether an entry matches the event (with the tool kind its `kinds` matched), or why not: the why is
+ * put into words by `mismatchText` only when someone reads it (explain), off the hook's own path.
+ */
 export function entryMatch(
   entry: HookEntry,
   event: HookEvent,
   options: MatchOptions = {},
-): { mismatch: string } | { kind?: ToolKind } {
-  const mismatch = (text: string) => ({ mismatch: text });
+): { mismatch: Mismatch } | { kind?: ToolKind } {
+  const mismatch = (...why: MismatchParts) => ({ mismatch: why });
   // An entry for other agents: an event of an unknown agent still runs it (a guard must not go missing).
   if (event.agent !== 'unknown') {
     if (entry.agent !== undefined && entry.agent !== event.agent)
-      return mismatch(`agent ${JSON.stringify(entry.agent)} is not this event's (${event.agent})`);
+      return mismatch('agent', entry.agent, '', event.agent);
     if (entry.agents !== undefined && !entry.agents.includes(event.agent))
-      return mismatch(`agents ${JSON.stringify(entry.agents)} do not include this event's (${event.agent})`);
+      return mismatch('agents', entry.agents, '', event.agent);
   }
   const p = event.payload;
   // `matcher` is the agent's own key: read the way the agent that sent the event reads it.
@@ -75,9 +78,7 @@ export function entryMatch(
     !unknown(target.value) &&
     !matchesPattern(entry.matcher, target.value, rule)
   ) {
-    return mismatch(
-      `matcher ${JSON.stringify(entry.matcher)} does not match ${target.field} ${JSON.stringify(target.value ?? null)}`,
-    );
+    return mismatch('matcher', entry.matcher, target.field, target.value);
   }
   const checks: [keyof HookEntry, string, unknown][] = [
     ['tool', 'tool_name', p.tool_name],
@@ -90,9 +91,7 @@ export function entryMatch(
   for (const [key, label, value] of checks) {
     const pattern = entry[key] as string | undefined;
     if (pattern !== undefined && !unknown(value) && !matchesPattern(pattern, value)) {
-      return mismatch(
-        `${key} ${JSON.stringify(pattern)} does not match ${label} ${JSON.stringify(value ?? null)}`,
-      );
+      return mismatch(key, pattern, label, value);
     }
   }
   if (entry.kinds === undefined || unknown(p.tool_name)) return {};
@@ -129,7 +128,14 @@ export function planCommands(
   entries.forEach((entry, entryIndex) => {
     const matched = entryMatch(entry, event, match);
     if ('mismatch' in matched) {
-      skipped.push({ entry: entryIndex, reason: matched.mismatch });
+      const why = matched.mismatch;
+      // Put into words when read (explain, emit): the hook itself never reads it.
+      skipped.push({
+        entry: entryIndex,
+        get reason() {
+          return mismatchText(why);
+        },
+      });
       return;
     }
     const origin = entryLevels?.[entryIndex] ?? 'user';
