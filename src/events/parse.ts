@@ -50,6 +50,34 @@ export function detectAgent(payload: HookPayload, env: Env): AgentKind {
   return SIGNALS.find(({ signal }) => holds(signal, payload, env))?.agent ?? 'unknown';
 }
 
+/**
+ * Signals ranked up to here prove the sender from the event itself (a session id only the agent sets,
+ * its own transcript path): an enclosing session's environment cannot fake them. Later ones (a project
+ * variable another agent also sets, a field several agents send) only guess.
+ */
+const PROOF_RANK = 2;
+
+function proves(signal: DetectSignal): boolean {
+  return signal.rank <= PROOF_RANK && signal.env === undefined;
+}
+
+/**
+ * The agent that sent the event. The command's `--agent` names the agent whose settings the entry is
+ * in, but another agent may run that entry (Droid imports Claude Code's hooks, Cursor runs them): the
+ * first signal that proves another agent wins over the name, unless the named agent's own signs rank
+ * before it. Variables alone never overrule the name: an enclosing session passes its own through.
+ */
+export function agentOf(payload: HookPayload, env: Env, declared?: DeclaredAgent): AgentKind {
+  if (declared === undefined) return detectAgent(payload, env);
+  const first = SIGNALS.find(({ signal }) => proves(signal) && holds(signal, payload, env));
+  if (first === undefined || first.agent === declared) return declared;
+  const ownFirst = SIGNALS.some(
+    ({ agent, signal }) =>
+      agent === declared && signal.rank < first.signal.rank && holds(signal, payload, env),
+  );
+  return ownFirst ? declared : first.agent;
+}
+
 /** The agents a hook command can name. */
 export type DeclaredAgent = AgentId;
 
@@ -167,7 +195,7 @@ function nameOf(agent: AgentKind, name: string | undefined): string {
 /** The event hookd makes of a payload object: its name, ids, agent and project dir. */
 function eventOf(payload: HookPayload, env: Env, clock: Clock, declaredAgent?: DeclaredAgent): HookEvent {
   const cwd = str(payload.cwd);
-  const agent = declaredAgent ?? detectAgent(payload, env);
+  const agent = agentOf(payload, env, declaredAgent);
   const event: HookEvent = {
     id: clock.id(),
     receivedAt: clock.now(),
