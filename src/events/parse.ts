@@ -3,8 +3,8 @@ import { newEventId } from '../util/event-id.js';
 import type { AgentKind, HookEvent, HookPayload } from './types.js';
 import { str } from '../util/json-values.js';
 import type { ScanOptions, ScanResult } from './json-scan.js';
-import { AGENT_IDS, isAgentId, type AgentId } from '../agents/ids.js';
-import { DETECTS, PROJECT_DIR_ENV } from '../agents/protocols.js';
+import { AGENT_IDS, isAgentId, RECOGNISED_AGENTS, type AgentId } from '../agents/ids.js';
+import { DETECTS, PROJECT_DIR_ENV, RECOGNISED } from '../agents/protocols.js';
 import type { DetectSignal } from '../agents/types.js';
 import { geminiCanonical } from './gemini-facts.js';
 
@@ -21,9 +21,15 @@ export type ParseResult =
 type Env = Record<string, string | undefined>;
 
 /** The signals of every agent, in the order they are tried (src/agents/: each agent's `detect`). */
-const SIGNALS = AGENT_IDS.flatMap((agent) => DETECTS[agent].map((signal) => ({ agent, signal }))).sort(
-  (a, b) => a.signal.rank - b.signal.rank,
-);
+const SIGNALS = [
+  ...AGENT_IDS.flatMap((agent) => DETECTS[agent].map((signal) => ({ agent: agent as AgentKind, signal }))),
+  ...RECOGNISED_AGENTS.flatMap((agent) => RECOGNISED[agent].detect.map((signal) => ({ agent, signal }))),
+].sort((a, b) => a.signal.rank - b.signal.rank);
+
+/** The protocol of an agent recognised without an adapter; undefined for the others. */
+function recognised(agent: AgentKind) {
+  return (RECOGNISED as Partial<Record<AgentKind, (typeof RECOGNISED)[keyof typeof RECOGNISED]>>)[agent];
+}
 
 function holds(signal: DetectSignal, payload: HookPayload, env: Env): boolean {
   const sessionId = str(payload.session_id);
@@ -185,7 +191,9 @@ const DEFAULT_CLOCK: Clock = { now: Date.now, id: newEventId };
  * counterparts (BeforeTool is PreToolUse: gemini-facts.ts), so one config serves every agent.
  */
 export function canonicalEventName(agent: AgentKind, name: string): string {
-  return agent === 'gemini' ? geminiCanonical(name) : name;
+  if (agent === 'gemini') return geminiCanonical(name);
+  const names = recognised(agent)?.eventNames;
+  return names && Object.hasOwn(names, name) ? names[name]! : name;
 }
 
 function nameOf(agent: AgentKind, name: string | undefined): string {
@@ -203,7 +211,8 @@ function eventOf(payload: HookPayload, env: Env, clock: Clock, declaredAgent?: D
     name: nameOf(agent, str(payload.hook_event_name)),
     payload,
   };
-  const sessionId = str(payload.session_id);
+  const sessionField = recognised(agent)?.sessionIdField;
+  const sessionId = str(payload.session_id) ?? (sessionField ? str(payload[sessionField]) : undefined);
   if (sessionId) event.sessionId = sessionId;
   if (cwd) event.cwd = cwd;
   const transcriptPath = str(payload.transcript_path);
