@@ -107,8 +107,6 @@ export interface FastServerOptions {
   now?: () => number;
   /** How the events' commands start (the daemon's spawner, src/daemon/spawn/spawner.ts); default child_process. */
   spawn?: SpawnLike;
-  /** How long a copy of an answered event still gets its answer (src/daemon/listen/once.ts). */
-  onceWindowMs?: number;
 }
 
 export interface FastServer {
@@ -297,10 +295,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
   const configFor = (projectDir: string | undefined, env: Env): LoadedConfig =>
     loadConfig({ env, projectDir, validator: () => validator, memory: configMemory });
   // The same event twice (an agent running one hookd entry from two settings files) runs once.
-  const once = new OnceBook(
-    now,
-    options.onceWindowMs !== undefined ? { windowMs: options.onceWindowMs } : {},
-  );
+  const once = new OnceBook(now);
 
   const serve = (socket: Socket) => {
     sockets.add(socket);
@@ -475,7 +470,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       if (turn?.lead === false)
         log.info(
           { kind: 'fast', remote, duplicate: true },
-          'the same event is running or just ran: waits for its answer',
+          'the same event is running: waits for its answer',
         );
       // A copy is not recorded in flight: the first call's record stands for the event.
       if (p.inflight && options.inflightDir && turn?.lead !== false) {

@@ -11,8 +11,10 @@ import type { HookEvent } from '../../events/types.js';
  * "The same event" is the same agent, event, stdin bytes, working directory, environment and planned
  * commands: what makes the guard's run the same. The stdin of an agent's event carries its session id,
  * so two sessions never share a key. A call counts as
- * the same while the first one runs and for `windowMs` after it answered: the copies of one event arrive
- * together, a model's identical next tool call (same bytes, no call id, as Droid sends) a turn later.
+ * the same only while the first one runs (`windowMs` after it answered, 0 by default): the agent starts
+ * the copies of one event together, while identical events do come one after the other (Droid's tool
+ * and Notification payloads carry no id: two permission prompts in a row send the same bytes), and
+ * each of those must run.
  * Only the user's own clients reach the socket this serves (docs/protocol.md), so no one else can
  * place an answer here.
  */
@@ -43,7 +45,7 @@ interface Entry {
 }
 
 export interface OnceLimits {
-  /** How long after the first call answered a copy still gets its answer. */
+  /** How long after the first call answered a copy still gets its answer (0: only while it runs). */
   windowMs: number;
   /** Events remembered at once (running and answered); past it a new event is not remembered. */
   maxEntries: number;
@@ -51,7 +53,7 @@ export interface OnceLimits {
   maxReplyChars: number;
 }
 
-export const ONCE_LIMITS: OnceLimits = { windowMs: 2_000, maxEntries: 256, maxReplyChars: 64 * 1024 };
+export const ONCE_LIMITS: OnceLimits = { windowMs: 0, maxEntries: 256, maxReplyChars: 64 * 1024 };
 
 /** The key of one event: what makes two calls the same event (see above). */
 export function onceKey(
