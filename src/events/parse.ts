@@ -201,9 +201,15 @@ function nameOf(agent: AgentKind, name: string | undefined): string {
 }
 
 /** The event hookd makes of a payload object: its name, ids, agent and project dir. */
-function eventOf(payload: HookPayload, env: Env, clock: Clock, declaredAgent?: DeclaredAgent): HookEvent {
+function eventOf(
+  payload: HookPayload,
+  env: Env,
+  clock: Clock,
+  declaredAgent?: DeclaredAgent,
+  agentGiven?: boolean,
+): HookEvent {
   const cwd = str(payload.cwd);
-  const agent = agentOf(payload, env, declaredAgent);
+  const agent = agentGiven && declaredAgent ? declaredAgent : agentOf(payload, env, declaredAgent);
   const event: HookEvent = {
     id: clock.id(),
     receivedAt: clock.now(),
@@ -239,6 +245,8 @@ export function parseEvent(
   clock: Clock = DEFAULT_CLOCK,
   /** The agent named by the command (`hookd hook --agent claude`); guessed when absent. */
   declaredAgent?: DeclaredAgent,
+  /** The named agent is the sender, whatever the event says (`hookd emit`, `hookd explain`). */
+  agentGiven?: boolean,
 ): ParseResult {
   const bytes = withoutBom(typeof raw === 'string' ? Buffer.from(raw) : raw);
   if (bytes.length === 0 || bytes.toString('utf8').trim() === '') {
@@ -261,7 +269,7 @@ export function parseEvent(
   const notObject = notAnObject(value);
   if (notObject) return { ok: false, reason: 'not-object', detail: notObject };
   if (tooDeep) clampDepth(value as object, MAX_EVENT_DEPTH);
-  const event = eventOf(value as HookPayload, env, clock, declaredAgent);
+  const event = eventOf(value as HookPayload, env, clock, declaredAgent, agentGiven);
   return tooDeep ? { ok: true, event, tooDeep } : { ok: true, event };
 }
 
@@ -276,6 +284,7 @@ export function parseScanned(
   env: Env = process.env,
   clock: Clock = DEFAULT_CLOCK,
   declaredAgent?: DeclaredAgent,
+  agentGiven?: boolean,
 ): ParseResult {
   if (scan.root === 'none' && scan.state !== 'invalid')
     return {
@@ -289,6 +298,6 @@ export function parseScanned(
   }
   const notObject = notAnObject(scan.value);
   if (notObject) return { ok: false, reason: 'not-object', detail: notObject };
-  const event = eventOf(scan.value as HookPayload, env, clock, declaredAgent);
+  const event = eventOf(scan.value as HookPayload, env, clock, declaredAgent, agentGiven);
   return scan.tooDeep ? { ok: true, event, tooDeep: true } : { ok: true, event };
 }
