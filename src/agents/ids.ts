@@ -6,6 +6,14 @@
 export const AGENT_IDS = ['droid', 'claude', 'codex', 'gemini'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
 
+/**
+ * Agents hookd recognises from their events without an adapter of their own: nothing installs into
+ * their settings, and their events run with the rules of an agent hookd cannot tell
+ * (docs/agents/README.md, "One entry, another agent"). Cursor runs the hooks of Claude Code's settings.
+ */
+export const RECOGNISED_AGENTS = ['cursor'] as const;
+export type RecognisedAgent = (typeof RECOGNISED_AGENTS)[number];
+
 /** The agent hookd assumes where one must be named and none is (`hookd install`, `hookd emit`). */
 export const DEFAULT_AGENT: AgentId = 'droid';
 

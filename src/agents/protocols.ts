@@ -1,5 +1,6 @@
-import type { AgentId } from './ids.js';
-import type { AgentProtocol, DetectSignal, MatcherRules, ReplyRules } from './types.js';
+import type { AgentId, RecognisedAgent } from './ids.js';
+import type { AgentProtocol, DetectSignal, MatcherRules, RecognisedProtocol, ReplyRules } from './types.js';
+import { CURSOR_PROTOCOL } from './cursor-protocol.js';
 import {
   CLAUDE_DETECT,
   CLAUDE_MATCHER,
@@ -45,24 +46,28 @@ export const PROTOCOLS: Readonly<Record<AgentId, AgentProtocol>> = {
  * How each agent reads a matcher; for an agent hookd cannot tell (`unknown`), the plain rule: an exact
  * name, then a RegExp, on the fields Droid matches.
  */
-export const MATCHERS: Readonly<Record<AgentId | 'unknown', MatcherRules>> = {
+export const MATCHERS: Readonly<Record<AgentId | RecognisedAgent | 'unknown', MatcherRules>> = {
   droid: DROID_MATCHER,
   claude: CLAUDE_MATCHER,
   codex: CODEX_MATCHER,
   gemini: GEMINI_MATCHER,
+  cursor: DROID_MATCHER,
   unknown: DROID_MATCHER,
 };
+
+const UNKNOWN_REPLY: ReplyRules = { ...CLAUDE_REPLY, jsonStdout: 'trimmed' };
 
 /**
  * How each agent takes answers; for an agent hookd cannot tell (`unknown`), the safe mix: JSON on
  * trimmed stdout, the strongest decision wins (a deny is never lost), exit 1 only logged.
  */
-export const REPLIES: Readonly<Record<AgentId | 'unknown', ReplyRules>> = {
+export const REPLIES: Readonly<Record<AgentId | RecognisedAgent | 'unknown', ReplyRules>> = {
   droid: DROID_REPLY,
   claude: CLAUDE_REPLY,
   codex: CODEX_REPLY,
   gemini: GEMINI_REPLY,
-  unknown: { ...CLAUDE_REPLY, jsonStdout: 'trimmed' },
+  cursor: UNKNOWN_REPLY,
+  unknown: UNKNOWN_REPLY,
 };
 
 export const DETECTS: Readonly<Record<AgentId, readonly DetectSignal[]>> = {
@@ -76,10 +81,16 @@ export const DETECTS: Readonly<Record<AgentId, readonly DetectSignal[]>> = {
  * The variables naming the session's project dir, per agent, in order; an agent hookd cannot tell reads
  * Droid's, which include Claude Code's.
  */
-export const PROJECT_DIR_ENV: Readonly<Record<AgentId | 'unknown', readonly string[]>> = {
+export const PROJECT_DIR_ENV: Readonly<Record<AgentId | RecognisedAgent | 'unknown', readonly string[]>> = {
   droid: DROID_PROJECT_DIR_ENV,
   claude: CLAUDE_PROJECT_DIR_ENV,
   codex: CODEX_PROJECT_DIR_ENV,
   gemini: GEMINI_PROJECT_DIR_ENV,
+  cursor: [],
   unknown: DROID_PROJECT_DIR_ENV,
+};
+
+/** The agents recognised without an adapter (ids.ts RECOGNISED_AGENTS), by id. */
+export const RECOGNISED: Readonly<Record<RecognisedAgent, RecognisedProtocol>> = {
+  cursor: CURSOR_PROTOCOL,
 };

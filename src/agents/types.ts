@@ -123,6 +123,18 @@ export interface Timeouts {
 }
 
 /**
+ * An agent hookd recognises without an adapter (ids.ts RECOGNISED_AGENTS): how to tell its events, and
+ * how they map onto hookd's. Data only, read on the hook path.
+ */
+export interface RecognisedProtocol {
+  detect: readonly DetectSignal[];
+  /** The agent's event names that have a counterpart in hookd's (Claude Code's) names. */
+  eventNames: Readonly<Record<string, string>>;
+  /** The payload field naming the session, when it is not `session_id`. */
+  sessionIdField: string;
+}
+
+/**
  * The part of an adapter the hook path reads on every event (`dist/hook.cjs`): plain data, no imports,
  * no functions. Keep it small: the hook bundle has a budget (docs/performance.md).
  */

@@ -3,8 +3,8 @@ import { newEventId } from '../util/event-id.js';
 import type { AgentKind, HookEvent, HookPayload } from './types.js';
 import { str } from '../util/json-values.js';
 import type { ScanOptions, ScanResult } from './json-scan.js';
-import { AGENT_IDS, isAgentId, type AgentId } from '../agents/ids.js';
-import { DETECTS, PROJECT_DIR_ENV } from '../agents/protocols.js';
+import { AGENT_IDS, isAgentId, RECOGNISED_AGENTS, type AgentId } from '../agents/ids.js';
+import { DETECTS, PROJECT_DIR_ENV, RECOGNISED } from '../agents/protocols.js';
 import type { DetectSignal } from '../agents/types.js';
 import { geminiCanonical } from './gemini-facts.js';
 
@@ -21,9 +21,15 @@ export type ParseResult =
 type Env = Record<string, string | undefined>;
 
 /** The signals of every agent, in the order they are tried (src/agents/: each agent's `detect`). */
-const SIGNALS = AGENT_IDS.flatMap((agent) => DETECTS[agent].map((signal) => ({ agent, signal }))).sort(
-  (a, b) => a.signal.rank - b.signal.rank,
-);
+const SIGNALS = [
+  ...AGENT_IDS.flatMap((agent) => DETECTS[agent].map((signal) => ({ agent: agent as AgentKind, signal }))),
+  ...RECOGNISED_AGENTS.flatMap((agent) => RECOGNISED[agent].detect.map((signal) => ({ agent, signal }))),
+].sort((a, b) => a.signal.rank - b.signal.rank);
+
+/** The protocol of an agent recognised without an adapter; undefined for the others. */
+function recognised(agent: AgentKind) {
+  return (RECOGNISED as Partial<Record<AgentKind, (typeof RECOGNISED)[keyof typeof RECOGNISED]>>)[agent];
+}
 
 function holds(signal: DetectSignal, payload: HookPayload, env: Env): boolean {
   const sessionId = str(payload.session_id);
@@ -48,6 +54,34 @@ function holds(signal: DetectSignal, payload: HookPayload, env: Env): boolean {
  */
 export function detectAgent(payload: HookPayload, env: Env): AgentKind {
   return SIGNALS.find(({ signal }) => holds(signal, payload, env))?.agent ?? 'unknown';
+}
+
+/**
+ * Signals ranked up to here prove the sender from the event itself (a session id only the agent sets,
+ * its own transcript path): an enclosing session's environment cannot fake them. Later ones (a project
+ * variable another agent also sets, a field several agents send) only guess.
+ */
+const PROOF_RANK = 2;
+
+function proves(signal: DetectSignal): boolean {
+  return signal.rank <= PROOF_RANK && signal.env === undefined;
+}
+
+/**
+ * The agent that sent the event. The command's `--agent` names the agent whose settings the entry is
+ * in, but another agent may run that entry (Droid imports Claude Code's hooks, Cursor runs them): the
+ * first signal that proves another agent wins over the name, unless the named agent's own signs rank
+ * before it. Variables alone never overrule the name: an enclosing session passes its own through.
+ */
+export function agentOf(payload: HookPayload, env: Env, declared?: DeclaredAgent): AgentKind {
+  if (declared === undefined) return detectAgent(payload, env);
+  const first = SIGNALS.find(({ signal }) => proves(signal) && holds(signal, payload, env));
+  if (first === undefined || first.agent === declared) return declared;
+  const ownFirst = SIGNALS.some(
+    ({ agent, signal }) =>
+      agent === declared && signal.rank < first.signal.rank && holds(signal, payload, env),
+  );
+  return ownFirst ? declared : first.agent;
 }
 
 /** The agents a hook command can name. */
@@ -157,7 +191,9 @@ const DEFAULT_CLOCK: Clock = { now: Date.now, id: newEventId };
  * counterparts (BeforeTool is PreToolUse: gemini-facts.ts), so one config serves every agent.
  */
 export function canonicalEventName(agent: AgentKind, name: string): string {
-  return agent === 'gemini' ? geminiCanonical(name) : name;
+  if (agent === 'gemini') return geminiCanonical(name);
+  const names = recognised(agent)?.eventNames;
+  return names && Object.hasOwn(names, name) ? names[name]! : name;
 }
 
 function nameOf(agent: AgentKind, name: string | undefined): string {
@@ -165,9 +201,15 @@ function nameOf(agent: AgentKind, name: string | undefined): string {
 }
 
 /** The event hookd makes of a payload object: its name, ids, agent and project dir. */
-function eventOf(payload: HookPayload, env: Env, clock: Clock, declaredAgent?: DeclaredAgent): HookEvent {
+function eventOf(
+  payload: HookPayload,
+  env: Env,
+  clock: Clock,
+  declaredAgent?: DeclaredAgent,
+  agentGiven?: boolean,
+): HookEvent {
   const cwd = str(payload.cwd);
-  const agent = declaredAgent ?? detectAgent(payload, env);
+  const agent = agentGiven && declaredAgent ? declaredAgent : agentOf(payload, env, declaredAgent);
   const event: HookEvent = {
     id: clock.id(),
     receivedAt: clock.now(),
@@ -175,7 +217,8 @@ function eventOf(payload: HookPayload, env: Env, clock: Clock, declaredAgent?: D
     name: nameOf(agent, str(payload.hook_event_name)),
     payload,
   };
-  const sessionId = str(payload.session_id);
+  const sessionField = recognised(agent)?.sessionIdField;
+  const sessionId = str(payload.session_id) ?? (sessionField ? str(payload[sessionField]) : undefined);
   if (sessionId) event.sessionId = sessionId;
   if (cwd) event.cwd = cwd;
   const transcriptPath = str(payload.transcript_path);
@@ -202,6 +245,8 @@ export function parseEvent(
   clock: Clock = DEFAULT_CLOCK,
   /** The agent named by the command (`hookd hook --agent claude`); guessed when absent. */
   declaredAgent?: DeclaredAgent,
+  /** The named agent is the sender, whatever the event says (`hookd emit`, `hookd explain`). */
+  agentGiven?: boolean,
 ): ParseResult {
   const bytes = withoutBom(typeof raw === 'string' ? Buffer.from(raw) : raw);
   if (bytes.length === 0 || bytes.toString('utf8').trim() === '') {
@@ -224,7 +269,7 @@ export function parseEvent(
   const notObject = notAnObject(value);
   if (notObject) return { ok: false, reason: 'not-object', detail: notObject };
   if (tooDeep) clampDepth(value as object, MAX_EVENT_DEPTH);
-  const event = eventOf(value as HookPayload, env, clock, declaredAgent);
+  const event = eventOf(value as HookPayload, env, clock, declaredAgent, agentGiven);
   return tooDeep ? { ok: true, event, tooDeep } : { ok: true, event };
 }
 
@@ -239,6 +284,7 @@ export function parseScanned(
   env: Env = process.env,
   clock: Clock = DEFAULT_CLOCK,
   declaredAgent?: DeclaredAgent,
+  agentGiven?: boolean,
 ): ParseResult {
   if (scan.root === 'none' && scan.state !== 'invalid')
     return {
@@ -252,6 +298,6 @@ export function parseScanned(
   }
   const notObject = notAnObject(scan.value);
   if (notObject) return { ok: false, reason: 'not-object', detail: notObject };
-  const event = eventOf(scan.value as HookPayload, env, clock, declaredAgent);
+  const event = eventOf(scan.value as HookPayload, env, clock, declaredAgent, agentGiven);
   return scan.tooDeep ? { ok: true, event, tooDeep: true } : { ok: true, event };
 }

@@ -203,7 +203,8 @@ export async function explainEvent(
 ): Promise<Explanation> {
   const env = options.env;
   const now = (options.now ?? Date.now)();
-  const parsed = parseEvent(JSON.stringify(payload), env, undefined, options.agent);
+  // The agent explain was told to take the event for (or droid for a built one) is its sender.
+  const parsed = parseEvent(JSON.stringify(payload), env, undefined, options.agent, true);
   if (!parsed.ok) throw new Error(parsed.detail);
   const event = parsed.event;
   const loaded = loadConfig({

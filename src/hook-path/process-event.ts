@@ -56,6 +56,8 @@ export interface ProcessIO {
   now?: () => number;
   /** The agent named by the hook command (`hookd hook --agent claude`); guessed from the event when absent. */
   agent?: DeclaredAgent | undefined;
+  /** `agent` is the sender, whatever the event says (`hookd emit`); else the event's own signs may win. */
+  agentGiven?: boolean | undefined;
   /** The event's id when it already has one (a daemon acknowledged it: src/hook-path/fast-event-id.ts). */
   eventId?: string | undefined;
 }
@@ -82,6 +84,8 @@ export interface RunEventRequest {
   umask?: number | undefined;
   /** The agent named by the hook command; guessed from the event and env when absent. */
   agent?: DeclaredAgent | undefined;
+  /** `agent` is the sender, whatever the event says (`hookd emit`). */
+  agentGiven?: boolean | undefined;
   /** The event already parsed from `bytes` (the daemon parses before it acknowledges, by event id). */
   parsed?: Extract<ParseResult, { ok: true }> | undefined;
   /** The event's id when it already has one (a daemon acknowledged it); absent: a new one. */
@@ -193,15 +197,23 @@ function parseRequest(
   memoryBytes: number,
   clock: { now(): number; id(): string } | undefined,
 ): ParseResult {
-  const { spilled, bytes, env, agent } = request;
-  if (spilled) return parseScanned(spilled.scan, spilled.size, env, clock, agent);
-  if (bytes.length <= memoryBytes) return parseEvent(bytes, env, clock, agent);
-  return parseScanned(scanJson(bytes, eventScanOptions(memoryBytes)), bytes.length, env, clock, agent);
+  const { spilled, bytes, env, agent, agentGiven } = request;
+  if (spilled) return parseScanned(spilled.scan, spilled.size, env, clock, agent, agentGiven);
+  if (bytes.length <= memoryBytes) return parseEvent(bytes, env, clock, agent, agentGiven);
+  const scan = scanJson(bytes, eventScanOptions(memoryBytes));
+  return parseScanned(scan, bytes.length, env, clock, agent, agentGiven);
 }
 
 /** `runEvent` with the hook process's options (ProcessIO); returns the report. */
 export async function processEvent(raw: Buffer, io: ProcessIO): Promise<HookReport> {
-  const request: RunEventRequest = { bytes: raw, env: io.env, cwd: io.cwd, agent: io.agent, id: io.eventId };
+  const request: RunEventRequest = {
+    bytes: raw,
+    env: io.env,
+    cwd: io.cwd,
+    agent: io.agent,
+    agentGiven: io.agentGiven,
+    id: io.eventId,
+  };
   return (await runEvent(request, io)).report;
 }
 

@@ -1,6 +1,6 @@
 import type { ToolKind } from '../agents/types.js';
 import { toolKindsOf } from '../agents/tool-kinds.js';
-import type { AgentKind } from '../events/types.js';
+import type { AgentId } from '../agents/ids.js';
 
 /**
  * Matching an entry's `kinds` (canonical tool kinds) against an event's tool, and the words for why an
@@ -26,7 +26,11 @@ export function mismatchText(why: Mismatch): string {
 /** What a tool call matched: the kind of the tool among the entry's kinds, or why none did. */
 export type KindMatch = { kind: ToolKind } | { mismatch: string };
 
-export function matchKinds(kinds: readonly ToolKind[], agent: AgentKind, toolName: unknown): KindMatch {
+export function matchKinds(
+  kinds: readonly ToolKind[],
+  agent: AgentId | 'unknown',
+  toolName: unknown,
+): KindMatch {
   const wanted = JSON.stringify(kinds);
   if (typeof toolName !== 'string') return { mismatch: `kinds ${wanted}: the event names no tool` };
   const found = toolKindsOf(agent, toolName);

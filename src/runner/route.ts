@@ -3,6 +3,7 @@ import type { ConfigLevel } from '../config/merge.js';
 import type { HookEvent } from '../events/types.js';
 import { matcherTarget } from '../events/names.js';
 import { MATCHERS } from '../agents/protocols.js';
+import { isAgentId } from '../agents/ids.js';
 import { matchesPattern } from './matcher.js';
 // From its own chunk in the hook bundle: only an entry with `kinds` loads the agents' tool tables.
 import { matchKinds, mismatchText, type Mismatch, type MismatchParts } from './kind-match.js';
@@ -60,12 +61,13 @@ export function entryMatch(
   options: MatchOptions = {},
 ): { mismatch: Mismatch } | { kind?: ToolKind } {
   const mismatch = (...why: MismatchParts) => ({ mismatch: why });
-  // An entry for other agents: an event of an unknown agent still runs it (a guard must not go missing).
-  if (event.agent !== 'unknown') {
-    if (entry.agent !== undefined && entry.agent !== event.agent)
-      return mismatch('agent', entry.agent, '', event.agent);
-    if (entry.agents !== undefined && !entry.agents.includes(event.agent))
-      return mismatch('agents', entry.agents, '', event.agent);
+  // An entry for other agents: an event of an agent without an adapter (unknown, or only recognised,
+  // such as Cursor) still runs it: a guard must not go missing.
+  const agent = isAgentId(event.agent) ? event.agent : 'unknown';
+  if (agent !== 'unknown') {
+    if (entry.agent !== undefined && entry.agent !== agent) return mismatch('agent', entry.agent, '', agent);
+    if (entry.agents !== undefined && !entry.agents.includes(agent))
+      return mismatch('agents', entry.agents, '', agent);
   }
   const p = event.payload;
   // `matcher` is the agent's own key: read the way the agent that sent the event reads it.
@@ -95,7 +97,7 @@ export function entryMatch(
     }
   }
   if (entry.kinds === undefined || unknown(p.tool_name)) return {};
-  return matchKinds(entry.kinds, event.agent, p.tool_name);
+  return matchKinds(entry.kinds, agent, p.tool_name);
 }
 
 export function commandLabel(spec: HookCommand): string {

@@ -32,6 +32,7 @@ import {
 } from '../../link/wire.js';
 import type { FastStatus } from '../../link/fast-status.js';
 import { clearInflight, diedOutcome, recordInflight } from '../state/inflight.js';
+import { OnceBook, onceKey, type Follow, type Lead, type OnceReply } from './once.js';
 
 /**
  * The fast listener: the native client (native/hookd-client.c) forwards one event over the unix socket
@@ -293,6 +294,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
   // not only once the daemon's own watcher applied it.
   const configFor = (projectDir: string | undefined, env: Env): LoadedConfig =>
     loadConfig({ env, projectDir, validator: () => validator, memory: configMemory });
+  // The same event twice (an agent running one hookd entry from two settings files) runs once.
+  const once = new OnceBook(now);
 
   const serve = (socket: Socket) => {
     sockets.add(socket);
@@ -309,6 +312,13 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     let after: Buffer = Buffer.alloc(0);
     /** The in-flight record of the acknowledged event, until its hand-off is done or it is not run. */
     let inflight: string | undefined;
+    /** This call's place among the calls of the same event: the first runs it, a copy waits for it. */
+    let turn: Lead | Follow | undefined;
+    const settle = (reply: OnceReply | undefined) => {
+      if (turn?.lead !== true) return;
+      turn.settle(reply);
+      turn = undefined;
+    };
     const dropInflight = () => {
       if (inflight === undefined || !options.inflightDir) return;
       clearInflight(options.inflightDir, inflight);
@@ -330,6 +340,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     socket.once('close', () => {
       clearTimeout(timer);
       if (phase !== 'running') dropInflight();
+      if (phase === 'acked') settle(undefined); // not run here: its copies run themselves
       if (phase === 'running' && !replied) {
         log.warn({ kind: 'fast', remote }, 'fast client went away before the answer; killing the event');
         abort.abort();
@@ -380,6 +391,22 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
           answer({ exitCode: 0, stdout: '', stderr: '' });
           return;
         }
+        if (turn?.lead === false) {
+          const first = await turn.result;
+          if (first) {
+            lineLogger.log(
+              'info',
+              {
+                kind: 'duplicate',
+                event: p.parsed.ok ? p.parsed.event.name : undefined,
+                exitCode: first.exitCode,
+              },
+              "the same event came twice (one hookd entry in two settings files); answered with the first call's result",
+            );
+            answer(first);
+            return;
+          }
+        }
         const reply = await runEvent(
           {
             bytes: p.bytes,
@@ -400,14 +427,19 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
             ...(options.spawn ? { spawn: options.spawn } : {}),
             // With its in-flight record kept, the event's answer goes out as soon as it is decided: a
             // daemon killed before the hand-off leaves the record (the next daemon journals it).
-            ...(inflight !== undefined ? { onReply: answer } : {}),
+            onReply: (decided) => {
+              if (!abort.signal.aborted) settle(decided);
+              if (inflight !== undefined) answer(decided);
+            },
           },
         );
+        settle(abort.signal.aborted ? undefined : reply);
         answer(reply);
       } catch (error) {
         log.error({ kind: 'fast', error: (error as Error).message }, 'fast event failed');
         if (!replied) socket.destroy();
       } finally {
+        settle(undefined);
         phase = 'done';
         dropInflight();
         running--;
@@ -434,7 +466,14 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       phase = 'acked';
       replied = p.answered;
       const id = p.parsed.ok ? p.parsed.event.id : `f${process.pid}-${++requests}`;
-      if (p.inflight && options.inflightDir) {
+      turn = p.onceKey !== undefined ? once.claim(p.onceKey) : undefined;
+      if (turn?.lead === false)
+        log.info(
+          { kind: 'fast', remote, duplicate: true },
+          'the same event is running: waits for its answer',
+        );
+      // A copy is not recorded in flight: the first call's record stands for the event.
+      if (p.inflight && options.inflightDir && turn?.lead !== false) {
         try {
           inflight = recordInflight(options.inflightDir, now(), p.inflight);
         } catch (error) {
@@ -444,7 +483,7 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       // An observe-only event is answered at once when its in-flight record is written: GO still decides
       // whether it is run here (exactly once), and the record whether a daemon killed before its hand-off
       // loses it (the next daemon journals it). Without a record it is answered after its hand-off.
-      if (p.observeOnly && inflight !== undefined) replied = true;
+      if (p.observeOnly && inflight !== undefined && turn?.lead !== false) replied = true;
       clearTimeout(timer);
       timer = arm(limits.goTimeoutMs);
       const ack = `ACK ${p.lostCode} ${id}\n`;
@@ -488,6 +527,8 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
     readFailure?: { reason: 'timeout'; detail: string };
     /** The in-flight record (the hand-off the event gets if the daemon dies while running it). */
     inflight?: EventHandoff;
+    /** What makes another call the same event (once.ts). */
+    onceKey?: string;
     skip?: 'off' | 'depth';
   }
 
@@ -562,6 +603,11 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       // A config file whose commands do not run, this session not yet told of: the event's answer says it.
       observeOnly: planned.length === 0 && !configWarningPending(env, loaded, parsed.event.sessionId),
       ...(inflight ? { inflight } : {}),
+      onceKey: onceKey(
+        parsed.event,
+        { bytes, cwd: req.cwd, env },
+        planned.map((c) => [c.origin, c.name, c.spec.command]),
+      ),
     };
   };
 

@@ -46,7 +46,8 @@ describe('protocol v1', () => {
     expect(agentOf('claude')).toBe('claude');
     expect(agentOf('droid')).toBe('droid');
     expect(agentOf('codex')).toBe('codex');
-    expect(agentOf('cursor')).toBe('unknown');
+    expect(agentOf('cursor')).toBe('cursor'); // recognised without an adapter
+    expect(agentOf('a-newer-agent')).toBe('unknown');
     expect(agentOf(undefined)).toBe('unknown');
   });
   it('nacks a wrong version, bad JSON, an unknown type and an invalid event clearly', () => {

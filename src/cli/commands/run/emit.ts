@@ -234,7 +234,8 @@ export const emitCommand: CommandModule<object, EmitArgs> = {
       import('../../hook-io.js'),
       import('../../../explain/format-report.js'),
     ]);
-    const io = { ...cliProcessIO({ daemon: args.daemon }), agent };
+    // An agent named here (or droid for a built event) is the sender: emit acts as that agent.
+    const io = { ...cliProcessIO({ daemon: args.daemon }), agent, agentGiven: true };
     try {
       // Claude Code ends its stdin line with a newline, Droid does not: commands get the agent's bytes.
       const bytes = Buffer.from(`${JSON.stringify(payload)}${agent === 'claude' ? '\n' : ''}`);

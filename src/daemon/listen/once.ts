@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import type { HookEvent } from '../../events/types.js';
+
+/**
+ * One event that reaches the daemon twice runs once (docs/daemon.md, "The same event twice"). One hookd
+ * entry can fire twice for one tool call: Droid runs the entry of `~/.factory` and the copy it imports
+ * from Claude Code's settings; an agent may read the same entry from two settings files. The second
+ * call waits for the first one's answer and gives the agent the same exit code, stdout and stderr; its
+ * guard does not run again and the event is handed on (journal, ledger, notifications) once.
+ *
+ * "The same event" is the same agent, event, stdin bytes, working directory, environment and planned
+ * commands: what makes the guard's run the same. The stdin of an agent's event carries its session id,
+ * so two sessions never share a key. A call counts as
+ * the same only while the first one runs (`windowMs` after it answered, 0 by default): the agent starts
+ * the copies of one event together, while identical events do come one after the other (Droid's tool
+ * and Notification payloads carry no id: two permission prompts in a row send the same bytes), and
+ * each of those must run.
+ * Only the user's own clients reach the socket this serves (docs/protocol.md), so no one else can
+ * place an answer here.
+ */
+
+/** What the agent is answered. */
+export interface OnceReply {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The first call of an event: runs it, then says how it went (undefined: not run, or cut short). */
+export interface Lead {
+  lead: true;
+  settle(reply: OnceReply | undefined): void;
+}
+
+/** A later call of the same event: the first call's answer, or undefined when it must run itself. */
+export interface Follow {
+  lead: false;
+  result: Promise<OnceReply | undefined>;
+}
+
+interface Entry {
+  result: Promise<OnceReply | undefined>;
+  /** When the first call answered; undefined while it runs. */
+  doneAt?: number;
+}
+
+export interface OnceLimits {
+  /** How long after the first call answered a copy still gets its answer (0: only while it runs). */
+  windowMs: number;
+  /** Events remembered at once (running and answered); past it a new event is not remembered. */
+  maxEntries: number;
+  /** The largest answer (stdout and stderr, in characters) kept for copies that come after it. */
+  maxReplyChars: number;
+}
+
+export const ONCE_LIMITS: OnceLimits = { windowMs: 0, maxEntries: 256, maxReplyChars: 64 * 1024 };
+
+/** The key of one event: what makes two calls the same event (see above). */
+export function onceKey(
+  event: HookEvent,
+  call: { bytes: Buffer; cwd: string; env: Record<string, string | undefined> },
+  commands: readonly unknown[],
+): string {
+  const hash = createHash('sha256');
+  const env = Object.entries(call.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const parts = [
+    event.agent,
+    event.name,
+    event.cwd ?? '',
+    call.cwd,
+    JSON.stringify(commands),
+    JSON.stringify(env),
+  ];
+  for (const part of parts) hash.update(`${part.length}:${part}\n`);
+  hash.update(call.bytes);
+  return hash.digest('hex');
+}
+
+/** The events running or just answered, by key; bounded in count and in the answers it keeps. */
+export class OnceBook {
+  private readonly entries = new Map<string, Entry>();
+  private readonly limits: OnceLimits;
+
+  constructor(
+    private readonly now: () => number,
+    limits: Partial<OnceLimits> = {},
+  ) {
+    this.limits = { ...ONCE_LIMITS, ...limits };
+  }
+
+  /** How many events are remembered now. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * The first call of the key leads; a later one follows it. When the book is full of running events,
+   * a new key leads unremembered: its copies then run too (a guard twice, never a guard skipped).
+   */
+  claim(key: string): Lead | Follow {
+    this.prune();
+    const known = this.entries.get(key);
+    if (known) return { lead: false, result: known.result };
+    let settle: (reply: OnceReply | undefined) => void = () => {};
+    const entry: Entry = { result: new Promise((resolve) => (settle = resolve)) };
+    if (this.entries.size >= this.limits.maxEntries) return { lead: true, settle };
+    this.entries.set(key, entry);
+    return {
+      lead: true,
+      settle: (reply) => {
+        settle(reply);
+        const small = reply && reply.stdout.length + reply.stderr.length <= this.limits.maxReplyChars;
+        if (small) entry.doneAt = this.now();
+        else if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    };
+  }
+
+  /** Forgets answers older than the window (the map is in claim order, so the oldest come first). */
+  private prune(): void {
+    const oldest = this.now() - this.limits.windowMs;
+    for (const [key, entry] of this.entries) {
+      if (entry.doneAt !== undefined && entry.doneAt < oldest) this.entries.delete(key);
+    }
+  }
+}

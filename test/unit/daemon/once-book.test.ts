@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { OnceBook, onceKey } from '../../../src/daemon/listen/once.js';
+import type { HookEvent } from '../../../src/events/types.js';
+
+// The daemon's memory of events running or just answered (src/daemon/listen/once.ts): which call runs
+// an event, what its copies get, and what it keeps, on an injected clock.
+
+const reply = { exitCode: 2, stdout: '{"decision":"block"}', stderr: 'no' };
+
+function clock(start = 1_000) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+}
+
+const event = (over: Partial<HookEvent> = {}): HookEvent => ({
+  id: 'e1',
+  receivedAt: 0,
+  agent: 'droid',
+  name: 'PreToolUse',
+  cwd: '/p',
+  payload: {},
+  ...over,
+});
+
+describe('OnceBook', () => {
+  it('the first call leads; a copy while it runs and within the window gets its answer', async () => {
+    const c = clock();
+    const book = new OnceBook(c.now, { windowMs: 100 });
+    const first = book.claim('k');
+    const copy = book.claim('k');
+    expect(first.lead).toBe(true);
+    expect(copy.lead).toBe(false);
+    if (!first.lead || copy.lead) throw new Error('roles');
+    first.settle(reply);
+    await expect(copy.result).resolves.toEqual(reply);
+    c.advance(100);
+    const late = book.claim('k');
+    expect(late.lead).toBe(false);
+    c.advance(1);
+    expect(book.claim('k').lead).toBe(true); // past the window: a new event (a repeated tool call)
+  });
+
+  it('a first call that did not run leaves its copies to run themselves, and is forgotten', async () => {
+    const book = new OnceBook(clock().now);
+    const first = book.claim('k');
+    const copy = book.claim('k');
+    if (!first.lead || copy.lead) throw new Error('roles');
+    first.settle(undefined);
+    await expect(copy.result).resolves.toBeUndefined();
+    expect(book.claim('k').lead).toBe(true);
+  });
+
+  it('is bounded: a full book remembers no new event (its copies run), and a large answer is not kept', async () => {
+    const book = new OnceBook(clock().now, { maxEntries: 2, maxReplyChars: 10 });
+    book.claim('a');
+    book.claim('b');
+    const third = book.claim('c');
+    expect(third.lead).toBe(true);
+    expect(book.claim('c').lead).toBe(true);
+    expect(book.size).toBe(2);
+
+    const small = new OnceBook(clock().now, { maxReplyChars: 10 });
+    const big = small.claim('k');
+    const waiting = small.claim('k');
+    if (!big.lead || waiting.lead) throw new Error('roles');
+    big.settle({ exitCode: 0, stdout: 'x'.repeat(11), stderr: '' });
+    await expect(waiting.result).resolves.toMatchObject({ exitCode: 0 }); // waiting copies still get it
+    expect(small.claim('k').lead).toBe(true);
+  });
+
+  it('keys differ by agent, event, cwd, bytes, environment and planned commands', () => {
+    const call = { bytes: Buffer.from('{"a":1}'), cwd: '/p', env: { A: '1', B: '2' } };
+    const g = [['user', 'g', 'guard']];
+    const base = onceKey(event(), call, g);
+    expect(onceKey(event(), { ...call, bytes: Buffer.from('{"a":1}'), env: { B: '2', A: '1' } }, g)).toBe(
+      base,
+    );
+    const others = [
+      onceKey(event({ agent: 'claude' }), call, g),
+      onceKey(event({ name: 'PostToolUse' }), call, g),
+      onceKey(event({ cwd: '/q' }), call, g),
+      onceKey(event(), { ...call, cwd: '/q' }, g),
+      onceKey(event(), { ...call, bytes: Buffer.from('{"a":2}') }, g),
+      onceKey(event(), { ...call, env: { A: '1', B: '3' } }, g),
+      onceKey(event(), call, [['project', 'g', 'guard']]),
+    ];
+    expect(new Set([base, ...others]).size).toBe(8);
+  });
+});
