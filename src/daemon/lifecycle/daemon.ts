@@ -287,6 +287,14 @@ export class Daemon implements DaemonHandle {
         env,
         config: telemetry?.export,
         usage: (id) => this.agentTelemetry?.book.get(id),
+        ...(telemetry?.receiver?.enabled
+          ? {
+              forward: {
+                mode: telemetry.receiver.forward ?? 'redacted',
+                maxBytes: telemetry.receiver.forwardMaxBytes,
+              },
+            }
+          : {}),
         logger: log,
         now: this.now,
         ...(options.telemetryTuning ? { tuning: options.telemetryTuning } : {}),
@@ -300,6 +308,7 @@ export class Daemon implements DaemonHandle {
         config: telemetry?.receiver,
         logger: log,
         now: this.now,
+        forward: (signal, request) => this.export?.forwarder?.take(signal, request),
       });
       return () => this.agentTelemetry?.close();
     });
