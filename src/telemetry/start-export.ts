@@ -31,7 +31,12 @@ export function startExport(options: {
   /** Forwarding of what the receiver takes (telemetry.receiver.forward); absent: none. */
   forward?: { mode: ForwardMode; maxBytes?: number | undefined };
   /** Tests: shorter batching and backoff. */
-  tuning?: { flushIntervalMs?: number; retryBaseMs?: number; retryMaxMs?: number };
+  tuning?: {
+    flushIntervalMs?: number;
+    retryBaseMs?: number;
+    retryMaxMs?: number;
+    defer?: (work: () => void) => void;
+  };
 }): StartedExport | undefined {
   const { logger } = options;
   const settings = resolveExportSettings(options.env, options.config);
@@ -40,6 +45,7 @@ export function startExport(options: {
     return undefined;
   }
   for (const problem of settings.problems) logger.warn({ source: 'telemetry' }, problem);
+  const { defer, ...exporterTuning } = options.tuning ?? {};
   const forwarding = options.forward?.mode === 'off' ? undefined : options.forward;
   const exporter = new OtlpExporter({
     targets: settings.targets,
@@ -49,7 +55,7 @@ export function startExport(options: {
     },
     maxQueue: settings.maxQueue,
     now: options.now,
-    ...options.tuning,
+    ...exporterTuning,
     ...(forwarding
       ? {
           forward: {
@@ -81,6 +87,7 @@ export function startExport(options: {
     includePrompts: settings.includePrompts,
     now: options.now,
     ...(options.usage ? { usage: options.usage } : {}),
+    ...(defer ? { defer } : {}),
   });
   const forwarder =
     forwarding && forwarding.mode !== 'off'
@@ -91,6 +98,9 @@ export function startExport(options: {
     exporter,
     forwarder,
     stats: () => exporter.stats(),
-    close: () => exporter.close(),
+    close: () => {
+      telemetry.flush();
+      return exporter.close();
+    },
   };
 }

@@ -90,8 +90,13 @@ export interface StartDaemonOptions {
   watch?: { config: WatchConfig; client: WatchClient; timers?: WatchTimers };
   /** OpenTelemetry settings (default: the user config file's `telemetry`); docs/telemetry.md. */
   telemetry?: TelemetryConfig;
-  /** Tests: shorter export batching and backoff. */
-  telemetryTuning?: { flushIntervalMs?: number; retryBaseMs?: number; retryMaxMs?: number };
+  /** Tests: shorter export batching and backoff, and when the telemetry of what was seen is built. */
+  telemetryTuning?: {
+    flushIntervalMs?: number;
+    retryBaseMs?: number;
+    retryMaxMs?: number;
+    defer?: (work: () => void) => void;
+  };
 }
 
 export interface DaemonHandle {
