@@ -2,7 +2,7 @@ import { WATCHER_NAMES, type WatchConfig, type WatcherName } from '../config/wat
 import type { NotifyConfig } from '../config/notify-schema.js';
 import { formatDuration } from '../util/format-duration.js';
 import { freshWatcherState, readWatchFile, type WatcherState } from './state-file.js';
-import { watchRules } from './routing.js';
+import { WATCH_DEFAULT_RULE, watchRules, withWatchDefault } from './routing.js';
 import type { RaiseKind, WatchClient, WatchRaise } from './types.js';
 import { WATCHERS } from './watchers.js';
 
@@ -102,7 +102,7 @@ export interface WatchExplanation {
   interval: string;
   what: string[];
   /** Per kind raised: the notify rules that would route it (none: it is recorded, not sent). */
-  routes: { kind: RaiseKind; rules: string[] }[];
+  routes: { kind: RaiseKind; rules: string[]; builtIn: boolean }[];
   state?: WatcherRow | undefined;
 }
 
@@ -113,15 +113,20 @@ export function explainWatcher(
   file: string,
 ): WatchExplanation {
   const row = listWatchers(config, file).watchers.find((w) => w.name === name);
+  // What the daemon routes by: the built-in PlatformWatch rule counts while any watcher is on.
+  const routing = withWatchDefault(
+    notify,
+    WATCHER_NAMES.some((n) => config[n].enabled),
+  );
   return {
     watcher: name,
     enabled: config[name].enabled,
     interval: formatDuration(config[name].interval),
     what: WATCHERS[name].describe(config),
-    routes: [...WATCHER_KINDS[name], 'watch-summary' as const].map((kind) => ({
-      kind,
-      rules: watchRules(notify, kind),
-    })),
+    routes: [...WATCHER_KINDS[name], 'watch-summary' as const].map((kind) => {
+      const rules = watchRules(routing, kind);
+      return { kind, rules, builtIn: rules.length === 1 && rules[0] === WATCH_DEFAULT_RULE };
+    }),
     state: row,
   };
 }

@@ -44,7 +44,7 @@ import { RemoteAnswers } from '../remote-answers.js';
 import { WatchRunner, type WatchTimers } from '../../watch/runner.js';
 import type { WatchClient } from '../../watch/types.js';
 import { watchStatePath } from '../../watch/state-file.js';
-import { watchRules } from '../../watch/routing.js';
+import { WATCH_DEFAULT_RULE, watchRules, withWatchDefault } from '../../watch/routing.js';
 import type { WatchConfig } from '../../config/watch-schema.js';
 import { startExport, type StartedExport } from '../../telemetry/start-export.js';
 import { startAgentReceiver, type StartedReceiver } from '../../telemetry/start-receiver.js';
@@ -403,10 +403,16 @@ export class Daemon implements DaemonHandle {
       if (!runner || runner.enabled().length === 0) return;
       this.watchers = runner;
       runner.start();
-      if (watchRules(this.notify()).length === 0)
+      const routes = watchRules(this.notify());
+      if (routes.length === 0)
         log.warn(
           { source: 'watch' },
           'platform watchers are on but no notify rule matches PlatformWatch: add one (docs/watch.md)',
+        );
+      else if (routes.includes(WATCH_DEFAULT_RULE))
+        log.info(
+          { source: 'watch', rule: WATCH_DEFAULT_RULE },
+          'no notify rule of yours matches PlatformWatch; the built-in rule sends what the watchers raise to the default channel',
         );
       return () => runner.stop();
     });
@@ -421,8 +427,9 @@ export class Daemon implements DaemonHandle {
     );
   }
 
+  /** The notify settings in force (with the built-in PlatformWatch rule while watchers run). */
   private notify(): NotifyConfig {
-    return this.config.state.notify;
+    return withWatchDefault(this.config.state.notify, this.watchers !== undefined);
   }
 
   /** The config store and the channels it builds, rebuilt on every valid change. */

@@ -12,8 +12,12 @@ afterEach(async () => {
   for (const s of setups.splice(0)) await s.close();
 });
 
-async function setup(watch: Record<string, unknown>, key?: 'owner' | 'manager' | 'member') {
-  const s = await watchSetup(watch, key);
+async function setup(
+  watch: Record<string, unknown>,
+  key?: 'owner' | 'manager' | 'member',
+  notifyFor?: (url: string) => Record<string, unknown>,
+) {
+  const s = await watchSetup(watch, key, notifyFor);
   setups.push(s);
   return s;
 }
@@ -88,6 +92,33 @@ describe('platform watchers against the simulator', () => {
       expect(s.received()).toHaveLength(1);
     });
   }
+
+  it('notifies through the built-in rule when no rule of the user routes PlatformWatch', async () => {
+    // The default channel is the first desktop channel, else the one named "desktop": here a webhook.
+    const s = await setup({ members: { enabled: true } }, undefined, (url) => ({
+      channels: { desktop: { type: 'webhook', url } },
+      rules: [{ name: 'agents', on: 'Stop', channels: ['desktop'] }],
+    }));
+    await s.poll('members');
+    s.sim.script.addMember('new.person@acme.example');
+    expect((await s.poll('members')).raised).toHaveLength(1);
+    expect(s.received()).toHaveLength(1);
+    expect(s.hook.received[0]!.json).toMatchObject({
+      notification: { event: 'PlatformWatch', rule: 'default: platform watch' },
+    });
+  });
+
+  it('has no built-in PlatformWatch rule under notify.defaults: false', async () => {
+    const s = await setup({ members: { enabled: true } }, undefined, (url) => ({
+      defaults: false,
+      channels: { desktop: { type: 'webhook', url } },
+      rules: [{ name: 'agents', on: 'Stop', channels: ['desktop'] }],
+    }));
+    await s.poll('members');
+    s.sim.script.addMember('new.person@acme.example');
+    expect((await s.poll('members')).raised).toHaveLength(1);
+    expect(s.received()).toEqual([]);
+  });
 
   it('polls on its own schedule, survives a restart on it, and keeps its state private', async () => {
     const s = await setup({ computers: { enabled: true, interval: '5m' } });
