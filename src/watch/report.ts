@@ -15,7 +15,9 @@ export interface WatcherRow {
   status: WatcherState['status'] | 'off';
   lastPollAt?: number | undefined;
   nextPollAt?: number | undefined;
+  /** Failed polls in a row; with them, how long the watcher waits before it asks again (backoff). */
   failures: number;
+  backoffMs?: number | undefined;
   raised: number;
   summary?: string | undefined;
   lastError?: string | undefined;
@@ -34,12 +36,19 @@ function savedStates(file: string): { states: Partial<Record<WatcherName, Watche
   return read.missing ? { states: {} } : { states: {}, problem: read.problem };
 }
 
-/** Every watcher, its settings and what the daemon saved about it. */
-export function listWatchers(config: WatchConfig, file: string): WatchListing {
-  const { states, problem } = savedStates(file);
-  const watchers = WATCHER_NAMES.map((name): WatcherRow => {
+/** One row per watcher: its settings and its state (saved, or the running daemon's). */
+export function watcherRows(
+  config: WatchConfig,
+  states: Partial<Record<WatcherName, WatcherState>>,
+): WatcherRow[] {
+  return WATCHER_NAMES.map((name): WatcherRow => {
     const enabled = config[name].enabled;
     const state = states[name];
+    const failures = state?.failures ?? 0;
+    const backoff =
+      failures > 0 && state?.nextPollAt !== undefined && state.lastPollAt !== undefined
+        ? state.nextPollAt - state.lastPollAt
+        : undefined;
     return {
       name,
       enabled,
@@ -47,13 +56,19 @@ export function listWatchers(config: WatchConfig, file: string): WatchListing {
       status: enabled ? (state?.status ?? 'new') : 'off',
       lastPollAt: state?.lastPollAt,
       nextPollAt: state?.nextPollAt,
-      failures: state?.failures ?? 0,
+      failures,
+      ...(backoff !== undefined ? { backoffMs: backoff } : {}),
       raised: state?.raised ?? 0,
       summary: state?.summary,
       lastError: state?.lastError,
     };
   });
-  return { file, ...(problem ? { problem } : {}), watchers };
+}
+
+/** Every watcher, its settings and what the daemon saved about it. */
+export function listWatchers(config: WatchConfig, file: string): WatchListing {
+  const { states, problem } = savedStates(file);
+  return { file, ...(problem ? { problem } : {}), watchers: watcherRows(config, states) };
 }
 
 export interface WatchTestResult {

@@ -248,6 +248,7 @@ export class Daemon implements DaemonHandle {
       pipeline: this.pipeline!.counts,
       digest: this.digest.counts,
       presence: () => this.presence.probe().status(),
+      watchers: () => this.watchers?.rows(),
       fast: () =>
         this.fast
           ? { socket: this.fast.socket, protocol: FAST_PROTOCOL, clientVersions: { ...FAST_CLIENT_VERSIONS } }

@@ -5,6 +5,7 @@ import type { Simulator } from '../../../src/platform-api/simulator/index.js';
 import type { WatcherName } from '../../../src/config/watch-schema.js';
 import { waitFor } from '../daemon/helpers.js';
 import { watchSetup } from './helpers.js';
+import { runCli } from '../../helpers/cli-run.js';
 
 type Setup = Awaited<ReturnType<typeof watchSetup>>;
 const setups: Setup[] = [];
@@ -182,6 +183,46 @@ describe('platform watchers against the simulator', () => {
       ok: true,
       nextPollAt: s.clock.now + 300_000,
     });
+  });
+
+  it('hookd status shows each watcher: last and next poll, backoff, last error', async () => {
+    const s = await setup({ computers: { enabled: true, interval: '5m' }, members: { enabled: true } });
+    await s.runner().pollNow('members');
+    s.sim.injectFault({ path: '/api/v0/computers', status: 500, times: 2 });
+    await s.runner().pollNow('computers');
+    await s.runner().pollNow('computers');
+    const json = await runCli(['status', '--json'], { env: s.t.env as Record<string, string> });
+    expect(json.code).toBe(0);
+    const watchers = (JSON.parse(json.stdout) as { daemon: { stats: { watchers: unknown[] } } }).daemon.stats
+      .watchers;
+    expect(watchers).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          name: 'computers',
+          status: 'error',
+          failures: 2,
+          backoffMs: 120_000,
+          lastPollAt: s.clock.now,
+          nextPollAt: s.clock.now + 120_000,
+          lastError: expect.stringContaining('500'),
+        }),
+        expect.objectContaining({
+          name: 'members',
+          status: 'ok',
+          failures: 0,
+          nextPollAt: s.clock.now + 1_800_000,
+        }),
+        expect.objectContaining({ name: 'credits', enabled: false, status: 'off' }),
+      ]),
+    );
+    const text = await runCli(['status'], { env: s.t.env as Record<string, string> });
+    expect(text.stdout).toMatch(/^watchers:$/m);
+    expect(text.stdout).toMatch(
+      /^ {2}computers: error \(2 failed in a row, backing off 2m00s\), last poll /m,
+    );
+    expect(text.stdout).toMatch(/^ {2}members: ok, last poll .*, 0 raised$/m);
+    expect(text.stdout).not.toMatch(/^ {2}credits:/m);
+    expect(text.stdout).toMatch(/^ {2}- watcher computers: .*500/m);
   });
 
   it('a 403 (a key without the role) waits hours and says why', async () => {
