@@ -6,6 +6,9 @@ import type { WatcherName } from '../../../src/config/watch-schema.js';
 import { waitFor } from '../daemon/helpers.js';
 import { watchSetup } from './helpers.js';
 import { runCli } from '../../helpers/cli-run.js';
+import { checkWatch } from '../../../src/doctor/checks/watch/check-watch.js';
+import { readDaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js';
+import { notifySettings } from '../../../src/config/notify-schema.js';
 
 type Setup = Awaited<ReturnType<typeof watchSetup>>;
 const setups: Setup[] = [];
@@ -223,6 +226,31 @@ describe('platform watchers against the simulator', () => {
     expect(text.stdout).toMatch(/^ {2}members: ok, last poll .*, 0 raised$/m);
     expect(text.stdout).not.toMatch(/^ {2}credits:/m);
     expect(text.stdout).toMatch(/^ {2}- watcher computers: .*500/m);
+  });
+
+  it('doctor checks the watchers the daemon runs and where what they raise goes', async () => {
+    const watch = { computers: { enabled: true, interval: '5m' } };
+    const s = await setup(watch);
+    const notify = notifySettings({});
+    const check = async (input: unknown = watch, n = notify) =>
+      checkWatch(s.t.env, input, n, await readDaemonView(s.t.env, 2000));
+    expect(await check({})).toMatchObject({ id: 'platform-watch', status: 'skip' });
+    expect(await check()).toMatchObject({ status: 'ok', detail: 'computers not polled yet' });
+    s.sim.injectFault({ path: '/api/v0/computers', status: 500, times: 1 });
+    await s.runner().pollNow('computers');
+    const failing = await check();
+    expect(failing).toMatchObject({
+      status: 'warn',
+      detail: expect.stringMatching(/^computers: error \(1 in a row\): .*500/),
+    });
+    expect(failing.fix).toContain('hookd watch test');
+    await s.runner().pollNow('computers');
+    expect(await check()).toMatchObject({ status: 'ok', detail: 'computers polling' });
+    // Without the built-in rules nothing routes PlatformWatch.
+    expect(await check(watch, notifySettings({ defaults: false }))).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('no notify rule routes PlatformWatch'),
+    });
   });
 
   it('a 403 (a key without the role) waits hours and says why', async () => {
