@@ -487,7 +487,7 @@ export const notifySchema = notifyObjectSchema
 export type NotifyConfig = z.infer<typeof notifySchema>;
 
 /** The channel the default rules use: the first desktop channel defined, else the implicit "desktop". */
-function defaultChannel(config: NotifyConfig): string {
+export function defaultChannel(config: NotifyConfig): string {
   for (const [name, channel] of Object.entries(config.channels)) if (channel.type === 'desktop') return name;
   return 'desktop';
 }

@@ -12,6 +12,10 @@ export const TELEMETRY_DEFAULTS = {
   retryMaxMs: 60_000,
   receiverPort: 4319,
   receiverMaxBodyBytes: 4 * 1024 * 1024,
+  /** The agents' telemetry held per signal on its way to the collector; the oldest goes first past it. */
+  forwardMaxBytes: 8 * 1024 * 1024,
+  /** The largest forwarded request (a single larger one goes alone). */
+  forwardBatchBytes: 1024 * 1024,
 } as const;
 
 export const telemetryExportSchema = z
@@ -70,6 +74,21 @@ export const telemetryReceiverSchema = z
       .max(64 * 1024 * 1024)
       .default(TELEMETRY_DEFAULTS.receiverMaxBodyBytes)
       .describe('A larger request is refused with 413.'),
+    forward: z
+      .enum(['redacted', 'raw', 'off'])
+      .optional()
+      .describe(
+        'Where export is on, send what the agents report on to the same collector: redacted (default: no e-mail, account, organization, prompts or tool parameters), raw (as the agent sent it) or off.',
+      ),
+    forwardMaxBytes: z
+      .number()
+      .int()
+      .positive()
+      .max(256 * 1024 * 1024)
+      .optional()
+      .describe(
+        `Bytes of agent telemetry kept per signal while the collector is down or slow (default ${TELEMETRY_DEFAULTS.forwardMaxBytes}); the oldest are dropped past it.`,
+      ),
   })
   .describe("The local OTLP receiver for the agents' own telemetry (docs/telemetry.md).");
 

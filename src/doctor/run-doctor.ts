@@ -13,6 +13,7 @@ import { checkEntryTimeouts } from './checks/agent/check-entry-timeouts.js';
 import { checkHookTrust } from './checks/agent/check-hook-trust.js';
 import { checkApiKey } from './checks/config/check-api.js';
 import { checkTelemetry } from './checks/telemetry/check-telemetry.js';
+import { checkWatch } from './checks/watch/check-watch.js';
 import { checkRemote } from './checks/remote/check-remote.js';
 import { checkBacklog } from './checks/daemon/check-backlog.js';
 import { checkChannel } from './checks/notify/check-channels.js';
@@ -180,6 +181,10 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     {
       title: 'telemetry',
       run: () => checkTelemetry(env, hookd?.telemetry, { fetch: fetchImpl, timeoutMs }),
+    },
+    {
+      title: 'platform watchers',
+      run: async () => checkWatch(env, hookd?.watch, notify, await view),
     },
     {
       title: 'remote answers',

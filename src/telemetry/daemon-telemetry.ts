@@ -33,7 +33,19 @@ export interface DaemonTelemetryOptions {
   now: () => number;
   /** What the agent's own telemetry reported for a session so far (the receiver), if anything. */
   usage?: (sessionId: string) => SessionUsage | undefined;
+  /**
+   * Runs the work of what was seen later, off the path of the event that brought it (default: a timer
+   * of DEFER_MS). Tests hold it to show nothing waits for it.
+   */
+  defer?: (work: () => void) => void;
 }
+
+/** How long after an event or delivery its spans, logs and metrics are built (in one batch). */
+export const DEFER_MS = 50;
+/** Events and deliveries waiting to be turned into telemetry; the oldest are dropped past it. */
+const MAX_PENDING = 4096;
+
+const deferByTimer = (work: () => void) => setTimeout(work, DEFER_MS).unref();
 
 /** Sessions, events and deliveries remembered to link spans; the oldest are forgotten past these. */
 const MAX_SESSIONS = 1000;
@@ -89,20 +101,49 @@ export class DaemonTelemetry {
     MAX_DELIVERIES,
   );
 
+  private pending: (() => void)[] = [];
+  private scheduled = false;
+  /** Events and deliveries not reported because too many waited at once. */
+  skipped = 0;
+
   constructor(private readonly o: DaemonTelemetryOptions) {}
 
+  /**
+   * Takes an event once it is handled. Only a reference is kept here: the spans, log record and
+   * metrics are built later in a batch, so the notification and the agent's answer never wait for them.
+   */
   event(handoff: EventHandoff): void {
-    try {
-      this.recordEvent(handoff);
-    } catch {
-      // Telemetry never stops an event.
-    }
+    this.later(() => this.recordEvent(handoff));
   }
 
   delivery(record: DeliveryRecord): void {
+    this.later(() => this.recordDelivery(record));
+  }
+
+  /** Builds what is still waiting now (before the exporter's last send at stop). */
+  flush(): void {
+    this.scheduled = false;
+    for (const work of this.pending.splice(0))
+      try {
+        work();
+      } catch {
+        // Telemetry never stops anything.
+      }
+  }
+
+  private later(work: () => void): void {
+    this.pending.push(work);
+    if (this.pending.length > MAX_PENDING) {
+      this.pending.shift();
+      this.skipped += 1;
+    }
+    if (this.scheduled) return;
+    this.scheduled = true;
     try {
-      this.recordDelivery(record);
-    } catch {}
+      (this.o.defer ?? deferByTimer)(() => this.flush());
+    } catch {
+      this.scheduled = false;
+    }
   }
 
   private recordEvent({ event, results }: EventHandoff): void {

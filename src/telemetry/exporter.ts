@@ -19,6 +19,8 @@ export interface SignalExportStats {
   failures: number;
   lastError?: string;
   lastSentAt?: number;
+  /** Bytes waiting, where the queue is bounded by size too (forwarded agent telemetry). */
+  queuedBytes?: number;
 }
 
 export interface ExporterOptions {
@@ -33,12 +35,69 @@ export interface ExporterOptions {
   post?: PostLike;
   now?: () => number;
   /** Told of a failed attempt once per outage (and when it ends), never per item. */
-  onTrouble?: (signal: Signal, problem: string | undefined) => void;
+  onTrouble?: (signal: Signal, problem: string | undefined, what?: 'forwarded') => void;
+  /** Forward the agents' own telemetry too (a queue per signal, bounded by bytes). */
+  forward?: ForwardLimits;
 }
 
 interface Queued<T> {
   seq: number;
   item: T;
+  weight: number;
+}
+
+/** Shared by every queue of one exporter. */
+type QueueOptions = Required<Omit<ExporterOptions, 'targets' | 'onTrouble' | 'forward'>> &
+  Pick<ExporterOptions, 'onTrouble'>;
+
+/** What one queue holds and how a batch of it becomes a request body. */
+interface QueueCodec<T> {
+  encode(items: T[]): Promise<Uint8Array>;
+  /** The item's size in bytes, where the queue is bounded by size too. */
+  weigh?(item: T): number;
+  /** At most this many bytes waiting (the oldest go first past it), and per request. */
+  maxBytes?: number;
+  batchBytes?: number;
+}
+
+/** One request's worth of an agent's own telemetry, already redacted and encoded for the collector. */
+export interface ForwardChunk {
+  /** protobuf: a whole export request; JSON: the resource entries of one, without the brackets. */
+  body: Buffer;
+}
+
+/** The resource list of each signal's export request. */
+export const RESOURCE_KEY: Record<Signal, string> = {
+  traces: 'resourceSpans',
+  metrics: 'resourceMetrics',
+  logs: 'resourceLogs',
+};
+
+/**
+ * Forwarded chunks batched into one request. Serialized protobuf messages concatenate into one message
+ * whose repeated fields hold both (the wire format merges them); JSON resource lists are joined.
+ */
+function forwardCodec(signal: Signal, target: SignalTarget, limits: ForwardLimits): QueueCodec<ForwardChunk> {
+  return {
+    encode: (chunks) =>
+      Promise.resolve(
+        target.encoding === 'protobuf'
+          ? Buffer.concat(chunks.map((c) => c.body))
+          : Buffer.from(
+              `{"${RESOURCE_KEY[signal]}":[${chunks.map((c) => c.body.toString('utf8')).join(',')}]}`,
+            ),
+      ),
+    weigh: (chunk) => chunk.body.length,
+    maxBytes: limits.maxBytes,
+    batchBytes: limits.batchBytes,
+  };
+}
+
+export interface ForwardLimits {
+  /** Bytes of forwarded telemetry held per signal while the collector cannot take them. */
+  maxBytes: number;
+  /** Bytes per forwarded request at most (one larger chunk goes alone). */
+  batchBytes: number;
 }
 
 /**
@@ -47,8 +106,9 @@ interface Queued<T> {
  * failed one is retried with exponential backoff (Retry-After honoured) and its items stay queued, so a
  * collector that is down, slow or answers 5xx loses nothing within the bound.
  */
-class SignalQueue<S extends Signal> {
-  private items: Queued<SignalItems[S]>[] = [];
+class SignalQueue<T> {
+  private items: Queued<T>[] = [];
+  private bytes = 0;
   private nextSeq = 0;
   private timer: NodeJS.Timeout | undefined;
   private dueAt = 0;
@@ -59,24 +119,46 @@ class SignalQueue<S extends Signal> {
   readonly stats: SignalExportStats;
 
   constructor(
-    private readonly signal: S,
+    private readonly signal: Signal,
     private readonly target: SignalTarget,
-    private readonly o: Required<Omit<ExporterOptions, 'targets' | 'onTrouble'>> &
-      Pick<ExporterOptions, 'onTrouble'>,
+    private readonly o: QueueOptions,
+    private readonly codec: QueueCodec<T>,
   ) {
     this.stats = { url: target.url, queued: 0, sent: 0, dropped: 0, rejected: 0, failures: 0 };
+    if (codec.maxBytes !== undefined) this.stats.queuedBytes = 0;
   }
 
-  push(item: SignalItems[S]): void {
+  push(item: T): void {
     if (this.closed) return;
-    this.items.push({ seq: this.nextSeq++, item });
-    if (this.items.length > this.o.maxQueue) {
-      const over = this.items.length - this.o.maxQueue;
-      this.items.splice(0, over);
-      this.stats.dropped += over;
+    const weight = this.codec.weigh?.(item) ?? 0;
+    this.items.push({ seq: this.nextSeq++, item, weight });
+    this.bytes += weight;
+    const maxBytes = this.codec.maxBytes ?? Infinity;
+    while (this.items.length > this.o.maxQueue || (this.bytes > maxBytes && this.items.length > 0)) {
+      this.bytes -= this.items.shift()!.weight;
+      this.stats.dropped += 1;
     }
-    this.stats.queued = this.items.length;
+    this.counted();
     this.schedule(this.items.length >= this.o.batchSize ? 0 : this.o.flushIntervalMs);
+  }
+
+  private counted(): void {
+    this.stats.queued = this.items.length;
+    if (this.stats.queuedBytes !== undefined) this.stats.queuedBytes = this.bytes;
+  }
+
+  /** The oldest items, up to the batch size and (past the first) the batch's bytes. */
+  private nextBatch(): Queued<T>[] {
+    const batchBytes = this.codec.batchBytes ?? Infinity;
+    const batch: Queued<T>[] = [];
+    let bytes = 0;
+    for (const queued of this.items) {
+      if (batch.length >= this.o.batchSize) break;
+      if (batch.length > 0 && bytes + queued.weight > batchBytes) break;
+      batch.push(queued);
+      bytes += queued.weight;
+    }
+    return batch;
   }
 
   /** Arms the next send in `delayMs` unless one is due sooner; never before a backoff ends. */
@@ -100,18 +182,13 @@ class SignalQueue<S extends Signal> {
     this.timer.unref();
   }
   private async sendOne(): Promise<void> {
-    const batch = this.items.slice(0, this.o.batchSize);
+    const batch = this.nextBatch();
     if (batch.length === 0) return;
     const last = batch[batch.length - 1]!.seq;
     let problem: string | undefined;
     let retryAfter: number | undefined;
     try {
-      const body = await encodeExport(
-        this.signal,
-        batch.map((q) => q.item),
-        this.o.origin,
-        this.target.encoding,
-      );
+      const body = await this.codec.encode(batch.map((q) => q.item));
       const answer = await this.o.post(
         this.target.url,
         { ...this.target.headers, 'content-type': CONTENT_TYPE[this.target.encoding] },
@@ -153,11 +230,11 @@ class SignalQueue<S extends Signal> {
   private remove(last: number, as: 'sent' | 'rejected'): void {
     let count = 0;
     while (this.items.length > 0 && this.items[0]!.seq <= last) {
-      this.items.shift();
+      this.bytes -= this.items.shift()!.weight;
       count += 1;
     }
     this.stats[as] += count;
-    this.stats.queued = this.items.length;
+    this.counted();
   }
 
   /** One last try to send what is queued (bounded by the request deadline); then nothing more starts. */
@@ -172,10 +249,15 @@ class SignalQueue<S extends Signal> {
 
 /** The daemon's OTLP/HTTP exporter: one bounded queue and sender per configured signal. */
 export class OtlpExporter {
-  private readonly queues: Partial<{ [S in Signal]: SignalQueue<S> }> = {};
+  private readonly queues: Partial<{ [S in Signal]: SignalQueue<SignalItems[S]> }> = {};
+  /** The agents' own telemetry on its way to the same collector (docs/telemetry.md, "Forwarding"). */
+  private readonly forwards: Partial<Record<Signal, SignalQueue<ForwardChunk>>> = {};
+
+  private readonly targets: Partial<Record<Signal, SignalTarget>>;
 
   constructor(options: ExporterOptions) {
-    const o = {
+    this.targets = options.targets;
+    const o: QueueOptions = {
       origin: options.origin,
       maxQueue: options.maxQueue,
       batchSize: options.batchSize ?? TELEMETRY_DEFAULTS.batchSize,
@@ -188,13 +270,29 @@ export class OtlpExporter {
     };
     for (const signal of SIGNALS) {
       const target = options.targets[signal];
-      if (target) (this.queues as Record<Signal, unknown>)[signal] = new SignalQueue(signal, target, o);
+      if (!target) continue;
+      (this.queues as Record<Signal, unknown>)[signal] = new SignalQueue(signal, target, o, {
+        encode: (items: SignalItems[typeof signal][]) =>
+          encodeExport(signal, items, o.origin, target.encoding),
+      });
+      if (options.forward)
+        this.forwards[signal] = new SignalQueue(
+          signal,
+          target,
+          { ...o, onTrouble: (s, problem) => options.onTrouble?.(s, problem, 'forwarded') },
+          forwardCodec(signal, target, options.forward),
+        );
     }
   }
 
   /** Queues one item; never waits and never throws. A signal with no endpoint takes nothing. */
   record<S extends Signal>(signal: S, item: SignalItems[S]): void {
-    (this.queues[signal] as SignalQueue<S> | undefined)?.push(item);
+    (this.queues[signal] as SignalQueue<SignalItems[S]> | undefined)?.push(item);
+  }
+
+  /** Queues an agent's telemetry to forward; never waits. Nothing when forwarding is off. */
+  forward(signal: Signal, chunk: ForwardChunk): void {
+    this.forwards[signal]?.push(chunk);
   }
 
   /** Whether this signal has somewhere to go. */
@@ -202,16 +300,32 @@ export class OtlpExporter {
     return this.queues[signal] !== undefined;
   }
 
+  /** How this signal is sent, when it is. */
+  encoding(signal: Signal): SignalTarget['encoding'] | undefined {
+    return this.targets[signal]?.encoding;
+  }
+
   stats(): Partial<Record<Signal, SignalExportStats>> {
-    const out: Partial<Record<Signal, SignalExportStats>> = {};
-    for (const signal of SIGNALS) {
-      const queue = this.queues[signal];
-      if (queue) out[signal] = { ...queue.stats };
-    }
-    return out;
+    return statsOf(this.queues);
+  }
+
+  /** The forwarded agents' telemetry, per signal (empty when forwarding is off). */
+  forwardStats(): Partial<Record<Signal, SignalExportStats>> {
+    return statsOf(this.forwards);
   }
 
   async close(): Promise<void> {
-    await Promise.all(SIGNALS.map((signal) => this.queues[signal]?.close()));
+    await Promise.all(
+      SIGNALS.flatMap((signal) => [this.queues[signal]?.close(), this.forwards[signal]?.close()]),
+    );
   }
+}
+
+function statsOf(queues: Partial<Record<Signal, { stats: SignalExportStats }>>) {
+  const out: Partial<Record<Signal, SignalExportStats>> = {};
+  for (const signal of SIGNALS) {
+    const queue = queues[signal];
+    if (queue) out[signal] = { ...queue.stats };
+  }
+  return out;
 }

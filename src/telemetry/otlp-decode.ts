@@ -6,18 +6,22 @@ import { isObject, type Json } from '../util/json-values.js';
 /** The id fields of OTLP messages: bytes in protobuf, hex in OTLP/JSON. */
 const ID_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
 
-/** Base64 ids (as protobufjs gives bytes) turned to hex, the way OTLP/JSON spells them. */
-function idsToHex(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(idsToHex);
+/** A copy of an OTLP message with every string id field (traceId, spanId, parentSpanId) mapped. */
+function mapIds(value: unknown, map: (id: string) => unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => mapIds(item, map));
   if (!isObject(value)) return value;
   const out: Json = {};
   for (const [key, field] of Object.entries(value))
-    out[key] =
-      ID_FIELDS.has(key) && typeof field === 'string'
-        ? Buffer.from(field, 'base64').toString('hex')
-        : idsToHex(field);
+    out[key] = ID_FIELDS.has(key) && typeof field === 'string' ? map(field) : mapIds(field, map);
   return out;
 }
+
+/** Base64 ids (as protobufjs gives bytes) turned to hex, the way OTLP/JSON spells them. */
+export const idsToHex = (value: unknown): unknown =>
+  mapIds(value, (id) => Buffer.from(id, 'base64').toString('hex'));
+
+/** Hex ids (OTLP/JSON) turned to bytes, as protobufjs takes them. */
+export const idsToBytes = (value: unknown): unknown => mapIds(value, (id) => Buffer.from(id, 'hex'));
 
 export class OtlpDecodeError extends Error {}
 

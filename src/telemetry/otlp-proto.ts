@@ -5,6 +5,7 @@ import type { Signal } from './signals.js';
 /** What hookd uses of one generated message type. */
 export interface ProtoMessage {
   encode(message: object): { finish(): Uint8Array };
+  fromObject(object: object): object;
   decode(bytes: Uint8Array): object;
   toObject(message: object, options: Record<string, unknown>): Record<string, unknown>;
 }

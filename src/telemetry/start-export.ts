@@ -6,11 +6,15 @@ import { DaemonTelemetry, type SessionUsage } from './daemon-telemetry.js';
 import { OtlpExporter, type SignalExportStats } from './exporter.js';
 import { resolveExportSettings } from './settings.js';
 import type { Signal } from './signals.js';
+import { AgentForwarder, type ForwardMode } from './forward.js';
+import { TELEMETRY_DEFAULTS } from '../config/telemetry-schema.js';
 
 export interface StartedExport {
   telemetry: DaemonTelemetry;
   exporter: OtlpExporter;
   stats(): Partial<Record<Signal, SignalExportStats>>;
+  /** Sends the agents' own telemetry on (when the receiver is on and forwarding not off). */
+  forwarder: AgentForwarder | undefined;
   close(): Promise<void>;
 }
 
@@ -24,8 +28,15 @@ export function startExport(options: {
   logger: Logger;
   now: () => number;
   usage?: (sessionId: string) => SessionUsage | undefined;
+  /** Forwarding of what the receiver takes (telemetry.receiver.forward); absent: none. */
+  forward?: { mode: ForwardMode; maxBytes?: number | undefined };
   /** Tests: shorter batching and backoff. */
-  tuning?: { flushIntervalMs?: number; retryBaseMs?: number; retryMaxMs?: number };
+  tuning?: {
+    flushIntervalMs?: number;
+    retryBaseMs?: number;
+    retryMaxMs?: number;
+    defer?: (work: () => void) => void;
+  };
 }): StartedExport | undefined {
   const { logger } = options;
   const settings = resolveExportSettings(options.env, options.config);
@@ -34,6 +45,8 @@ export function startExport(options: {
     return undefined;
   }
   for (const problem of settings.problems) logger.warn({ source: 'telemetry' }, problem);
+  const { defer, ...exporterTuning } = options.tuning ?? {};
+  const forwarding = options.forward?.mode === 'off' ? undefined : options.forward;
   const exporter = new OtlpExporter({
     targets: settings.targets,
     origin: {
@@ -42,12 +55,20 @@ export function startExport(options: {
     },
     maxQueue: settings.maxQueue,
     now: options.now,
-    ...options.tuning,
-    onTrouble: (signal, problem) =>
+    ...exporterTuning,
+    ...(forwarding
+      ? {
+          forward: {
+            maxBytes: forwarding.maxBytes ?? TELEMETRY_DEFAULTS.forwardMaxBytes,
+            batchBytes: TELEMETRY_DEFAULTS.forwardBatchBytes,
+          },
+        }
+      : {}),
+    onTrouble: (signal, problem, what) =>
       problem === undefined
-        ? logger.info({ source: 'telemetry', signal }, 'the OpenTelemetry collector takes data again')
+        ? logger.info({ source: 'telemetry', signal, what }, 'the OpenTelemetry collector takes data again')
         : logger.warn(
-            { source: 'telemetry', signal, problem },
+            { source: 'telemetry', signal, what, problem },
             'cannot send to the OpenTelemetry collector; keeping the newest items and retrying',
           ),
   });
@@ -66,6 +87,20 @@ export function startExport(options: {
     includePrompts: settings.includePrompts,
     now: options.now,
     ...(options.usage ? { usage: options.usage } : {}),
+    ...(defer ? { defer } : {}),
   });
-  return { telemetry, exporter, stats: () => exporter.stats(), close: () => exporter.close() };
+  const forwarder =
+    forwarding && forwarding.mode !== 'off'
+      ? new AgentForwarder({ exporter, mode: forwarding.mode, logger, now: options.now })
+      : undefined;
+  return {
+    telemetry,
+    exporter,
+    forwarder,
+    stats: () => exporter.stats(),
+    close: () => {
+      telemetry.flush();
+      return exporter.close();
+    },
+  };
 }

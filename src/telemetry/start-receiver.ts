@@ -6,6 +6,7 @@ import { writePrivateFileAtomic } from '../util/private-fs.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { receiverToken } from './receiver-token.js';
 import { UsageBook } from './usage-book.js';
+import type { Signal } from './signals.js';
 
 /** Where the sessions' usage as the agents reported it is kept (docs/telemetry.md). */
 export const agentUsagePath = (env: Env): string => join(dataDir(env), 'telemetry', 'sessions.json');
@@ -30,6 +31,8 @@ export async function startAgentReceiver(options: {
   config: TelemetryReceiverConfig | undefined;
   logger: Logger;
   now: () => number;
+  /** Also given each request taken (forwarding to the team's collector); called after the answer. */
+  forward?: (signal: Signal, request: Record<string, unknown>) => void;
 }): Promise<StartedReceiver | undefined> {
   const { env, config, logger, now } = options;
   if (!config?.enabled) return undefined;
@@ -64,6 +67,7 @@ export async function startAgentReceiver(options: {
       onRequest: (signal, request) => {
         if (signal === 'metrics') changed(book.addMetrics(request));
         else if (signal === 'logs') changed(book.addLogs(request));
+        options.forward?.(signal, request);
       },
     });
   } catch (error) {

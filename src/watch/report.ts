@@ -2,7 +2,7 @@ import { WATCHER_NAMES, type WatchConfig, type WatcherName } from '../config/wat
 import type { NotifyConfig } from '../config/notify-schema.js';
 import { formatDuration } from '../util/format-duration.js';
 import { freshWatcherState, readWatchFile, type WatcherState } from './state-file.js';
-import { watchRules } from './routing.js';
+import { WATCH_DEFAULT_RULE, watchRules, withWatchDefault } from './routing.js';
 import type { RaiseKind, WatchClient, WatchRaise } from './types.js';
 import { WATCHERS } from './watchers.js';
 
@@ -15,7 +15,9 @@ export interface WatcherRow {
   status: WatcherState['status'] | 'off';
   lastPollAt?: number | undefined;
   nextPollAt?: number | undefined;
+  /** Failed polls in a row; with them, how long the watcher waits before it asks again (backoff). */
   failures: number;
+  backoffMs?: number | undefined;
   raised: number;
   summary?: string | undefined;
   lastError?: string | undefined;
@@ -34,12 +36,19 @@ function savedStates(file: string): { states: Partial<Record<WatcherName, Watche
   return read.missing ? { states: {} } : { states: {}, problem: read.problem };
 }
 
-/** Every watcher, its settings and what the daemon saved about it. */
-export function listWatchers(config: WatchConfig, file: string): WatchListing {
-  const { states, problem } = savedStates(file);
-  const watchers = WATCHER_NAMES.map((name): WatcherRow => {
+/** One row per watcher: its settings and its state (saved, or the running daemon's). */
+export function watcherRows(
+  config: WatchConfig,
+  states: Partial<Record<WatcherName, WatcherState>>,
+): WatcherRow[] {
+  return WATCHER_NAMES.map((name): WatcherRow => {
     const enabled = config[name].enabled;
     const state = states[name];
+    const failures = state?.failures ?? 0;
+    const backoff =
+      failures > 0 && state?.nextPollAt !== undefined && state.lastPollAt !== undefined
+        ? state.nextPollAt - state.lastPollAt
+        : undefined;
     return {
       name,
       enabled,
@@ -47,13 +56,19 @@ export function listWatchers(config: WatchConfig, file: string): WatchListing {
       status: enabled ? (state?.status ?? 'new') : 'off',
       lastPollAt: state?.lastPollAt,
       nextPollAt: state?.nextPollAt,
-      failures: state?.failures ?? 0,
+      failures,
+      ...(backoff !== undefined ? { backoffMs: backoff } : {}),
       raised: state?.raised ?? 0,
       summary: state?.summary,
       lastError: state?.lastError,
     };
   });
-  return { file, ...(problem ? { problem } : {}), watchers };
+}
+
+/** Every watcher, its settings and what the daemon saved about it. */
+export function listWatchers(config: WatchConfig, file: string): WatchListing {
+  const { states, problem } = savedStates(file);
+  return { file, ...(problem ? { problem } : {}), watchers: watcherRows(config, states) };
 }
 
 export interface WatchTestResult {
@@ -102,7 +117,7 @@ export interface WatchExplanation {
   interval: string;
   what: string[];
   /** Per kind raised: the notify rules that would route it (none: it is recorded, not sent). */
-  routes: { kind: RaiseKind; rules: string[] }[];
+  routes: { kind: RaiseKind; rules: string[]; builtIn: boolean }[];
   state?: WatcherRow | undefined;
 }
 
@@ -113,15 +128,20 @@ export function explainWatcher(
   file: string,
 ): WatchExplanation {
   const row = listWatchers(config, file).watchers.find((w) => w.name === name);
+  // What the daemon routes by: the built-in PlatformWatch rule counts while any watcher is on.
+  const routing = withWatchDefault(
+    notify,
+    WATCHER_NAMES.some((n) => config[n].enabled),
+  );
   return {
     watcher: name,
     enabled: config[name].enabled,
     interval: formatDuration(config[name].interval),
     what: WATCHERS[name].describe(config),
-    routes: [...WATCHER_KINDS[name], 'watch-summary' as const].map((kind) => ({
-      kind,
-      rules: watchRules(notify, kind),
-    })),
+    routes: [...WATCHER_KINDS[name], 'watch-summary' as const].map((kind) => {
+      const rules = watchRules(routing, kind);
+      return { kind, rules, builtIn: rules.length === 1 && rules[0] === WATCH_DEFAULT_RULE };
+    }),
     state: row,
   };
 }

@@ -1,4 +1,4 @@
-import { effectiveRules, type NotifyConfig } from '../config/notify-schema.js';
+import { defaultChannel, effectiveRules, type NotifyConfig } from '../config/notify-schema.js';
 import { PLATFORM_WATCH_EVENT } from '../events/names.js';
 import type { RaiseKind } from './types.js';
 
@@ -22,4 +22,37 @@ export function watchRules(notify: NotifyConfig, kind?: RaiseKind): string[] {
       return !types || kind === undefined || types.includes(kind);
     })
     .map(({ name }) => name);
+}
+
+/** The built-in rule for PlatformWatch events (docs/watch.md). */
+export const WATCH_DEFAULT_RULE = 'default: platform watch';
+
+const withDefault = new WeakMap<NotifyConfig, NotifyConfig>();
+
+/**
+ * The notify settings the daemon routes by while watchers run: as written, plus the built-in rule
+ * WATCH_DEFAULT_RULE (PlatformWatch to the default channel, like the other built-in rules) when no rule
+ * routes PlatformWatch. Not added when notifications are off, with `notify.defaults: false`, or when no
+ * watcher is on.
+ */
+export function withWatchDefault(notify: NotifyConfig, watching: boolean): NotifyConfig {
+  if (!watching || !notify.enabled || !notify.defaults || watchRules(notify).length > 0) return notify;
+  let out = withDefault.get(notify);
+  if (!out) {
+    out = {
+      ...notify,
+      rules: [
+        ...effectiveRules(notify).rules,
+        {
+          name: WATCH_DEFAULT_RULE,
+          enabled: true,
+          on: PLATFORM_WATCH_EVENT,
+          session: 'any',
+          channels: [defaultChannel(notify)],
+        },
+      ],
+    };
+    withDefault.set(notify, out);
+  }
+  return out;
 }

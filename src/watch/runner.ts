@@ -14,6 +14,7 @@ import {
 } from './state-file.js';
 import type { WatchClient, WatchRaise } from './types.js';
 import { WATCHERS } from './watchers.js';
+import { watcherRows, type WatcherRow } from './report.js';
 
 /** The first delay after a failed poll; doubled for each failure in a row. */
 export const WATCH_BACKOFF_BASE_MS = 60_000;
@@ -183,6 +184,11 @@ export class WatchRunner {
       this.schedule(name, Math.max(0, (state?.nextPollAt ?? o.now()) - o.now()));
     }
     o.logger.info({ source: 'watch', watchers: this.enabled() }, 'platform watchers started');
+  }
+
+  /** Each watcher's settings and state now, as `hookd status` shows them. */
+  rows(): WatcherRow[] {
+    return watcherRows(this.o.config, this.file.watchers);
   }
 
   /** The saved state of each watcher (a copy). */

@@ -45,8 +45,9 @@ import { RemoteAnswers } from '../remote-answers.js';
 import { WatchRunner } from '../../watch/runner.js';
 import type { WatchClient } from '../../watch/types.js';
 import { watchStatePath } from '../../watch/state-file.js';
-import { watchRules } from '../../watch/routing.js';
-import type { WatchConfig } from '../../config/watch-schema.js';
+import { WATCH_DEFAULT_RULE, watchRules, withWatchDefault } from '../../watch/routing.js';
+import { watchSettings, type WatchConfig } from '../../config/watch-schema.js';
+import type { HookdConfig } from '../../config/schema.js';
 import { startExport, type StartedExport } from '../../telemetry/start-export.js';
 import { startAgentReceiver, type StartedReceiver } from '../../telemetry/start-receiver.js';
 import type { TelemetryConfig } from '../../config/telemetry-schema.js';
@@ -87,12 +88,26 @@ export interface StartDaemonOptions {
   presence?: () => Promise<Pick<PresenceReading, 'state'>>;
   /** Told whenever a session answered what waited (an event, `hookd ack`); see NotifyApplier's onAnswered. */
   onAnswered?: (answer: Answered) => void;
-  /** The watchers on the platform API (docs/watch.md): their settings and client; absent: none run. */
-  watch?: { config: WatchConfig; client: WatchClient; timers?: Timers };
+  /**
+   * The watchers on the platform API (docs/watch.md): their settings and client (absent: none run).
+   * With `clientFor`, a changed `watch` section of the config file is applied live.
+   */
+  watch?: {
+    config: WatchConfig;
+    client?: WatchClient | undefined;
+    timers?: Timers;
+    /** The client for the config as it is now (its API key may have changed too); undefined: no key. */
+    clientFor?: (config: HookdConfig) => Promise<WatchClient | undefined>;
+  };
   /** OpenTelemetry settings (default: the user config file's `telemetry`); docs/telemetry.md. */
   telemetry?: TelemetryConfig;
-  /** Tests: shorter export batching and backoff. */
-  telemetryTuning?: { flushIntervalMs?: number; retryBaseMs?: number; retryMaxMs?: number };
+  /** Tests: shorter export batching and backoff, and when the telemetry of what was seen is built. */
+  telemetryTuning?: {
+    flushIntervalMs?: number;
+    retryBaseMs?: number;
+    retryMaxMs?: number;
+    defer?: (work: () => void) => void;
+  };
 }
 
 export interface DaemonHandle {
@@ -178,6 +193,9 @@ export class Daemon implements DaemonHandle {
   private remote: RemoteAnswers | undefined;
   /** The watchers on the platform API, when any is turned on. */
   watchers: WatchRunner | undefined;
+  /** The watch settings in force while the watchers part runs (live reload compares against it). */
+  private watchConfig: WatchConfig | undefined;
+  private watchReload: Promise<void> = Promise.resolve();
   private export: StartedExport | undefined;
   /** The local OTLP receiver for the agents' own telemetry, when enabled. */
   agentTelemetry: StartedReceiver | undefined;
@@ -244,6 +262,7 @@ export class Daemon implements DaemonHandle {
       pipeline: this.pipeline!.counts,
       digest: this.digest.counts,
       presence: () => this.presence.probe().status(),
+      watchers: () => this.watchers?.rows(),
       fast: () =>
         this.fast
           ? { socket: this.fast.socket, protocol: FAST_PROTOCOL, clientVersions: { ...FAST_CLIENT_VERSIONS } }
@@ -288,6 +307,14 @@ export class Daemon implements DaemonHandle {
         env,
         config: telemetry?.export,
         usage: (id) => this.agentTelemetry?.book.get(id),
+        ...(telemetry?.receiver?.enabled
+          ? {
+              forward: {
+                mode: telemetry.receiver.forward ?? 'redacted',
+                maxBytes: telemetry.receiver.forwardMaxBytes,
+              },
+            }
+          : {}),
         logger: log,
         now: this.now,
         ...(options.telemetryTuning ? { tuning: options.telemetryTuning } : {}),
@@ -301,6 +328,7 @@ export class Daemon implements DaemonHandle {
         config: telemetry?.receiver,
         logger: log,
         now: this.now,
+        forward: (signal, request) => this.export?.forwarder?.take(signal, request),
       });
       return () => this.agentTelemetry?.close();
     });
@@ -374,28 +402,14 @@ export class Daemon implements DaemonHandle {
     // Watchers on the platform API (docs/watch.md): what they raise goes through ingest like an event.
     await parts.start('watchers', () => {
       const watch = options.watch;
-      const runner = watch
-        ? new WatchRunner({
-            config: watch.config,
-            client: watch.client,
-            file: watchStatePath(env),
-            now: this.now,
-            logger: log,
-            ...(watch.timers ? { timers: watch.timers } : {}),
-            raise: async (handoffs) => {
-              for (const handoff of handoffs) await this.ingest.receive(handoff);
-            },
-          })
-        : undefined;
-      if (!runner || runner.enabled().length === 0) return;
-      this.watchers = runner;
-      runner.start();
-      if (watchRules(this.notify()).length === 0)
-        log.warn(
-          { source: 'watch' },
-          'platform watchers are on but no notify rule matches PlatformWatch: add one (docs/watch.md)',
-        );
-      return () => runner.stop();
+      if (!watch) return;
+      this.watchConfig = watch.config;
+      this.startWatchers(log, watch.config, watch.client);
+      return async () => {
+        this.watchConfig = undefined;
+        await this.watchReload;
+        await this.watchers?.stop();
+      };
     });
     await parts.start('pid file', () => {
       writePrivateFileAtomic(files.pid, `${process.pid}\n`, { ensureDir: false });
@@ -408,8 +422,71 @@ export class Daemon implements DaemonHandle {
     );
   }
 
+  /** Starts the watchers turned on in `config` (none without a client). */
+  private startWatchers(log: Logger, config: WatchConfig, client: WatchClient | undefined): void {
+    const { env, options } = this;
+    const timers = options.watch?.timers;
+    const runner = client
+      ? new WatchRunner({
+          config,
+          client,
+          file: watchStatePath(env),
+          now: this.now,
+          logger: log,
+          ...(timers ? { timers } : {}),
+          raise: async (handoffs) => {
+            for (const handoff of handoffs) await this.ingest.receive(handoff);
+          },
+        })
+      : undefined;
+    if (!runner || runner.enabled().length === 0) return;
+    this.watchers = runner;
+    runner.start();
+    const routes = watchRules(this.notify());
+    if (routes.length === 0)
+      log.warn(
+        { source: 'watch' },
+        'platform watchers are on but no notify rule matches PlatformWatch: add one (docs/watch.md)',
+      );
+    else if (routes.includes(WATCH_DEFAULT_RULE))
+      log.info(
+        { source: 'watch', rule: WATCH_DEFAULT_RULE },
+        'no notify rule of yours matches PlatformWatch; the built-in rule sends what the watchers raise to the default channel',
+      );
+  }
+
+  /**
+   * A config change while the daemon runs: when its `watch` section changed, the watchers stop (after
+   * the poll in flight) and the ones now turned on start again from their saved state.
+   */
+  private reloadWatchers(log: Logger, config: HookdConfig | undefined): void {
+    const clientFor = this.options.watch?.clientFor;
+    if (!clientFor || this.watchConfig === undefined || !config) return;
+    const next = watchSettings(config.watch);
+    if (JSON.stringify(next) === JSON.stringify(this.watchConfig)) return;
+    this.watchConfig = next;
+    this.watchReload = this.watchReload
+      .then(async () => {
+        const client = await clientFor(config);
+        await this.watchers?.stop();
+        this.watchers = undefined;
+        // Stopped meanwhile, or changed again: the later change applies.
+        if (this.watchConfig !== next) return;
+        this.startWatchers(log, next, client);
+        const running = this.watchers as WatchRunner | undefined;
+        log.info(
+          { source: 'watch', watchers: running?.enabled() ?? [] },
+          client ? 'platform watchers reloaded' : 'platform watchers stopped: no API key is configured',
+        );
+      })
+      .catch((error: Error) =>
+        log.error({ source: 'watch', error: error.message }, 'cannot apply the changed watch settings'),
+      );
+  }
+
+  /** The notify settings in force (with the built-in PlatformWatch rule while watchers run). */
   private notify(): NotifyConfig {
-    return this.config.state.notify;
+    return withWatchDefault(this.config.state.notify, this.watchers !== undefined);
   }
 
   /** The config store and the channels it builds, rebuilt on every valid change. */
@@ -460,6 +537,7 @@ export class Daemon implements DaemonHandle {
         built = true;
         rebuildChannels(state);
         void this.remote?.reconfigure();
+        this.reloadWatchers(log, state.full?.config);
       },
     });
     if (!built) rebuildChannels(this.config.state);

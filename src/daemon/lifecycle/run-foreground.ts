@@ -200,7 +200,12 @@ export async function createDaemonWiring(
       redactHomePaths: enrichSettings.redactHomePaths,
       // For the click URL of ntfy notifications: HOOKD_APP_URL, then api.appUrl, then the real host.
       appUrl: env.HOOKD_APP_URL || config.api?.appUrl || API_DEFAULTS.appUrl,
-      ...(watchClient ? { watch: { config: watchConfig, client: watchClient } } : {}),
+      // A changed `watch` section (or API key) is applied live: the client is made again for it.
+      watch: {
+        config: watchConfig,
+        client: watchClient,
+        clientFor: (changed) => platformClientFor(env, changed, logger, options.fetch, 0),
+      },
     },
     usesApi,
     tagsOnPlatform,

@@ -6,6 +6,7 @@ import type { IngestCounts } from '../listen/ingest.js';
 import type { NotifyCounts } from '../apply-notify.js';
 import { PROTOCOL_VERSION } from '../../link/client.js';
 import type { PresenceStatus } from '../../notify/presence.js';
+import type { WatcherRow } from '../../watch/report.js';
 
 export interface ChannelStatus extends Omit<ChannelStats, 'latencies'> {
   name: string;
@@ -56,6 +57,8 @@ export interface DaemonStats {
   memory: { rssBytes: number; heapUsedBytes: number };
   /** Presence (docs/sessions.md#presence): the setting, the detected source, the last reading. */
   presence?: PresenceStatus;
+  /** The watchers on the platform API (docs/watch.md), when any runs. */
+  watchers?: WatcherRow[];
 }
 
 /** Where the numbers of `hookd status` come from: each part keeps its own counts. */
@@ -78,6 +81,7 @@ export interface StatsSources {
   presence?: () => PresenceStatus;
   /** The fast listener, when it runs. */
   fast?: () => Listening['fast'];
+  watchers?: () => WatcherRow[] | undefined;
   pid?: number;
   memory?: () => { rssBytes: number; heapUsedBytes: number };
 }
@@ -167,5 +171,9 @@ export function collectStats(s: StatsSources): DaemonStats {
     },
     memory: (s.memory ?? processMemory)(),
     ...(s.presence ? { presence: s.presence() } : {}),
+    ...(() => {
+      const watchers = s.watchers?.();
+      return watchers ? { watchers } : {};
+    })(),
   };
 }

@@ -11,7 +11,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(extraEnv: Record<string, string> = {}, telemetry?: object) {
+async function setup(
+  extraEnv: Record<string, string> = {},
+  telemetry?: object,
+  defer?: (work: () => void) => void,
+) {
   const temp = tempEnv();
   cleanups.push(temp.cleanup);
   const collector = await startCollector();
@@ -30,7 +34,7 @@ async function setup(extraEnv: Record<string, string> = {}, telemetry?: object) 
       },
     },
     ...(telemetry ? { telemetry } : {}),
-    telemetryTuning: { flushIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
+    telemetryTuning: { flushIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50, ...(defer ? { defer } : {}) },
   });
   cleanups.push(() => daemon.close());
   return { env, collector, daemon, hook };
@@ -48,6 +52,30 @@ const guard = {
 };
 
 describe('the daemon exports what it sees over OTLP', () => {
+  it('never makes an event or its notification wait for the telemetry work', async () => {
+    // The building of spans, logs and metrics is held until released: the event is still answered
+    // and its notification delivered.
+    const held: (() => void)[] = [];
+    let released = false;
+    const t = await setup({}, undefined, (work) => (released ? work() : held.push(work)));
+    const stop = handoffOf({ ...fixture('16-Stop.json'), session_id: 'sess-held' });
+    expect(await handOff(stop, { env: t.env, timeoutMs: 2000 })).toEqual({ outcome: 'acked' });
+    await waitFor(() => t.hook.received.length === 1, 10_000, 'the webhook delivery');
+    expect(held.length).toBeGreaterThan(0);
+    expect(spansOf(t.collector.requests)).toEqual([]);
+    released = true;
+    for (const work of held.splice(0)) work();
+    const spans = await waitFor(
+      () => {
+        const list = spansOf(t.collector.requests).map((s) => s.name);
+        return list.includes('hookd Stop') && list.includes('hookd.notify ops') && list;
+      },
+      10_000,
+      'the event and delivery spans once released',
+    );
+    expect(spans).toContain('hookd Stop');
+  });
+
   it('an event, its command runs, its notification delivery and the session, as spans, logs and metrics', async () => {
     const t = await setup();
     const base = { session_id: session, cwd: '/home/someone/project' };

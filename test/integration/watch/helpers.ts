@@ -16,6 +16,8 @@ export const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 export async function watchSetup(
   watch: Record<string, unknown>,
   key: 'owner' | 'manager' | 'member' = 'owner',
+  /** The notify section, given the webhook's URL (default: one rule for PlatformWatch to it). */
+  notifyFor?: (url: string) => Record<string, unknown>,
 ) {
   const t = tempEnv();
   const clock = { now: START };
@@ -29,7 +31,7 @@ export async function watchSetup(
     now: () => new Date(clock.now),
   });
   const config = watchSettings(watch);
-  const notify = {
+  const notify = notifyFor?.(`${hook.url}/in`) ?? {
     channels: { hook: { type: 'webhook', url: `${hook.url}/in` } },
     rules: [{ name: 'platform', on: 'PlatformWatch', channels: ['hook'] }],
   };

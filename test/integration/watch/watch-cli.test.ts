@@ -122,6 +122,15 @@ describe('hookd watch', () => {
     expect(text.stdout).toContain('Organization limit: 5000 credits a month.');
     expect(text.stdout).toContain('credit-usage: notified by rule(s) credits to ops');
     expect(text.stdout).toContain('watch-summary: no notify rule matches it');
+    // No rule of the user's routes PlatformWatch: the built-in one does while a watcher is on.
+    const { env: bare } = await setup({
+      watch: { members: { enabled: true } },
+      notify: { rules: [{ name: 'agents', on: 'Stop', channels: ['desktop'] }] },
+    });
+    const builtIn = await runCli(['watch', 'explain', 'members'], { env: bare });
+    expect(builtIn.stdout).toContain(
+      'member-joined: notified by the built-in rule "default: platform watch"',
+    );
     const json = JSON.parse((await runCli(['watch', 'explain', 'members', '--json'], { env })).stdout);
     expect(json).toMatchObject({
       watcher: 'members',

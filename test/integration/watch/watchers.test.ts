@@ -5,6 +5,10 @@ import type { Simulator } from '../../../src/platform-api/simulator/index.js';
 import type { WatcherName } from '../../../src/config/watch-schema.js';
 import { waitFor } from '../daemon/helpers.js';
 import { watchSetup } from './helpers.js';
+import { runCli } from '../../helpers/cli-run.js';
+import { checkWatch } from '../../../src/doctor/checks/watch/check-watch.js';
+import { readDaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js';
+import { notifySettings } from '../../../src/config/notify-schema.js';
 
 type Setup = Awaited<ReturnType<typeof watchSetup>>;
 const setups: Setup[] = [];
@@ -12,8 +16,12 @@ afterEach(async () => {
   for (const s of setups.splice(0)) await s.close();
 });
 
-async function setup(watch: Record<string, unknown>, key?: 'owner' | 'manager' | 'member') {
-  const s = await watchSetup(watch, key);
+async function setup(
+  watch: Record<string, unknown>,
+  key?: 'owner' | 'manager' | 'member',
+  notifyFor?: (url: string) => Record<string, unknown>,
+) {
+  const s = await watchSetup(watch, key, notifyFor);
   setups.push(s);
   return s;
 }
@@ -89,6 +97,33 @@ describe('platform watchers against the simulator', () => {
     });
   }
 
+  it('notifies through the built-in rule when no rule of the user routes PlatformWatch', async () => {
+    // The default channel is the first desktop channel, else the one named "desktop": here a webhook.
+    const s = await setup({ members: { enabled: true } }, undefined, (url) => ({
+      channels: { desktop: { type: 'webhook', url } },
+      rules: [{ name: 'agents', on: 'Stop', channels: ['desktop'] }],
+    }));
+    await s.poll('members');
+    s.sim.script.addMember('new.person@acme.example');
+    expect((await s.poll('members')).raised).toHaveLength(1);
+    expect(s.received()).toHaveLength(1);
+    expect(s.hook.received[0]!.json).toMatchObject({
+      notification: { event: 'PlatformWatch', rule: 'default: platform watch' },
+    });
+  });
+
+  it('has no built-in PlatformWatch rule under notify.defaults: false', async () => {
+    const s = await setup({ members: { enabled: true } }, undefined, (url) => ({
+      defaults: false,
+      channels: { desktop: { type: 'webhook', url } },
+      rules: [{ name: 'agents', on: 'Stop', channels: ['desktop'] }],
+    }));
+    await s.poll('members');
+    s.sim.script.addMember('new.person@acme.example');
+    expect((await s.poll('members')).raised).toHaveLength(1);
+    expect(s.received()).toEqual([]);
+  });
+
   it('polls on its own schedule, survives a restart on it, and keeps its state private', async () => {
     const s = await setup({ computers: { enabled: true, interval: '5m' } });
     expect(s.timers().earliest()).toBe(s.clock.now);
@@ -150,6 +185,71 @@ describe('platform watchers against the simulator', () => {
     expect(await s.runner().pollNow('computers')).toMatchObject({
       ok: true,
       nextPollAt: s.clock.now + 300_000,
+    });
+  });
+
+  it('hookd status shows each watcher: last and next poll, backoff, last error', async () => {
+    const s = await setup({ computers: { enabled: true, interval: '5m' }, members: { enabled: true } });
+    await s.runner().pollNow('members');
+    s.sim.injectFault({ path: '/api/v0/computers', status: 500, times: 2 });
+    await s.runner().pollNow('computers');
+    await s.runner().pollNow('computers');
+    const json = await runCli(['status', '--json'], { env: s.t.env as Record<string, string> });
+    expect(json.code).toBe(0);
+    const watchers = (JSON.parse(json.stdout) as { daemon: { stats: { watchers: unknown[] } } }).daemon.stats
+      .watchers;
+    expect(watchers).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          name: 'computers',
+          status: 'error',
+          failures: 2,
+          backoffMs: 120_000,
+          lastPollAt: s.clock.now,
+          nextPollAt: s.clock.now + 120_000,
+          lastError: expect.stringContaining('500'),
+        }),
+        expect.objectContaining({
+          name: 'members',
+          status: 'ok',
+          failures: 0,
+          nextPollAt: s.clock.now + 1_800_000,
+        }),
+        expect.objectContaining({ name: 'credits', enabled: false, status: 'off' }),
+      ]),
+    );
+    const text = await runCli(['status'], { env: s.t.env as Record<string, string> });
+    expect(text.stdout).toMatch(/^watchers:$/m);
+    expect(text.stdout).toMatch(
+      /^ {2}computers: error \(2 failed in a row, backing off 2m00s\), last poll /m,
+    );
+    expect(text.stdout).toMatch(/^ {2}members: ok, last poll .*, 0 raised$/m);
+    expect(text.stdout).not.toMatch(/^ {2}credits:/m);
+    expect(text.stdout).toMatch(/^ {2}- watcher computers: .*500/m);
+  });
+
+  it('doctor checks the watchers the daemon runs and where what they raise goes', async () => {
+    const watch = { computers: { enabled: true, interval: '5m' } };
+    const s = await setup(watch);
+    const notify = notifySettings({});
+    const check = async (input: unknown = watch, n = notify) =>
+      checkWatch(s.t.env, input, n, await readDaemonView(s.t.env, 2000));
+    expect(await check({})).toMatchObject({ id: 'platform-watch', status: 'skip' });
+    expect(await check()).toMatchObject({ status: 'ok', detail: 'computers not polled yet' });
+    s.sim.injectFault({ path: '/api/v0/computers', status: 500, times: 1 });
+    await s.runner().pollNow('computers');
+    const failing = await check();
+    expect(failing).toMatchObject({
+      status: 'warn',
+      detail: expect.stringMatching(/^computers: error \(1 in a row\): .*500/),
+    });
+    expect(failing.fix).toContain('hookd watch test');
+    await s.runner().pollNow('computers');
+    expect(await check()).toMatchObject({ status: 'ok', detail: 'computers polling' });
+    // Without the built-in rules nothing routes PlatformWatch.
+    expect(await check(watch, notifySettings({ defaults: false }))).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('no notify rule routes PlatformWatch'),
     });
   });
 

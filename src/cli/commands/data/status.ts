@@ -17,6 +17,7 @@ import {
   type Out,
 } from '../../../terminal/output.js';
 import { journalTrouble } from '../../../daemon/admin.js';
+import type { WatcherRow } from '../../../watch/report.js';
 import {
   describeDetection,
   describeReading,
@@ -167,6 +168,33 @@ export async function statusReport(env: Record<string, string | undefined>): Pro
   };
 }
 
+/** "watchers:" and one line per watcher turned on (docs/watch.md); failures go to the problems too. */
+export function formatWatchers(
+  watchers: WatcherRow[],
+  out: Pick<Out, 'color'>,
+  now: number,
+  problems: string[],
+): string[] {
+  const on = watchers.filter((w) => w.enabled);
+  if (on.length === 0) return [];
+  const lines = ['watchers:'];
+  const when = (at: number | undefined) =>
+    at === undefined ? '-' : at <= now ? formatAgo(now - at) : `in ${formatDuration(at - now)}`;
+  for (const w of on) {
+    const failing = w.failures > 0;
+    const state = paint(out, failing ? 'red' : w.status === 'ok' ? 'green' : 'gray', w.status);
+    const backoff =
+      failing && w.backoffMs !== undefined
+        ? ` (${w.failures} failed in a row, backing off ${formatDuration(w.backoffMs)})`
+        : '';
+    lines.push(
+      `  ${w.name}: ${state}${backoff}, last poll ${when(w.lastPollAt)}, next ${when(w.nextPollAt)}, ${w.raised} raised`,
+    );
+    if (failing && w.lastError) problems.push(`watcher ${w.name}: ${w.lastError}`);
+  }
+  return lines;
+}
+
 /** The report for people: daemon, config, counts, one row per channel, then every problem. */
 export function formatStatus(unsafeReport: StatusReport, out: Pick<Out, 'color'>, now = Date.now()): string {
   // Paths, session ids, channel errors and problems hold event and command data: escaped before use.
@@ -206,6 +234,7 @@ export function formatStatus(unsafeReport: StatusReport, out: Pick<Out, 'color'>
     lines.push(`outbox: ${s.outbox.pending} pending, ${s.outbox.held} held, ${s.outbox.dead} dead`);
     const presence = presenceStatusSchema.safeParse(s.presence);
     if (presence.success) lines.push(formatPresence(presence.data, now));
+    if (s.watchers) lines.push(...formatWatchers(s.watchers, out, now, problems));
     lines.push('');
     lines.push(
       formatTable(

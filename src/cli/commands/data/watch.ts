@@ -82,16 +82,22 @@ function testText(results: WatchTestResult[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Where a kind goes: the user's rules, the built-in one, or nowhere. */
+function routeText(route: WatchExplanation['routes'][number]): string {
+  if (route.rules.length === 0)
+    return 'no notify rule matches it (add one with on: PlatformWatch); recorded only';
+  if (route.builtIn)
+    return `notified by the built-in rule "${route.rules.join(', ')}" (to the default channel; a rule of yours with on: PlatformWatch replaces it)`;
+  return `notified by rule(s) ${route.rules.join(', ')}`;
+}
+
 function explainText(items: WatchExplanation[]): string {
   const blocks = items.map((x) => {
     const lines = [
       `${x.watcher}: ${x.enabled ? `on, every ${x.interval}` : 'off (watch.' + x.watcher + '.enabled)'}`,
     ];
     for (const line of x.what) lines.push(`  ${line}`);
-    for (const route of x.routes)
-      lines.push(
-        `  ${route.kind}: ${route.rules.length ? `notified by rule(s) ${route.rules.join(', ')}` : 'no notify rule matches it (add one with on: PlatformWatch); recorded only'}`,
-      );
+    for (const route of x.routes) lines.push(`  ${route.kind}: ${routeText(route)}`);
     if (x.state?.lastPollAt !== undefined)
       lines.push(`  last poll: ${x.state.status}${x.state.summary ? `, ${x.state.summary}` : ''}`);
     if (x.state?.lastError) lines.push(`  last error: ${x.state.lastError}`);
