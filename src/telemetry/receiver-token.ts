@@ -17,7 +17,7 @@ const TOKEN = /^[0-9a-f]{64}$/;
 export function receiverToken(
   env: Env,
   options: { create?: boolean } = {},
-): { ok: true; token: string; created?: boolean } | { ok: false; problem: string; missing?: boolean } {
+): { ok: true; token: string } | { ok: false; problem: string; missing?: boolean } {
   const file = receiverTokenPath(env);
   const read = readPrivateFile(file, 1024);
   if (read.ok) {
@@ -35,7 +35,7 @@ export function receiverToken(
   if (options.create === false) return { ok: false, problem: `${file} does not exist yet`, missing: true };
   const token = randomBytes(32).toString('hex');
   writePrivateFileAtomic(file, `${token}\n`);
-  return { ok: true, token, created: true };
+  return { ok: true, token };
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest();

@@ -1,8 +1,9 @@
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { TELEMETRY_DEFAULTS, type TelemetryReceiverConfig } from '../config/telemetry-schema.js';
 import { dataDir, type Env } from '../paths.js';
-import { writePrivateFileAtomic } from '../util/private-fs.js';
+import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { receiverToken } from './receiver-token.js';
 import { UsageBook } from './usage-book.js';
@@ -12,6 +13,36 @@ export const agentUsagePath = (env: Env): string => join(dataDir(env), 'telemetr
 
 /** Changed usage is written at most this often. */
 const SAVE_EVERY_MS = 2000;
+/** Larger than any book the bounds allow: refused unread. */
+const MAX_SAVED_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The book saved by the last run, so a restart mid-session loses no delta totals. A file that is not a
+ * private, valid book is moved aside (`.bad-<time>`) and logged; the book then starts empty.
+ */
+function loadBook(book: UsageBook, env: Env, logger: Logger, now: number): void {
+  const file = agentUsagePath(env);
+  const read = readPrivateFile(file, MAX_SAVED_BYTES);
+  if (!read.ok && read.missing) return;
+  let problem = read.ok ? undefined : read.problem;
+  if (read.ok)
+    try {
+      problem = book.restore(JSON.parse(read.text));
+    } catch (error) {
+      problem = `not JSON: ${(error as Error).message}`;
+    }
+  if (!problem) return;
+  let movedTo: string | undefined = `${file}.bad-${now}`;
+  try {
+    renameSync(file, movedTo);
+  } catch {
+    movedTo = undefined;
+  }
+  logger.error(
+    { source: 'telemetry', file, problem, quarantined: movedTo },
+    'the saved usage of the agents is not valid; moved aside, sessions start from what arrives next',
+  );
+}
 
 export interface StartedReceiver {
   book: UsageBook;
@@ -34,6 +65,7 @@ export async function startAgentReceiver(options: {
   const { env, config, logger, now } = options;
   if (!config?.enabled) return undefined;
   const book = new UsageBook(now);
+  loadBook(book, env, logger, now());
   const token = receiverToken(env);
   const port = config.port ?? TELEMETRY_DEFAULTS.receiverPort;
   if (!token.ok) {
@@ -44,7 +76,7 @@ export async function startAgentReceiver(options: {
   const save = () => {
     timer = undefined;
     try {
-      writePrivateFileAtomic(agentUsagePath(env), `${JSON.stringify({ v: 1, sessions: book.all() })}\n`);
+      writePrivateFileAtomic(agentUsagePath(env), `${JSON.stringify(book.save())}\n`);
     } catch (error) {
       logger.warn({ source: 'telemetry', error: (error as Error).message }, 'cannot save the agents’ usage');
     }

@@ -6,13 +6,13 @@ import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.j
 import { startDaemon, type Daemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { handOff } from '../../../src/link/client.js';
 import { receiverToken, receiverTokenPath } from '../../../src/telemetry/receiver-token.js';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { agentUsagePath } from '../../../src/telemetry/start-receiver.js';
 import type { TelemetryConfig } from '../../../src/config/telemetry-schema.js';
 import { handoffOf, tempEnv } from '../daemon/helpers.js';
 import { waitFor } from '../../helpers/wait.js';
 import { jsonLines } from '../../helpers/json-lines.js';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { attrs, spansOf, startCollector } from '../../helpers/otlp-collector.js';
 import { checkTelemetry } from '../../../src/doctor/checks/telemetry/check-telemetry.js';
 
@@ -165,6 +165,47 @@ describe('the local OTLP receiver', () => {
       'the usage file',
     );
     expect(statSync(agentUsagePath(t.env)).mode & 0o777).toBe(0o600);
+  });
+
+  it('keeps the totals across a daemon restart mid-session; a bad saved book is moved aside', async () => {
+    const t = await setup();
+    const post = (url: string, body: object) =>
+      fetch(`${url}/v1/metrics`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${t.token}` },
+        body: protobuf(body),
+      });
+    expect(
+      (await post(t.url, claudeMetrics('s-r', [{ type: 'input', value: 10 }, { cost: 1 }]))).status,
+    ).toBe(200);
+    await t.daemon.close();
+    const restart = async () => {
+      const daemon = (await startDaemon({
+        env: t.env,
+        config: { notify: { channels: {}, rules: [] } },
+        telemetry: { receiver: { enabled: true, port: 0, maxBodyBytes: 1024 * 1024 } },
+      })) as Daemon;
+      cleanups.push(() => daemon.close());
+      return daemon;
+    };
+    const again = await restart();
+    const url = `http://127.0.0.1:${again.agentTelemetry!.receiver!.port}`;
+    expect((await post(url, claudeMetrics('s-r', [{ type: 'input', value: 5 }, { cost: 0.5 }]))).status).toBe(
+      200,
+    );
+    expect(again.agentTelemetry!.book.get('s-r')).toMatchObject({ inputTokens: 15, costUsd: 1.5 });
+    await again.close();
+    writeFileSync(agentUsagePath(t.env), '{"v":2,"sessions":[{"sessionId":7}]}\n', { mode: 0o600 });
+    const third = await restart();
+    expect(third.agentTelemetry!.book.all()).toEqual([]);
+    const aside = readdirSync(dirname(agentUsagePath(t.env))).filter((n) =>
+      n.startsWith('sessions.json.bad-'),
+    );
+    expect(aside).toHaveLength(1);
+    const logged = jsonLines<{ msg: string; problem?: string }>(
+      join((t.env as Record<string, string>).HOOKD_STATE_DIR!, 'logs', 'daemon.log'),
+    ).filter((r) => r.msg.startsWith('the saved usage of the agents is not valid'));
+    expect(logged[0]?.problem).toMatch(/not a saved usage book/);
   });
 
   it('refuses a body over the limit (413), a body that does not decode (400) and other types (415)', async () => {
