@@ -6,7 +6,9 @@ import { dataDir, type Env } from '../paths.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { receiverToken } from './receiver-token.js';
-import { UsageBook } from './usage-book.js';
+import type { AgentUsageLink } from '../ledger/agent-usage.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { agentUsageOf, MAX_SESSIONS, UsageBook } from './usage-book.js';
 
 /** Where the sessions' usage as the agents reported it is kept (docs/telemetry.md). */
 export const agentUsagePath = (env: Env): string => join(dataDir(env), 'telemetry', 'sessions.json');
@@ -44,6 +46,41 @@ function loadBook(book: UsageBook, env: Env, logger: Logger, now: number): void 
   );
 }
 
+/** The ledger as the receiver uses it: the tracker reads usage through `link`, `amend` completes. */
+export interface LedgerUsage {
+  link: AgentUsageLink;
+  amend: Ledger['amend'];
+}
+
+/**
+ * Gives the tracker the book's usage for the records it writes, and returns what completes the records
+ * already written: each changed session's usage is appended to the ledger (once per change, in order;
+ * a session not yet recorded gets it in its record).
+ */
+function ledgerCompleter(book: UsageBook, ledger: LedgerUsage, logger: Logger, now: () => number) {
+  ledger.link.attach((id) => {
+    const t = book.get(id);
+    return t ? agentUsageOf(t) : undefined;
+  });
+  let chain: Promise<unknown> = Promise.resolve();
+  return (sessions: ReadonlySet<string>) => {
+    for (const id of [...sessions]) {
+      chain = chain.then(async () => {
+        const t = book.get(id);
+        if (!t) return;
+        try {
+          await ledger.amend(id, agentUsageOf(t), now());
+        } catch (error) {
+          logger.warn(
+            { source: 'telemetry', session: id, error: (error as Error).message },
+            'cannot complete the ledger record with the agent’s usage',
+          );
+        }
+      });
+    }
+  };
+}
+
 export interface StartedReceiver {
   book: UsageBook;
   receiver: Receiver | undefined;
@@ -61,11 +98,14 @@ export async function startAgentReceiver(options: {
   config: TelemetryReceiverConfig | undefined;
   logger: Logger;
   now: () => number;
+  /** The session ledger: its records get the agents' usage (docs/telemetry.md). */
+  ledger?: LedgerUsage | undefined;
 }): Promise<StartedReceiver | undefined> {
   const { env, config, logger, now } = options;
   if (!config?.enabled) return undefined;
   const book = new UsageBook(now);
   loadBook(book, env, logger, now());
+  const complete = options.ledger ? ledgerCompleter(book, options.ledger, logger, now) : undefined;
   const token = receiverToken(env);
   const port = config.port ?? TELEMETRY_DEFAULTS.receiverPort;
   if (!token.ok) {
@@ -73,8 +113,11 @@ export async function startAgentReceiver(options: {
     return { book, receiver: undefined, problem: token.problem, close: async () => {} };
   }
   let timer: NodeJS.Timeout | undefined;
+  const dirty = new Set<string>();
   const save = () => {
     timer = undefined;
+    complete?.(dirty);
+    dirty.clear();
     try {
       writePrivateFileAtomic(agentUsagePath(env), `${JSON.stringify(book.save())}\n`);
     } catch (error) {
@@ -82,6 +125,7 @@ export async function startAgentReceiver(options: {
     }
   };
   const changed = (sessions: Set<string>) => {
+    for (const id of sessions) if (dirty.size < MAX_SESSIONS) dirty.add(id);
     if (sessions.size === 0 || timer) return;
     timer = setTimeout(save, SAVE_EVERY_MS);
     timer.unref();

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { isObject } from '../util/json-values.js';
+import type { AgentModelUsage, AgentUsage } from '../ledger/agent-usage.js';
 import { attributesOf } from './otlp-decode.js';
 import type { SessionUsage } from './daemon-telemetry.js';
 
@@ -257,4 +258,22 @@ export class UsageBook {
 function sessionOf(a: Record<string, unknown>): string | undefined {
   const id = a['session.id'];
   return typeof id === 'string' && id.length > 0 ? id.slice(0, MAX_NAME) : undefined;
+}
+
+const modelUsage = (u: ModelUsage): AgentModelUsage => ({
+  inputTokens: u.inputTokens,
+  outputTokens: u.outputTokens,
+  cacheReadTokens: u.cacheReadTokens,
+  cacheCreationTokens: u.cacheCreationTokens,
+  costUsd: u.costUsd ?? null,
+});
+
+/** A session's totals as its ledger record carries them. */
+export function agentUsageOf(t: SessionTelemetry): AgentUsage {
+  return {
+    source: 'agent-telemetry',
+    ...modelUsage(t),
+    models: Object.fromEntries(Object.entries(t.perModel).map(([m, u]) => [m, modelUsage(u)])),
+    updatedAtMs: t.updatedAt,
+  };
 }

@@ -47,7 +47,11 @@ import { watchStatePath } from '../../watch/state-file.js';
 import { watchRules } from '../../watch/routing.js';
 import type { WatchConfig } from '../../config/watch-schema.js';
 import { startExport, type StartedExport } from '../../telemetry/start-export.js';
-import { startAgentReceiver, type StartedReceiver } from '../../telemetry/start-receiver.js';
+import {
+  startAgentReceiver,
+  type LedgerUsage,
+  type StartedReceiver,
+} from '../../telemetry/start-receiver.js';
 import type { TelemetryConfig } from '../../config/telemetry-schema.js';
 
 export { DaemonRunningError } from './lock-holder.js';
@@ -90,6 +94,8 @@ export interface StartDaemonOptions {
   watch?: { config: WatchConfig; client: WatchClient; timers?: WatchTimers };
   /** OpenTelemetry settings (default: the user config file's `telemetry`); docs/telemetry.md. */
   telemetry?: TelemetryConfig;
+  /** The session ledger, completed with the agents' own usage by the receiver (docs/telemetry.md). */
+  agentUsage?: LedgerUsage;
   /** Tests: shorter export batching and backoff. */
   telemetryTuning?: { flushIntervalMs?: number; retryBaseMs?: number; retryMaxMs?: number };
 }
@@ -300,6 +306,7 @@ export class Daemon implements DaemonHandle {
         config: telemetry?.receiver,
         logger: log,
         now: this.now,
+        ledger: options.agentUsage,
       });
       return () => this.agentTelemetry?.close();
     });

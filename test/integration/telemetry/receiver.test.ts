@@ -2,7 +2,6 @@ import { chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import { startDaemon, type Daemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { handOff } from '../../../src/link/client.js';
 import { receiverToken, receiverTokenPath } from '../../../src/telemetry/receiver-token.js';
@@ -13,20 +12,13 @@ import { handoffOf, tempEnv } from '../daemon/helpers.js';
 import { waitFor } from '../../helpers/wait.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { dirname, join } from 'node:path';
-import { attrs, spansOf, startCollector } from '../../helpers/otlp-collector.js';
+import { attrs, metricsProtobuf, spansOf, startCollector } from '../../helpers/otlp-collector.js';
 import { checkTelemetry } from '../../../src/doctor/checks/telemetry/check-telemetry.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-type Encoder = { fromObject(o: object): object; encode(m: object): { finish(): Uint8Array } };
-const metricsRequest = (
-  otlpRoot as unknown as {
-    opentelemetry: { proto: { collector: { metrics: { v1: Record<string, Encoder> } } } };
-  }
-).opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest!;
 
 const kv = (attributes: Record<string, string>) =>
   Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } }));
@@ -99,7 +91,7 @@ async function setup(receiver: Partial<NonNullable<TelemetryConfig['receiver']>>
   return { env, daemon, started, url, token, post };
 }
 
-const protobuf = (request: object) => metricsRequest.encode(metricsRequest.fromObject(request)).finish();
+const protobuf = metricsProtobuf;
 
 describe('the local OTLP receiver', () => {
   it('keeps its token private and refuses a request without it (401), never reading it', async () => {
