@@ -63,7 +63,7 @@ function ledgerCompleter(book: UsageBook, ledger: LedgerUsage, logger: Logger, n
     return t ? agentUsageOf(t) : undefined;
   });
   let chain: Promise<unknown> = Promise.resolve();
-  return (sessions: ReadonlySet<string>) => {
+  return (sessions: ReadonlySet<string>): Promise<unknown> => {
     for (const id of [...sessions]) {
       chain = chain.then(async () => {
         const t = book.get(id);
@@ -78,6 +78,7 @@ function ledgerCompleter(book: UsageBook, ledger: LedgerUsage, logger: Logger, n
         }
       });
     }
+    return chain;
   };
 }
 
@@ -114,9 +115,10 @@ export async function startAgentReceiver(options: {
   }
   let timer: NodeJS.Timeout | undefined;
   const dirty = new Set<string>();
+  let completing: Promise<unknown> = Promise.resolve();
   const save = () => {
     timer = undefined;
-    complete?.(dirty);
+    if (complete) completing = complete(dirty);
     dirty.clear();
     try {
       writePrivateFileAtomic(agentUsagePath(env), `${JSON.stringify(book.save())}\n`);
@@ -162,6 +164,8 @@ export async function startAgentReceiver(options: {
         clearTimeout(timer);
         save();
       }
+      // What arrived last (an agent's export as it exits) completes the ledger before the daemon ends.
+      await completing;
     },
   };
 }
