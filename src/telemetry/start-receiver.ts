@@ -5,7 +5,8 @@ import { TELEMETRY_DEFAULTS, type TelemetryReceiverConfig } from '../config/tele
 import { dataDir, type Env } from '../paths.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import { startReceiver, type Receiver } from './receiver.js';
-import { receiverToken } from './receiver-token.js';
+import { receiverToken, receiverTokenPath } from './receiver-token.js';
+import type { StartedExport } from './start-export.js';
 import type { AgentUsageLink } from '../ledger/agent-usage.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { agentUsageOf, MAX_SESSIONS, UsageBook } from './usage-book.js';
@@ -85,6 +86,7 @@ function ledgerCompleter(book: UsageBook, ledger: LedgerUsage, logger: Logger, n
 export interface StartedReceiver {
   book: UsageBook;
   receiver: Receiver | undefined;
+  tokenFile: string;
   /** Why it does not listen (a port held by another process, a token file that is not private). */
   problem: string | undefined;
   close(): Promise<void>;
@@ -108,10 +110,11 @@ export async function startAgentReceiver(options: {
   loadBook(book, env, logger, now());
   const complete = options.ledger ? ledgerCompleter(book, options.ledger, logger, now) : undefined;
   const token = receiverToken(env);
+  const tokenFile = receiverTokenPath(env);
   const port = config.port ?? TELEMETRY_DEFAULTS.receiverPort;
   if (!token.ok) {
     logger.error({ source: 'telemetry', problem: token.problem }, 'the OTLP receiver does not listen');
-    return { book, receiver: undefined, problem: token.problem, close: async () => {} };
+    return { book, receiver: undefined, tokenFile, problem: token.problem, close: async () => {} };
   }
   let timer: NodeJS.Timeout | undefined;
   const dirty = new Set<string>();
@@ -151,12 +154,13 @@ export async function startAgentReceiver(options: {
         ? `port ${port} on 127.0.0.1 is held by another process (set telemetry.receiver.port)`
         : `cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`;
     logger.error({ source: 'telemetry', problem }, 'the OTLP receiver does not listen');
-    return { book, receiver: undefined, problem, close: async () => {} };
+    return { book, receiver: undefined, tokenFile, problem, close: async () => {} };
   }
   logger.info({ source: 'telemetry', port: receiver.port }, 'OTLP receiver listening on 127.0.0.1');
   return {
     book,
     receiver,
+    tokenFile,
     problem: undefined,
     close: async () => {
       await receiver.close();
@@ -167,5 +171,28 @@ export async function startAgentReceiver(options: {
       // What arrived last (an agent's export as it exits) completes the ledger before the daemon ends.
       await completing;
     },
+  };
+}
+
+/** Export and receiver as `hookd status` and doctor show them; undefined when both are off. */
+export function telemetryStatus(
+  exported: Pick<StartedExport, 'stats'> | undefined,
+  received: StartedReceiver | undefined,
+) {
+  if (!exported && !received) return undefined;
+  return {
+    ...(exported ? { export: exported.stats() } : {}),
+    ...(received
+      ? {
+          receiver: {
+            ...(received.receiver ? { port: received.receiver.port } : {}),
+            ...(received.problem ? { problem: received.problem } : {}),
+            tokenFile: received.tokenFile,
+            counts: received.receiver
+              ? { ...received.receiver.counts }
+              : { accepted: 0, unauthorized: 0, refused: 0 },
+          },
+        }
+      : {}),
   };
 }

@@ -49,6 +49,7 @@ import type { WatchConfig } from '../../config/watch-schema.js';
 import { startExport, type StartedExport } from '../../telemetry/start-export.js';
 import {
   startAgentReceiver,
+  telemetryStatus,
   type LedgerUsage,
   type StartedReceiver,
 } from '../../telemetry/start-receiver.js';
@@ -249,6 +250,7 @@ export class Daemon implements DaemonHandle {
       pipeline: this.pipeline!.counts,
       digest: this.digest.counts,
       presence: () => this.presence.probe().status(),
+      telemetry: () => telemetryStatus(this.export, this.agentTelemetry),
       fast: () =>
         this.fast
           ? { socket: this.fast.socket, protocol: FAST_PROTOCOL, clientVersions: { ...FAST_CLIENT_VERSIONS } }

@@ -56,6 +56,24 @@ export interface DaemonStats {
   memory: { rssBytes: number; heapUsedBytes: number };
   /** Presence (docs/sessions.md#presence): the setting, the detected source, the last reading. */
   presence?: PresenceStatus;
+  /** OpenTelemetry (docs/telemetry.md): export per signal, and the receiver; absent when both are off. */
+  telemetry?: TelemetryStatus;
+}
+
+/** What `hookd status` and doctor show of OpenTelemetry export and the receiver. */
+export interface TelemetryStatus {
+  /** Per signal: where it goes, queued, sent, dropped, failures, the last error. */
+  export?: Record<
+    string,
+    { url: string; queued: number; sent: number; dropped: number; failures: number; lastError?: string }
+  >;
+  receiver?: {
+    /** The port it listens on; absent when it does not listen (see problem). */
+    port?: number;
+    problem?: string;
+    tokenFile: string;
+    counts: { accepted: number; unauthorized: number; refused: number };
+  };
 }
 
 /** Where the numbers of `hookd status` come from: each part keeps its own counts. */
@@ -80,6 +98,7 @@ export interface StatsSources {
   fast?: () => Listening['fast'];
   pid?: number;
   memory?: () => { rssBytes: number; heapUsedBytes: number };
+  telemetry?: () => TelemetryStatus | undefined;
 }
 
 export function percentile(values: readonly number[], p: number): number | undefined {
@@ -166,6 +185,10 @@ export function collectStats(s: StatsSources): DaemonStats {
       issues: state.issues,
     },
     memory: (s.memory ?? processMemory)(),
+    ...(() => {
+      const telemetry = s.telemetry?.();
+      return telemetry ? { telemetry } : {};
+    })(),
     ...(s.presence ? { presence: s.presence() } : {}),
   };
 }

@@ -13,6 +13,7 @@ import { waitFor } from '../../helpers/wait.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { dirname, join } from 'node:path';
 import { attrs, metricsProtobuf, spansOf, startCollector } from '../../helpers/otlp-collector.js';
+import { formatTelemetry } from '../../../src/cli/commands/data/status.js';
 import { checkTelemetry } from '../../../src/doctor/checks/telemetry/check-telemetry.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -259,6 +260,31 @@ describe('the local OTLP receiver', () => {
       `port ${port} on 127.0.0.1 is held by another process (set telemetry.receiver.port)`,
     );
     expect(daemon.startedParts()).toContain('pid file');
+    // `hookd status` shows it, as a problem.
+    const status = daemon.stats().telemetry;
+    expect(status?.receiver).toMatchObject({
+      problem: expect.stringContaining(`port ${port} on 127.0.0.1 is held by another process`),
+      tokenFile: receiverTokenPath(temp.env),
+    });
+    expect(status?.receiver?.port).toBeUndefined();
+    const problems: string[] = [];
+    expect(formatTelemetry(status, problems)).toEqual(['receiver: not listening']);
+    expect(problems[0]).toContain(`OTLP receiver: port ${port} on 127.0.0.1 is held by another process`);
+  });
+
+  it('shows its port, token file and requests in the daemon status', async () => {
+    const t = await setup();
+    await t.post('/v1/metrics', protobuf(claudeMetrics('s-st', [{ type: 'input', value: 1 }])));
+    await t.post('/v1/metrics', 'x', { authorization: '' });
+    const status = t.daemon.stats().telemetry;
+    expect(status?.receiver).toEqual({
+      port: t.started.receiver!.port,
+      tokenFile: receiverTokenPath(t.env),
+      counts: { accepted: 1, unauthorized: 1, refused: 0 },
+    });
+    expect(formatTelemetry(status, [])).toEqual([
+      `receiver: 127.0.0.1:${t.started.receiver!.port} (token ${receiverTokenPath(t.env)}), 1 accepted, 1 without the token, 0 refused`,
+    ]);
   });
 });
 
