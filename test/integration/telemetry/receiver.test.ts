@@ -14,6 +14,7 @@ import { jsonLines } from '../../helpers/json-lines.js';
 import { dirname, join } from 'node:path';
 import { attrs, metricsProtobuf, spansOf, startCollector } from '../../helpers/otlp-collector.js';
 import { formatTelemetry } from '../../../src/cli/commands/data/status.js';
+import type { DaemonState } from '../../../src/daemon/admin.js';
 import { checkTelemetry } from '../../../src/doctor/checks/telemetry/check-telemetry.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -289,29 +290,50 @@ describe('the local OTLP receiver', () => {
 });
 
 describe('doctor on telemetry', () => {
-  it('knows hookd’s receiver by its answer, and a port held by another program', async () => {
+  it('asks the running daemon which port its receiver holds, never what answers there', async () => {
     const t = await setup();
     const port = t.started.receiver!.port;
     const telemetry = { receiver: { enabled: true, port, maxBodyBytes: 1024 } };
-    const ours = await checkTelemetry({}, telemetry, { fetch, timeoutMs: 5000 });
+    const daemon = async () => ({ running: true as const, stats: t.daemon.stats() });
+    const ours = await checkTelemetry({}, telemetry, { daemon });
     expect(ours.map((r) => [r.id, r.status])).toEqual([
       ['telemetry-export', 'skip'],
       ['telemetry-receiver', 'ok'],
     ]);
-    const other = await startCollector();
-    cleanups.push(() => other.close());
+    // A program on the configured port that answers exactly like hookd's receiver is not taken for it:
+    // the daemon says its receiver is elsewhere.
+    const squatter = await startCollector();
+    cleanups.push(() => squatter.close());
     const held = await checkTelemetry(
       { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318' },
-      { receiver: { ...telemetry.receiver, port: other.port } },
-      { fetch, timeoutMs: 5000 },
+      { receiver: { ...telemetry.receiver, port: squatter.port } },
+      { daemon },
     );
     expect(held[0]).toMatchObject({
       status: 'ok',
       detail: expect.stringContaining('traces -> http://collector.example:4318/v1/traces (protobuf)'),
     });
     expect(held[1]).toMatchObject({
-      status: 'fail',
-      detail: expect.stringContaining(`port ${other.port} on 127.0.0.1 is held by another process`),
+      status: 'warn',
+      detail: `the daemon listens on 127.0.0.1:${port}, the config says ${squatter.port}`,
+    });
+  });
+
+  it('reports the port held by another process as the daemon found it, and a daemon not running', async () => {
+    const stats = (receiver: object) =>
+      ({ running: true, stats: { telemetry: { receiver } } }) as unknown as DaemonState;
+    const telemetry = { receiver: { enabled: true, port: 4319, maxBodyBytes: 1024 } };
+    const problem = 'port 4319 on 127.0.0.1 is held by another process (set telemetry.receiver.port)';
+    const [, held] = await checkTelemetry({}, telemetry, {
+      daemon: async () => stats({ problem, tokenFile: '/t', counts: {} }),
+    });
+    expect(held).toMatchObject({ status: 'fail', detail: problem });
+    const [, down] = await checkTelemetry({}, telemetry, {
+      daemon: async () => ({ running: false, spooled: 0, pendingEvents: 0 }) as unknown as DaemonState,
+    });
+    expect(down).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('the daemon is not running'),
     });
   });
 });
