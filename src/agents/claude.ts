@@ -76,6 +76,16 @@ export const CLAUDE: AgentAdapter = {
       ],
     },
     readsHooksOf: [],
+    // Claude Code 2.1.330 exports metrics and log events; OTEL_LOG_USER_PROMPTS and
+    // OTEL_LOG_TOOL_DETAILS stay unset (prompt text and tool input are not hookd's to collect).
+    otelEnv: (endpoint, headers) => ({
+      CLAUDE_CODE_ENABLE_TELEMETRY: '1',
+      OTEL_METRICS_EXPORTER: 'otlp',
+      OTEL_LOGS_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_EXPORTER_OTLP_HEADERS: headers,
+    }),
   },
   sessions: {
     transcriptFormat: 'claude-jsonl',

@@ -201,6 +201,12 @@ export interface InstallRules {
   timeouts: Timeouts;
   /** Other agents this agent also reads the hooks of (an entry there fires here too). */
   readsHooksOf: readonly AgentId[];
+  /**
+   * The `env` keys of the agent's settings that make it export its own OpenTelemetry metrics and logs
+   * over OTLP/HTTP to `endpoint` with `headers` (`hookd install --otel`); absent when hookd cannot
+   * point the agent at its receiver. Never the keys that add prompt text or tool details.
+   */
+  otelEnv?(endpoint: string, headers: string): Record<string, string>;
 }
 
 /** Where the agent keeps its sessions, for enrichment and the ledger. */

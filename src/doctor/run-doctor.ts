@@ -1,3 +1,4 @@
+import { daemonState } from '../daemon/admin.js';
 import { dirname, join } from 'node:path';
 import { buildChannels } from '../notify/channels/build-channels.js';
 import type { Channel } from '../notify/channels/channel.js';
@@ -180,7 +181,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     { title: 'API key', run: () => checkApiKey(env, hookd?.api, { fetch: fetchImpl, timeoutMs }) },
     {
       title: 'telemetry',
-      run: () => checkTelemetry(env, hookd?.telemetry, { fetch: fetchImpl, timeoutMs }),
+      run: () => checkTelemetry(env, hookd?.telemetry, { daemon: () => daemonState(env) }),
     },
     {
       title: 'platform watchers',

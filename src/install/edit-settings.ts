@@ -63,9 +63,27 @@ export function planJsonEdit(
   key: string,
   value: unknown,
 ): FileChange & { text: string } {
-  const same = JSON.stringify(snapshot.data[key]) === JSON.stringify(value);
-  const text = same ? snapshot.text : editedJsonText(snapshot, key, value);
-  const changed = text !== snapshot.text || (!snapshot.exists && value !== undefined);
+  return planJsonEdits(snapshot, { [key]: value });
+}
+
+/**
+ * Plans the change of several top-level keys of one file, one after the other (a key already there
+ * keeps its place, a new one goes last): one new text and one diff against the original.
+ */
+export function planJsonEdits(
+  snapshot: SettingsFileSnapshot,
+  edits: Record<string, unknown>,
+): FileChange & { text: string } {
+  let current = snapshot;
+  for (const [key, value] of Object.entries(edits)) {
+    if (JSON.stringify(current.data[key]) === JSON.stringify(value)) continue;
+    const data: Record<string, unknown> = { ...current.data, [key]: value };
+    if (value === undefined) delete data[key];
+    current = { ...current, text: editedJsonText(current, key, value), data };
+  }
+  const text = current.text;
+  const wanted = Object.values(edits).some((v) => v !== undefined);
+  const changed = text !== snapshot.text || (!snapshot.exists && wanted);
   return {
     file: snapshot.file,
     created: !snapshot.exists && changed,
@@ -78,17 +96,21 @@ export function planJsonEdit(
   };
 }
 
+/** The mode a file that holds a secret is written with: the owner's bits of `mode` only (default 0600). */
+export const privateMode = (mode: number | undefined): number => (mode ?? 0o666) & 0o700;
+
 /** Writes a planned change: refuses read-only files first, backs the original up once, writes atomically. */
 export async function applyJsonEdit(
   snapshot: SettingsFileSnapshot,
-  plan: FileChange & { text: string },
+  plan: FileChange & { text: string; private?: boolean },
   now: Date,
 ): Promise<FileChange> {
-  const { text: _text, ...change } = plan;
+  const { text: _text, private: secret, ...change } = plan;
   if (!plan.changed) return change;
   await assertWritable(snapshot);
   const backup = snapshot.exists ? await backupSettingsFile(snapshot, now) : undefined;
-  await writeSettingsFile(snapshot, plan.text);
+  // A file that holds a token is the owner's alone; so is its backup from now on.
+  await writeSettingsFile(secret ? { ...snapshot, mode: privateMode(snapshot.mode) } : snapshot, plan.text);
   return { ...change, ...(backup ? { backup } : {}) };
 }
 

@@ -36,6 +36,7 @@ import {
   type SettingsLevel,
 } from './settings-level.js';
 import { chooseNativeClient } from './native-client.js';
+import { hideReceiverToken, planOtelEnv, withoutOtelEnv } from './otel-env.js';
 import type { Transport } from './transport.js';
 import { eventsToWire, type WiredEvent, type WiringReason } from './wiring.js';
 
@@ -77,6 +78,8 @@ export interface InstallOptions extends SettingsTarget {
   client?: 'native' | 'auto';
   /** Wire every event the agent fires (Droid 9, Claude Code 33). */
   allEvents?: boolean;
+  /** Also point the agent's own OpenTelemetry at hookd's receiver (docs/telemetry.md). */
+  otel?: boolean;
 }
 
 /** How one wired event reaches hookd, and why it is wired. */
@@ -111,6 +114,8 @@ export interface InstallResult extends FileChange {
   notes: string[];
   /** Problems the agent tolerates but that do not do what they look like (never ours). */
   warnings: FileProblem[];
+  /** With --otel: the `env` keys written so the agent exports to hookd's receiver (none: left alone). */
+  otel?: { keys: string[] };
 }
 
 export interface UninstallResult extends FileChange {
@@ -119,6 +124,8 @@ export interface UninstallResult extends FileChange {
   dryRun: boolean;
   files: FileChange[];
   removed: { event: string; count: number; file: string }[];
+  /** The `env` keys `install --otel` had added, removed. */
+  otelRemoved: string[];
   warnings: FileProblem[];
 }
 
@@ -362,11 +369,28 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
       timeout: entryTimeout(options.agent, w.event, timeoutSec),
     },
   }));
-  const next = wireLevel(level, wanted, isDefaultWiring(options));
-  const plan = planLevel(level, next);
   const dryRun = options.dryRun ?? false;
+  const otel = options.otel
+    ? await planOtelEnv({
+        agent: options.agent,
+        current: level.settings.data.env,
+        file: level.settings.file,
+        env: options.env ?? process.env,
+        projectDir: options.projectDir ?? process.cwd(),
+        config: options.config,
+        managedDir: options.claudeManagedDir,
+        dryRun,
+        shared: options.scope === 'project' && options.file === undefined,
+      })
+    : undefined;
+  if (otel) notes.push(...otel.notes);
+  const next = {
+    ...wireLevel(level, wanted, isDefaultWiring(options)),
+    ...(otel?.change ? { env: { value: otel.env, secret: true } } : {}),
+  };
+  const plan = planLevel(level, next);
   const now = (options.now ?? (() => new Date()))();
-  const files = await applyLevel(level, plan, dryRun, now);
+  const files = hideTokens(await applyLevel(level, plan, dryRun, now));
   const reads = await agentReads(options, level, next);
   notes.push(
     ...layerNotes(
@@ -389,7 +413,13 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
     layers: hookdLayers(reads),
     notes,
     warnings: plan.warnings,
+    ...(otel ? { otel: { keys: otel.keys } } : {}),
   };
+}
+
+/** File changes as shown: the receiver's token never appears in a diff. */
+function hideTokens(changes: FileChange[]): FileChange[] {
+  return changes.map((c) => ({ ...c, diff: hideReceiverToken(c.diff) }));
 }
 
 /**
@@ -436,14 +466,18 @@ export async function uninstallHookd(options: SettingsTarget): Promise<Uninstall
   const fromJson = level.hooksJson
     ? removeHookdEntries(level.hooksJson.data, { keepEmptyEvents: true })
     : undefined;
+  const otel = withoutOtelEnv(level.settings.data.env);
   const next: LevelHooks = {
     settings: fromSettings.removed.length > 0 ? fromSettings.hooks : before,
     ...(fromJson ? { hooksJson: fromJson.hooks ?? {} } : {}),
+    ...(otel.removed.length > 0 || otel.env !== level.settings.data.env
+      ? { env: { value: otel.env, secret: false } }
+      : {}),
   };
   const plan = planLevel(level, next, { settingsBroken: !validateAgentHooks(before, options.agent).ok });
   const dryRun = options.dryRun ?? false;
   const now = (options.now ?? (() => new Date()))();
-  const files = await applyLevel(level, plan, dryRun, now);
+  const files = hideTokens(await applyLevel(level, plan, dryRun, now));
   const removed = [
     ...fromSettings.removed.map((r) => ({ ...r, file: level.settings.file })),
     ...(fromJson?.removed ?? []).map((r) => ({ ...r, file: level.hooksJson!.file })),
@@ -455,6 +489,7 @@ export async function uninstallHookd(options: SettingsTarget): Promise<Uninstall
     dryRun,
     files,
     removed,
+    otelRemoved: otel.removed,
     warnings: plan.warnings,
   };
 }

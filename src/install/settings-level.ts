@@ -7,8 +7,9 @@ import {
   applyJsonEdit,
   assertAgentAccepts,
   assertWritableHooks,
-  planJsonEdit,
+  planJsonEdits,
   planJsonRootEdit,
+  privateMode,
   type FileChange,
 } from './edit-settings.js';
 import { namedEvents, readHooksFile, type HooksFileRead } from './effective-hooks.js';
@@ -97,10 +98,15 @@ export type FileProblem = AgentHooksProblem & { file: string };
 export interface LevelHooks {
   settings: AgentHooks | undefined;
   hooksJson?: AgentHooks;
+  /**
+   * A new `env` of the settings file (`hookd install --otel`, uninstall); `secret`: it holds a token,
+   * so the file is written private (0600).
+   */
+  env?: { value: Record<string, unknown> | undefined; secret: boolean };
 }
 
 export interface LevelPlan {
-  plans: (FileChange & { text: string })[];
+  plans: (FileChange & { text: string; private?: boolean })[];
   warnings: FileProblem[];
 }
 
@@ -118,7 +124,14 @@ export function planLevel(
     ? validateAgentHooks(next.settings, level.agent).problems
     : assertWritableHooks(file, next.settings, level.agent);
   const warnings: FileProblem[] = problems.map((p) => ({ ...p, file }));
-  const plans = [planJsonEdit(level.settings, 'hooks', next.settings)];
+  const edits: Record<string, unknown> = { hooks: next.settings };
+  if (next.env) edits.env = next.env.value;
+  const settingsPlan = planJsonEdits(level.settings, edits);
+  const secret = next.env?.secret === true;
+  const exposed = secret && level.settings.exists && privateMode(level.settings.mode) !== level.settings.mode;
+  const plans: LevelPlan['plans'] = [
+    { ...settingsPlan, ...(secret ? { private: true } : {}), changed: settingsPlan.changed || exposed },
+  ];
   if (level.hooksJson && next.hooksJson) {
     const json = level.hooksJson.file;
     warnings.push(
@@ -138,7 +151,11 @@ export function planLevel(
  */
 export async function applyLevel(level: SettingsLevel, plan: LevelPlan, dryRun: boolean, now: Date) {
   const snapshots = [level.settings, ...(level.hooksJson ? [level.hooksJson] : [])];
-  const strip = ({ text: _text, ...change }: FileChange & { text: string }): FileChange => change;
+  const strip = ({
+    text: _text,
+    private: _secret,
+    ...change
+  }: FileChange & { text: string; private?: boolean }): FileChange => change;
   if (dryRun) return plan.plans.map(strip);
   for (const [i, p] of plan.plans.entries()) if (p.changed) await assertWritable(snapshots[i]!);
   const done: FileChange[] = [];

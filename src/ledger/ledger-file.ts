@@ -2,7 +2,8 @@ import { closeSync, read } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
-import { RECORD_VERSION, type SessionRecord } from './types.js';
+import { RECORD_VERSION, type SessionRecord, type UsageAmendment } from './types.js';
+import { isObject } from '../util/json-values.js';
 import { PRIVATE_APPEND_READ_FLAGS, openRegularFile } from '../util/private-fs.js';
 
 /**
@@ -15,8 +16,8 @@ const NEWLINE = 0x0a;
 const readFd = promisify(read);
 const CHUNK_BYTES = 256 * 1024;
 
-/** The line (with its newline) for one record. */
-export function encodeRecord(record: SessionRecord): string {
+/** The line (with its newline) for one record or amendment. */
+export function encodeRecord(record: SessionRecord | UsageAmendment): string {
   return `${JSON.stringify(record)}\n`;
 }
 
@@ -29,6 +30,30 @@ export function decodeRecord(line: string): SessionRecord | undefined {
     if (typeof value.sessionId !== 'string' || !value.sessionId || typeof value.endedAtMs !== 'number')
       return undefined;
     return value as SessionRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+const count = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+const modelUsage = (v: unknown) =>
+  isObject(v) &&
+  count(v.inputTokens) &&
+  count(v.outputTokens) &&
+  count(v.cacheReadTokens) &&
+  count(v.cacheCreationTokens) &&
+  (v.costUsd === null || count(v.costUsd));
+
+/** A line back to an amendment (agent usage of a recorded session), or undefined. */
+export function decodeAmendment(line: string): UsageAmendment | undefined {
+  try {
+    const value = JSON.parse(line) as unknown;
+    if (!isObject(value) || value.v !== RECORD_VERSION || value.amend !== 'agentUsage') return undefined;
+    const usage = value.agentUsage;
+    if (typeof value.sessionId !== 'string' || !value.sessionId || !isObject(usage)) return undefined;
+    if (!modelUsage(usage) || !isObject(usage.models) || !Object.values(usage.models).every(modelUsage))
+      return undefined;
+    return value as unknown as UsageAmendment;
   } catch {
     return undefined;
   }
@@ -49,6 +74,7 @@ export async function scanLedger(
   path: string,
   onRecord: (record: SessionRecord) => void,
   fromOffset = 0,
+  onAmendment?: (amendment: UsageAmendment) => void,
 ): Promise<ScanResult> {
   let fd: number;
   try {
@@ -74,7 +100,9 @@ export async function scanLedger(
         const line = data.toString('utf8', start, nl);
         if (line.trim()) {
           const record = decodeRecord(line);
+          const amendment = record ? undefined : decodeAmendment(line);
           if (record) onRecord(record);
+          else if (amendment) onAmendment?.(amendment);
           else skipped++;
         }
         start = nl + 1;
@@ -92,7 +120,7 @@ export async function scanLedger(
  * Append one record durably: open for append, end a torn last line with a newline first, write the line
  * in one call, fdatasync, and fsync the folder when the file was new. Returns the file size after it.
  */
-export async function appendRecord(path: string, record: SessionRecord): Promise<number> {
+export async function appendRecord(path: string, record: SessionRecord | UsageAmendment): Promise<number> {
   // Appends only (O_APPEND), never through a symlink, 0600; the read below uses positional reads.
   const handle = await open(path, PRIVATE_APPEND_READ_FLAGS, 0o600);
   let size: number;

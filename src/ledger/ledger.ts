@@ -3,7 +3,14 @@ import { acquireFileLock } from './file-lock.js';
 import { appendRecord, scanLedger } from './ledger-file.js';
 import { computeStats } from './stats.js';
 import { ensurePrivateDir } from '../util/private-fs.js';
-import type { LedgerFilters, LedgerStats, SessionRecord, StatsBy } from './types.js';
+import type { AgentUsage } from './agent-usage.js';
+import {
+  RECORD_VERSION,
+  type LedgerFilters,
+  type LedgerStats,
+  type SessionRecord,
+  type StatsBy,
+} from './types.js';
 
 export interface CreateLedgerOptions {
   /** hookd's data dir (`dataDir()` from src/paths.ts); the ledger lives in `<dataDir>/ledger/`. */
@@ -19,6 +26,11 @@ export interface Ledger {
    * Resolves once the record is fsync'd. Throws only when the disk refuses (the caller retries later).
    */
   record(record: SessionRecord): Promise<'written' | 'duplicate'>;
+  /**
+   * Complete a recorded session with its agent usage (a line read back into the record); nothing is
+   * written for a session that has no record yet (its record will carry the usage itself).
+   */
+  amend(sessionId: string, agentUsage: AgentUsage, nowMs: number): Promise<'written' | 'no-record'>;
   /** Records matching the filters, most recent end first. */
   list(filters?: LedgerFilters): Promise<SessionRecord[]>;
   /** The record whose id is, or uniquely starts with, `id`. */
@@ -34,16 +46,25 @@ export function ledgerPath(dataDir: string): string {
   return join(dataDir, 'ledger', 'sessions.jsonl');
 }
 
-/** All valid records, the first one per session id winning (a duplicate line is never shown twice). */
+/**
+ * All valid records, the first one per session id winning (a duplicate line is never shown twice), each
+ * with the agent usage of its latest amendment.
+ */
 async function readAll(path: string): Promise<SessionRecord[]> {
-  const seen = new Set<string>();
-  const records: SessionRecord[] = [];
-  await scanLedger(path, (record) => {
-    if (seen.has(record.sessionId)) return;
-    seen.add(record.sessionId);
-    records.push(record);
+  const records = new Map<string, SessionRecord>();
+  const usage = new Map<string, AgentUsage>();
+  await scanLedger(
+    path,
+    (record) => {
+      if (!records.has(record.sessionId)) records.set(record.sessionId, record);
+    },
+    0,
+    (amendment) => usage.set(amendment.sessionId, amendment.agentUsage),
+  );
+  return [...records.values()].map((r) => {
+    const later = usage.get(r.sessionId);
+    return later ? { ...r, agentUsage: later } : r;
   });
-  return records;
 }
 
 function matches(record: SessionRecord, filters: LedgerFilters): boolean {
@@ -85,6 +106,26 @@ export function createLedger(opts: CreateLedgerOptions): Ledger {
     }
   }
 
+  async function amendLocked(sessionId: string, agentUsage: AgentUsage, nowMs: number) {
+    ensurePrivateDir(dir);
+    const release = await acquireFileLock(lockPath);
+    try {
+      const scan = await scanLedger(path, (r) => ids.add(r.sessionId), scannedTo);
+      scannedTo = scan.endOffset;
+      if (!ids.has(sessionId)) return 'no-record' as const;
+      scannedTo = await appendRecord(path, {
+        v: RECORD_VERSION,
+        sessionId,
+        amend: 'agentUsage',
+        agentUsage,
+        recordedAtMs: nowMs,
+      });
+      return 'written' as const;
+    } finally {
+      await release();
+    }
+  }
+
   const list = async (filters: LedgerFilters = {}) => {
     const records = (await readAll(path)).filter((r) => matches(r, filters));
     records.sort((a, b) => b.endedAtMs - a.endedAtMs);
@@ -99,6 +140,11 @@ export function createLedger(opts: CreateLedgerOptions): Ledger {
         return Promise.reject(new Error('a session record needs a sessionId'));
       }
       const run = queue.then(() => recordLocked(record));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    amend(sessionId, agentUsage, nowMs) {
+      const run = queue.then(() => amendLocked(sessionId, agentUsage, nowMs));
       queue = run.catch(() => undefined);
       return run;
     },

@@ -6,6 +6,7 @@ import { isCompactionFork, isHumanPrompt } from '../events/claude-facts.js';
 import type { EventHandoff, HookEvent } from '../events/types.js';
 import { buildSessionRecord } from './build-record.js';
 import type { Ledger } from './ledger.js';
+import type { AgentUsage } from './agent-usage.js';
 import { classifyOutcome, newTrackedSession, type TrackedSession } from './tracked-session.js';
 import type { SessionRecord } from './types.js';
 import { addCount } from '../util/own.js';
@@ -31,6 +32,8 @@ export interface CreateSessionTrackerOptions {
   statePath?: string;
   /** Delay of the debounced save (default 1000 ms). */
   persistDelayMs?: number;
+  /** The agent's own usage of a session (its telemetry), written into the record when there is some. */
+  agentUsage?: (sessionId: string) => AgentUsage | undefined;
 }
 
 export interface SessionTracker {
@@ -127,7 +130,9 @@ export function createSessionTracker(opts: CreateSessionTrackerOptions): Session
         warn(`ledger: enrichment of session ${session.sessionId} failed: ${(error as Error).message}`);
       }
     }
-    const record = buildSessionRecord(session, endEvent, reason, enrichment, now());
+    const built = buildSessionRecord(session, endEvent, reason, enrichment, now());
+    const usage = opts.agentUsage?.(session.sessionId);
+    const record = usage ? { ...built, agentUsage: usage } : built;
     let outcome: 'written' | 'duplicate';
     try {
       outcome = await opts.ledger.record(record);

@@ -1,4 +1,5 @@
 import type { TokenCounts } from '../enrich/types.js';
+import type { AgentUsage } from './agent-usage.js';
 
 /** Version of the record format; readers skip lines of other versions they do not know. */
 export const RECORD_VERSION = 1;
@@ -50,6 +51,20 @@ export interface SessionRecord {
   subagentCount: number;
   /** Events hookd saw for this session. */
   eventCount: number;
+  recordedAtMs: number;
+  /**
+   * Tokens per model and cost from the agent's own telemetry, when it exports to hookd's receiver;
+   * completed by a later line of the ledger when it arrives after the session ended.
+   */
+  agentUsage?: AgentUsage | null;
+}
+
+/** A later line of the ledger that completes a session's record with its agent usage. */
+export interface UsageAmendment {
+  v: typeof RECORD_VERSION;
+  sessionId: string;
+  amend: 'agentUsage';
+  agentUsage: AgentUsage;
   recordedAtMs: number;
 }
 

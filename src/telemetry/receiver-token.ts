@@ -14,7 +14,10 @@ const TOKEN = /^[0-9a-f]{64}$/;
  * there when missing. A file that is not private, or not a token, is a problem: the caller reports it
  * and does not listen (a token others could read or plant proves nothing).
  */
-export function receiverToken(env: Env): { ok: true; token: string } | { ok: false; problem: string } {
+export function receiverToken(
+  env: Env,
+  options: { create?: boolean } = {},
+): { ok: true; token: string } | { ok: false; problem: string; missing?: boolean } {
   const file = receiverTokenPath(env);
   const read = readPrivateFile(file, 1024);
   if (read.ok) {
@@ -29,6 +32,7 @@ export function receiverToken(env: Env): { ok: true; token: string } | { ok: fal
     return TOKEN.test(token) ? { ok: true, token } : { ok: false, problem: `${file} does not hold a token` };
   }
   if (!read.missing) return { ok: false, problem: read.problem };
+  if (options.create === false) return { ok: false, problem: `${file} does not exist yet`, missing: true };
   const token = randomBytes(32).toString('hex');
   writePrivateFileAtomic(file, `${token}\n`);
   return { ok: true, token };

@@ -1,10 +1,13 @@
+import * as z from 'zod';
 import { isObject } from '../util/json-values.js';
+import type { AgentModelUsage, AgentUsage } from '../ledger/agent-usage.js';
 import { attributesOf } from './otlp-decode.js';
 import type { SessionUsage } from './daemon-telemetry.js';
 
 /** Claude Code's metric and event names (verified against the 2.1.330 binary; docs/telemetry.md). */
 export const CLAUDE_TOKEN_METRIC = 'claude_code.token.usage';
 export const CLAUDE_COST_METRIC = 'claude_code.cost.usage';
+type UsageMetric = typeof CLAUDE_TOKEN_METRIC | typeof CLAUDE_COST_METRIC;
 const TOKEN_TYPES: Record<string, keyof Omit<SessionUsage, 'costUsd' | 'models'>> = {
   input: 'inputTokens',
   output: 'outputTokens',
@@ -13,24 +16,78 @@ const TOKEN_TYPES: Record<string, keyof Omit<SessionUsage, 'costUsd' | 'models'>
 };
 const AGGREGATION_CUMULATIVE = 2;
 
-/** Sessions whose usage is kept (the oldest forgotten past it), and series per session. */
-const MAX_SESSIONS = 1000;
+/** Sessions whose usage is kept (the least recently updated forgotten past it), and series per session. */
+export const MAX_SESSIONS = 1000;
 const MAX_SERIES = 64;
+/** A session id or model name is cut to this many characters (the agent's data, kept in memory). */
+export const MAX_NAME = 128;
+
+interface Series {
+  metric: UsageMetric;
+  model: string;
+  type: string;
+  /** The series' start time for a cumulative point ('' for deltas). */
+  start: string;
+  value: number;
+}
 
 interface Book {
   /** Per series (metric, model, type, start): the latest value, or the sum of deltas. */
-  series: Map<string, { metric: string; model: string; type: string; value: number }>;
+  series: Map<string, Series>;
   apiErrors: number;
   toolDecisions: Record<string, number>;
   updatedAt: number;
+}
+
+/** One model's share of a session. */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  costUsd?: number;
 }
 
 export interface SessionTelemetry extends SessionUsage {
   sessionId: string;
+  /** Tokens and cost per model ('' when the agent named none). */
+  perModel: Record<string, ModelUsage>;
   apiErrors: number;
   toolDecisions: Record<string, number>;
   updatedAt: number;
 }
+
+const count = z.number().finite().nonnegative();
+const name = z.string().max(MAX_NAME);
+/** The saved book (telemetry/sessions.json): exactly what is needed to go on adding points. */
+const savedSchema = z.strictObject({
+  v: z.literal(2),
+  sessions: z
+    .array(
+      z.strictObject({
+        sessionId: name.min(1),
+        updatedAt: count,
+        apiErrors: count,
+        toolDecisions: z.record(z.string().max(32), count).refine((r) => Object.keys(r).length <= 16),
+        series: z
+          .array(
+            z.strictObject({
+              metric: z.enum([CLAUDE_TOKEN_METRIC, CLAUDE_COST_METRIC]),
+              model: name,
+              type: z.string().max(32),
+              start: z.string().max(32),
+              value: count,
+            }),
+          )
+          .max(MAX_SERIES),
+      }),
+    )
+    .max(MAX_SESSIONS),
+});
+export type SavedBook = z.infer<typeof savedSchema>;
+
+const seriesKey = (s: Pick<Series, 'metric' | 'model' | 'type' | 'start'>) =>
+  JSON.stringify([s.metric, s.model, s.type, s.start]);
 
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const number = (point: Record<string, unknown>): number => {
@@ -48,13 +105,20 @@ export class UsageBook {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  private book(sessionId: string): Book | undefined {
-    let book = this.books.get(sessionId);
-    if (!book) {
-      book = { series: new Map(), apiErrors: 0, toolDecisions: {}, updatedAt: this.now() };
-      this.books.set(sessionId, book);
-      if (this.books.size > MAX_SESSIONS) this.books.delete(this.books.keys().next().value as string);
-    }
+  /**
+   * The book of a session, made when new, moved to the end of the map (the most recently updated); past
+   * MAX_SESSIONS the first of the map, the least recently updated, is forgotten.
+   */
+  private book(sessionId: string): Book {
+    const book = this.books.get(sessionId) ?? {
+      series: new Map(),
+      apiErrors: 0,
+      toolDecisions: {},
+      updatedAt: 0,
+    };
+    this.books.delete(sessionId);
+    this.books.set(sessionId, book);
+    if (this.books.size > MAX_SESSIONS) this.books.delete(this.books.keys().next().value as string);
     book.updatedAt = this.now();
     return book;
   }
@@ -75,21 +139,17 @@ export class UsageBook {
           for (const point of list(sum?.dataPoints)) {
             if (!isObject(point)) continue;
             const a = attributesOf(point.attributes);
-            const sessionId = typeof a['session.id'] === 'string' ? a['session.id'] : undefined;
+            const sessionId = sessionOf(a);
             if (!sessionId) continue;
-            const model = typeof a.model === 'string' ? a.model : '';
-            const type = metric.name === CLAUDE_COST_METRIC ? 'cost' : String(a.type ?? '');
-            const book = this.book(sessionId)!;
-            const key = JSON.stringify([
-              metric.name,
-              model,
-              type,
-              cumulative ? String(point.startTimeUnixNano) : '',
-            ]);
+            const model = typeof a.model === 'string' ? a.model.slice(0, MAX_NAME) : '';
+            const type = metric.name === CLAUDE_COST_METRIC ? 'cost' : String(a.type ?? '').slice(0, 32);
+            const book = this.book(sessionId);
+            const start = cumulative ? String(point.startTimeUnixNano).slice(0, 32) : '';
+            const series = { metric: metric.name as UsageMetric, model, type, start };
+            const key = seriesKey(series);
             const entry = book.series.get(key);
             if (entry) entry.value = cumulative ? number(point) : entry.value + number(point);
-            else if (book.series.size < MAX_SERIES)
-              book.series.set(key, { metric: metric.name, model, type, value: number(point) });
+            else if (book.series.size < MAX_SERIES) book.series.set(key, { ...series, value: number(point) });
             changed.add(sessionId);
           }
         }
@@ -104,12 +164,12 @@ export class UsageBook {
         for (const record of list(isObject(sl) ? sl.logRecords : undefined)) {
           if (!isObject(record)) continue;
           const a = attributesOf(record.attributes);
-          const sessionId = typeof a['session.id'] === 'string' ? a['session.id'] : undefined;
+          const sessionId = sessionOf(a);
           if (!sessionId) continue;
-          if (a['event.name'] === 'api_error') this.book(sessionId)!.apiErrors += 1;
+          if (a['event.name'] === 'api_error') this.book(sessionId).apiErrors += 1;
           else if (a['event.name'] === 'tool_decision') {
             const decision = String(a.decision ?? 'unknown').slice(0, 32);
-            const book = this.book(sessionId)!;
+            const book = this.book(sessionId);
             if (decision in book.toolDecisions || Object.keys(book.toolDecisions).length < 16)
               book.toolDecisions[decision] = (book.toolDecisions[decision] ?? 0) + 1;
           } else continue;
@@ -129,6 +189,7 @@ export class UsageBook {
       cacheReadTokens: 0,
       cacheCreationTokens: 0,
       models: [],
+      perModel: {},
       apiErrors: book.apiErrors,
       toolDecisions: { ...book.toolDecisions },
       updatedAt: book.updatedAt,
@@ -136,17 +197,83 @@ export class UsageBook {
     const models = new Set<string>();
     for (const s of book.series.values()) {
       if (s.model) models.add(s.model);
-      if (s.metric === CLAUDE_COST_METRIC) out.costUsd = (out.costUsd ?? 0) + s.value;
-      else {
+      const share = (out.perModel[s.model] ??= {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheCreationTokens: 0,
+      });
+      if (s.metric === CLAUDE_COST_METRIC) {
+        out.costUsd = (out.costUsd ?? 0) + s.value;
+        share.costUsd = (share.costUsd ?? 0) + s.value;
+      } else {
         const field = TOKEN_TYPES[s.type];
-        if (field) out[field] += s.value;
+        if (field) {
+          out[field] += s.value;
+          share[field] += s.value;
+        }
       }
     }
     out.models = [...models];
     return out;
   }
 
+  /** Every session's totals, least recently updated first. */
   all(): SessionTelemetry[] {
     return [...this.books.keys()].map((id) => this.get(id)!);
   }
+
+  /** The book as saved to disk (telemetry/sessions.json). */
+  save(): SavedBook {
+    return {
+      v: 2,
+      sessions: [...this.books].map(([sessionId, b]) => ({
+        sessionId,
+        updatedAt: b.updatedAt,
+        apiErrors: b.apiErrors,
+        toolDecisions: { ...b.toolDecisions },
+        series: [...b.series.values()].map((s) => ({ ...s })),
+      })),
+    };
+  }
+
+  /** Takes back a saved book; a problem (not a saved book) leaves this one empty and is returned. */
+  restore(saved: unknown): string | undefined {
+    const parsed = savedSchema.safeParse(saved);
+    if (!parsed.success) return `not a saved usage book: ${z.prettifyError(parsed.error).split('\n')[0]}`;
+    this.books.clear();
+    const sessions = [...parsed.data.sessions].sort((a, b) => a.updatedAt - b.updatedAt);
+    for (const s of sessions)
+      this.books.set(s.sessionId, {
+        series: new Map(s.series.map((x) => [seriesKey(x), { ...x }])),
+        apiErrors: s.apiErrors,
+        toolDecisions: { ...s.toolDecisions },
+        updatedAt: s.updatedAt,
+      });
+    return undefined;
+  }
+}
+
+/** The point's session, cut to MAX_NAME characters; undefined when it names none. */
+function sessionOf(a: Record<string, unknown>): string | undefined {
+  const id = a['session.id'];
+  return typeof id === 'string' && id.length > 0 ? id.slice(0, MAX_NAME) : undefined;
+}
+
+const modelUsage = (u: ModelUsage): AgentModelUsage => ({
+  inputTokens: u.inputTokens,
+  outputTokens: u.outputTokens,
+  cacheReadTokens: u.cacheReadTokens,
+  cacheCreationTokens: u.cacheCreationTokens,
+  costUsd: u.costUsd ?? null,
+});
+
+/** A session's totals as its ledger record carries them. */
+export function agentUsageOf(t: SessionTelemetry): AgentUsage {
+  return {
+    source: 'agent-telemetry',
+    ...modelUsage(t),
+    models: Object.fromEntries(Object.entries(t.perModel).map(([m, u]) => [m, modelUsage(u)])),
+    updatedAtMs: t.updatedAt,
+  };
 }

@@ -145,3 +145,14 @@ export function attrs(list: unknown): Record<string, unknown> {
   }
   return out;
 }
+
+type Encoder = { fromObject(o: object): object; encode(m: object): { finish(): Uint8Array } };
+const metricsRequest = (
+  otlpRoot as unknown as {
+    opentelemetry: { proto: { collector: { metrics: { v1: Record<string, Encoder> } } } };
+  }
+).opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest!;
+
+/** A metrics export request (OTLP/JSON shape) as the protobuf bytes an agent sends. */
+export const metricsProtobuf = (request: object): Uint8Array =>
+  metricsRequest.encode(metricsRequest.fromObject(request)).finish();

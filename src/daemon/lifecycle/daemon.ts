@@ -49,7 +49,12 @@ import { WATCH_DEFAULT_RULE, watchRules, withWatchDefault } from '../../watch/ro
 import { watchSettings, type WatchConfig } from '../../config/watch-schema.js';
 import type { HookdConfig } from '../../config/schema.js';
 import { startExport, type StartedExport } from '../../telemetry/start-export.js';
-import { startAgentReceiver, type StartedReceiver } from '../../telemetry/start-receiver.js';
+import {
+  startAgentReceiver,
+  telemetryStatus,
+  type LedgerUsage,
+  type StartedReceiver,
+} from '../../telemetry/start-receiver.js';
 import type { TelemetryConfig } from '../../config/telemetry-schema.js';
 
 export { DaemonRunningError } from './lock-holder.js';
@@ -101,6 +106,8 @@ export interface StartDaemonOptions {
   };
   /** OpenTelemetry settings (default: the user config file's `telemetry`); docs/telemetry.md. */
   telemetry?: TelemetryConfig;
+  /** The session ledger, completed with the agents' own usage by the receiver (docs/telemetry.md). */
+  agentUsage?: LedgerUsage;
   /** Tests: shorter export batching and backoff, and when the telemetry of what was seen is built. */
   telemetryTuning?: {
     flushIntervalMs?: number;
@@ -263,6 +270,7 @@ export class Daemon implements DaemonHandle {
       digest: this.digest.counts,
       presence: () => this.presence.probe().status(),
       watchers: () => this.watchers?.rows(),
+      telemetry: () => telemetryStatus(this.export, this.agentTelemetry),
       fast: () =>
         this.fast
           ? { socket: this.fast.socket, protocol: FAST_PROTOCOL, clientVersions: { ...FAST_CLIENT_VERSIONS } }
@@ -329,6 +337,7 @@ export class Daemon implements DaemonHandle {
         logger: log,
         now: this.now,
         forward: (signal, request) => this.export?.forwarder?.take(signal, request),
+        ledger: options.agentUsage,
       });
       return () => this.agentTelemetry?.close();
     });

@@ -11,6 +11,8 @@ import { apiMessageText } from '../../enrich/api-data.js';
 import { defaultNotificationText } from '../../notify/default-text.js';
 import type { Enrichment } from '../../enrich/types.js';
 import { createLedger } from '../../ledger/ledger.js';
+import { AgentUsageLink } from '../../ledger/agent-usage.js';
+import type { LedgerUsage } from '../../telemetry/start-receiver.js';
 import { tagSessionOnEnd } from '../../ledger/tag-session.js';
 import {
   createSessionTracker,
@@ -62,7 +64,14 @@ export interface DaemonWiring {
   /** Everything above that startDaemon takes, plus the enrichment budget and home-path redaction. */
   startOptions: Pick<
     StartDaemonOptions,
-    'enrich' | 'defaultText' | 'onEvent' | 'enrichBudgetMs' | 'redactHomePaths' | 'appUrl' | 'watch'
+    | 'enrich'
+    | 'defaultText'
+    | 'onEvent'
+    | 'enrichBudgetMs'
+    | 'redactHomePaths'
+    | 'appUrl'
+    | 'watch'
+    | 'agentUsage'
   >;
 }
 
@@ -147,6 +156,7 @@ export async function createDaemonWiring(
 
   const tagsOnPlatform = Boolean(client && ledgerSettings.enabled && ledgerSettings.tagOnPlatform);
   let tracker: SessionTracker | undefined;
+  let agentUsage: LedgerUsage | undefined;
   if (ledgerSettings.enabled && !options.noLedger) {
     const statePath = trackerStatePath(dataDir(env));
     const onRecorded: CreateSessionTrackerOptions['onRecorded'] =
@@ -161,8 +171,12 @@ export async function createDaemonWiring(
             else logger.warn({ source: 'ledger', session: record.sessionId }, tagged.error);
           }
         : undefined;
+    const ledger = createLedger({ dataDir: dataDir(env) });
+    agentUsage = { link: new AgentUsageLink(), amend: (...args) => ledger.amend(...args) };
+    const link = agentUsage.link;
     tracker = createSessionTracker({
-      ledger: createLedger({ dataDir: dataDir(env) }),
+      ledger,
+      agentUsage: (id) => link.of(id),
       enrich: (event) => enricher.enrich(event),
       idleCloseMs: ledgerSettings.idleCloseMinutes * 60_000,
       statePath,
@@ -206,6 +220,7 @@ export async function createDaemonWiring(
         client: watchClient,
         clientFor: (changed) => platformClientFor(env, changed, logger, options.fetch, 0),
       },
+      ...(agentUsage ? { agentUsage } : {}),
     },
     usesApi,
     tagsOnPlatform,

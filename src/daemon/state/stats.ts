@@ -59,6 +59,24 @@ export interface DaemonStats {
   presence?: PresenceStatus;
   /** The watchers on the platform API (docs/watch.md), when any runs. */
   watchers?: WatcherRow[];
+  /** OpenTelemetry (docs/telemetry.md): export per signal, and the receiver; absent when both are off. */
+  telemetry?: TelemetryStatus;
+}
+
+/** What `hookd status` and doctor show of OpenTelemetry export and the receiver. */
+export interface TelemetryStatus {
+  /** Per signal: where it goes, queued, sent, dropped, failures, the last error. */
+  export?: Record<
+    string,
+    { url: string; queued: number; sent: number; dropped: number; failures: number; lastError?: string }
+  >;
+  receiver?: {
+    /** The port it listens on; absent when it does not listen (see problem). */
+    port?: number;
+    problem?: string;
+    tokenFile: string;
+    counts: { accepted: number; unauthorized: number; refused: number };
+  };
 }
 
 /** Where the numbers of `hookd status` come from: each part keeps its own counts. */
@@ -84,6 +102,7 @@ export interface StatsSources {
   watchers?: () => WatcherRow[] | undefined;
   pid?: number;
   memory?: () => { rssBytes: number; heapUsedBytes: number };
+  telemetry?: () => TelemetryStatus | undefined;
 }
 
 export function percentile(values: readonly number[], p: number): number | undefined {
@@ -170,6 +189,10 @@ export function collectStats(s: StatsSources): DaemonStats {
       issues: state.issues,
     },
     memory: (s.memory ?? processMemory)(),
+    ...(() => {
+      const telemetry = s.telemetry?.();
+      return telemetry ? { telemetry } : {};
+    })(),
     ...(s.presence ? { presence: s.presence() } : {}),
     ...(() => {
       const watchers = s.watchers?.();

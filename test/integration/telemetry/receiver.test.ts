@@ -2,31 +2,25 @@ import { chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import { startDaemon, type Daemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { handOff } from '../../../src/link/client.js';
 import { receiverToken, receiverTokenPath } from '../../../src/telemetry/receiver-token.js';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { agentUsagePath } from '../../../src/telemetry/start-receiver.js';
 import type { TelemetryConfig } from '../../../src/config/telemetry-schema.js';
 import { handoffOf, tempEnv } from '../daemon/helpers.js';
 import { waitFor } from '../../helpers/wait.js';
 import { jsonLines } from '../../helpers/json-lines.js';
-import { join } from 'node:path';
-import { attrs, spansOf, startCollector } from '../../helpers/otlp-collector.js';
+import { dirname, join } from 'node:path';
+import { attrs, metricsProtobuf, spansOf, startCollector } from '../../helpers/otlp-collector.js';
+import { formatTelemetry } from '../../../src/cli/commands/data/status.js';
+import type { DaemonState } from '../../../src/daemon/admin.js';
 import { checkTelemetry } from '../../../src/doctor/checks/telemetry/check-telemetry.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-type Encoder = { fromObject(o: object): object; encode(m: object): { finish(): Uint8Array } };
-const metricsRequest = (
-  otlpRoot as unknown as {
-    opentelemetry: { proto: { collector: { metrics: { v1: Record<string, Encoder> } } } };
-  }
-).opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest!;
 
 const kv = (attributes: Record<string, string>) =>
   Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } }));
@@ -99,7 +93,7 @@ async function setup(receiver: Partial<NonNullable<TelemetryConfig['receiver']>>
   return { env, daemon, started, url, token, post };
 }
 
-const protobuf = (request: object) => metricsRequest.encode(metricsRequest.fromObject(request)).finish();
+const protobuf = metricsProtobuf;
 
 describe('the local OTLP receiver', () => {
   it('keeps its token private and refuses a request without it (401), never reading it', async () => {
@@ -167,6 +161,47 @@ describe('the local OTLP receiver', () => {
     expect(statSync(agentUsagePath(t.env)).mode & 0o777).toBe(0o600);
   });
 
+  it('keeps the totals across a daemon restart mid-session; a bad saved book is moved aside', async () => {
+    const t = await setup();
+    const post = (url: string, body: object) =>
+      fetch(`${url}/v1/metrics`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${t.token}` },
+        body: protobuf(body),
+      });
+    expect(
+      (await post(t.url, claudeMetrics('s-r', [{ type: 'input', value: 10 }, { cost: 1 }]))).status,
+    ).toBe(200);
+    await t.daemon.close();
+    const restart = async () => {
+      const daemon = (await startDaemon({
+        env: t.env,
+        config: { notify: { channels: {}, rules: [] } },
+        telemetry: { receiver: { enabled: true, port: 0, maxBodyBytes: 1024 * 1024 } },
+      })) as Daemon;
+      cleanups.push(() => daemon.close());
+      return daemon;
+    };
+    const again = await restart();
+    const url = `http://127.0.0.1:${again.agentTelemetry!.receiver!.port}`;
+    expect((await post(url, claudeMetrics('s-r', [{ type: 'input', value: 5 }, { cost: 0.5 }]))).status).toBe(
+      200,
+    );
+    expect(again.agentTelemetry!.book.get('s-r')).toMatchObject({ inputTokens: 15, costUsd: 1.5 });
+    await again.close();
+    writeFileSync(agentUsagePath(t.env), '{"v":2,"sessions":[{"sessionId":7}]}\n', { mode: 0o600 });
+    const third = await restart();
+    expect(third.agentTelemetry!.book.all()).toEqual([]);
+    const aside = readdirSync(dirname(agentUsagePath(t.env))).filter((n) =>
+      n.startsWith('sessions.json.bad-'),
+    );
+    expect(aside).toHaveLength(1);
+    const logged = jsonLines<{ msg: string; problem?: string }>(
+      join((t.env as Record<string, string>).HOOKD_STATE_DIR!, 'logs', 'daemon.log'),
+    ).filter((r) => r.msg.startsWith('the saved usage of the agents is not valid'));
+    expect(logged[0]?.problem).toMatch(/not a saved usage book/);
+  });
+
   it('refuses a body over the limit (413), a body that does not decode (400) and other types (415)', async () => {
     const t = await setup({ maxBodyBytes: 1024 });
     expect((await t.post('/v1/metrics', Buffer.alloc(4096, 1))).status).toBe(413);
@@ -226,33 +261,79 @@ describe('the local OTLP receiver', () => {
       `port ${port} on 127.0.0.1 is held by another process (set telemetry.receiver.port)`,
     );
     expect(daemon.startedParts()).toContain('pid file');
+    // `hookd status` shows it, as a problem.
+    const status = daemon.stats().telemetry;
+    expect(status?.receiver).toMatchObject({
+      problem: expect.stringContaining(`port ${port} on 127.0.0.1 is held by another process`),
+      tokenFile: receiverTokenPath(temp.env),
+    });
+    expect(status?.receiver?.port).toBeUndefined();
+    const problems: string[] = [];
+    expect(formatTelemetry(status, problems)).toEqual(['receiver: not listening']);
+    expect(problems[0]).toContain(`OTLP receiver: port ${port} on 127.0.0.1 is held by another process`);
+  });
+
+  it('shows its port, token file and requests in the daemon status', async () => {
+    const t = await setup();
+    await t.post('/v1/metrics', protobuf(claudeMetrics('s-st', [{ type: 'input', value: 1 }])));
+    await t.post('/v1/metrics', 'x', { authorization: '' });
+    const status = t.daemon.stats().telemetry;
+    expect(status?.receiver).toEqual({
+      port: t.started.receiver!.port,
+      tokenFile: receiverTokenPath(t.env),
+      counts: { accepted: 1, unauthorized: 1, refused: 0 },
+    });
+    expect(formatTelemetry(status, [])).toEqual([
+      `receiver: 127.0.0.1:${t.started.receiver!.port} (token ${receiverTokenPath(t.env)}), 1 accepted, 1 without the token, 0 refused`,
+    ]);
   });
 });
 
 describe('doctor on telemetry', () => {
-  it('knows hookd’s receiver by its answer, and a port held by another program', async () => {
+  it('asks the running daemon which port its receiver holds, never what answers there', async () => {
     const t = await setup();
     const port = t.started.receiver!.port;
     const telemetry = { receiver: { enabled: true, port, maxBodyBytes: 1024 } };
-    const ours = await checkTelemetry({}, telemetry, { fetch, timeoutMs: 5000 });
+    const daemon = async () => ({ running: true as const, stats: t.daemon.stats() });
+    const ours = await checkTelemetry({}, telemetry, { daemon });
     expect(ours.map((r) => [r.id, r.status])).toEqual([
       ['telemetry-export', 'skip'],
       ['telemetry-receiver', 'ok'],
     ]);
-    const other = await startCollector();
-    cleanups.push(() => other.close());
+    // A program on the configured port that answers exactly like hookd's receiver is not taken for it:
+    // the daemon says its receiver is elsewhere.
+    const squatter = await startCollector();
+    cleanups.push(() => squatter.close());
     const held = await checkTelemetry(
       { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318' },
-      { receiver: { ...telemetry.receiver, port: other.port } },
-      { fetch, timeoutMs: 5000 },
+      { receiver: { ...telemetry.receiver, port: squatter.port } },
+      { daemon },
     );
     expect(held[0]).toMatchObject({
       status: 'ok',
       detail: expect.stringContaining('traces -> http://collector.example:4318/v1/traces (protobuf)'),
     });
     expect(held[1]).toMatchObject({
-      status: 'fail',
-      detail: expect.stringContaining(`port ${other.port} on 127.0.0.1 is held by another process`),
+      status: 'warn',
+      detail: `the daemon listens on 127.0.0.1:${port}, the config says ${squatter.port}`,
+    });
+  });
+
+  it('reports the port held by another process as the daemon found it, and a daemon not running', async () => {
+    const stats = (receiver: object) =>
+      ({ running: true, stats: { telemetry: { receiver } } }) as unknown as DaemonState;
+    const telemetry = { receiver: { enabled: true, port: 4319, maxBodyBytes: 1024 } };
+    const problem = 'port 4319 on 127.0.0.1 is held by another process (set telemetry.receiver.port)';
+    const [, held] = await checkTelemetry({}, telemetry, {
+      daemon: async () => stats({ problem, tokenFile: '/t', counts: {} }),
+    });
+    expect(held).toMatchObject({ status: 'fail', detail: problem });
+    const [, down] = await checkTelemetry({}, telemetry, {
+      daemon: async () => ({ running: false, spooled: 0, pendingEvents: 0 }) as unknown as DaemonState,
+    });
+    expect(down).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('the daemon is not running'),
     });
   });
 });

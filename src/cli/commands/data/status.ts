@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { daemonState, liveSessions, type DaemonState } from '../../../daemon/admin.js';
+import { daemonState, liveSessions, type DaemonState, type DaemonStats } from '../../../daemon/admin.js';
 import { isLive, type SessionState } from '../../../notify/session-state.js';
 import { probeDesktop } from '../../../notify/channels/desktop.js';
 import { loadConfig } from '../../../config/load.js';
@@ -111,6 +111,28 @@ export function formatSessionStates(
     ],
     out,
   );
+}
+
+/**
+ * OpenTelemetry (docs/telemetry.md): one line per exported signal (where, queued, dropped) and one for
+ * the receiver (port, token file, requests); a receiver that does not listen is a problem.
+ */
+export function formatTelemetry(t: DaemonStats['telemetry'], problems: string[]): string[] {
+  if (!t) return [];
+  const lines = Object.entries(t.export ?? {}).map(
+    ([signal, e]) =>
+      `export ${signal}: ${e.url}, ${e.sent} sent, ${e.queued} queued, ${e.dropped} dropped${e.lastError ? `, last error: ${e.lastError}` : ''}`,
+  );
+  const r = t.receiver;
+  if (r?.port !== undefined)
+    lines.push(
+      `receiver: 127.0.0.1:${r.port} (token ${r.tokenFile}), ${r.counts.accepted} accepted, ${r.counts.unauthorized} without the token, ${r.counts.refused} refused`,
+    );
+  else if (r) {
+    lines.push('receiver: not listening');
+    problems.push(`OTLP receiver: ${r.problem ?? 'not listening'}`);
+  }
+  return lines;
 }
 
 /** "presence: xprintidle, active (idle 3s), read 1s ago" (docs/sessions.md#presence). */
@@ -235,6 +257,7 @@ export function formatStatus(unsafeReport: StatusReport, out: Pick<Out, 'color'>
     const presence = presenceStatusSchema.safeParse(s.presence);
     if (presence.success) lines.push(formatPresence(presence.data, now));
     if (s.watchers) lines.push(...formatWatchers(s.watchers, out, now, problems));
+    lines.push(...formatTelemetry(s.telemetry, problems));
     lines.push('');
     lines.push(
       formatTable(

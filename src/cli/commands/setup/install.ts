@@ -34,6 +34,7 @@ interface InstallArgs extends TargetArgs {
   transport?: string;
   client?: string;
   'all-events'?: boolean;
+  otel?: boolean;
 }
 
 interface ImportArgs extends InstallArgs {
@@ -135,6 +136,7 @@ function wiringFrom(args: InstallArgs) {
     client: clientArg(args.client ?? 'auto'),
     config: loaded.config,
     allEvents: args['all-events'] ?? false,
+    otel: args.otel ?? false,
   };
 }
 
@@ -215,6 +217,7 @@ function printInstall(out: Out, result: InstallResult): void {
       safeText(`  ${`${layer.layer}:`.padEnd(11)}${layer.file}: ${events.join(', ') || 'no events'}`) + '\n',
     );
   }
+  if (result.otel?.keys.length) out.write(safeText(`  otel:      ${result.otel.keys.join(', ')}`) + '\n');
   for (const note of result.notes) out.write(paint(out, 'yellow', safeText(`  note: ${note}`) + '\n'));
   for (const change of result.files) writeChange(out, change, result.dryRun);
   if (result.dryRun && result.changed) out.write(paint(out, 'gray', 'dry run: nothing was written\n'));
@@ -231,10 +234,18 @@ function printUninstall(out: Out, result: UninstallResult): void {
   const count = result.removed.reduce((sum, r) => sum + r.count, 0);
   const verb = result.dryRun ? 'Would remove' : 'Removed';
   const files = [...new Set(result.removed.map((r) => r.file))];
-  out.write(
-    safeText(`${verb} ${count} hookd hook${count === 1 ? '' : 's'} from ${files.join(' and ')}`) + '\n',
-  );
-  out.write(`  events:    ${[...new Set(result.removed.map((r) => r.event))].join(', ')}\n`);
+  if (count > 0) {
+    out.write(
+      safeText(`${verb} ${count} hookd hook${count === 1 ? '' : 's'} from ${files.join(' and ')}`) + '\n',
+    );
+    out.write(`  events:    ${[...new Set(result.removed.map((r) => r.event))].join(', ')}\n`);
+  }
+  if (result.otelRemoved.length > 0)
+    out.write(
+      safeText(
+        `${verb} hookd's OpenTelemetry settings from ${result.file}: ${result.otelRemoved.join(', ')}`,
+      ) + '\n',
+    );
   for (const change of result.files) writeChange(out, change, result.dryRun);
   if (result.dryRun) out.write(paint(out, 'gray', 'dry run: nothing was written\n'));
 }
@@ -298,6 +309,12 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         default: false,
         describe: 'Wire every event the agent fires (Droid: 9, Claude Code: 33)',
       })
+      .option('otel', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "Also send the agent's own OpenTelemetry (tokens, cost) to hookd's receiver on 127.0.0.1: writes its settings `env` with the receiver's token (the file becomes 0600); never prompt or tool-detail logging (Claude Code)",
+      })
       .example(
         'hookd install',
         'Wire the fast client into ~/.factory/settings.json (and into the events ~/.factory/hooks.json names)',
@@ -311,6 +328,10 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         'Show the change to .claude/settings.json',
       )
       .example('hookd install --all-events --timeout 30', 'Every event the agent fires, 30 s agent timeout')
+      .example(
+        'hookd install --agent claude --otel',
+        "Wire Claude Code and send its token and cost figures to hookd's receiver",
+      )
       .epilogue(
         'Your config decides at run time what each event does: a guard added later runs without installing again. ' +
           "Every other key and hook is kept; hookd's entries are the ones whose command is `<path>/hookd hook`. " +
@@ -338,7 +359,7 @@ export const uninstallCommand: CommandModule<object, TargetArgs> = {
         'Show what would be removed from ~/.claude/settings.json',
       )
       .epilogue(
-        'Other hooks and keys are left as they are; a backup of the original is kept.',
+        'Other hooks and keys are left as they are (the `env` keys `install --otel` added go too); a backup of the original is kept.',
       ) as Argv<TargetArgs>,
   handler: async (args) => {
     const result = await uninstallHookd(targetFrom(args));

@@ -1,18 +1,20 @@
 import { TELEMETRY_DEFAULTS, type TelemetryConfig } from '../../../config/telemetry-schema.js';
 import type { Env } from '../../../paths.js';
-import { fetchWithTimeout, type FetchLike } from '../../../util/fetch-with-timeout.js';
+import type { DaemonState } from '../../../daemon/admin.js';
 import { resolveExportSettings } from '../../../telemetry/settings.js';
-import { RECEIVER_HOST, UNAUTHORIZED_TEXT } from '../../../telemetry/receiver.js';
+import { RECEIVER_HOST } from '../../../telemetry/receiver.js';
 import { result, type CheckResult } from '../../types.js';
 
 /**
  * Where the daemon's OpenTelemetry goes, as this environment and the config say (a daemon started by
- * systemd or launchd has the unit's environment), and whether hookd's receiver holds its port.
+ * systemd or launchd has the unit's environment), and whether hookd's receiver holds its port (as the
+ * running daemon says).
  */
 export async function checkTelemetry(
   env: Env,
   config: TelemetryConfig | undefined,
-  options: { fetch: FetchLike; timeoutMs: number },
+  /** The running daemon's state (`status` request): it says which port its receiver holds. */
+  options: { daemon: () => Promise<DaemonState> },
 ): Promise<CheckResult[]> {
   const settings = resolveExportSettings(env, config?.export);
   const out: CheckResult[] = [];
@@ -41,37 +43,53 @@ export async function checkTelemetry(
   }
   const receiver = config?.receiver;
   if (!receiver?.enabled) return out;
-  const port = receiver.port ?? TELEMETRY_DEFAULTS.receiverPort;
-  const url = `http://${RECEIVER_HOST}:${port}/v1/metrics`;
-  // Asked without the token on purpose: hookd's receiver answers 401 with its own words.
-  const answer = await fetchWithTimeout(
-    options.fetch,
-    url,
-    { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
-    { timeoutMs: options.timeoutMs, maxBodyBytes: 256 },
-  );
-  const title = 'OTLP receiver';
-  if (answer.ok && answer.status === 401 && answer.text.trim() === UNAUTHORIZED_TEXT)
-    out.push(result('telemetry-receiver', title, 'ok', `hookd listens on ${RECEIVER_HOST}:${port}`));
-  else if (answer.ok)
-    out.push(
-      result(
-        'telemetry-receiver',
-        title,
-        'fail',
-        `port ${port} on ${RECEIVER_HOST} is held by another process (it answered HTTP ${answer.status})`,
-        'set telemetry.receiver.port to a free port, and the agents’ OTEL_EXPORTER_OTLP_ENDPOINT with it',
-      ),
-    );
-  else
-    out.push(
-      result(
-        'telemetry-receiver',
-        title,
-        'warn',
-        `nothing answers on ${RECEIVER_HOST}:${port} (${answer.reason})`,
-        'start the daemon (`hookd daemon start`); its log says why the receiver did not listen',
-      ),
-    );
+  out.push(receiverResult(receiver.port ?? TELEMETRY_DEFAULTS.receiverPort, await options.daemon()));
   return out;
+}
+
+/**
+ * The receiver as the running daemon reports it (its port, or why it does not listen). Whatever answers
+ * on the port is not asked: any local program could answer as hookd's receiver does.
+ */
+function receiverResult(port: number, daemon: DaemonState): CheckResult {
+  const title = 'OTLP receiver';
+  if (!daemon.running)
+    return result(
+      'telemetry-receiver',
+      title,
+      'warn',
+      `the daemon is not running, so nothing listens on ${RECEIVER_HOST}:${port}`,
+      'start the daemon (`hookd daemon start`); its log says why the receiver did not listen',
+    );
+  const r = daemon.stats.telemetry?.receiver;
+  if (!r)
+    return result(
+      'telemetry-receiver',
+      title,
+      'warn',
+      'the running daemon has no receiver: it started before the receiver was turned on',
+      'restart the daemon (`hookd daemon restart`)',
+    );
+  if (r.port === undefined)
+    return result(
+      'telemetry-receiver',
+      title,
+      'fail',
+      r.problem ?? 'the daemon does not listen for OTLP',
+      'set telemetry.receiver.port to a free port, run `hookd install --agent claude --otel` again, and restart the daemon',
+    );
+  if (r.port !== port)
+    return result(
+      'telemetry-receiver',
+      title,
+      'warn',
+      `the daemon listens on ${RECEIVER_HOST}:${r.port}, the config says ${port}`,
+      'restart the daemon (`hookd daemon restart`)',
+    );
+  return result(
+    'telemetry-receiver',
+    title,
+    'ok',
+    `hookd listens on ${RECEIVER_HOST}:${port} (${r.counts.accepted} accepted, ${r.counts.unauthorized} without the token)`,
+  );
 }
