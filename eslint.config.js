@@ -113,7 +113,15 @@ const HOOK_PATH = {
     entry: ['hook'],
     config: ['load', 'loaded', 'load-fresh', 'trust', 'defaults', 'source-state'],
     link: ['client', 'runtime-files', 'spool'],
-    agents: ['ids', 'protocols', 'droid-protocol', 'claude-protocol', 'codex-protocol', 'gemini-protocol'],
+    agents: [
+      'ids',
+      'protocols',
+      'droid-protocol',
+      'claude-protocol',
+      'codex-protocol',
+      'gemini-protocol',
+      'copilot-protocol',
+    ],
     '': ['paths'],
   },
 };

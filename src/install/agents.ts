@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AGENT_IDS, type AgentId } from '../agents/ids.js';
 import { ADAPTERS } from '../agents/registry.js';
+import { COPILOT_HOOKS_FILE, copilotHooksFile } from '../agents/copilot.js';
 import { geminiNative } from '../events/gemini-facts.js';
 import { UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
@@ -42,6 +43,8 @@ export interface AgentProfile {
   capSec?: (event: string) => number | undefined;
   /** What install tells the user to do next (Codex: review and trust the hooks). */
   installNote?: string;
+  /** Where the file is when not `<folder>/<settingsDirName>/<fileName>` (Copilot: a hooks folder per scope). */
+  fileAt?: (scope: Scope, env: Env, projectDir: string) => string;
 }
 
 /** What install needs beyond the adapter's data, per agent. */
@@ -58,6 +61,12 @@ const INSTALL_EXTRAS: Partial<Record<Agent, Partial<AgentProfile>>> = {
       'Codex CLI runs no hook until you trust it, and says nothing about the ones it skips: start `codex`, open `/hooks`, review the hookd entries and trust them (again after each change to them); `hookd doctor` says whether they are trusted',
   },
   gemini: { timeoutUnit: 'milliseconds', nativeEvent: geminiNative },
+  copilot: {
+    fileName: COPILOT_HOOKS_FILE,
+    fileAt: (scope, env, projectDir) => copilotHooksFile(scope, env, env.HOME || homedir(), projectDir),
+    installNote:
+      'Copilot CLI runs the hooks of a project (.github/hooks) only in a folder you trust: answer its trust prompt, or pass --trust-folder; the user-scope file (~/.copilot/hooks) needs no trust',
+  },
 };
 
 /** Each agent's profile, read from its adapter (src/agents/); install's times are in seconds. */
@@ -123,6 +132,8 @@ export function locateSettingsFile(options: {
   const home = profile.homeVariable ? env[profile.homeVariable] : undefined;
   let file: string;
   if (options.file) file = resolve(options.file);
+  else if (profile.fileAt)
+    file = profile.fileAt(options.scope, env, resolve(options.projectDir ?? process.cwd()));
   else if (options.scope === 'user')
     file = home ? join(resolve(home), name) : join(env.HOME || homedir(), profile.settingsDirName, name);
   else file = join(resolve(options.projectDir ?? process.cwd()), profile.settingsDirName, name);
