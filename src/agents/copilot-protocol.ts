@@ -6,13 +6,13 @@ import type { AgentProtocol, DetectSignal, MatcherRules, ReplyRules } from './ty
  * hooks file keyed by these names gets Claude Code's payloads (`hook_event_name`, `session_id`,
  * `tool_name`, `tool_input`), which is how hookd wires it. Its own camelCase names (`preToolUse`,
  * `agentStop`, ...) get payloads of another shape (`sessionId`, `toolArgs`) and are not wired by hookd.
- * PermissionRequest sends the camelCase shape under either name.
+ * PermissionRequest is left out: Copilot sends it in the camelCase shape under either name (and for
+ * every tool call, even when all tools are allowed).
  */
 export const COPILOT_EVENTS = [
   'SessionStart',
   'UserPromptSubmit',
   'PreToolUse',
-  'PermissionRequest',
   'PostToolUse',
   'PostToolUseFailure',
   'Notification',
@@ -24,9 +24,14 @@ export const COPILOT_EVENTS = [
   'SessionEnd',
 ] as const;
 
-/** Copilot matches an entry's matcher against the tool name (its shell tool reaches hooks as `Bash`). */
+/**
+ * Copilot matches an entry's matcher against the tool name (its shell tool reaches hooks as `Bash`), as
+ * a whole: `*` or a RegExp that matches all of it (`Read|Bash` and `.*` match Bash; `Ba` does not). An
+ * empty matcher is refused, and its entry skipped. Of hookd's rules, a list of names, else a RegExp,
+ * agrees with every case observed.
+ */
 export const COPILOT_MATCHER: MatcherRules = {
-  syntax: 'exact-or-regexp',
+  syntax: 'name-list-or-regexp',
   fieldByEvent: {
     PreToolUse: 'tool_name',
     PostToolUse: 'tool_name',

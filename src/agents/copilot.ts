@@ -5,10 +5,7 @@ import { projectIsHome } from './settings-files.js';
 import { SHARED_CANONICAL_EVENTS } from './shared-events.js';
 import type { AgentAdapter, HooksFileRef } from './types.js';
 
-/**
- * The events `hookd install --agent copilot` wires by default: a guard's, a notification's, the ledger's.
- * PermissionRequest is left out: Copilot sends it in its own camelCase shape whatever the name.
- */
+/** The events `hookd install --agent copilot` wires by default: a guard's, a notification's, the ledger's. */
 export const COPILOT_DEFAULT_EVENTS = [
   'SessionStart',
   'UserPromptSubmit',
@@ -48,7 +45,6 @@ export const COPILOT: AgentAdapter = {
   mcpToolPrefix: 'mcp__',
   canonicalEvents: {
     ...SHARED_CANONICAL_EVENTS,
-    PermissionRequest: 'permission',
     PostToolUseFailure: 'tool-failed',
     SubagentStart: 'subagent-start',
     ErrorOccurred: 'stop-failed',

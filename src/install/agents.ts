@@ -43,6 +43,8 @@ export interface AgentProfile {
   capSec?: (event: string) => number | undefined;
   /** What install tells the user to do next (Codex: review and trust the hooks). */
   installNote?: string;
+  /** The matcher of an entry for every call, where the agent refuses '' (Copilot CLI skips that entry). */
+  catchAllMatcher?: string;
   /** Where the file is when not `<folder>/<settingsDirName>/<fileName>` (Copilot: a hooks folder per scope). */
   fileAt?: (scope: Scope, env: Env, projectDir: string) => string;
 }
@@ -63,6 +65,7 @@ const INSTALL_EXTRAS: Partial<Record<Agent, Partial<AgentProfile>>> = {
   gemini: { timeoutUnit: 'milliseconds', nativeEvent: geminiNative },
   copilot: {
     fileName: COPILOT_HOOKS_FILE,
+    catchAllMatcher: '*',
     fileAt: (scope, env, projectDir) => copilotHooksFile(scope, env, env.HOME || homedir(), projectDir),
     installNote:
       'Copilot CLI runs the hooks of a project (.github/hooks) only in a folder you trust: answer its trust prompt, or pass --trust-folder; the user-scope file (~/.copilot/hooks) needs no trust',
