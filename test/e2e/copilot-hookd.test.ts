@@ -65,9 +65,12 @@ describeWithAgent('copilot', 'hookd under the real Copilot CLI 1.0.102', (bin) =
     expect(seen).toContain('Denied by preToolUse hook: no files named forbidden here');
   });
 
+  // Copilot writes its session log behind the session: at Stop the final message is often not in it
+  // yet, nor every model call's tokens, so neither is asserted here (test/unit/enrich/copilot-session).
   it('Stop sends the notification', () => {
     const stop = bed.delivered().find((d) => d.notification.event === 'Stop');
     expect(stop, JSON.stringify(bed.delivered())).toBeDefined();
+    expect(stop!.notification.title).toContain('Finished');
   });
 
   it('the ledger has the session, as Copilot', () => {
