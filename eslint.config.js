@@ -121,6 +121,7 @@ const HOOK_PATH = {
       'claude-protocol',
       'codex-protocol',
       'gemini-protocol',
+      'copilot-protocol',
     ],
     '': ['paths'],
   },

@@ -28,6 +28,13 @@ import {
   GEMINI_PROTOCOL,
   GEMINI_REPLY,
 } from './gemini-protocol.js';
+import {
+  COPILOT_DETECT,
+  COPILOT_MATCHER,
+  COPILOT_PROJECT_DIR_ENV,
+  COPILOT_PROTOCOL,
+  COPILOT_REPLY,
+} from './copilot-protocol.js';
 
 /**
  * The hook path's view of the agents, by id (the full adapters are in registry.ts, off the hook path).
@@ -39,6 +46,7 @@ export const PROTOCOLS: Readonly<Record<AgentId, AgentProtocol>> = {
   claude: CLAUDE_PROTOCOL,
   codex: CODEX_PROTOCOL,
   gemini: GEMINI_PROTOCOL,
+  copilot: COPILOT_PROTOCOL,
 };
 
 /**
@@ -50,6 +58,7 @@ export const MATCHERS: Readonly<Record<AgentId | 'unknown', MatcherRules>> = {
   claude: CLAUDE_MATCHER,
   codex: CODEX_MATCHER,
   gemini: GEMINI_MATCHER,
+  copilot: COPILOT_MATCHER,
   unknown: DROID_MATCHER,
 };
 
@@ -62,6 +71,7 @@ export const REPLIES: Readonly<Record<AgentId | 'unknown', ReplyRules>> = {
   claude: CLAUDE_REPLY,
   codex: CODEX_REPLY,
   gemini: GEMINI_REPLY,
+  copilot: COPILOT_REPLY,
   unknown: { ...CLAUDE_REPLY, jsonStdout: 'trimmed' },
 };
 
@@ -70,6 +80,7 @@ export const DETECTS: Readonly<Record<AgentId, readonly DetectSignal[]>> = {
   claude: CLAUDE_DETECT,
   codex: CODEX_DETECT,
   gemini: GEMINI_DETECT,
+  copilot: COPILOT_DETECT,
 };
 
 /**
@@ -81,5 +92,6 @@ export const PROJECT_DIR_ENV: Readonly<Record<AgentId | 'unknown', readonly stri
   claude: CLAUDE_PROJECT_DIR_ENV,
   codex: CODEX_PROJECT_DIR_ENV,
   gemini: GEMINI_PROJECT_DIR_ENV,
+  copilot: COPILOT_PROJECT_DIR_ENV,
   unknown: DROID_PROJECT_DIR_ENV,
 };
