@@ -50,16 +50,17 @@ export const COPILOT: AgentAdapter = {
     dirName: '.copilot',
     writableLayers: ['user', 'project'],
     // Copilot reads every `*.json` in these folders and the `hooks` key of its settings; hookd lists the
-    // files it writes itself. A project's hooks run only once the user trusts the folder.
+    // files it writes itself, each in the settings layout (`{"hooks": {...}}`). A project's hooks run
+    // only once the user trusts the folder.
     files({ env, home, project }) {
       const files: HooksFileRef[] = [
         { layer: 'user', kind: 'settings', file: join(copilotHome(env, home), 'settings.json') },
-        { layer: 'user', kind: 'hooks-json', file: copilotHooksFile('user', env, home, project) },
+        { layer: 'user', kind: 'settings', file: copilotHooksFile('user', env, home, project) },
       ];
       if (!projectIsHome(project, home))
         files.push({
           layer: 'project',
-          kind: 'hooks-json',
+          kind: 'settings',
           file: copilotHooksFile('project', env, home, project),
         });
       return files;
