@@ -122,6 +122,7 @@ const HOOK_PATH = {
       'codex-protocol',
       'gemini-protocol',
       'cursor-protocol',
+      'copilot-protocol',
     ],
     '': ['paths'],
   },

@@ -649,12 +649,13 @@ int main(int argc, char **argv) {
     v = getenv("HOOKD_STDIN_TIMEOUT_MS");
     if (all_digits(v) && strlen(v) <= 9 && atoll(v) > 0) idle_ms = atoll(v);
 
-    /* `--agent droid|claude|codex|gemini` and `--event <Name>`, as install writes them; anything else is
-     * the Node path's to read. */
+    /* `--agent droid|claude|codex|gemini|copilot` and `--event <Name>`, as install writes them; anything
+     * else is the Node path's to read. */
     for (i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--agent") == 0)
             agent = strcmp(argv[i + 1], "droid") == 0 || strcmp(argv[i + 1], "claude") == 0 ||
-                            strcmp(argv[i + 1], "codex") == 0 || strcmp(argv[i + 1], "gemini") == 0
+                            strcmp(argv[i + 1], "codex") == 0 || strcmp(argv[i + 1], "gemini") == 0 ||
+                            strcmp(argv[i + 1], "copilot") == 0
                         ? argv[i + 1]
                         : "-";
         else if (strcmp(argv[i], "--event") == 0)

@@ -3,7 +3,7 @@
  * `agent`, `--agent` choices, the config's `agent` field, install, doctor). Adding an agent starts here
  * (docs/agents/README.md). Data only: the hook path loads this file.
  */
-export const AGENT_IDS = ['droid', 'claude', 'codex', 'gemini'] as const;
+export const AGENT_IDS = ['droid', 'claude', 'codex', 'gemini', 'copilot'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
 
 /**

@@ -29,6 +29,13 @@ import {
   GEMINI_PROTOCOL,
   GEMINI_REPLY,
 } from './gemini-protocol.js';
+import {
+  COPILOT_DETECT,
+  COPILOT_MATCHER,
+  COPILOT_PROJECT_DIR_ENV,
+  COPILOT_PROTOCOL,
+  COPILOT_REPLY,
+} from './copilot-protocol.js';
 
 /**
  * The hook path's view of the agents, by id (the full adapters are in registry.ts, off the hook path).
@@ -40,6 +47,7 @@ export const PROTOCOLS: Readonly<Record<AgentId, AgentProtocol>> = {
   claude: CLAUDE_PROTOCOL,
   codex: CODEX_PROTOCOL,
   gemini: GEMINI_PROTOCOL,
+  copilot: COPILOT_PROTOCOL,
 };
 
 /**
@@ -51,6 +59,7 @@ export const MATCHERS: Readonly<Record<AgentId | RecognisedAgent | 'unknown', Ma
   claude: CLAUDE_MATCHER,
   codex: CODEX_MATCHER,
   gemini: GEMINI_MATCHER,
+  copilot: COPILOT_MATCHER,
   cursor: DROID_MATCHER,
   unknown: DROID_MATCHER,
 };
@@ -66,6 +75,7 @@ export const REPLIES: Readonly<Record<AgentId | RecognisedAgent | 'unknown', Rep
   claude: CLAUDE_REPLY,
   codex: CODEX_REPLY,
   gemini: GEMINI_REPLY,
+  copilot: COPILOT_REPLY,
   cursor: UNKNOWN_REPLY,
   unknown: UNKNOWN_REPLY,
 };
@@ -75,6 +85,7 @@ export const DETECTS: Readonly<Record<AgentId, readonly DetectSignal[]>> = {
   claude: CLAUDE_DETECT,
   codex: CODEX_DETECT,
   gemini: GEMINI_DETECT,
+  copilot: COPILOT_DETECT,
 };
 
 /**
@@ -86,6 +97,7 @@ export const PROJECT_DIR_ENV: Readonly<Record<AgentId | RecognisedAgent | 'unkno
   claude: CLAUDE_PROJECT_DIR_ENV,
   codex: CODEX_PROJECT_DIR_ENV,
   gemini: GEMINI_PROJECT_DIR_ENV,
+  copilot: COPILOT_PROJECT_DIR_ENV,
   cursor: [],
   unknown: DROID_PROJECT_DIR_ENV,
 };

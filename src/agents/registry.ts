@@ -1,5 +1,6 @@
 import { CLAUDE } from './claude.js';
 import { CODEX } from './codex.js';
+import { COPILOT } from './copilot.js';
 import { DROID } from './droid.js';
 import { GEMINI } from './gemini.js';
 import { AGENT_IDS, type AgentId } from './ids.js';
@@ -12,6 +13,7 @@ export const ADAPTERS: Readonly<Record<AgentId, AgentAdapter>> = {
   claude: CLAUDE,
   codex: CODEX,
   gemini: GEMINI,
+  copilot: COPILOT,
 };
 
 /** The adapters in the order of AGENT_IDS. */

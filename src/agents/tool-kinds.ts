@@ -2,6 +2,7 @@ import type { AgentId } from './ids.js';
 import type { ToolKind, ToolTable } from './types.js';
 import { CLAUDE_TOOLS } from './claude-protocol.js';
 import { CODEX_TOOLS } from './codex-protocol.js';
+import { COPILOT_TOOLS } from './copilot-protocol.js';
 import { DROID_TOOLS } from './droid-protocol.js';
 import { GEMINI_TOOLS } from './gemini-protocol.js';
 
@@ -11,6 +12,7 @@ export const TOOL_TABLES: Readonly<Record<AgentId, ToolTable>> = {
   claude: CLAUDE_TOOLS,
   codex: CODEX_TOOLS,
   gemini: GEMINI_TOOLS,
+  copilot: COPILOT_TOOLS,
 };
 
 function kindIn(table: ToolTable, toolName: string): ToolKind | undefined {

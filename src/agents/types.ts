@@ -88,6 +88,11 @@ export interface ReplyRules {
   contextEvents: readonly string[];
   /** Events where exit 2 makes the agent go on instead of stopping: hookd never answers them 2 for its own failure. */
   goOnEvents: readonly string[];
+  /**
+   * `json`: exit 2 blocks a PreToolUse but its stderr never reaches the model (Copilot CLI), so hookd
+   * answers a deny as `hookSpecificOutput.permissionDecision: "deny"` with the reason. Absent: exit 2.
+   */
+  blockReason?: 'json';
 }
 
 /**
@@ -212,7 +217,7 @@ export interface InstallRules {
 /** Where the agent keeps its sessions, for enrichment and the ledger. */
 export interface SessionStore {
   /** The transcript format the enricher reads. */
-  transcriptFormat: 'droid-jsonl' | 'claude-jsonl' | 'codex-rollout' | 'gemini-chat';
+  transcriptFormat: 'droid-jsonl' | 'claude-jsonl' | 'codex-rollout' | 'gemini-chat' | 'copilot-events';
   /** The folder under which transcripts live (`<root>/sessions/...`, `<root>/projects/...`). */
   root(env: Readonly<Record<string, string | undefined>>, home: string): string;
   /** True when a transcript path is this agent's. */

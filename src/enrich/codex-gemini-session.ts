@@ -42,7 +42,7 @@ export function isGeminiTranscript(path: string): boolean {
 }
 
 /** The complete lines of the file's last `maxBytes`, parsed (lines that are not JSON objects skipped). */
-async function tailLines(
+export async function tailLines(
   path: string,
   maxBytes: number,
   info: LocalSessionInfo,
@@ -78,7 +78,7 @@ async function tailLines(
   }
 }
 
-function baseInfo(opts: ReadAgentSessionOptions, home: string): LocalSessionInfo {
+export function baseInfo(opts: ReadAgentSessionOptions, home: string): LocalSessionInfo {
   return {
     sessionId: opts.sessionId,
     factoryHome: home,
@@ -92,13 +92,24 @@ function baseInfo(opts: ReadAgentSessionOptions, home: string): LocalSessionInfo
   };
 }
 
-const count = (value: unknown): number => Math.max(0, Math.round(finite(value) ?? 0));
+export const count = (value: unknown): number => Math.max(0, Math.round(finite(value) ?? 0));
 
-function tokens(input: number, output: number, cacheRead: number, thinking: number): TokenCounts {
+export function tokens(input: number, output: number, cacheRead: number, thinking: number): TokenCounts {
   return { input, output, cacheRead, cacheWrite: 0, thinking, total: input + output + cacheRead + thinking };
 }
 
-function message(id: string, text: string, timestamp: unknown): TranscriptMessage {
+/** Two token counts added up (the first absent: the second). */
+export function addTokens(sum: TokenCounts | undefined, add: TokenCounts): TokenCounts {
+  if (!sum) return add;
+  return tokens(
+    sum.input + add.input,
+    sum.output + add.output,
+    sum.cacheRead + add.cacheRead,
+    sum.thinking + add.thinking,
+  );
+}
+
+export function message(id: string, text: string, timestamp: unknown): TranscriptMessage {
   const ms = typeof timestamp === 'string' ? Date.parse(timestamp) : NaN;
   return { id, role: 'assistant', text, ...(Number.isFinite(ms) ? { timestampMs: ms } : {}) };
 }
@@ -168,14 +179,7 @@ export async function readGeminiSession(opts: ReadAgentSessionOptions): Promise<
     if (!t) continue;
     const cached = count(t.cached);
     const add = tokens(Math.max(0, count(t.input) - cached), count(t.output), cached, count(t.thoughts));
-    sum = sum
-      ? tokens(
-          sum.input + add.input,
-          sum.output + add.output,
-          sum.cacheRead + add.cacheRead,
-          sum.thinking + add.thinking,
-        )
-      : add;
+    sum = addTokens(sum, add);
   }
   if (sum) info.tokens = sum;
   return info;

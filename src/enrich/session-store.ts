@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { isAgentId } from '../agents/ids.js';
 import { ADAPTERS } from '../agents/registry.js';
 import { dirname, join } from 'node:path';
@@ -8,6 +9,7 @@ import {
   readCodexSession,
   readGeminiSession,
 } from './codex-gemini-session.js';
+import { isCopilotTranscript, readCopilotSession } from './copilot-session.js';
 import { findTranscript, resolveFactoryHome } from './factory-home.js';
 import { readJsonFileBounded } from './read-bounded.js';
 import { applyTranscriptRead, readTranscript } from './read-transcript.js';
@@ -85,6 +87,16 @@ function applyIndexEntry(info: LocalSessionInfo, entry: Json): void {
 }
 
 /**
+ * A Copilot CLI session's event log, for its events that name none (only its Stop does): the log is
+ * filed under the session's id (`<copilot home>/session-state/<id>/events.jsonl`).
+ */
+function copilotLogOf(agent: string | undefined, sessionId: string): string | undefined {
+  if (!isAgentId(agent) || ADAPTERS[agent].sessions.transcriptFormat !== 'copilot-events') return undefined;
+  if (!/^[0-9a-f-]{36}$/.test(sessionId)) return undefined;
+  return join(ADAPTERS[agent].sessions.root(process.env, homedir()), sessionId, 'events.jsonl');
+}
+
+/**
  * Read what the agent's local session store knows about one session: the transcript
  * (`sessions/<slug>/<id>.jsonl`), its `<id>.settings.json` and `cache/session-discovery-index.json`.
  *
@@ -99,6 +111,9 @@ export async function readLocalSession(opts: ReadLocalSessionOptions): Promise<L
   const own = { sessionId: opts.sessionId, maxReadBytes, ...(opts.signal ? { signal: opts.signal } : {}) };
   if (path && isCodexTranscript(path)) return readCodexSession({ ...own, transcriptPath: path });
   if (path && isGeminiTranscript(path)) return readGeminiSession({ ...own, transcriptPath: path });
+  const copilotPath = path ?? copilotLogOf(opts.agent, opts.sessionId);
+  if (copilotPath && isCopilotTranscript(copilotPath))
+    return readCopilotSession({ ...own, transcriptPath: copilotPath });
   const claudePath =
     opts.transcriptPath && isClaudeTranscript(opts.transcriptPath)
       ? opts.transcriptPath

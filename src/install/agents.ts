@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AGENT_IDS, type AgentId } from '../agents/ids.js';
 import { ADAPTERS } from '../agents/registry.js';
+import { COPILOT_HOOKS_FILE, copilotHooksFile } from '../agents/copilot.js';
 import { geminiCanonical, geminiNative } from '../events/gemini-facts.js';
 import { UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
@@ -46,6 +47,10 @@ export interface AgentProfile {
   installNote?: string;
   /** doctor says nothing of the agent when it was never run here (no folder, no file) and hookd is not wired. */
   quietWhenAbsent?: boolean;
+  /** The matcher of an entry for every call, where the agent refuses '' (Copilot CLI skips that entry). */
+  catchAllMatcher?: string;
+  /** Where the file is when not `<folder>/<settingsDirName>/<fileName>` (Copilot: a hooks folder per scope). */
+  fileAt?: (scope: Scope, env: Env, projectDir: string) => string;
 }
 
 /** What install needs beyond the adapter's data, per agent. */
@@ -66,6 +71,14 @@ const INSTALL_EXTRAS: Partial<Record<Agent, Partial<AgentProfile>>> = {
     timeoutUnit: 'milliseconds',
     nativeEvent: geminiNative,
     configEvent: geminiCanonical,
+    quietWhenAbsent: true,
+  },
+  copilot: {
+    fileName: COPILOT_HOOKS_FILE,
+    catchAllMatcher: '*',
+    fileAt: (scope, env, projectDir) => copilotHooksFile(scope, env, env.HOME || homedir(), projectDir),
+    installNote:
+      'Copilot CLI runs the hooks of a project (.github/hooks) only in a folder you trust: answer its trust prompt, or pass --trust-folder; the user-scope file (~/.copilot/hooks) needs no trust',
     quietWhenAbsent: true,
   },
 };
@@ -133,6 +146,8 @@ export function locateSettingsFile(options: {
   const home = profile.homeVariable ? env[profile.homeVariable] : undefined;
   let file: string;
   if (options.file) file = resolve(options.file);
+  else if (profile.fileAt)
+    file = profile.fileAt(options.scope, env, resolve(options.projectDir ?? process.cwd()));
   else if (options.scope === 'user')
     file = home ? join(resolve(home), name) : join(env.HOME || homedir(), profile.settingsDirName, name);
   else file = join(resolve(options.projectDir ?? process.cwd()), profile.settingsDirName, name);

@@ -360,9 +360,10 @@ export async function installHookd(options: InstallOptions): Promise<InstallResu
     reasons: w.reasons,
   }));
   // Each event's entry names its event: hookd knows which event it is even when its input is unreadable.
+  const catchAll = AGENT_PROFILES[options.agent].catchAllMatcher;
   const wanted: WantedHook[] = wired.map((w) => ({
     event: w.event,
-    matcher: w.matcher,
+    matcher: w.matcher === '' && catchAll ? catchAll : w.matcher,
     hook: {
       type: 'command',
       command: commandForEvent(command, w.event),

@@ -27,6 +27,7 @@ const LEDGER_EVENTS: Readonly<Record<Agent, readonly string[]>> = {
   claude: ['SessionStart', 'SessionEnd', 'SubagentStop'],
   codex: ['SessionStart', 'SessionEnd', 'Stop'],
   gemini: ['SessionStart', 'SessionEnd', 'Stop'],
+  copilot: ['SessionStart', 'SessionEnd', 'Stop'],
 };
 
 /**

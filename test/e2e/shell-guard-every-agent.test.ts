@@ -6,6 +6,7 @@ import { toolResults } from '../harness/claude/fake-model.js';
 import { prepareClaudeHome, runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
 import { toolOutputs } from '../harness/codex/fake-responses.js';
 import { runCodex, type CodexRun } from '../harness/codex/run-codex.js';
+import { runCopilot, type CopilotRun } from '../harness/copilot/run-copilot.js';
 import { functionResponses } from '../harness/gemini/fake-gemini.js';
 import { runGemini, type GeminiRun } from '../harness/gemini/run-gemini.js';
 import { hookdTestbed, type HookdTestbed } from '../harness/hookd-testbed.js';
@@ -14,10 +15,11 @@ import { HOOKD_BIN } from '../helpers/fixtures.js';
 import { runHookd } from '../helpers/run-hookd.js';
 
 // ONE hookd config, ONE guard on the canonical `shell` kind (no agent's tool name in it), under the
-// real Droid 0.225.2, Claude Code 2.1.330, Codex CLI 0.171.0 and Gemini CLI 0.61.0, offline: each
-// agent's model asks to run the forbidden command, then a harmless one. One hookd daemon runs here; each
-// agent runs in a HOME of its own, where `hookd install --agent <agent>` wired it (Droid: the harness
-// wires `hookd hook --agent droid` itself).
+// real Droid 0.225.2, Claude Code 2.1.330, Codex CLI 0.171.0, Gemini CLI 0.61.0 and Copilot CLI 1.0.102,
+// offline: each agent's model asks to run the forbidden command, then a harmless one. One hookd daemon
+// runs here; each agent runs in a HOME of its own, where `hookd install --agent <agent>` wired it (Droid:
+// the harness wires `hookd hook --agent droid` itself). Copilot shows the model no stderr of an exit 2:
+// hookd answers its block as a JSON deny, whose reason the model reads.
 
 const REASON = 'no files named forbidden here';
 const BLOCKED = 'touch forbidden.txt';
@@ -156,5 +158,27 @@ describeWithAgent('gemini', 'one shell guard under the real Gemini CLI', (entry)
     expect(run.result).toMatchObject({ code: 0, timedOut: false });
     const seen = run.requests.flatMap((r) => functionResponses(r.body)).map((r) => JSON.stringify(r));
     expectBlockedThenRan(run.work, seen, JSON.stringify({ error: `Tool execution blocked: ${REASON}` }));
+  });
+});
+
+describeWithAgent('copilot', 'one shell guard under the real Copilot CLI', (bin) => {
+  let run: CopilotRun;
+  beforeAll(async () => {
+    const dir = join(bed.dir, 'copilot');
+    const env = await installIn('copilot', dir);
+    run = await runCopilot({
+      bin,
+      dir,
+      script: [{ shell: BLOCKED }, { shell: ALLOWED }, { text: FINAL }],
+      prompt: 'Make the files.',
+      env,
+      deadlineSec: 120,
+    });
+  });
+
+  it('blocks the Bash call and the model reads why', () => {
+    expect(run.result, run.stderr).toMatchObject({ code: 0, timedOut: false });
+    const seen = run.requests.flatMap((r) => toolOutputs(r.body));
+    expectBlockedThenRan(run.work, seen, `Denied by preToolUse hook: ${REASON}`);
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
  * outside the repo (never as dependencies: every user's `npm install` would download 600 MB), installed
  * once by the e2e setup step (`ensureAgent`) and found by the tests with `agentBinary`.
  */
-export type AgentName = 'droid' | 'claude' | 'codex' | 'gemini';
+export type AgentName = 'droid' | 'claude' | 'codex' | 'gemini' | 'copilot';
 
 export interface AgentSpec {
   name: AgentName;
@@ -47,6 +47,13 @@ export const AGENTS: Record<AgentName, AgentSpec> = {
     version: '0.61.0',
     bin: 'node_modules/@google/gemini-cli/bundle/gemini.js',
     js: true,
+  },
+  copilot: {
+    name: 'copilot',
+    // The wrapper package; its optional dependency @github/copilot-linux-x64 holds the native binary.
+    pkg: '@github/copilot',
+    version: '1.0.102',
+    bin: 'node_modules/@github/copilot-linux-x64/copilot',
   },
 };
 

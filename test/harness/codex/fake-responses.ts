@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A scripted stand-in for the OpenAI Responses API on 127.0.0.1, enough for the real Codex CLI 0.171.0
- * (which speaks nothing else): `POST /v1/responses` answered as a server-sent event stream, or as one
+ * (which speaks nothing else) and Copilot CLI 1.0.102 (its `COPILOT_PROVIDER_WIRE_API=responses`): `POST /v1/responses` answered as a server-sent event stream, or as one
  * JSON body when the request does not ask to stream. Anything else is a 404.
  *
  * Which script step answers a request is decided from the request alone: the number of tool results
@@ -51,12 +51,14 @@ export function toolOutputs(body: ResponsesBody): string[] {
 
 /**
  * A shell step as a call of the shell tool the request offers: `exec_command {cmd}` (what Codex 0.171.0
- * offers gpt-5.5), else `shell_command {command}`.
+ * offers gpt-5.5), `bash {command, description}` (Copilot CLI 1.0.102), else `shell_command {command}`.
  */
 function shellCall(body: ResponsesBody, command: string): { name: string; arguments: string } {
   const offered = new Set((body.tools ?? []).map((t) => t.name));
   if (offered.has('exec_command'))
     return { name: 'exec_command', arguments: JSON.stringify({ cmd: command }) };
+  if (offered.has('bash'))
+    return { name: 'bash', arguments: JSON.stringify({ command, description: 'Run a command' }) };
   return { name: 'shell_command', arguments: JSON.stringify({ command }) };
 }
 

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { agentExit, runInnerMain, type AgentExit } from '../inner-run.js';
 import { startFakeGemini, type GeminiStep } from './fake-gemini.js';
 
 /**
@@ -22,11 +23,7 @@ export interface GeminiInnerConfig {
   netns: boolean;
 }
 
-export interface GeminiInnerResult {
-  code: number | null;
-  signal: string | null;
-  timedOut: boolean;
-}
+export type GeminiInnerResult = AgentExit;
 
 const config = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as GeminiInnerConfig;
 const out = (name: string) => join(config.outDir, name);
@@ -72,27 +69,9 @@ async function main(): Promise<void> {
     env,
     stdio: ['ignore', openSync(out('agent.stdout'), 'a'), openSync(out('agent.stderr'), 'a')],
   });
-  const result: GeminiInnerResult = { code: null, signal: null, timedOut: false };
-  const timer = setTimeout(() => {
-    result.timedOut = true;
-    child.kill('SIGKILL');
-  }, config.deadlineMs);
-  await new Promise<void>((resolve) =>
-    child.on('exit', (code, signal) => {
-      result.code = code;
-      result.signal = signal;
-      resolve();
-    }),
-  );
-  clearTimeout(timer);
+  const result: GeminiInnerResult = await agentExit(child, config.deadlineMs);
   await model.close();
   writeFileSync(out('result.json'), JSON.stringify(result));
 }
 
-void main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    writeFileSync(out('inner-error.txt'), String((error as Error).stack ?? error));
-    process.exit(70);
-  },
-);
+runInnerMain(config.outDir, main);

@@ -6,7 +6,8 @@ import { check, doctor, makeDoctorHome, writeJson, type DoctorHome } from './doc
 
 // doctor surveys Codex CLI and Gemini CLI as it does Droid and Claude Code, with each one's own rules:
 // Codex runs only the hooks its user trusted (recorded in $CODEX_HOME/config.toml by its /hooks screen),
-// Gemini reads timeouts in milliseconds. An agent never run here, and not wired, adds nothing.
+// Gemini reads timeouts in milliseconds; Copilot CLI goes through the same checks as every agent. An
+// agent never run here, and not wired, adds nothing.
 
 let h: DoctorHome;
 let env: Record<string, string>;
@@ -184,5 +185,34 @@ describe('doctor: Codex CLI and Gemini CLI', () => {
     const results = await doctor(h);
     expect(check(results, 'gemini-settings-project').status).toBe('ok');
     expect(check(results, 'gemini-hooks').detail).toContain(join(h.project, '.gemini', 'settings.json'));
+  });
+});
+
+const copilotIds = (results: { id: string }[]) =>
+  results.filter((r) => r.id.startsWith('copilot-')).map((r) => r.id);
+
+describe('doctor: Copilot CLI', () => {
+  it('says nothing of Copilot when it was never run here and is not wired', async () => {
+    expect(copilotIds(await doctor(h))).toEqual([]);
+  });
+
+  it('surveys Copilot once it was run here (~/.copilot exists), without failing for not being wired', async () => {
+    mkdirSync(join(h.home, '.copilot'));
+    const results = await doctor(h);
+    expect(check(results, 'copilot-hooks').status).toBe('skip');
+    expect(results.filter((r) => r.id.startsWith('copilot-')).map((r) => r.status)).not.toContain('fail');
+  });
+
+  it('after `hookd install --agent copilot`: wired, in ~/.copilot/hooks/hookd.json', async () => {
+    const installed = await runHookd(['install', '--agent', 'copilot', '--transport', 'node'], {
+      env,
+      cwd: h.project,
+    });
+    expect(installed.code, installed.stderr).toBe(0);
+    const results = await doctor(h);
+    const hooks = check(results, 'copilot-hooks');
+    expect(hooks.status, JSON.stringify(hooks)).toBe('ok');
+    expect(hooks.detail).toContain(join(h.home, '.copilot', 'hooks', 'hookd.json'));
+    expect(results.filter((r) => r.id.startsWith('copilot-')).map((r) => r.status)).not.toContain('fail');
   });
 });

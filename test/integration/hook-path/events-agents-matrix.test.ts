@@ -38,6 +38,23 @@ const SOURCES: Record<AgentId, { dirs: string[]; lines: string[]; files: string[
   },
   codex: { dirs: ['codex-0.171.0'], lines: [], files: [] },
   gemini: { dirs: ['gemini-cli-0.61.0'], lines: [], files: [] },
+  // Copilot's PermissionRequest payloads are of its own camelCase shape: hookd does not wire that event.
+  copilot: {
+    dirs: ['copilot-1.0.102/tools'],
+    lines: [],
+    files: [
+      '01-SessionStart',
+      '02-UserPromptSubmit',
+      '03-PreToolUse-Bash',
+      '05-PostToolUse-Bash',
+      '06-PreToolUse-Bash',
+      '08-PostToolUse-Bash',
+      '09-PreToolUse-Bash',
+      '11-PostToolUse-Bash',
+      '12-Stop',
+      '13-SessionEnd',
+    ].map((f) => `copilot-1.0.102/claude-dialect/${f}.json`),
+  },
 };
 
 /** Gemini's events that hookd runs under a Claude Code name (its config is written in those names). */
@@ -81,6 +98,7 @@ const CANONICAL: Record<AgentId, Record<string, string>> = {
     PreCompress: 'before-compact',
     SessionEnd: 'session-end',
   },
+  copilot: SHARED,
 };
 
 /** The events whose plain stdout the agent gives the model as context (Gemini: as JSON). */
@@ -89,6 +107,7 @@ const CONTEXT: Record<AgentId, string[]> = {
   claude: ['SessionStart', 'UserPromptSubmit'],
   codex: ['SessionStart', 'UserPromptSubmit'],
   gemini: ['SessionStart', 'BeforeAgent'],
+  copilot: ['SessionStart', 'UserPromptSubmit'],
 };
 
 /** The tool-call event a guard blocks, in the agent's name. */
@@ -97,6 +116,7 @@ const BEFORE_TOOL: Record<AgentId, string> = {
   claude: 'PreToolUse',
   codex: 'PreToolUse',
   gemini: 'BeforeTool',
+  copilot: 'PreToolUse',
 };
 
 interface Recorded {
@@ -153,6 +173,8 @@ function agentEnv(r: Recorded): Record<string, string> {
       return {};
     case 'gemini':
       return { GEMINI_SESSION_ID: session, GEMINI_PROJECT_DIR: project, CLAUDE_PROJECT_DIR: project };
+    case 'copilot':
+      return { COPILOT_CLI: '1', COPILOT_PROJECT_DIR: project, CLAUDE_PROJECT_DIR: project };
   }
 }
 
@@ -172,6 +194,18 @@ function lines(log: string): string[] {
 
 /** What the agent must get back, in its own shape. */
 function expectReply(r: Recorded, ran: { code: number; stdout: string; stderr: string }, block: boolean) {
+  if (block && r.agent === 'copilot') {
+    // Copilot shows the model no stderr of an exit 2: the block goes out as a JSON deny with the reason.
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(ran.stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'matrix says no',
+      },
+    });
+    return;
+  }
   if (block) {
     expect(ran).toMatchObject({ code: 2, stdout: '', stderr: 'matrix says no\n' });
     return;

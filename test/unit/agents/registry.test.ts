@@ -35,15 +35,16 @@ describe('the agent registry', () => {
   });
 
   it('gives every tool a canonical kind, and every kind but mcp a shell-like name per agent', () => {
-    // Codex CLI and Gemini CLI list the tools seen reaching their hooks: Codex its shell only, Gemini no
-    // sub-agent tool.
-    const partial = ['codex', 'gemini'];
+    // Codex CLI, Gemini CLI and Copilot CLI list the tools seen reaching their hooks: Codex its shell
+    // only, Gemini no sub-agent tool, Copilot its shell and its read tools.
+    const partial = ['codex', 'gemini', 'copilot'];
     for (const adapter of allAdapters())
       for (const kind of TOOL_KINDS.filter((k) => k !== 'mcp'))
         if (!partial.includes(adapter.id) || kind === 'shell')
           expect(toolNamesOf(adapter.id, kind).length, `${adapter.id} ${kind}`).toBeGreaterThan(0);
     expect(toolKindOf('codex', 'Bash')).toBe('shell');
     expect(toolKindOf('gemini', 'run_shell_command')).toBe('shell');
+    expect(toolKindOf('copilot', 'Bash')).toBe('shell');
     expect(toolKindOf('droid', 'Execute')).toBe('shell');
     expect(toolKindOf('claude', 'Bash')).toBe('shell');
     expect(toolKindOf('claude', 'Execute')).toBeUndefined();

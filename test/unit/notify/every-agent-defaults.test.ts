@@ -24,6 +24,7 @@ const TURN_END: Record<AgentId, string> = {
   claude: 'claude-code-2.1.330/auto/07-Stop.json',
   codex: 'codex-0.171.0/05-Stop.json',
   gemini: 'gemini-cli-0.61.0/13-AfterAgent.json',
+  copilot: 'copilot-1.0.102/claude-dialect/12-Stop.json',
 };
 
 /** The event each agent sends when it waits for a person, and the agent's own name for it. */
@@ -50,6 +51,16 @@ const NEEDS_YOU: Record<AgentId, { native: string; payload: Record<string, unkno
       notification_type: 'ToolPermission',
       message: 'Tool run_shell_command needs permission',
       details: { tool_name: 'run_shell_command' },
+    },
+  },
+  // Not seen in the recorded runs: Copilot's Notification in Claude Code's shape, which its hooks use.
+  copilot: {
+    native: 'Notification',
+    payload: {
+      ...recorded('copilot-1.0.102/claude-dialect/12-Stop.json'),
+      hook_event_name: 'Notification',
+      notification_type: 'permission_prompt',
+      message: 'Copilot needs your permission to use Bash',
     },
   },
 };

@@ -32,6 +32,12 @@ const RECORDED_CALLS: Record<AgentId, [file: string, kind: ToolKind][]> = {
   ],
   codex: [['codex-0.171.0/03-PreToolUse-Bash.json', 'shell']],
   gemini: [['gemini-cli-0.61.0/07-BeforeTool-run_shell_command.json', 'shell']],
+  copilot: [
+    ['copilot-1.0.102/claude-dialect/03-PreToolUse-Bash.json', 'shell'],
+    ['copilot-1.0.102/tools/01-PreToolUse-Read.json', 'read'],
+    ['copilot-1.0.102/tools/03-PreToolUse-Glob.json', 'read'],
+    ['copilot-1.0.102/tools/05-PreToolUse-Grep.json', 'read'],
+  ],
 };
 
 function config(input: unknown): HookdConfig {
@@ -214,7 +220,7 @@ describe('validating kinds and agents', () => {
 
   it('refuses an unknown agent, naming the agents', () => {
     expect(issues({ agents: ['codex', 'cursor'] })).toEqual([
-      'hooks.PreToolUse[0].agents[1]: unknown agent "cursor": the agents are droid, claude, codex, gemini',
+      'hooks.PreToolUse[0].agents[1]: unknown agent "cursor": the agents are droid, claude, codex, gemini, copilot',
     ]);
   });
 

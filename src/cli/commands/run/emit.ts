@@ -136,7 +136,8 @@ export function buildPayload(args: EmitArgs): Record<string, unknown> {
   if (!args.event)
     throw new UsageError('name an event or give --from <file>', `Events: ${eventsOf(args.agent).join(', ')}`);
   const agent = args.agent ?? DEFAULT_AGENT;
-  const claudeLike = agent === 'codex' || agent === 'gemini';
+  // Codex and Copilot CLI speak Claude Code's dialect; Gemini's events are built as Claude's, then renamed.
+  const claudeLike = agent === 'codex' || agent === 'gemini' || agent === 'copilot';
   const event = canonicalEventName(agent, args.event);
   const built = samplePayload(event, {
     agent: claudeLike ? 'claude' : agent,

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { CLAUDE_SKIPPED_LINE, type AgentHooksProblem } from '../../../install/agent-hooks.js';
 import type { Layer } from '../../../install/agent-files.js';
 import { AGENT_PROFILES, type Agent } from '../../../install/agents.js';
@@ -21,15 +22,31 @@ function problemLine(file: string, p: AgentHooksProblem): string {
   return `${file}: ${p.path}: ${p.severity}: ${p.message}${value}; fix: ${p.fix}`;
 }
 
-/** The check id of one file: `droid-settings-user`, `droid-hooks-json-project`, `claude-settings-local`. */
+/**
+ * A file of hooks in the settings layout named for hookd beside the agent's settings.json (Copilot CLI's
+ * hooks/hookd.json): a check of its own, apart from that settings.json's.
+ */
+function isOwnHooksFile(state: SettingsFileState): boolean {
+  return state.kind === 'settings' && !['settings.json', 'hooks.json'].includes(basename(state.file));
+}
+
+/**
+ * The check id of one file: `droid-settings-user`, `droid-hooks-json-project`, `claude-settings-local`,
+ * `copilot-hooks-file-user`.
+ */
 export function fileCheckId(state: SettingsFileState): string {
+  if (isOwnHooksFile(state)) return `${state.agent}-hooks-file-${state.layer}`;
   return state.kind === 'hooks-json'
     ? `${state.agent}-hooks-json-${state.layer}`
     : `${state.agent}-settings-${state.layer}`;
 }
 
 function fileTitle(state: SettingsFileState): string {
-  const what = state.kind === 'hooks-json' ? 'hooks.json' : 'settings';
+  const what = isOwnHooksFile(state)
+    ? basename(state.file)
+    : state.kind === 'hooks-json'
+      ? 'hooks.json'
+      : 'settings';
   return `${agentName(state.agent)} ${what} (${state.layer})`;
 }
 

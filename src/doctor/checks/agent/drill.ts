@@ -16,6 +16,7 @@ const SHELL_TOOL: Record<Agent, string> = {
   claude: 'Bash',
   codex: 'Bash',
   gemini: 'run_shell_command',
+  copilot: 'Bash',
 };
 const DRILL_TIMEOUT_MS = 120_000;
 /** What the drill keeps of the hook's output (it shows the last lines of stderr). */
