@@ -122,6 +122,8 @@ const HOOK_PATH = {
       'codex-protocol',
       'gemini-protocol',
       'cursor-protocol',
+      'hook-rules',
+      'agent-rules',
     ],
     '': ['paths'],
   },

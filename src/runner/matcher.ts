@@ -1,5 +1,5 @@
 import type { AgentKind } from '../events/types.js';
-import { MATCHERS } from '../agents/protocols.js';
+import { matcherRules } from '../agents/hook-rules.js';
 
 const cache = new Map<string, RegExp | null>();
 
@@ -56,7 +56,7 @@ export function matchesPattern(
 ): boolean {
   if (pattern === undefined || pattern === '' || pattern === '*') return true;
   if (typeof value !== 'string') return false;
-  if (MATCHERS[rule.agent].syntax === 'name-list-or-regexp')
+  if (matcherRules(rule.agent).syntax === 'name-list-or-regexp')
     return listMatches(pattern, value, rule.wideList ?? true);
   if (pattern === value) return true;
   const regex = compile(pattern);
