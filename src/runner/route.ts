@@ -70,20 +70,17 @@ export function entryMatch(
       return mismatch('agents', entry.agents, '', agent);
   }
   const p = event.payload;
-  // `matcher` is the agent's own key: read the way the agent that sent the event reads it.
-  const target = matcherTarget(event.agent, event.name, p);
-  const rule = {
-    agent: event.agent,
-    wideList: matcherRules(event.agent).wideListEvents?.includes(event.name),
-  };
   const unknown = (value: unknown) => options.absentMatches === true && value === undefined;
-  if (
-    entry.matcher !== undefined &&
-    target &&
-    !unknown(target.value) &&
-    !matchesPattern(entry.matcher, target.value, rule)
-  ) {
-    return mismatch('matcher', entry.matcher, target.field, target.value);
+  // `matcher` is the agent's own key: read the way the agent that sent the event reads it (its rules are
+  // read only for an entry that has one: another agent's load from a chunk, src/agents/hook-rules.ts).
+  if (entry.matcher !== undefined) {
+    const target = matcherTarget(event.agent, event.name, p);
+    const rule = {
+      agent: event.agent,
+      wideList: matcherRules(event.agent).wideListEvents?.includes(event.name),
+    };
+    if (target && !unknown(target.value) && !matchesPattern(entry.matcher, target.value, rule))
+      return mismatch('matcher', entry.matcher, target.field, target.value);
   }
   const checks: [keyof HookEntry, string, unknown][] = [
     ['tool', 'tool_name', p.tool_name],
