@@ -123,6 +123,8 @@ const HOOK_PATH = {
       'gemini-protocol',
       'cursor-protocol',
       'copilot-protocol',
+      'hook-rules',
+      'agent-rules',
     ],
     '': ['paths'],
   },

@@ -74,6 +74,7 @@ const common = {
     './redact.cjs',
     './remote.cjs',
     './kinds.cjs',
+    './agents.cjs',
   ],
 };
 
@@ -100,6 +101,7 @@ const HOOK_CHUNKS = [
   { source: 'src/config/load-fresh.ts', test: /\/load-fresh\.js$/, chunk: 'config.cjs' },
   { source: 'src/hook-path/remote-ask.ts', test: /\/remote-ask\.js$/, chunk: 'remote.cjs' },
   { source: 'src/runner/kind-match.ts', test: /\/kind-match\.js$/, chunk: 'kinds.cjs' },
+  { source: 'src/agents/agent-rules.ts', test: /\/agent-rules\.js$/, chunk: 'agents.cjs' },
 ];
 // The stub is an ES module, so the bundle keeps only the exports it uses: a function becomes a function
 // that calls the chunk's, a class a class whose constructor builds the chunk's, a constant its value.

@@ -1,46 +1,21 @@
 import type { AgentId, RecognisedAgent } from './ids.js';
-import type { AgentProtocol, DetectSignal, MatcherRules, RecognisedProtocol, ReplyRules } from './types.js';
-import { CURSOR_PROTOCOL } from './cursor-protocol.js';
-import {
-  CLAUDE_DETECT,
-  CLAUDE_MATCHER,
-  CLAUDE_PROJECT_DIR_ENV,
-  CLAUDE_PROTOCOL,
-  CLAUDE_REPLY,
-} from './claude-protocol.js';
-import {
-  DROID_DETECT,
-  DROID_MATCHER,
-  DROID_PROJECT_DIR_ENV,
-  DROID_PROTOCOL,
-  DROID_REPLY,
-} from './droid-protocol.js';
-import {
-  CODEX_DETECT,
-  CODEX_MATCHER,
-  CODEX_PROJECT_DIR_ENV,
-  CODEX_PROTOCOL,
-  CODEX_REPLY,
-} from './codex-protocol.js';
-import {
-  GEMINI_DETECT,
-  GEMINI_MATCHER,
-  GEMINI_PROJECT_DIR_ENV,
-  GEMINI_PROTOCOL,
-  GEMINI_REPLY,
-} from './gemini-protocol.js';
-import {
-  COPILOT_DETECT,
-  COPILOT_MATCHER,
-  COPILOT_PROJECT_DIR_ENV,
-  COPILOT_PROTOCOL,
-  COPILOT_REPLY,
-} from './copilot-protocol.js';
+import type { AgentProtocol, DetectSignal, RecognisedProtocol } from './types.js';
+import { CURSOR_DETECT, CURSOR_PROTOCOL, CURSOR_SESSION_ID_FIELD } from './cursor-protocol.js';
+import { CLAUDE_DETECT, CLAUDE_PROJECT_DIR_ENV, CLAUDE_PROTOCOL } from './claude-protocol.js';
+import { DROID_DETECT, DROID_PROJECT_DIR_ENV, DROID_PROTOCOL } from './droid-protocol.js';
+import { CODEX_DETECT, CODEX_PROJECT_DIR_ENV, CODEX_PROTOCOL } from './codex-protocol.js';
+import { GEMINI_DETECT, GEMINI_PROJECT_DIR_ENV, GEMINI_PROTOCOL } from './gemini-protocol.js';
+import { COPILOT_DETECT, COPILOT_PROJECT_DIR_ENV, COPILOT_PROTOCOL } from './copilot-protocol.js';
+
+/** The sender of an event: an agent with an adapter, one recognised without, or one hookd cannot tell. */
+export type Sender = AgentId | RecognisedAgent | 'unknown';
 
 /**
  * The hook path's view of the agents, by id (the full adapters are in registry.ts, off the hook path).
  * Data only, and one export per part so that a bundle keeps only the parts it reads: `dist/hook.cjs`
- * has a size budget.
+ * has a size budget. What it reads on every event is here (DETECTS, PROJECT_DIR_ENV, SESSION_ID_FIELDS,
+ * RENAMING_AGENTS): keep it small. The rules it reads only for some events (matchers, replies, event
+ * names) are in agent-rules.ts, the `dist/agents.cjs` chunk, read through hook-rules.ts.
  */
 export const PROTOCOLS: Readonly<Record<AgentId, AgentProtocol>> = {
   droid: DROID_PROTOCOL,
@@ -50,49 +25,32 @@ export const PROTOCOLS: Readonly<Record<AgentId, AgentProtocol>> = {
   copilot: COPILOT_PROTOCOL,
 };
 
-/**
- * How each agent reads a matcher; for an agent hookd cannot tell (`unknown`), the plain rule: an exact
- * name, then a RegExp, on the fields Droid matches.
- */
-export const MATCHERS: Readonly<Record<AgentId | RecognisedAgent | 'unknown', MatcherRules>> = {
-  droid: DROID_MATCHER,
-  claude: CLAUDE_MATCHER,
-  codex: CODEX_MATCHER,
-  gemini: GEMINI_MATCHER,
-  copilot: COPILOT_MATCHER,
-  cursor: DROID_MATCHER,
-  unknown: DROID_MATCHER,
-};
-
-const UNKNOWN_REPLY: ReplyRules = { ...CLAUDE_REPLY, jsonStdout: 'trimmed' };
-
-/**
- * How each agent takes answers; for an agent hookd cannot tell (`unknown`), the safe mix: JSON on
- * trimmed stdout, the strongest decision wins (a deny is never lost), exit 1 only logged.
- */
-export const REPLIES: Readonly<Record<AgentId | RecognisedAgent | 'unknown', ReplyRules>> = {
-  droid: DROID_REPLY,
-  claude: CLAUDE_REPLY,
-  codex: CODEX_REPLY,
-  gemini: GEMINI_REPLY,
-  copilot: COPILOT_REPLY,
-  cursor: UNKNOWN_REPLY,
-  unknown: UNKNOWN_REPLY,
-};
-
-export const DETECTS: Readonly<Record<AgentId, readonly DetectSignal[]>> = {
+/** How each agent is told from its events (parse.ts tries them all, in rank order). */
+export const DETECTS: Readonly<Record<AgentId | RecognisedAgent, readonly DetectSignal[]>> = {
   droid: DROID_DETECT,
   claude: CLAUDE_DETECT,
   codex: CODEX_DETECT,
   gemini: GEMINI_DETECT,
   copilot: COPILOT_DETECT,
+  cursor: CURSOR_DETECT,
+};
+
+/**
+ * The agents whose own event names hookd knows by other names (agent-rules.ts EVENT_NAMES): only their
+ * events read the `dist/agents.cjs` chunk for their names (a unit test keeps the two in step).
+ */
+export const RENAMING_AGENTS: readonly Sender[] = ['gemini', 'cursor'];
+
+/** The payload field naming the session, for an agent that does not send `session_id`. */
+export const SESSION_ID_FIELDS: Readonly<Partial<Record<Sender, string>>> = {
+  cursor: CURSOR_SESSION_ID_FIELD,
 };
 
 /**
  * The variables naming the session's project dir, per agent, in order; an agent hookd cannot tell reads
  * Droid's, which include Claude Code's.
  */
-export const PROJECT_DIR_ENV: Readonly<Record<AgentId | RecognisedAgent | 'unknown', readonly string[]>> = {
+export const PROJECT_DIR_ENV: Readonly<Record<Sender, readonly string[]>> = {
   droid: DROID_PROJECT_DIR_ENV,
   claude: CLAUDE_PROJECT_DIR_ENV,
   codex: CODEX_PROJECT_DIR_ENV,

@@ -1,9 +1,9 @@
 import { basename } from 'node:path';
 import type { AgentKind, HookPayload } from './types.js';
 import { ownValue } from '../util/own.js';
-import { CLAUDE_EVENTS, CLAUDE_MATCHER } from '../agents/claude-protocol.js';
-import { DROID_EVENTS, DROID_MATCHER } from '../agents/droid-protocol.js';
-import { MATCHERS } from '../agents/protocols.js';
+import { CLAUDE_EVENTS } from '../agents/claude-protocol.js';
+import { DROID_EVENTS } from '../agents/droid-protocol.js';
+import { matcherRules } from '../agents/hook-rules.js';
 
 /** The events of Droid and Claude Code (docs/agents/); unknown events pass through hookd untouched. */
 export { CLAUDE_EVENTS, DROID_EVENTS };
@@ -37,13 +37,6 @@ export function isDroidEvent(name: string): name is DroidEventName {
   return (DROID_EVENTS as readonly string[]).includes(name);
 }
 
-/**
- * The payload field an entry's `matcher` is tested against, per event, as Droid reads it (and hookd for
- * an agent it cannot tell); `CLAUDE_MATCHER_FIELD` as Claude Code 2.1.330 does (docs/agents/).
- */
-export const MATCHER_FIELD = DROID_MATCHER.fieldByEvent;
-export const CLAUDE_MATCHER_FIELD = CLAUDE_MATCHER.fieldByEvent;
-
 /** Where an event's `matcher` applies: the field's name and the value it is tested against. */
 export interface MatcherTarget {
   field: string;
@@ -59,7 +52,7 @@ export function matcherTarget(
   name: string,
   payload: HookPayload,
 ): MatcherTarget | undefined {
-  const rules = MATCHERS[agent];
+  const rules = matcherRules(agent);
   const field = ownValue(rules.fieldByEvent, name);
   if (!field) return undefined;
   const value = payload[field];

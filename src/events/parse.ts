@@ -4,9 +4,9 @@ import type { AgentKind, HookEvent, HookPayload } from './types.js';
 import { str } from '../util/json-values.js';
 import type { ScanOptions, ScanResult } from './json-scan.js';
 import { AGENT_IDS, isAgentId, RECOGNISED_AGENTS, type AgentId } from '../agents/ids.js';
-import { DETECTS, PROJECT_DIR_ENV, RECOGNISED } from '../agents/protocols.js';
+import { DETECTS, PROJECT_DIR_ENV, SESSION_ID_FIELDS } from '../agents/protocols.js';
+import { eventName } from '../agents/hook-rules.js';
 import type { DetectSignal } from '../agents/types.js';
-import { geminiCanonical } from './gemini-facts.js';
 
 export type ParseFailure = 'empty' | 'binary' | 'not-json' | 'not-object' | 'too-deep';
 export type ParseResult =
@@ -21,15 +21,9 @@ export type ParseResult =
 type Env = Record<string, string | undefined>;
 
 /** The signals of every agent, in the order they are tried (src/agents/: each agent's `detect`). */
-const SIGNALS = [
-  ...AGENT_IDS.flatMap((agent) => DETECTS[agent].map((signal) => ({ agent: agent as AgentKind, signal }))),
-  ...RECOGNISED_AGENTS.flatMap((agent) => RECOGNISED[agent].detect.map((signal) => ({ agent, signal }))),
-].sort((a, b) => a.signal.rank - b.signal.rank);
-
-/** The protocol of an agent recognised without an adapter; undefined for the others. */
-function recognised(agent: AgentKind) {
-  return (RECOGNISED as Partial<Record<AgentKind, (typeof RECOGNISED)[keyof typeof RECOGNISED]>>)[agent];
-}
+const SIGNALS = [...AGENT_IDS, ...RECOGNISED_AGENTS]
+  .flatMap((agent) => DETECTS[agent].map((signal) => ({ agent: agent as AgentKind, signal })))
+  .sort((a, b) => a.signal.rank - b.signal.rank);
 
 function holds(signal: DetectSignal, payload: HookPayload, env: Env): boolean {
   const sessionId = str(payload.session_id);
@@ -188,12 +182,11 @@ const DEFAULT_CLOCK: Clock = { now: Date.now, id: newEventId };
 
 /**
  * hookd's name for the event: the payload's `hook_event_name`; Gemini's events by their Claude Code
- * counterparts (BeforeTool is PreToolUse: gemini-facts.ts), so one config serves every agent.
+ * counterparts (BeforeTool is PreToolUse), Cursor's likewise (src/agents/agent-rules.ts), so one config
+ * serves every agent.
  */
 export function canonicalEventName(agent: AgentKind, name: string): string {
-  if (agent === 'gemini') return geminiCanonical(name);
-  const names = recognised(agent)?.eventNames;
-  return names && Object.hasOwn(names, name) ? names[name]! : name;
+  return eventName(agent, name);
 }
 
 function nameOf(agent: AgentKind, name: string | undefined): string {
@@ -217,7 +210,7 @@ function eventOf(
     name: nameOf(agent, str(payload.hook_event_name)),
     payload,
   };
-  const sessionField = recognised(agent)?.sessionIdField;
+  const sessionField = SESSION_ID_FIELDS[agent];
   const sessionId = str(payload.session_id) ?? (sessionField ? str(payload[sessionField]) : undefined);
   if (sessionId) event.sessionId = sessionId;
   if (cwd) event.cwd = cwd;

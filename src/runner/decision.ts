@@ -1,5 +1,5 @@
 import type { AgentKind } from '../events/types.js';
-import { REPLIES } from '../agents/protocols.js';
+import { replyRules } from '../agents/hook-rules.js';
 import type { ConfigLevel } from '../config/merge.js';
 import type { RanCommand } from './run-event.js';
 import { isObject, type Json } from '../util/json-values.js';
@@ -69,7 +69,7 @@ function strengthOf(answer: Json, agent: AgentKind): Strength {
 
 /** The text the agent tests for JSON (its `reply.jsonStdout`): the raw stdout (Claude Code), or trimmed. */
 function jsonCandidate(stdout: string, agent: AgentKind): string {
-  return REPLIES[agent].jsonStdout === 'raw' ? stdout : stdout.trim();
+  return replyRules(agent).jsonStdout === 'raw' ? stdout : stdout.trim();
 }
 
 /**
@@ -115,7 +115,7 @@ const RANK: Record<Strength, number> = { deny: 0, ask: 1, allow: 2, other: 3 };
  */
 function pickVerdict(verdicts: readonly Verdict[], agent: AgentKind): Verdict | undefined {
   const winner =
-    REPLIES[agent].verdict === 'first'
+    replyRules(agent).verdict === 'first'
       ? verdicts[0]
       : [...verdicts].sort((a, b) => RANK[a.strength] - RANK[b.strength])[0];
   if (winner && winner.origin === 'project' && winner.strength !== 'deny') {
@@ -205,7 +205,7 @@ function denyAsJson(reply: AgentReply): AgentReply {
  * `hookSpecificOutput.additionalContext`, and nothing else but JSON is ever written to its stdout.
  */
 export function writeFor(event: { name: string; agent: AgentKind }, reply: AgentReply): AgentReply {
-  const rules = REPLIES[event.agent];
+  const rules = replyRules(event.agent);
   if (rules.blockReason === 'json' && reply.exitCode === 2 && event.name === 'PreToolUse')
     return denyAsJson(reply);
   if (!rules.stdoutJsonOnly || reply.stdout === '' || jsonAnswer(reply.stdout, event.agent)) return reply;
@@ -235,13 +235,13 @@ function combine(
     };
   }
   if (winner) return winner.reply;
-  if (REPLIES[event.agent].exit1ShowsStderr) {
+  if (replyRules(event.agent).exit1ShowsStderr) {
     const errors = speaking
       .filter(({ result }) => result.exitCode === 1 && result.stderr.text().trim() !== '')
       .map(({ result }) => result.stderr.text().trim());
     if (errors.length > 0) return { exitCode: 1, stdout: '', stderr: `${errors.join('\n')}\n` };
   }
-  if (REPLIES[event.agent].contextEvents.includes(event.name)) {
+  if (replyRules(event.agent).contextEvents.includes(event.name)) {
     const parts = ran
       .filter(({ planned, result }) => passesContext(planned.spec) && result.exitCode === 0)
       .filter((r) => notRunReason(r) === undefined)

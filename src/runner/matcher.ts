@@ -1,5 +1,5 @@
 import type { AgentKind } from '../events/types.js';
-import { MATCHERS } from '../agents/protocols.js';
+import { matcherRules } from '../agents/hook-rules.js';
 
 const cache = new Map<string, RegExp | null>();
 
@@ -44,19 +44,15 @@ function listMatches(pattern: string, value: string, wideList: boolean): boolean
 }
 
 /**
- * The agent's matcher semantics: empty, `*` or absent match everything. `exact-or-regexp` (Droid, and an
- * unknown agent): an exact match, then an unanchored JavaScript RegExp test. `name-list-or-regexp`
- * (Claude Code): see listMatches. A pattern
+ * The agent's matcher semantics: empty, `*` or absent match everything. `exact-or-regexp` (Droid, an
+ * unknown agent, and without a rule: hookd's own keys such as `tool`): an exact match, then an unanchored
+ * JavaScript RegExp test. `name-list-or-regexp` (Claude Code): see listMatches. A pattern
  * that is not a valid RegExp matches only exactly (the config validator reports it before it gets here).
  */
-export function matchesPattern(
-  pattern: string | undefined,
-  value: unknown,
-  rule: MatchRule = { agent: 'unknown' },
-): boolean {
+export function matchesPattern(pattern: string | undefined, value: unknown, rule?: MatchRule): boolean {
   if (pattern === undefined || pattern === '' || pattern === '*') return true;
   if (typeof value !== 'string') return false;
-  if (MATCHERS[rule.agent].syntax === 'name-list-or-regexp')
+  if (rule !== undefined && matcherRules(rule.agent).syntax === 'name-list-or-regexp')
     return listMatches(pattern, value, rule.wideList ?? true);
   if (pattern === value) return true;
   const regex = compile(pattern);

@@ -2,7 +2,7 @@ import type { HookCommand, HookdConfig, HookEntry } from '../config/schema.js';
 import type { ConfigLevel } from '../config/merge.js';
 import type { HookEvent } from '../events/types.js';
 import { matcherTarget } from '../events/names.js';
-import { MATCHERS } from '../agents/protocols.js';
+import { matcherRules } from '../agents/hook-rules.js';
 import { isAgentId } from '../agents/ids.js';
 import { matchesPattern } from './matcher.js';
 // From its own chunk in the hook bundle: only an entry with `kinds` loads the agents' tool tables.
@@ -70,17 +70,17 @@ export function entryMatch(
       return mismatch('agents', entry.agents, '', agent);
   }
   const p = event.payload;
-  // `matcher` is the agent's own key: read the way the agent that sent the event reads it.
-  const target = matcherTarget(event.agent, event.name, p);
-  const rule = { agent: event.agent, wideList: MATCHERS[event.agent].wideListEvents?.includes(event.name) };
   const unknown = (value: unknown) => options.absentMatches === true && value === undefined;
-  if (
-    entry.matcher !== undefined &&
-    target &&
-    !unknown(target.value) &&
-    !matchesPattern(entry.matcher, target.value, rule)
-  ) {
-    return mismatch('matcher', entry.matcher, target.field, target.value);
+  // `matcher` is the agent's own key: read the way the agent that sent the event reads it (its rules are
+  // read only for an entry that has one: another agent's load from a chunk, src/agents/hook-rules.ts).
+  if (entry.matcher !== undefined) {
+    const target = matcherTarget(event.agent, event.name, p);
+    const rule = {
+      agent: event.agent,
+      wideList: matcherRules(event.agent).wideListEvents?.includes(event.name),
+    };
+    if (target && !unknown(target.value) && !matchesPattern(entry.matcher, target.value, rule))
+      return mismatch('matcher', entry.matcher, target.field, target.value);
   }
   const checks: [keyof HookEntry, string, unknown][] = [
     ['tool', 'tool_name', p.tool_name],

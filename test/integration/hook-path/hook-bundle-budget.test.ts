@@ -12,7 +12,16 @@ const DIST = join(REPO_DIR, 'dist');
 // (a lazy chunk), not raise this.
 const HOOK_BUNDLE_MAX_BYTES = 32 * 1024;
 // The chunks the hook requires only when it needs them.
-const CHUNKS = ['scan.cjs', 'rare.cjs', 'run.cjs', 'config.cjs', 'redact.cjs', 'remote.cjs', 'kinds.cjs'];
+const CHUNKS = [
+  'scan.cjs',
+  'rare.cjs',
+  'run.cjs',
+  'config.cjs',
+  'redact.cjs',
+  'remote.cjs',
+  'kinds.cjs',
+  'agents.cjs',
+];
 const LAZY = [...CHUNKS.map((chunk) => `./${chunk}`), './validate.cjs', './client.cjs'];
 
 function requiresOf(file: string): string[] {

@@ -26,10 +26,6 @@ const ALLOWED: Readonly<Record<string, { count: number; why: string }>> = {
     count: 2,
     why: "'gemini' is the type of the model's messages in Gemini CLI's chat file, not the agent id",
   },
-  'src/events/parse.ts': {
-    count: 1,
-    why: "Gemini CLI's event names become hookd's at parse",
-  },
   'src/runner/decision.ts': {
     count: 3,
     why: "Gemini CLI's own decision words; Codex and Gemini cannot ask, so hookd refuses with a reason",

@@ -1,0 +1,77 @@
+import { CLAUDE_MATCHER, CLAUDE_REPLY } from './claude-protocol.js';
+import { CODEX_MATCHER, CODEX_REPLY } from './codex-protocol.js';
+import { COPILOT_MATCHER, COPILOT_REPLY } from './copilot-protocol.js';
+import { CURSOR_EVENT_NAMES } from './cursor-protocol.js';
+import { DROID_MATCHER, DROID_REPLY } from './droid-protocol.js';
+import { GEMINI_CONFIG_NAMES, GEMINI_MATCHER, GEMINI_REPLY } from './gemini-protocol.js';
+import type { Sender } from './protocols.js';
+import type { MatcherRules, ReplyRules } from './types.js';
+
+/*
+ * The agents' rules the hook path reads only for some events (an entry to match, commands' answers, an
+ * agent with event names of its own), in a chunk of their own: `dist/agents.cjs` (scripts/build.mjs).
+ * An agent's data added here leaves the hook bundle's size as it is. The hook path reads them through
+ * hook-rules.ts, which keeps Droid's inline; every export here is a function (the chunk's stub forwards
+ * functions only).
+ */
+
+/**
+ * How each agent reads a matcher; for an agent hookd cannot tell (`unknown`), the plain rule: an exact
+ * name, then a RegExp, on the fields Droid matches.
+ */
+const MATCHERS: Readonly<Record<Sender, MatcherRules>> = {
+  droid: DROID_MATCHER,
+  claude: CLAUDE_MATCHER,
+  codex: CODEX_MATCHER,
+  gemini: GEMINI_MATCHER,
+  copilot: COPILOT_MATCHER,
+  cursor: DROID_MATCHER,
+  unknown: DROID_MATCHER,
+};
+
+const UNKNOWN_REPLY: ReplyRules = { ...CLAUDE_REPLY, jsonStdout: 'trimmed' };
+
+/**
+ * How each agent takes answers; for an agent hookd cannot tell (`unknown`), the safe mix: JSON on
+ * trimmed stdout, the strongest decision wins (a deny is never lost), exit 1 only logged.
+ */
+const REPLIES: Readonly<Record<Sender, ReplyRules>> = {
+  droid: DROID_REPLY,
+  claude: CLAUDE_REPLY,
+  codex: CODEX_REPLY,
+  gemini: GEMINI_REPLY,
+  copilot: COPILOT_REPLY,
+  cursor: UNKNOWN_REPLY,
+  unknown: UNKNOWN_REPLY,
+};
+
+/**
+ * The agents' own event names that hookd knows by another (Claude Code's) name: Gemini's BeforeTool is
+ * a PreToolUse. Every other event keeps the name the payload gives it. Each agent here is in
+ * protocols.ts RENAMING_AGENTS.
+ */
+const EVENT_NAMES: Readonly<Partial<Record<Sender, Readonly<Record<string, string>>>>> = {
+  gemini: GEMINI_CONFIG_NAMES,
+  cursor: CURSOR_EVENT_NAMES,
+};
+
+/** How the agent reads a matcher. */
+export function matcherRulesOf(agent: Sender): MatcherRules {
+  return MATCHERS[agent];
+}
+
+/** How the agent takes answers. */
+export function replyRulesOf(agent: Sender): ReplyRules {
+  return REPLIES[agent];
+}
+
+/** hookd's name for the agent's event: its Claude Code counterpart, else its own. */
+export function eventNameOf(agent: Sender, name: string): string {
+  const names = EVENT_NAMES[agent];
+  return names && Object.hasOwn(names, name) ? names[name]! : name;
+}
+
+/** The agents with event names of their own (for the test that keeps RENAMING_AGENTS in step). */
+export function renamingAgents(): Sender[] {
+  return Object.keys(EVENT_NAMES) as Sender[];
+}
