@@ -166,6 +166,16 @@ describe('hookd install --agent claude --otel', () => {
     expect(existsSync(receiverTokenPath(t.env))).toBe(false);
   });
 
+  it('is refused for Droid with why and what to set by hand instead', async () => {
+    const t = setup();
+    const refused = t.install({ agent: 'droid' });
+    await expect(refused).rejects.toThrow(/Droid reads no `env` from its settings/);
+    await expect(refused).rejects.toMatchObject({
+      hint: expect.stringContaining('OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4319'),
+    });
+    expect(existsSync(receiverTokenPath(t.env))).toBe(false);
+  });
+
   it("never writes the token into a project's shared settings file", async () => {
     const t = setup();
     const project = join(tmp.dir, 'repo');
