@@ -55,7 +55,7 @@ export const DROID: AgentAdapter = {
     // block only from its organization's managed settings, never from the user's settings.json.
     otelByHand: (endpoint, tokenFile) => ({
       why: "Droid reads no `env` from its settings, so hookd cannot switch on Droid's telemetry there",
-      instead: `Start droid with OTEL_EXPORTER_OTLP_ENDPOINT=${endpoint} OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer $(cat "${tokenFile}")" in its environment, and leave out --otel (docs/telemetry.md, "Droid").`,
+      instead: `Start droid with OTEL_EXPORTER_OTLP_ENDPOINT=${endpoint} and OTEL_EXPORTER_OTLP_HEADERS set to the receiver's bearer header (its token is in ${tokenFile}) in its environment, and leave out --otel: docs/telemetry.md, "Droid", has the two lines.`,
     }),
   },
   sessions: {

@@ -170,9 +170,13 @@ describe('hookd install --agent claude --otel', () => {
     const t = setup();
     const refused = t.install({ agent: 'droid' });
     await expect(refused).rejects.toThrow(/Droid reads no `env` from its settings/);
-    await expect(refused).rejects.toMatchObject({
-      hint: expect.stringContaining('OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4319'),
-    });
+    const ran = await runCli(['install', '--agent', 'droid', '--otel'], { env: t.env });
+    expect(ran.code).toBe(2);
+    // What to set, readable as printed (the output's redaction of credentials leaves it whole).
+    expect(ran.stderr).toContain('OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4319');
+    expect(ran.stderr).toContain(`OTEL_EXPORTER_OTLP_HEADERS`);
+    expect(ran.stderr).toContain(receiverTokenPath(t.env));
+    expect(ran.stderr).not.toContain('REDACTED');
     expect(existsSync(receiverTokenPath(t.env))).toBe(false);
   });
 
