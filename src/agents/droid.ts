@@ -51,6 +51,12 @@ export const DROID: AgentAdapter = {
     // hookd answers within its own 55 s event budget; Droid's default is 60 s.
     timeouts: { unit: 's', agentDefault: 60, installDefault: 60, max: 3600, teardown: [] },
     readsHooksOf: ['claude'],
+    // Droid 0.225.2 exports OTLP/HTTP JSON metrics to OTEL_EXPORTER_OTLP_ENDPOINT, but reads an `env`
+    // block only from its organization's managed settings, never from the user's settings.json.
+    otelByHand: (endpoint, tokenFile) => ({
+      why: "Droid reads no `env` from its settings, so hookd cannot switch on Droid's telemetry there",
+      instead: `Start droid with OTEL_EXPORTER_OTLP_ENDPOINT=${endpoint} and OTEL_EXPORTER_OTLP_HEADERS set to the receiver's bearer header (its token is in ${tokenFile}) in its environment, and leave out --otel: docs/telemetry.md, "Droid", has the two lines.`,
+    }),
   },
   sessions: {
     transcriptFormat: 'droid-jsonl',

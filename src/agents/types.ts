@@ -212,6 +212,12 @@ export interface InstallRules {
    * point the agent at its receiver. Never the keys that add prompt text or tool details.
    */
   otelEnv?(endpoint: string, headers: string): Record<string, string>;
+  /**
+   * When the agent exports OpenTelemetry but hookd cannot switch it on in its settings: why (the
+   * `--otel` error) and what to set by hand instead, for the receiver at `endpoint` whose token is in
+   * `tokenFile`.
+   */
+  otelByHand?(endpoint: string, tokenFile: string): { why: string; instead: string };
 }
 
 /** Where the agent keeps its sessions, for enrichment and the ledger. */

@@ -148,7 +148,12 @@ export async function planOtelEnv(options: {
   shared: boolean;
 }): Promise<OtelEnvPlan> {
   const name = AGENT_PROFILES[options.agent].displayName;
-  const rules = ADAPTERS[options.agent].install.otelEnv;
+  const { otelEnv: rules, otelByHand } = ADAPTERS[options.agent].install;
+  if (!rules && otelByHand) {
+    const port = options.config?.telemetry?.receiver?.port ?? TELEMETRY_DEFAULTS.receiverPort;
+    const byHand = otelByHand(`http://127.0.0.1:${port}`, receiverTokenPath(options.env));
+    throw new UsageError(`--otel: ${byHand.why}`, byHand.instead);
+  }
   if (!rules)
     throw new UsageError(
       `--otel: hookd cannot point ${name}'s telemetry at its receiver`,

@@ -7,13 +7,38 @@ import type { SessionUsage } from './daemon-telemetry.js';
 /** Claude Code's metric and event names (verified against the 2.1.330 binary; docs/telemetry.md). */
 export const CLAUDE_TOKEN_METRIC = 'claude_code.token.usage';
 export const CLAUDE_COST_METRIC = 'claude_code.cost.usage';
-type UsageMetric = typeof CLAUDE_TOKEN_METRIC | typeof CLAUDE_COST_METRIC;
 const TOKEN_TYPES: Record<string, keyof Omit<SessionUsage, 'costUsd' | 'models'>> = {
   input: 'inputTokens',
   output: 'outputTokens',
   cacheRead: 'cacheReadTokens',
   cacheCreation: 'cacheCreationTokens',
 };
+
+/** How one usage metric names its model and its token type (a TOKEN_TYPES key, or 'cost'). */
+interface UsageRule {
+  modelKey: string;
+  type: (attributes: Record<string, unknown>) => string;
+}
+const fixedType = (type: string) => (): string => type;
+/**
+ * The metrics that carry tokens or cost: Claude Code's two (the token type in `type`, the model in
+ * `model`) and Droid 0.225.2's four delta counters (one per token type, the model in `model.id`; Droid
+ * reports no cost).
+ */
+const USAGE_METRICS = {
+  [CLAUDE_TOKEN_METRIC]: { modelKey: 'model', type: (a) => String(a.type ?? '') },
+  [CLAUDE_COST_METRIC]: { modelKey: 'model', type: fixedType('cost') },
+  'droid.token.input': { modelKey: 'model.id', type: fixedType('input') },
+  'droid.token.output': { modelKey: 'model.id', type: fixedType('output') },
+  'droid.token.cache_read': { modelKey: 'model.id', type: fixedType('cacheRead') },
+  'droid.token.cache_write': { modelKey: 'model.id', type: fixedType('cacheCreation') },
+} satisfies Record<string, UsageRule>;
+type UsageMetric = keyof typeof USAGE_METRICS;
+const USAGE_METRIC_NAMES = Object.keys(USAGE_METRICS) as [UsageMetric, ...UsageMetric[]];
+const usageRule = (name: unknown): UsageRule | undefined =>
+  typeof name === 'string' && Object.hasOwn(USAGE_METRICS, name)
+    ? USAGE_METRICS[name as UsageMetric]
+    : undefined;
 const AGGREGATION_CUMULATIVE = 2;
 
 /** Sessions whose usage is kept (the least recently updated forgotten past it), and series per session. */
@@ -72,7 +97,7 @@ const savedSchema = z.strictObject({
         series: z
           .array(
             z.strictObject({
-              metric: z.enum([CLAUDE_TOKEN_METRIC, CLAUDE_COST_METRIC]),
+              metric: z.enum(USAGE_METRIC_NAMES),
               model: name,
               type: z.string().max(32),
               start: z.string().max(32),
@@ -129,11 +154,8 @@ export class UsageBook {
     for (const rm of list(request.resourceMetrics))
       for (const sm of list(isObject(rm) ? rm.scopeMetrics : undefined))
         for (const metric of list(isObject(sm) ? sm.metrics : undefined)) {
-          if (
-            !isObject(metric) ||
-            (metric.name !== CLAUDE_TOKEN_METRIC && metric.name !== CLAUDE_COST_METRIC)
-          )
-            continue;
+          const rule = isObject(metric) ? usageRule(metric.name) : undefined;
+          if (!isObject(metric) || !rule) continue;
           const sum = isObject(metric.sum) ? metric.sum : undefined;
           const cumulative = sum?.aggregationTemporality === AGGREGATION_CUMULATIVE;
           for (const point of list(sum?.dataPoints)) {
@@ -141,8 +163,9 @@ export class UsageBook {
             const a = attributesOf(point.attributes);
             const sessionId = sessionOf(a);
             if (!sessionId) continue;
-            const model = typeof a.model === 'string' ? a.model.slice(0, MAX_NAME) : '';
-            const type = metric.name === CLAUDE_COST_METRIC ? 'cost' : String(a.type ?? '').slice(0, 32);
+            const named = a[rule.modelKey];
+            const model = typeof named === 'string' ? named.slice(0, MAX_NAME) : '';
+            const type = rule.type(a).slice(0, 32);
             const book = this.book(sessionId);
             const start = cumulative ? String(point.startTimeUnixNano).slice(0, 32) : '';
             const series = { metric: metric.name as UsageMetric, model, type, start };

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SessionRecord } from '../../src/ledger/types.js';
@@ -7,6 +7,7 @@ import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
 import { HOOKD_BIN } from '../helpers/fixtures.js';
 import { jsonLines } from '../helpers/json-lines.js';
+import { writeReceiverConfig } from '../helpers/receiver-config.js';
 import { runHookd } from '../helpers/run-hookd.js';
 
 // The REAL Claude Code 2.1.330 exporting its OpenTelemetry to hookd's receiver, set up by
@@ -29,14 +30,7 @@ describeWithAgent('claude', 'the real Claude Code 2.1.330 exporting its telemetr
   beforeAll(async () => {
     bed = claudeTestbed('hko-');
     env = bed.daemonEnv();
-    writeFileSync(
-      env.HOOKD_CONFIG!,
-      JSON.stringify({
-        notify: { channels: {}, rules: [] },
-        enrich: { gitBranch: false },
-        telemetry: { receiver: { enabled: true, port: PORT } },
-      }),
-    );
+    writeReceiverConfig(env.HOOKD_CONFIG!, PORT);
     const ran = await runHookd(['install', '--agent', 'claude', '--otel', '--transport', 'node'], {
       env,
       cwd: bed.tmp.dir,

@@ -1,10 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeModel } from './fake-model.js';
 import { exitWithin, killRun, RUN_MARKER } from './reap.js';
 import { driveJsonRpc, type PermissionAnswer } from './rpc-driver.js';
 import type { FakeStep } from './script.js';
+import { startSidecar, stopSidecar, type SidecarSpec } from '../sidecar.js';
 
 /**
  * One Droid run, inside the sandbox (a network + PID namespace when isolated): the fake model on this
@@ -25,6 +26,8 @@ export interface InnerConfig {
   outputFormat: string;
   env: Record<string, string>;
   permissionAnswer?: PermissionAnswer;
+  /** A process run beside Droid inside its namespaces (a hookd daemon), stopped once Droid is done. */
+  sidecar?: SidecarSpec;
 }
 
 const MODEL_ID = 'custom:fake-chat';
@@ -84,8 +87,15 @@ async function main(): Promise<void> {
     logFile: join(c.outDir, 'fake-model.log'),
   });
   let rc = 1;
+  let sidecar: ChildProcess | undefined;
   try {
     writeSettings(home, model.port, c.hooks);
+    if (c.sidecar)
+      sidecar = await startSidecar(
+        { ...c.sidecar, env: { ...c.sidecar.env, [RUN_MARKER]: c.runId } },
+        Date.now() + c.agentTimeoutSec * 1000,
+        join(c.outDir, 'sidecar.stderr'),
+      );
     const env: NodeJS.ProcessEnv = {
       ...c.env,
       HOME: home,
@@ -114,6 +124,7 @@ async function main(): Promise<void> {
         : await runExec(c, env, work);
   } finally {
     writeFileSync(join(c.outDir, 'agent.rc'), `${rc}\n`);
+    if (sidecar) await stopSidecar(sidecar);
     const left = killRun(c.runId);
     if (left > 0) process.stderr.write(`harness: killed ${left} process(es) the run left behind\n`);
     await model.close();

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { DROID_EVENTS } from '../../../src/events/names.js';
 import { agentBinary } from '../agents.js';
+import type { SidecarSpec } from '../sidecar.js';
 import type { InnerConfig } from './inner.js';
 import { killRun, RUN_MARKER } from './reap.js';
 import type { PermissionAnswer } from './rpc-driver.js';
@@ -36,6 +37,8 @@ export interface DroidRunOptions {
   permissionAnswer?: PermissionAnswer;
   /** false: run in this machine's namespaces even when a sandbox is available (what non-root gets). */
   isolate?: boolean;
+  /** A process run beside Droid inside its namespaces (e.g. a hookd daemon), stopped when Droid is done. */
+  sidecar?: SidecarSpec;
 }
 
 export interface DroidRun {
@@ -119,6 +122,7 @@ export async function runRealDroid(options: DroidRunOptions): Promise<DroidRun> 
     outputFormat: options.outputFormat ?? 'json',
     env: options.env,
     ...(options.permissionAnswer ? { permissionAnswer: options.permissionAnswer } : {}),
+    ...(options.sidecar ? { sidecar: options.sidecar } : {}),
   };
   const configFile = join(outDir, 'harness', 'run.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2));

@@ -166,6 +166,20 @@ describe('hookd install --agent claude --otel', () => {
     expect(existsSync(receiverTokenPath(t.env))).toBe(false);
   });
 
+  it('is refused for Droid with why and what to set by hand instead', async () => {
+    const t = setup();
+    const refused = t.install({ agent: 'droid' });
+    await expect(refused).rejects.toThrow(/Droid reads no `env` from its settings/);
+    const ran = await runCli(['install', '--agent', 'droid', '--otel'], { env: t.env });
+    expect(ran.code).toBe(2);
+    // What to set, readable as printed (the output's redaction of credentials leaves it whole).
+    expect(ran.stderr).toContain('OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4319');
+    expect(ran.stderr).toContain(`OTEL_EXPORTER_OTLP_HEADERS`);
+    expect(ran.stderr).toContain(receiverTokenPath(t.env));
+    expect(ran.stderr).not.toContain('REDACTED');
+    expect(existsSync(receiverTokenPath(t.env))).toBe(false);
+  });
+
   it("never writes the token into a project's shared settings file", async () => {
     const t = setup();
     const project = join(tmp.dir, 'repo');

@@ -42,6 +42,31 @@ function metrics(
   };
 }
 
+/** Droid 0.225.2's token counters as it exports them: one delta counter per token type, no cost. */
+function droidMetrics(sessionId: string, model: string, tokens: Record<string, number>) {
+  return {
+    resourceMetrics: [
+      {
+        scopeMetrics: [
+          {
+            scope: { name: 'cli-customer-metrics' },
+            metrics: Object.entries(tokens).map(([type, value]) => ({
+              name: `droid.token.${type}`,
+              sum: {
+                aggregationTemporality: 1,
+                isMonotonic: true,
+                dataPoints: [
+                  { attributes: kv({ 'session.id': sessionId, 'model.id': model }), asDouble: value },
+                ],
+              },
+            })),
+          },
+        ],
+      },
+    ],
+  };
+}
+
 describe('UsageBook', () => {
   it('keeps tokens and cost per model beside the totals', () => {
     const book = new UsageBook(() => 1);
@@ -54,6 +79,23 @@ describe('UsageBook', () => {
       opus: { inputTokens: 15, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.5 },
       haiku: { inputTokens: 0, outputTokens: 4, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.25 },
     });
+  });
+
+  it("adds Droid's token counters (droid.token.*, model in model.id) and survives a restore", () => {
+    const book = new UsageBook(() => 3);
+    book.addMetrics(droidMetrics('d1', 'custom:fake', { input: 20, output: 10 }));
+    book.addMetrics(droidMetrics('d1', 'custom:fake', { input: 5, cache_read: 7, cache_write: 2 }));
+    const again = new UsageBook(() => 4);
+    expect(again.restore(JSON.parse(JSON.stringify(book.save())))).toBeUndefined();
+    const s = again.get('d1')!;
+    expect(s).toMatchObject({
+      inputTokens: 25,
+      outputTokens: 10,
+      cacheReadTokens: 7,
+      cacheCreationTokens: 2,
+      models: ['custom:fake'],
+    });
+    expect(s.costUsd).toBeUndefined();
   });
 
   it('cuts a session id and a model name at 128 characters', () => {
