@@ -273,6 +273,19 @@ export function validateAgentHooks(
     }
     const known = profile.knownEvents.includes(event);
     c.withDowngrade(downgradeFor(agent, event, known), () => {
+      // A wrapper one level too deep (Droid's hooks.json is the hooks object itself): say that, once.
+      if (
+        !known &&
+        isPlainObject(entries) &&
+        Object.keys(entries).some((k) => profile.knownEvents.includes(k))
+      ) {
+        c.warning(
+          [event],
+          `"${event}" is not an event but holds events (${Object.keys(entries).slice(0, 3).join(', ')}): ${profile.displayName} runs none of their entries`,
+          `move those events up one level, out of "${event}"`,
+        );
+        return;
+      }
       if (!known) {
         c.warning(
           [event],

@@ -85,6 +85,19 @@ describe('validateAgentHooks (droid)', () => {
     ]);
   });
 
+  it('a hooks.json wrapped one level too deep: one warning that says to unwrap it', () => {
+    const report = validateAgentHooks({ hooks: { Stop: [entry()] } }, 'droid');
+    expect(report.ok).toBe(true);
+    expect(report.problems).toEqual([
+      {
+        severity: 'warning',
+        path: 'hooks.hooks',
+        message: '"hooks" is not an event but holds events (Stop): Droid runs none of their entries',
+        fix: 'move those events up one level, out of "hooks"',
+      },
+    ]);
+  });
+
   it('rejects a hooks value that is not an object, and accepts a missing one', () => {
     expect(validateAgentHooks([], 'droid').ok).toBe(false);
     expect(validateAgentHooks('x', 'droid').problems[0]?.path).toBe('hooks');
