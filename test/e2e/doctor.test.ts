@@ -82,6 +82,7 @@ describe('hookd doctor (built CLI)', () => {
       'presence',
       'api',
       'telemetry-export',
+      'platform-watch',
       'remote-answers',
     ]);
     expect(results.get('droid-hooks')).toMatchObject({ status: 'ok' });
