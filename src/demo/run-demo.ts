@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AGENT_IDS, DEFAULT_AGENT } from '../agents/ids.js';
 import { CliError } from '../errors.js';
 import { paint, type Out } from '../terminal/output.js';
 import { validator } from '../config/resolve.js';
@@ -211,7 +212,7 @@ function printClosing(out: Out, summary: DemoSummary, packageRoot: string): void
   }
   out.write('\nNow wire it into your agent:\n');
   out.write(
-    `  ${paint(out, 'cyan', 'hookd install')}   wire hookd into Droid's hooks (--agent claude for Claude Code)\n`,
+    `  ${paint(out, 'cyan', 'hookd install')}   wire hookd into Droid's hooks (--agent ${AGENT_IDS.filter((a) => a !== DEFAULT_AGENT).join('|')} for the others)\n`,
   );
   out.write(`  ${paint(out, 'cyan', 'hookd doctor')}    check what is configured and what works\n`);
   out.write(`  ${paint(out, 'cyan', 'hookd logs -f')}   watch every event and command as it happens\n`);
