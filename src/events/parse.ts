@@ -63,7 +63,7 @@ function proves(signal: DetectSignal): boolean {
 
 /**
  * The agent that sent the event. The command's `--agent` names the agent whose settings the entry is
- * in, but another agent may run that entry (Droid imports Claude Code's hooks, Cursor runs them): the
+ * in, but another agent may run that entry (Cursor runs Claude Code's hooks): the
  * first signal that proves another agent wins over the name, unless the named agent's own signs rank
  * before it. Variables alone never overrule the name: an enclosing session passes its own through.
  */

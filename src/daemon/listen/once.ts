@@ -3,8 +3,8 @@ import type { HookEvent } from '../../events/types.js';
 
 /**
  * One event that reaches the daemon twice runs once (docs/daemon.md, "The same event twice"). One hookd
- * entry can fire twice for one tool call: Droid runs the entry of `~/.factory` and the copy it imports
- * from Claude Code's settings; an agent may read the same entry from two settings files. The second
+ * entry can fire twice for one tool call: Droid 0.225.2 runs an identical command of its user and
+ * project `.factory` folders twice, and an agent may read the same entry from two settings files. The second
  * call waits for the first one's answer and gives the agent the same exit code, stdout and stderr; its
  * guard does not run again and the event is handed on (journal, ledger, notifications) once.
  *
