@@ -7,15 +7,16 @@ import tseslint from 'typescript-eslint';
 const LAYERS = [
   ['entry'],
   ['cli'],
-  ['demo'],
+  ['demo', 'api-commands'],
   ['explain'],
   ['doctor'],
   ['install', 'service'],
   ['daemon'],
+  ['journal', 'spawner'],
   ['link'],
   ['hook-path'],
   ['remote', 'telemetry', 'watch'],
-  ['notify/channels'],
+  ['channels'],
   ['notify'],
   ['ledger'],
   ['enrich'],
@@ -30,25 +31,25 @@ const LAYERS = [
 ];
 const ROOT_FILES = new Set(['errors', 'paths']);
 /** How an import of a unit is spelled in a relative specifier (`../cli/main.js`, `./channels/x.js`). */
-const importPattern = (unit) =>
-  ROOT_FILES.has(unit) ? `**/${unit}.js` : `**/${unit === 'notify/channels' ? 'channels' : unit}/**`;
-const importRegex = (unit) =>
-  ROOT_FILES.has(unit) ? `(^|/)${unit}\\.js$` : `(^|/)${unit === 'notify/channels' ? 'channels' : unit}/`;
+const importPattern = (unit) => (ROOT_FILES.has(unit) ? `**/${unit}.js` : `**/${unit}/**`);
+const importRegex = (unit) => (ROOT_FILES.has(unit) ? `(^|/)${unit}\\.js$` : `(^|/)${unit}/`);
 const filesOf = (unit) => (ROOT_FILES.has(unit) ? [`src/${unit}.ts`] : [`src/${unit}/**/*.ts`]);
 
 // The daemon's server side is its own: install, doctor, explain and the CLI talk to it through src/link/,
 // and import of src/daemon/ only its face, admin.ts (ask the running daemon, or read its files when it is
-// down), and the CLI its entry for `hookd daemon run`. A specifier is relative, so the rule is written
+// down), and the CLI its entry for `hookd daemon run`; of its state (src/journal/) and its spawner
+// (src/spawner/) nothing. A specifier is relative, so the rule is written
 // per depth below src/ (`../daemon/` from src/cli/main.ts, `../../daemon/` from src/cli/commands/x.ts).
 const DAEMON_FACE = {
-  users: ['install', 'doctor', 'explain', 'cli'],
+  users: ['install', 'doctor', 'explain', 'cli', 'api-commands'],
+  server: ['journal', 'spawner'],
   files: ['admin'],
   cli: ['lifecycle/main'],
 };
 const DAEMON_DEPTHS = [1, 2, 3, 4];
 function daemonFaceRegex(unit, depth) {
   const allowed = [...DAEMON_FACE.files, ...(unit === 'cli' ? DAEMON_FACE.cli : [])].join('|');
-  return `^(\\.\\./){${depth}}daemon/(?!(${allowed})\\.js$)`;
+  return `^(\\.\\./){${depth}}(daemon/(?!(${allowed})\\.js$)|(${DAEMON_FACE.server.join('|')})/)`;
 }
 
 function layerBlocks() {
@@ -59,7 +60,6 @@ function layerBlocks() {
       const dynamic = banned.map(importRegex).join('|');
       const block = (files, face) => ({
         files,
-        ...(unit === 'notify' ? { ignores: ['src/notify/channels/**'] } : {}),
         rules: {
           'no-restricted-imports': [
             'error',
@@ -185,10 +185,10 @@ function hookPathBlocks() {
 
 // One process module: src/process/ starts every process hookd runs (runProcess, runProcessSync,
 // spawnDetached), so every start has a deadline, a group kill and bounded output. Only it and the bridge
-// to the resident spawner (src/daemon/spawn/spawner.ts, which starts the spawner program and falls back
+// to the resident spawner (src/spawner/spawner.ts, which starts the spawner program and falls back
 // to child_process) may load node:child_process; execa is not used (docs/architecture.md).
 const PROCESS_MODULE = {
-  allowed: ['src/process/**/*.ts', 'src/daemon/spawn/spawner.ts'],
+  allowed: ['src/process/**/*.ts', 'src/spawner/spawner.ts'],
   banned: new Set(['node:child_process', 'child_process', 'execa']),
   message:
     'process module: start processes through src/process/ (runProcess, runProcessSync, spawnDetached), not child_process or execa (docs/architecture.md)',

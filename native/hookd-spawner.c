@@ -4,7 +4,7 @@
  * A tiny resident helper of the daemon that starts the commands of the events the daemon runs. The
  * daemon is a large Node process, and node's child_process forks all of it on its main thread (10-13 ms
  * per command on a small VM); a fork of this small program costs a fraction of that. Started once by the
- * daemon (src/daemon/spawn/spawner.ts) with stdin and stdout as a private binary channel; stderr gets a
+ * daemon (src/spawner/spawner.ts) with stdin and stdout as a private binary channel; stderr gets a
  * message when it gives up. It never runs a shell of its own: it execs what the daemon asks, with the
  * argv and environment it is given, byte for byte.
  *
@@ -58,7 +58,7 @@
 #define NSIG 65
 #endif
 
-/* The protocol this file speaks (src/daemon/spawn/spawner.ts checks it before it sends anything). */
+/* The protocol this file speaks (src/spawner/spawner.ts checks it before it sends anything). */
 #define HELLO_TEXT HOOKD_SPAWNER_HELLO
 /* The largest frame the daemon may send (its stdin cap is 8 MiB, an environment at most a few MiB). */
 #define MAX_FRAME HOOKD_SPAWNER_MAX_FRAME

@@ -4,7 +4,7 @@ import { createLineLogger } from '../logging/line-logger.js';
 import { logFilePath } from '../paths.js';
 import type { ProcessIO } from '../hook-path/process-event.js';
 import { daemonRunArgv, handOff } from '../link/client.js';
-import { cli } from './io.js';
+import { cli } from '../terminal/cli-io.js';
 
 /** The hook path's IO for CLI commands (emit, replay): same config, log and daemon as `hookd hook`. */
 export function cliProcessIO(options: {

@@ -4,9 +4,9 @@ import { CliError, EXIT, isCliError } from '../errors.js';
 import { redactText } from '../logging/redact.js';
 import { colorFor, safeLines } from '../terminal/output.js';
 import { HOOKD_VERSION } from '../util/version.js';
-import { cli as cliIo, processIo, withCliIo, type CliIo } from './io.js';
+import { cli as cliIo, processIo, withCliIo, type CliIo } from '../terminal/cli-io.js';
 
-export type { CliIo } from './io.js';
+export type { CliIo } from '../terminal/cli-io.js';
 
 /** An error for people, on stderr: secrets redacted, and what it quotes (a path, an id) never raw. */
 function reportError(error: unknown): number {

@@ -10,9 +10,9 @@ import {
   readPidFile,
 } from '../link/runtime-files.js';
 import { listSpool } from '../link/spool.js';
-import { openDaemonJournal } from './state/journal-schema.js';
-import { DaemonStore, type Delivery, type JournalRecord, type Ladder } from './state/store.js';
-import { ackPlan, type AckedSession, type AckRequest } from './escalator.js';
+import { openDaemonJournal } from '../journal/journal-schema.js';
+import { DaemonStore, type Delivery, type JournalRecord, type Ladder } from '../journal/store.js';
+import { ackPlan, type AckedSession, type AckRequest } from '../journal/escalator.js';
 import type { DaemonStats } from './lifecycle/daemon.js';
 import { DAEMON_DEFAULTS } from '../config/daemon-schema.js';
 import type { SessionState } from '../notify/session-state.js';
@@ -23,9 +23,9 @@ import type { SessionState } from '../notify/session-state.js';
  * use of its records is named here, so that they import nothing else of the daemon.
  */
 export type { DaemonStats } from './lifecycle/daemon.js';
-export type { Delivery, Ladder } from './state/store.js';
-export { describeLadderState, type AckedSession } from './escalator.js';
-export { journalTrouble } from './state/journal.js';
+export type { Delivery, Ladder } from '../journal/store.js';
+export { describeLadderState, type AckedSession } from '../journal/escalator.js';
+export { journalTrouble } from '../journal/journal.js';
 
 export type DaemonState =
   | { running: true; stats: DaemonStats }

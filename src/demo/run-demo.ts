@@ -11,8 +11,8 @@ import { startDaemon, type Daemon, type DaemonHandle } from '../daemon/lifecycle
 import { createDaemonLogger } from '../daemon/lifecycle/logger.js';
 import { handOff } from '../link/client.js';
 import type { RenderedNotification } from '../notify/notification.js';
-import { createConsoleChannel } from '../notify/channels/console.js';
-import { notificationPayload, type Channel } from '../notify/channels/channel.js';
+import { createConsoleChannel } from '../channels/console.js';
+import { notificationPayload, type Channel } from '../channels/channel.js';
 import { processEvent, type ProcessIO } from '../hook-path/process-event.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { createLedger } from '../ledger/ledger.js';

@@ -1,7 +1,7 @@
 import { daemonState } from '../daemon/admin.js';
 import { dirname, join } from 'node:path';
-import { buildChannels } from '../notify/channels/build-channels.js';
-import type { Channel } from '../notify/channels/channel.js';
+import { buildChannels } from '../channels/build-channels.js';
+import type { Channel } from '../channels/channel.js';
 import { daemonSettings } from '../config/daemon-schema.js';
 import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
 import type { HookdConfig } from '../config/schema.js';

@@ -1,5 +1,5 @@
 import type { Env } from '../paths.js';
-import type { FetchLike } from '../notify/channels/http.js';
+import type { FetchLike } from '../channels/http.js';
 
 /** How one check ended. `warn` is worth a look but does not fail the run; `skip` means it did not apply. */
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';

@@ -8,7 +8,7 @@ import { monotonicMs } from '../util/monotonic-clock.js';
  * The one way hookd starts a process (docs/architecture.md, "Starting processes"): every guard, probe,
  * notification command and service-manager call goes through runProcess (or runProcessSync where the
  * caller cannot wait), and the daemon through spawnDetached. Only the resident spawner's bridge
- * (src/daemon/spawn/spawner.ts) starts a program of its own.
+ * (src/spawner/spawner.ts) starts a program of its own.
  */
 
 /** The subset of node:child_process spawn that runProcess uses; the daemon's spawner is one. */

@@ -1,6 +1,6 @@
 import { runProcess, type SpawnLike } from '../process/run.js';
 import { findOnPath } from '../util/find-on-path.js';
-import { probeDesktop } from '../notify/channels/desktop.js';
+import { probeDesktop } from '../channels/desktop.js';
 
 /**
  * Whether the desktop notification can carry Allow and Deny here (docs/remote.md). It can on

@@ -1,5 +1,5 @@
 import type { RemoteNtfyConfig } from '../config/remote-schema.js';
-import { clipUtf8, NTFY_MESSAGE_MAX_BYTES } from '../notify/channels/ntfy.js';
+import { clipUtf8, NTFY_MESSAGE_MAX_BYTES } from '../channels/ntfy.js';
 import { fetchWithTimeout, type FetchLike } from '../util/fetch-with-timeout.js';
 import { USER_AGENT } from '../util/version.js';
 import type { AskOutcome, PermissionAsk, RemoteAnswer, RemoteChannel } from './types.js';

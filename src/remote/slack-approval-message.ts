@@ -1,5 +1,5 @@
 import { SLACK_USER_ID } from '../config/remote-slack-schema.js';
-import { escapeMrkdwn } from '../notify/channels/slack.js';
+import { escapeMrkdwn } from '../channels/slack.js';
 import { clipText } from '../util/clip-text.js';
 import type { AskOutcome, PermissionAsk, RemoteChannelName } from './types.js';
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { liveSessions, outboxAction } from '../../src/daemon/admin.js';
-import type { Delivery } from '../../src/daemon/state/store.js';
+import type { Delivery } from '../../src/journal/store.js';
 import { describeWithAgent } from '../harness/availability.js';
 import { describeWithDesktop, startDesktopSession, type DesktopSession } from '../helpers/desktop-session.js';
 import { runRealDroid, type FakeStep } from '../helpers/droid.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { requestDaemon } from '../../src/link/client.js';
 import { runProcess } from '../../src/process/run.js';
-import { findOnPath } from '../../src/notify/channels/desktop.js';
+import { findOnPath } from '../../src/channels/desktop.js';
 import { waitFor } from '../integration/daemon/helpers.js';
 import { BIN, exited } from '../integration/daemon/process-helpers.js';
 

@@ -49,7 +49,7 @@ describe('layering', () => {
     expect(
       await lintAs(
         'src/notify/back-edge.ts',
-        "export { buildChannels } from './channels/build-channels.js';\n",
+        "export { buildChannels } from '../channels/build-channels.js';\n",
       ),
     ).toEqual([expect.stringContaining('layering: src/notify')]);
   }, 30_000);
@@ -57,7 +57,7 @@ describe('layering', () => {
   it.each([
     [
       'src/cli/commands/x.ts',
-      "import { DaemonStore } from '../../daemon/state/store.js';\nexport const s = DaemonStore;\n",
+      "import { DaemonStore } from '../../journal/store.js';\nexport const s = DaemonStore;\n",
     ],
     [
       'src/doctor/checks/hook/x.ts',
@@ -67,6 +67,7 @@ describe('layering', () => {
       'src/install/x.ts',
       "import { daemonMain } from '../daemon/lifecycle/main.js';\nexport const m = daemonMain;\n",
     ],
+    ['src/explain/x.ts', "export { defaultSpawnerPath } from '../spawner/spawner.js';\n"],
   ])(
     'keeps the daemon server side out of %s: only its face, admin.ts',
     async (path, code) => {
@@ -152,6 +153,6 @@ describe('layering', () => {
   it('lets the process module and the spawner bridge load child_process', async () => {
     const code = "import { spawn } from 'node:child_process';\nexport const s = spawn;\n";
     expect(await lintAs('src/process/x.ts', code)).toEqual([]);
-    expect(await lintAs('src/daemon/spawn/spawner.ts', code)).toEqual([]);
+    expect(await lintAs('src/spawner/spawner.ts', code)).toEqual([]);
   }, 30_000);
 });

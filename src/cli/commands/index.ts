@@ -76,7 +76,7 @@ export const LISTED_COMMANDS: readonly ListedCommand[] = [
     command: 'api <area>',
     describe:
       'Call the platform API: analytics, readiness, computers, sessions, messages, users, controls, limits',
-    load: async () => (await import('./api/index.js')).apiCommand,
+    load: async () => (await import('../../api-commands/index.js')).apiCommand,
   },
   {
     command: 'simulator',

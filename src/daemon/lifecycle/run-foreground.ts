@@ -29,7 +29,7 @@ import { enrichApiEnabled, enrichConfigSchema } from '../../config/enrich-schema
 import type { HookdConfig } from '../../config/schema.js';
 import { resolveApiAccess } from '../../platform-api/access.js';
 import type { PlatformClient } from '../../platform-api/api-client.js';
-import type { FetchLike } from '../../notify/channels/http.js';
+import type { FetchLike } from '../../channels/http.js';
 import type { DefaultText } from '../../notify/notification.js';
 import { createDaemonLogger } from './logger.js';
 import { startDaemon, type DaemonHandle, type StartDaemonOptions } from './daemon.js';

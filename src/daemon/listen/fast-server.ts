@@ -31,7 +31,7 @@ import {
   FAST_LINE_MAX,
 } from '../../link/wire.js';
 import type { FastStatus } from '../../link/fast-status.js';
-import { clearInflight, diedOutcome, recordInflight } from '../state/inflight.js';
+import { clearInflight, diedOutcome, recordInflight } from '../../journal/inflight.js';
 import { OnceBook, onceKey, type Follow, type Lead, type OnceReply } from './once.js';
 
 /**
@@ -60,7 +60,7 @@ import { OnceBook, onceKey, type Follow, type Lead, type OnceReply } from './onc
  * stopped daemon) has closed the connection and run the Node path, and never sends it, so no command
  * runs twice. After DENY or LOCAL the client runs the Node path with the copy as its stdin.
  *
- * Before the ACK the event is recorded as in flight (inflightDir; src/daemon/state/inflight.ts), and the record
+ * Before the ACK the event is recorded as in flight (inflightDir; src/journal/inflight.ts), and the record
  * is removed once the event's hand-off is done (or it was not run): a daemon killed in between leaves it
  * for the next daemon, which journals the event at start. So an observe-only event (no command planned)
  * whose record was written is answered with its ACK (`RESULT 0 0 0` in the same write) and handed off
@@ -105,7 +105,7 @@ export interface FastServerOptions {
   inflightDir?: string;
   limits?: Partial<FastLimits>;
   now?: () => number;
-  /** How the events' commands start (the daemon's spawner, src/daemon/spawn/spawner.ts); default child_process. */
+  /** How the events' commands start (the daemon's spawner, src/spawner/spawner.ts); default child_process. */
   spawn?: SpawnLike;
 }
 

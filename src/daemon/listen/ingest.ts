@@ -1,17 +1,11 @@
+import type { IngestCounts } from '../../journal/stats.js';
 import type { Logger } from 'pino';
 import type { EventHandoff } from '../../events/types.js';
 import { eventRequestSchema } from '../../link/protocol.js';
 import { listSpool, quarantineSpoolFile, readSpoolFile, removeSpoolFile } from '../../link/spool.js';
-import type { DaemonStore, JournalRecord } from '../state/store.js';
+import type { DaemonStore, JournalRecord } from '../../journal/store.js';
 
 /** What ingest counts, for `hookd status`. */
-export interface IngestCounts {
-  received: number;
-  duplicates: number;
-  fromSpool: number;
-  rejected: number;
-}
-
 export interface IngestOptions {
   /** Which event ids were already received (the journal's memory), and which are still pending. */
   store: Pick<DaemonStore, 'seen' | 'pendingEvents'>;

@@ -2,12 +2,12 @@ import type { EventHandoff } from '../../events/types.js';
 import { serializeNoise, type NoiseState } from '../../notify/noise.js';
 import type { SessionTable } from '../../notify/session-state.js';
 import type { DaemonRequest, OutboxRequest, PermissionRequestMessage } from '../../link/protocol.js';
-import type { DaemonStats } from '../state/stats.js';
-import type { DaemonStore, Delivery, JournalRecord, Ladder } from '../state/store.js';
+import type { DaemonStats } from '../../journal/stats.js';
+import type { DaemonStore, Delivery, JournalRecord, Ladder } from '../../journal/store.js';
 
 /** Ladders listed per `ladders` request, running and stopped each. */
 const LADDERS_LISTED = 100;
-import { ackPlan, type Answered } from '../escalator.js';
+import { ackPlan, type Answered } from '../../journal/escalator.js';
 
 export interface RequestOptions {
   /** True once the daemon is stopping: events are refused. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { handOff } from '../../../src/link/client.js';
-import type { Channel } from '../../../src/notify/channels/channel.js';
+import type { Channel } from '../../../src/channels/channel.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from '../daemon/helpers.js';
 import { writeConfig } from '../daemon/process-helpers.js';

@@ -2,12 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
-import { createWebhookChannel } from '../../../src/notify/channels/webhook.js';
-import { createCommandChannel } from '../../../src/notify/channels/command.js';
-import { createDesktopChannel } from '../../../src/notify/channels/desktop.js';
+import { createWebhookChannel } from '../../../src/channels/webhook.js';
+import { createCommandChannel } from '../../../src/channels/command.js';
+import { createDesktopChannel } from '../../../src/channels/desktop.js';
 import { notifySchema } from '../../../src/config/notify-schema.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
-import type { DeliveryContext } from '../../../src/notify/channels/channel.js';
+import type { DeliveryContext } from '../../../src/channels/channel.js';
 import { loopbackServer, tempEnv, waitFor } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];

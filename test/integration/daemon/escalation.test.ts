@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { outboxAction } from '../../../src/daemon/admin.js';
 import { daemonLogPath } from '../../../src/daemon/lifecycle/logger.js';
-import type { Answered } from '../../../src/daemon/escalator.js';
+import type { Answered } from '../../../src/journal/escalator.js';
 import { runCli } from '../../helpers/cli-run.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { eventSender, loopbackServer, tempEnv, waitFor } from './helpers.js';

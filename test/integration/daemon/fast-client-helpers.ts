@@ -259,7 +259,7 @@ export function signalQuietly(pid: number | undefined, signal: NodeJS.Signals): 
 
 /**
  * Shell text (test-side, never event data) for a command to print the pid of the daemon that ran it:
- * its parent, or its parent's parent when the parent is the daemon's spawner (src/daemon/spawn/spawner.ts;
+ * its parent, or its parent's parent when the parent is the daemon's spawner (src/spawner/spawner.ts;
  * the daemon starts commands through it). Through the Node path it is the `hookd hook` process.
  */
 export const DAEMON_PID_SH =

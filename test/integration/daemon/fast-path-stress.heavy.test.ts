@@ -157,7 +157,7 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
 
     // Every event delivered once, through the fallback or the journal: a client that saw the
     // daemon die after its ACK never falls back, so the daemon records each event in flight before its ACK
-    // and the next daemon journals what the dead one left (src/daemon/state/inflight.ts).
+    // and the next daemon journals what the dead one left (src/journal/inflight.ts).
     it('every event the dead daemon had acknowledged is journaled once after the restart', () => {
       expect(wentAway.size).toBeGreaterThan(0);
       expect(notOnce([...wentAway], journaled)).toEqual({});

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
 import { FIXTURES_DIR } from '../../helpers/fixtures.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
-import type { DeliveryContext } from '../../../src/notify/channels/channel.js';
+import type { DeliveryContext } from '../../../src/channels/channel.js';
 import { handOff, requestDaemon } from '../../../src/link/client.js';
 import { waitFor } from '../../helpers/wait.js';
 

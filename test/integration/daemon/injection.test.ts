@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildChannels } from '../../../src/notify/channels/build-channels.js';
+import { buildChannels } from '../../../src/channels/build-channels.js';
 import { notifySchema } from '../../../src/config/notify-schema.js';
 import { plainContext, plainNotification, tempEnv } from './helpers.js';
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Journal, JOURNAL_READ_CHUNK } from '../../../src/daemon/state/journal.js';
-import { DaemonStore, DEAD_MAX, type Delivery, type JournalRecord } from '../../../src/daemon/state/store.js';
+import { Journal, JOURNAL_READ_CHUNK } from '../../../src/journal/journal.js';
+import { DaemonStore, DEAD_MAX, type Delivery, type JournalRecord } from '../../../src/journal/store.js';
 import { handoffOf, fixture, tempEnv } from './helpers.js';
 
 const cleanups: (() => void)[] = [];

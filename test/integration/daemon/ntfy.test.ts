@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNtfyChannel } from '../../../src/notify/channels/ntfy.js';
-import { buildChannels } from '../../../src/notify/channels/build-channels.js';
+import { createNtfyChannel } from '../../../src/channels/ntfy.js';
+import { buildChannels } from '../../../src/channels/build-channels.js';
 import { notifySchema, type NtfyChannelConfig } from '../../../src/config/notify-schema.js';
 import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { handOff } from '../../../src/link/client.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
-import type { DeliveryContext } from '../../../src/notify/channels/channel.js';
+import type { DeliveryContext } from '../../../src/channels/channel.js';
 import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];

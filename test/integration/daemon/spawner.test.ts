@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSpawner, defaultSpawnerPath, type Spawner } from '../../../src/daemon/spawn/spawner.js';
+import { createSpawner, defaultSpawnerPath, type Spawner } from '../../../src/spawner/spawner.js';
 import { runCommand, type RunCommandOptions, type SpawnLike } from '../../../src/runner/run-command.js';
 import { isAlive, killHard, readPid, waitFor } from '../../helpers/procs.js';
 import { makeTempDir } from '../../helpers/temp.js';
@@ -18,7 +18,7 @@ import {
 } from './fast-client-helpers.js';
 import { ensureBuilt, stopDaemon } from './process-helpers.js';
 
-// The daemon's resident spawner (native/hookd-spawner.c, src/daemon/spawn/spawner.ts): runCommand through it
+// The daemon's resident spawner (native/hookd-spawner.c, src/spawner/spawner.ts): runCommand through it
 // must behave exactly as through node's child_process. The table runs every case both ways with the same
 // assertions; the rest is what only the spawner has (its faults, its memory, its protocol checks).
 // Every process started here is killed by pid (the commands' groups, the spawners).

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
-import { createWebhookChannel } from '../../../src/notify/channels/webhook.js';
+import { createWebhookChannel } from '../../../src/channels/webhook.js';
 import { notifySchema } from '../../../src/config/notify-schema.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
-import type { DeliveryContext } from '../../../src/notify/channels/channel.js';
+import type { DeliveryContext } from '../../../src/channels/channel.js';
 
-// The channels' own HTTP transport (src/notify/channels/node-http.ts: node:http with kept-alive
+// The channels' own HTTP transport (src/channels/node-http.ts: node:http with kept-alive
 // connections instead of fetch), against real loopback servers.
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -8,7 +8,7 @@ import {
 } from '../../../src/remote/desktop-channel.js';
 import type { PermissionAsk, RemoteAnswer } from '../../../src/remote/types.js';
 import type { SpawnLike } from '../../../src/process/run.js';
-import { createSpawner, type Spawner } from '../../../src/daemon/spawn/spawner.js';
+import { createSpawner, type Spawner } from '../../../src/spawner/spawner.js';
 import {
   describeWithDesktop,
   startDesktopSession,

@@ -10,11 +10,11 @@ import {
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { clearInflight, recordInflight, recoverInflight } from '../../../src/daemon/state/inflight.js';
+import { clearInflight, recordInflight, recoverInflight } from '../../../src/journal/inflight.js';
 import type { EventHandoff } from '../../../src/events/types.js';
 import { makeTempDir } from '../../helpers/temp.js';
 
-// The fast listener's in-flight records (src/daemon/state/inflight.ts): written in place with one exclusive
+// The fast listener's in-flight records (src/journal/inflight.ts): written in place with one exclusive
 // open and one write; a record torn by a daemon that died writing it is moved aside, never journaled.
 
 let tmp: ReturnType<typeof makeTempDir>;

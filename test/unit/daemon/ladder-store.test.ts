@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DaemonStore,
-  LADDERS_MAX,
-  type JournalRecord,
-  type Ladder,
-} from '../../../src/daemon/state/store.js';
-import { parseJournalRecord } from '../../../src/daemon/state/journal-schema.js';
-import { ackPlan } from '../../../src/daemon/escalator.js';
+import { DaemonStore, LADDERS_MAX, type JournalRecord, type Ladder } from '../../../src/journal/store.js';
+import { parseJournalRecord } from '../../../src/journal/journal-schema.js';
+import { ackPlan } from '../../../src/journal/escalator.js';
 
 const ladder = (id: string, session = 's1', startedAt = 0): Ladder => ({
   id,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openNoiseStore } from '../../../src/daemon/state/noise-store.js';
+import { openNoiseStore } from '../../../src/journal/noise-store.js';
 import { recordSent } from '../../../src/notify/noise.js';
 import { observeSession, SESSION_ENDED_TTL_MS } from '../../../src/notify/session-state.js';
 import { recordedClaudeEvents } from '../../helpers/claude-recorded.js';

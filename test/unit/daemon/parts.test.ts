@@ -5,17 +5,17 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { notifySettings } from '../../../src/config/notify-schema.js';
 import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
-import type { Channel } from '../../../src/notify/channels/channel.js';
-import { DaemonStore, type Delivery, type JournalRecord } from '../../../src/daemon/state/store.js';
-import { NotifyApplier } from '../../../src/daemon/apply-notify.js';
+import type { Channel } from '../../../src/channels/channel.js';
+import { DaemonStore, type Delivery, type JournalRecord } from '../../../src/journal/store.js';
+import { NotifyApplier } from '../../../src/journal/apply-notify.js';
 import { Ingest } from '../../../src/daemon/listen/ingest.js';
-import { Digest } from '../../../src/daemon/digest.js';
-import { collectStats, percentile } from '../../../src/daemon/state/stats.js';
+import { Digest } from '../../../src/journal/digest.js';
+import { collectStats, percentile } from '../../../src/journal/stats.js';
 import { requestHandler } from '../../../src/daemon/listen/requests.js';
 import { DaemonRunningError, holdDaemonLock } from '../../../src/daemon/lifecycle/lock-holder.js';
 import { createNoiseState } from '../../../src/notify/noise.js';
 import { heldDelivery } from '../../helpers/deliveries.js';
-import type { ConfigState } from '../../../src/daemon/state/config-store.js';
+import type { ConfigState } from '../../../src/journal/config-store.js';
 import { daemonSettings } from '../../../src/config/daemon-schema.js';
 
 // Each part of the daemon alone, with its edges (clock, journal, channels, outbox) injected.
@@ -55,7 +55,7 @@ function memoryJournal() {
   return { store, written, commit };
 }
 
-describe('daemon/apply-notify', () => {
+describe('journal/apply-notify', () => {
   it('turns an event into deliveries for the rule channels and marks it done', async () => {
     const { written, commit } = memoryJournal();
     const woken: string[] = [];
@@ -175,7 +175,7 @@ describe('daemon/ingest', () => {
   });
 });
 
-describe('daemon/digest', () => {
+describe('journal/digest', () => {
   const held = (id: string, channel: string, title: string): Delivery =>
     heldDelivery({ id, channel, title, heldUntil: 100 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRequest } from '../../../src/link/protocol.js';
-import { backoffMs } from '../../../src/daemon/state/outbox.js';
+import { backoffMs } from '../../../src/journal/outbox.js';
 import { spoolFileName } from '../../../src/link/spool.js';
 import { notifySchema } from '../../../src/config/notify-schema.js';
 import { daemonConfigSchema } from '../../../src/config/daemon-schema.js';

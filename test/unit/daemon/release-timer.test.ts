@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RELEASE_TIMES_MAX, ReleaseTimer } from '../../../src/daemon/state/release-timer.js';
+import { RELEASE_TIMES_MAX, ReleaseTimer } from '../../../src/journal/release-timer.js';
 
 /** A clock and timers the test moves by hand. */
 function fakeTime() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedIds } from '../../../src/daemon/state/bounded-ids.js';
+import { BoundedIds } from '../../../src/journal/bounded-ids.js';
 import {
   DaemonStore,
   DEAD_MAX,
@@ -12,7 +12,7 @@ import {
   deliveryChars,
   type Delivery,
   type JournalRecord,
-} from '../../../src/daemon/state/store.js';
+} from '../../../src/journal/store.js';
 import type { EventHandoff } from '../../../src/events/types.js';
 
 /** The longest event id the socket protocol accepts. */

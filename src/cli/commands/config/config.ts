@@ -10,7 +10,7 @@ import { formatIssues } from '../../../config/issues.js';
 import { EXIT } from '../../../errors.js';
 import { formatJson, paint, safeLines, safeText, type Out } from '../../../terminal/output.js';
 import { projectDirArg } from './trust.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 interface ConfigArgs {
   project?: string;

@@ -14,7 +14,7 @@ import {
 import { parseJsonc } from '../../../config/jsonc.js';
 import { CliError, EXIT, UsageError } from '../../../errors.js';
 import { formatJson, paint, safeText, type Out } from '../../../terminal/output.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 interface TrustArgs {
   dir?: string;

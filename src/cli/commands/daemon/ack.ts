@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import type { AckedSession, AckResult } from '../../../daemon/admin.js';
 import { CliError, EXIT, UsageError } from '../../../errors.js';
 import { formatJson, safeData } from '../../../terminal/output.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 interface AckArgs {
   session?: string;

@@ -4,7 +4,7 @@ import { hookdLocation } from '../../../util/hookd-location.js';
 import { CliError, EXIT } from '../../../errors.js';
 import { formatJson } from '../../../terminal/output.js';
 import { daemonRunArgv } from '../../../link/client.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 // Loaded when a subcommand runs, not with the module: `hookd daemon --help` needs none of them.
 const admin = () => import('../../../daemon/admin.js');

@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { describeLadderState, type Delivery, type Ladder } from '../../../daemon/admin.js';
 import { CliError, UsageError } from '../../../errors.js';
 import { formatJson, formatTable, safeText } from '../../../terminal/output.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 type State = 'pending' | 'held' | 'dead' | 'delivered' | 'cancelled' | 'all';
 const STATES: State[] = ['pending', 'held', 'dead', 'delivered', 'cancelled', 'all'];

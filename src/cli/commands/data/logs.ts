@@ -4,7 +4,7 @@ import type { CommandModule } from 'yargs';
 import { logDir } from '../../../paths.js';
 import { formatJsonLine, paint, safeText } from '../../../terminal/output.js';
 import { formatRecord, type LogRecord } from '../../../terminal/log-record.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 interface LogsArgs {
   session?: string;

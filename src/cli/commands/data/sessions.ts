@@ -12,7 +12,7 @@ import { dataDir, type Env } from '../../../paths.js';
 import { CliError, EXIT, UsageError } from '../../../errors.js';
 import type { SessionState } from '../../../notify/session-state.js';
 import { formatJson, type Out } from '../../../terminal/output.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 /** The edges of `hookd sessions`, injectable for tests. */
 export interface SessionsDeps {

@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { daemonState, liveSessions, type DaemonState, type DaemonStats } from '../../../daemon/admin.js';
 import { isLive, type SessionState } from '../../../notify/session-state.js';
-import { probeDesktop } from '../../../notify/channels/desktop.js';
+import { probeDesktop } from '../../../channels/desktop.js';
 import { loadConfig } from '../../../config/load.js';
 import { validator } from '../../../config/resolve.js';
 import { notifySettings } from '../../../config/notify-schema.js';
@@ -27,7 +27,7 @@ import {
 import { agentEventPaths, type EventPath } from '../../../doctor/checks/agent/event-paths.js';
 import type { HookdConfig } from '../../../config/schema.js';
 import { AGENT_PROFILES, AGENTS, type Agent } from '../../../install/agents.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 interface StatusArgs {
   json: boolean;

@@ -3,8 +3,8 @@ import { WATCHER_NAMES, type WatcherName } from '../../../config/watch-schema.js
 import { UsageError } from '../../../errors.js';
 import { formatJson, formatTable, paint, safeLines, type Out } from '../../../terminal/output.js';
 import { formatAgo, formatDuration } from '../../../util/format-duration.js';
-import { cli, cliOut } from '../../io.js';
-import { withClient } from '../api/common.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
+import { withClient } from '../../../api-commands/common.js';
 import type { WatcherRow, WatchExplanation, WatchTestResult } from '../../../watch/report.js';
 
 /** `hookd watch list|test|explain [name]`: the watchers on the platform API (docs/watch.md). */

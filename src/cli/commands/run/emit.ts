@@ -10,7 +10,7 @@ import { samplePayload } from '../../../events/sample.js';
 import { UsageError } from '../../../errors.js';
 import { formatJson, formatJsonLine } from '../../../terminal/output.js';
 import type { AgentFrom } from '../../../explain/explain-event.js';
-import { cliOut, cliPath } from '../../io.js';
+import { cliOut, cliPath } from '../../../terminal/cli-io.js';
 
 interface EmitArgs {
   event?: string;

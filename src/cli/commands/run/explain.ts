@@ -5,7 +5,7 @@ import { explainEvent } from '../../../explain/explain-event.js';
 import { formatExplanation } from '../../../explain/format-explain.js';
 import { formatJson } from '../../../terminal/output.js';
 import { buildPayload, EVENT_NAMES_HELP, eventAgent, eventFlags } from './emit.js';
-import { cli, cliOut, cliPath } from '../../io.js';
+import { cli, cliOut, cliPath } from '../../../terminal/cli-io.js';
 
 type EmitFlags = Parameters<typeof buildPayload>[0];
 

@@ -1,6 +1,6 @@
 import { AGENT_IDS } from '../../../agents/ids.js';
 import type { CommandModule } from 'yargs';
-import { cli } from '../../io.js';
+import { cli } from '../../../terminal/cli-io.js';
 
 /** `hookd hook`: normally dispatched straight to the hook bundle; this module gives it --help. */
 export const hookCommand: CommandModule = {

@@ -3,7 +3,7 @@ import { readInputFile } from '../../read-input.js';
 import { CliError, EXIT } from '../../../errors.js';
 import { formatJsonLine, paint, safeText } from '../../../terminal/output.js';
 import { failed } from '../../../events/failed.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 interface ReplayArgs {
   file: string;

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { CliError, EXIT, UsageError } from '../../../errors.js';
-import { cli } from '../../io.js';
+import { cli } from '../../../terminal/cli-io.js';
 
 interface SimulatorArgs {
   port: number;

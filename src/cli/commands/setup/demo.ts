@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { formatJson } from '../../../terminal/output.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 interface DemoArgs {
   keep: boolean;

@@ -5,7 +5,7 @@ import { countStatuses, formatDoctor } from '../../../doctor/format-doctor.js';
 import { createProgressLine } from '../../../doctor/progress-line.js';
 import { EXIT, UsageError } from '../../../errors.js';
 import { formatJson } from '../../../terminal/output.js';
-import { cli, cliOut } from '../../io.js';
+import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 interface DoctorArgs {
   json: boolean;

@@ -17,7 +17,7 @@ import { UsageError } from '../../../errors.js';
 import { loadConfig } from '../../../config/load.js';
 import { validator } from '../../../config/resolve.js';
 import { formatJson, paint, safeText, type Out } from '../../../terminal/output.js';
-import { cli, cliOut, cliPath } from '../../io.js';
+import { cli, cliOut, cliPath } from '../../../terminal/cli-io.js';
 
 interface TargetArgs {
   agent: Agent;

@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { ServiceResult } from '../../../service/install-service.js';
 import { formatJson, paint, type Out } from '../../../terminal/output.js';
-import { cliOut } from '../../io.js';
+import { cliOut } from '../../../terminal/cli-io.js';
 
 interface ServiceArgs {
   enable: boolean;

@@ -1,4 +1,4 @@
-import type { FetchLike } from '../../../notify/channels/http.js';
+import type { FetchLike } from '../../../channels/http.js';
 import type { ApiConfig } from '../../../config/api-schema.js';
 import { resolveApiAccess, type ApiAccess } from '../../../platform-api/access.js';
 import { PlatformClient } from '../../../platform-api/api-client.js';

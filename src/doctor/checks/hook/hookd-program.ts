@@ -1,7 +1,7 @@
 import { accessSync, closeSync, constants, existsSync, openSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute } from 'node:path';
-import { findOnPath } from '../../../notify/channels/desktop.js';
+import { findOnPath } from '../../../channels/desktop.js';
 import {
   fastClientStart,
   hookdInvocation,

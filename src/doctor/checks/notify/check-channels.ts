@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import type { Channel } from '../../../notify/channels/channel.js';
-import { findOnPath } from '../../../notify/channels/desktop.js';
-import { safeHost, type FetchLike } from '../../../notify/channels/http.js';
+import type { Channel } from '../../../channels/channel.js';
+import { findOnPath } from '../../../channels/desktop.js';
+import { safeHost, type FetchLike } from '../../../channels/http.js';
 import { interpolateEnv } from '../../../config/interpolate.js';
 import { missingVariables } from './missing-variables.js';
 import type { ChannelConfig } from '../../../config/notify-schema.js';

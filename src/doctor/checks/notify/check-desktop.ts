@@ -1,5 +1,5 @@
-import type { Channel } from '../../../notify/channels/channel.js';
-import { probeDesktop } from '../../../notify/channels/desktop.js';
+import type { Channel } from '../../../channels/channel.js';
+import { probeDesktop } from '../../../channels/desktop.js';
 import type { NotifyConfig } from '../../../config/notify-schema.js';
 import type { Env } from '../../../paths.js';
 import type { DaemonView } from '../daemon/daemon-view.js';

@@ -1,4 +1,4 @@
-import { safeHost } from '../../../notify/channels/http.js';
+import { safeHost } from '../../../channels/http.js';
 import { fetchWithTimeout, type FetchLike } from '../../../util/fetch-with-timeout.js';
 
 export type HttpProbe = { ok: true; status: number } | { ok: false; error: string };

@@ -1,4 +1,4 @@
-import type { Channel, DeliveryResult } from '../../../notify/channels/channel.js';
+import type { Channel, DeliveryResult } from '../../../channels/channel.js';
 import type { RenderedNotification } from '../../../notify/notification.js';
 import { redactText } from '../../../logging/redact.js';
 
