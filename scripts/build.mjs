@@ -19,8 +19,10 @@ import { resolve } from 'node:path';
 // The config cache is keyed by the schema that validated it: a new schema never reuses old results.
 const configDir = 'src/config';
 const schemaHash = createHash('sha256');
-for (const name of readdirSync(configDir).sort())
-  schemaHash.update(name).update(readFileSync(`${configDir}/${name}`));
+for (const name of readdirSync(configDir, { recursive: true }).sort()) {
+  const path = `${configDir}/${name}`;
+  if (path.endsWith('.ts')) schemaHash.update(name).update(readFileSync(path));
+}
 // hookd's version has one source, package.json: every bundle gets it as __HOOKD_VERSION__.
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const versionDefine = { __HOOKD_VERSION__: JSON.stringify(version) };

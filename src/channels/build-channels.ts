@@ -1,5 +1,5 @@
-import type { ChannelConfig, NotifyConfig } from '../config/notify-schema.js';
-import { notifySchema } from '../config/notify-schema.js';
+import type { ChannelConfig, NotifyConfig } from '../config/schemas/notify-schema.js';
+import { notifySchema } from '../config/schemas/notify-schema.js';
 import { interpolateEnv, isShellArgv, shellTextWithEnv } from '../config/interpolate.js';
 import type { Channel } from './channel.js';
 import { createDesktopChannel, type DesktopOptions } from './desktop.js';
@@ -7,7 +7,7 @@ import { createSlackChannel } from './slack.js';
 import { createWebhookChannel } from './webhook.js';
 import { createCommandChannel } from './command.js';
 import { createNtfyChannel } from './ntfy.js';
-import { API_DEFAULTS } from '../config/api-schema.js';
+import { API_DEFAULTS } from '../config/schemas/api-schema.js';
 import { createConsoleChannel, type ConsoleOptions } from './console.js';
 import type { FetchLike } from './http.js';
 

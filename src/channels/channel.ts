@@ -1,4 +1,4 @@
-import type { ChannelConfig } from '../config/notify-schema.js';
+import type { ChannelConfig } from '../config/schemas/notify-schema.js';
 import type { RenderedNotification } from '../notify/notification.js';
 
 /** How one delivery attempt ended. A failure is a value; `retryable` decides between retry and dead letter. */

@@ -1,4 +1,4 @@
-import type { CommandChannelConfig } from '../config/notify-schema.js';
+import type { CommandChannelConfig } from '../config/schemas/notify-schema.js';
 import type { RenderedNotification } from '../notify/notification.js';
 import { redactText } from '../logging/redact.js';
 import { findOnPath } from '../util/find-on-path.js';

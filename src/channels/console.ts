@@ -1,4 +1,4 @@
-import type { ConsoleChannelConfig } from '../config/notify-schema.js';
+import type { ConsoleChannelConfig } from '../config/schemas/notify-schema.js';
 import type { RenderedNotification, Urgency } from '../notify/notification.js';
 import { colorFor, paint, safeText, type Color, type Out } from '../terminal/output.js';
 import type { Channel, DeliveryResult } from './channel.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { findOnPath } from '../util/find-on-path.js';
 import { runProcess } from '../process/run.js';
-import type { DesktopChannelConfig } from '../config/notify-schema.js';
+import type { DesktopChannelConfig } from '../config/schemas/notify-schema.js';
 import type { RenderedNotification } from '../notify/notification.js';
 import type { Channel, ChannelHealth, DeliveryResult } from './channel.js';
 

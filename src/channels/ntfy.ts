@@ -1,4 +1,4 @@
-import { NOTIFY_DEFAULTS, type NtfyChannelConfig } from '../config/notify-schema.js';
+import { NOTIFY_DEFAULTS, type NtfyChannelConfig } from '../config/schemas/notify-schema.js';
 import type { RenderedNotification, Urgency } from '../notify/notification.js';
 import type { Channel, DeliveryContext, DeliveryResult } from './channel.js';
 import { classifyHttp, postWithTimeout, safeHost, type FetchLike } from './http.js';

@@ -1,9 +1,9 @@
-import type { SlackChannelConfig } from '../config/notify-schema.js';
+import type { SlackChannelConfig } from '../config/schemas/notify-schema.js';
 import type { RenderedNotification } from '../notify/notification.js';
 import type { Channel, DeliveryContext, DeliveryResult } from './channel.js';
 import { classifyHttp, postWithTimeout, safeHost, type FetchLike } from './http.js';
 import { retryAfterMs } from '../util/retry-after.js';
-import { clipText } from '../util/clip-text.js';
+import { clipText } from '../util/text/clip-text.js';
 import { CHANNEL_BODY_MAX_BYTES } from '../util/read-body.js';
 import { phaseLabel } from '../notify/session-message.js';
 

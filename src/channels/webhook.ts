@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { WebhookChannelConfig } from '../config/notify-schema.js';
+import type { WebhookChannelConfig } from '../config/schemas/notify-schema.js';
 import type { RenderedNotification } from '../notify/notification.js';
 import {
   notificationPayload,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describeReadError } from '../util/read-error.js';
+import { describeReadError } from '../util/text/read-error.js';
 import { UsageError } from '../errors.js';
 import { cliPath } from '../terminal/cli-io.js';
 

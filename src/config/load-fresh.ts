@@ -4,7 +4,7 @@ import type { ConfigFileInput, ConfigValidator, LoadedConfig, LoadWarning } from
 import type { ConfigLevel } from './merge.js';
 import { readProjectConfig, readTrust, trustOf, type ProjectConfigRead } from './trust.js';
 import { fnv1a } from '../util/fnv1a.js';
-import { describeReadError } from '../util/read-error.js';
+import { describeReadError } from '../util/text/read-error.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import type { Env } from '../paths.js';
 

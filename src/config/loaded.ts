@@ -1,4 +1,4 @@
-import type { HookdConfig } from './schema.js';
+import type { HookdConfig } from './schemas/schema.js';
 import type { ConfigIssue } from './issues.js';
 import type { ConfigLevel } from './merge.js';
 import type { TrustInfo } from './trust.js';

@@ -6,7 +6,7 @@ import {
   type ChannelConfig,
   type NotifyConfig,
   type NotifyRule,
-} from './notify-schema.js';
+} from './schemas/notify-schema.js';
 import { formatPath, type ConfigIssue } from './issues.js';
 import { isObject } from '../util/json-values.js';
 

@@ -1,10 +1,10 @@
-import { configSchema } from './schema.js';
+import { configSchema } from './schemas/schema.js';
 import { validateConfigText } from './validate.js';
 import { parseJsonc } from './jsonc.js';
 import { ignoredProjectKeys, mergeLevels, withoutProjectNotify, type LevelInput } from './merge.js';
 import type { ConfigSource, ConfigValidator, LoadedConfig } from './load.js';
 import type { ConfigIssue } from './issues.js';
-import { notifySettings } from './notify-schema.js';
+import { notifySettings } from './schemas/notify-schema.js';
 import { mergeProjectNotify } from './project-notify.js';
 
 /**

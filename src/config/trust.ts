@@ -12,7 +12,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { projectConfigPath, stateDir, type Env } from '../paths.js';
 import { readOpenFile, readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import { isObject } from '../util/json-values.js';
-import { printable } from '../util/printable.js';
+import { printable } from '../util/text/printable.js';
 
 /**
  * Trust of project configs, the way `direnv allow` and `mise trust` do it: `hookd trust <dir>` records

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { configSchema, projectConfigSchema, type HookdConfig } from './schema.js';
+import { configSchema, projectConfigSchema, type HookdConfig } from './schemas/schema.js';
 import { formatPath, type ConfigIssue } from './issues.js';
 import { JsoncError, parseJsonc } from './jsonc.js';
 

@@ -14,7 +14,7 @@ import { openDaemonJournal } from '../journal/journal-schema.js';
 import { DaemonStore, type Delivery, type JournalRecord, type Ladder } from '../journal/store.js';
 import { ackPlan, type AckedSession, type AckRequest } from '../journal/escalator.js';
 import type { DaemonStats } from './lifecycle/daemon.js';
-import { DAEMON_DEFAULTS } from '../config/daemon-schema.js';
+import { DAEMON_DEFAULTS } from '../config/schemas/daemon-schema.js';
 import type { SessionState } from '../notify/session-state.js';
 
 /**

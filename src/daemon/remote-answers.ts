@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { interpolateEnv } from '../config/interpolate.js';
-import { ntfyServerProblem, type RemoteConfig } from '../config/remote-schema.js';
+import { ntfyServerProblem, type RemoteConfig } from '../config/schemas/remote-schema.js';
 import type { HookEvent } from '../events/types.js';
 import type { PermissionRequestMessage } from '../link/protocol.js';
 import type { PresenceReading } from '../notify/presence.js';

@@ -1,8 +1,8 @@
-import { API_DEFAULTS } from '../config/api-schema.js';
-import { enrichConfigSchema } from '../config/enrich-schema.js';
-import { ledgerConfigSchema } from '../config/ledger-schema.js';
-import { notifySettings } from '../config/notify-schema.js';
-import type { HookdConfig } from '../config/schema.js';
+import { API_DEFAULTS } from '../config/schemas/api-schema.js';
+import { enrichConfigSchema } from '../config/schemas/enrich-schema.js';
+import { ledgerConfigSchema } from '../config/schemas/ledger-schema.js';
+import { notifySettings } from '../config/schemas/notify-schema.js';
+import type { HookdConfig } from '../config/schemas/schema.js';
 import { effectiveRules } from '../notify/rules.js';
 import { redactDeep } from '../logging/redact.js';
 

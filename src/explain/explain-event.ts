@@ -2,9 +2,9 @@ import { agentEventPaths, pathOf, type EventPath } from '../doctor/checks/agent/
 import { AGENT_PROFILES, AGENTS, type Agent } from '../install/agents.js';
 import { loadConfig, type ConfigSource } from '../config/load.js';
 import { validator } from '../config/resolve.js';
-import { daemonSettings } from '../config/daemon-schema.js';
-import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
-import type { HookdConfig } from '../config/schema.js';
+import { daemonSettings } from '../config/schemas/daemon-schema.js';
+import { notifySettings, type NotifyConfig } from '../config/schemas/notify-schema.js';
+import type { HookdConfig } from '../config/schemas/schema.js';
 import { PROTOCOL_VERSION, requestDaemon } from '../link/client.js';
 import { createNoiseState, deserializeNoise, observeEvent, type NoiseState } from '../notify/noise.js';
 import { effectiveRules, evaluateRules } from '../notify/rules.js';

@@ -8,7 +8,7 @@ import type { LineLogger } from '../logging/line-logger.js';
 import { stateDir, type Env } from '../paths.js';
 import { fnv1a } from '../util/fnv1a.js';
 import { ensurePrivateDir } from '../util/private-fs.js';
-import { printable } from '../util/printable.js';
+import { printable } from '../util/text/printable.js';
 
 /**
  * Saying loudly, on every event, what of the config is not in force: an invalid file (and whether the

@@ -1,4 +1,4 @@
-import type { HookdConfig } from '../config/schema.js';
+import type { HookdConfig } from '../config/schemas/schema.js';
 import type { HookEvent } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import type { AgentReply } from '../runner/decision.js';

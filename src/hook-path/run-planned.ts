@@ -1,5 +1,5 @@
 import { DEFAULTS } from '../config/defaults.js';
-import type { HookdConfig } from '../config/schema.js';
+import type { HookdConfig } from '../config/schemas/schema.js';
 import { failed } from '../events/failed.js';
 import type { HookEvent } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';

@@ -1,6 +1,6 @@
 import { CliError, EXIT } from '../errors.js';
 import { formatIssues, formatPath } from '../config/issues.js';
-import { hookEntrySchema } from '../config/schema.js';
+import { hookEntrySchema } from '../config/schemas/schema.js';
 import { validateConfigText } from '../config/validate.js';
 import { projectTrust, trustFixCommand, trustProjectFile } from '../config/trust.js';
 import { projectConfigPath, userConfigPath } from '../paths.js';

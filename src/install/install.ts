@@ -1,6 +1,6 @@
 import { ADAPTERS } from '../agents/registry.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
-import type { HookdConfig } from '../config/schema.js';
+import type { HookdConfig } from '../config/schemas/schema.js';
 import type { Env } from '../paths.js';
 import { validateAgentHooks } from './agent-hooks.js';
 import { agentHooksFiles, claudeManagedDropIns, claudeManagedDir, type Layer } from './agent-files.js';

@@ -1,6 +1,6 @@
 import { ADAPTERS } from '../agents/registry.js';
-import { TELEMETRY_DEFAULTS } from '../config/telemetry-schema.js';
-import type { HookdConfig } from '../config/schema.js';
+import { TELEMETRY_DEFAULTS } from '../config/schemas/telemetry-schema.js';
+import type { HookdConfig } from '../config/schemas/schema.js';
 import { UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
 import { receiverToken, receiverTokenPath } from '../telemetry/receiver-token.js';

@@ -1,5 +1,5 @@
-import { effectiveRules, notifySettings } from '../config/notify-schema.js';
-import type { HookdConfig } from '../config/schema.js';
+import { effectiveRules, notifySettings } from '../config/schemas/notify-schema.js';
+import type { HookdConfig } from '../config/schemas/schema.js';
 import { MOVED_ON_EVENTS } from '../notify/session-state.js';
 import { AGENT_PROFILES, type Agent } from './agents.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventHandoff, HookEvent } from '../events/types.js';
-import type { NotifyConfig } from '../config/notify-schema.js';
-import { ENRICH_DEFAULTS } from '../config/enrich-schema.js';
+import type { NotifyConfig } from '../config/schemas/notify-schema.js';
+import { ENRICH_DEFAULTS } from '../config/schemas/enrich-schema.js';
 import { Coalescer, type Burst } from '../notify/coalescer.js';
 import {
   createNoiseState,

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { validator } from '../config/resolve.js';
 import type { ConfigIssue } from '../config/issues.js';
-import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
-import { daemonSettings, type DaemonConfig } from '../config/daemon-schema.js';
+import { notifySettings, type NotifyConfig } from '../config/schemas/notify-schema.js';
+import { daemonSettings, type DaemonConfig } from '../config/schemas/daemon-schema.js';
 import { userConfigPath, type Env } from '../paths.js';
 
 export interface ConfigState {

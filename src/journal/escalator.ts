@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { NotifyConfig } from '../config/notify-schema.js';
+import type { NotifyConfig } from '../config/schemas/notify-schema.js';
 import { describeLadder, firingsOf, nextDueAt } from '../notify/escalation.js';
 import { ladderTick } from '../notify/escalate.js';
-import { formatDuration } from '../util/format-duration.js';
+import { formatDuration } from '../util/text/format-duration.js';
 import { quietStateAt } from '../notify/quiet-hours.js';
 import type { DaemonStore, Delivery, JournalRecord, Ladder, LadderEnd } from './store.js';
 

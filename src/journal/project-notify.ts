@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config/load.js';
-import { notifySettings, type NotifyConfig } from '../config/notify-schema.js';
+import { notifySettings, type NotifyConfig } from '../config/schemas/notify-schema.js';
 import { mergeProjectNotify } from '../config/project-notify.js';
 import { validator } from '../config/resolve.js';
 import { projectConfigStamp, trustFilePath } from '../config/trust.js';

@@ -1,5 +1,5 @@
 import type { CommandOutcome, HookdNotice, HookEvent } from '../events/types.js';
-import type { NotifyConfig } from '../config/notify-schema.js';
+import type { NotifyConfig } from '../config/schemas/notify-schema.js';
 import { effectiveRules, evaluateRules, type FiredRule, type RuleEvaluation } from './rules.js';
 import type { NoiseState, SentNote } from './noise.js';
 import { isWaitingAsk, transcriptTransition, type SessionState } from './session-state.js';

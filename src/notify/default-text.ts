@@ -1,4 +1,4 @@
-import { formatDuration } from '../util/format-duration.js';
+import { formatDuration } from '../util/text/format-duration.js';
 import { failureOf, permissionTool } from '../events/claude-facts.js';
 import type { HookEvent } from '../events/types.js';
 import { excerpt } from '../enrich/excerpt.js';

@@ -1,4 +1,4 @@
-import type { QuietHours } from '../config/notify-schema.js';
+import type { QuietHours } from '../config/schemas/notify-schema.js';
 import { quietStateAt } from './quiet-hours.js';
 import type { RenderedNotification, Urgency } from './notification.js';
 import type { Delivery } from './records.js';

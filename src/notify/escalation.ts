@@ -1,5 +1,5 @@
 import { isPermissionAsk, permissionTool, subagentOf, type EventLike } from '../events/claude-facts.js';
-import { formatDuration } from '../util/format-duration.js';
+import { formatDuration } from '../util/text/format-duration.js';
 import type { RenderedNotification } from './notification.js';
 import { userMovedOn } from './session-state.js';
 import type { PresenceState } from './presence.js';

@@ -7,7 +7,7 @@ import {
 } from '../events/claude-facts.js';
 import type { CommandOutcome, HookEvent } from '../events/types.js';
 import { type TemplateContext } from './template.js';
-import { formatDuration } from '../util/format-duration.js';
+import { formatDuration } from '../util/text/format-duration.js';
 import { ownValue } from '../util/own.js';
 import { str } from '../util/json-values.js';
 import { failed } from '../events/failed.js';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PRESENCE_SOURCE_NAMES } from '../config/notify-schema.js';
+import { PRESENCE_SOURCE_NAMES } from '../config/schemas/notify-schema.js';
 import type { Env } from '../paths.js';
 import { findOnPath } from '../util/find-on-path.js';
 import type { ProbeOutput, ProbeRun } from '../process/probe.js';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Env } from '../paths.js';
 import { runProbe, type ProbeRun } from '../process/probe.js';
 import { within } from '../util/within.js';
-import { formatDuration } from '../util/format-duration.js';
+import { formatDuration } from '../util/text/format-duration.js';
 import {
   PRESENCE_SOURCES,
   SOURCES,

@@ -1,4 +1,4 @@
-import type { QuietHours } from '../config/notify-schema.js';
+import type { QuietHours } from '../config/schemas/notify-schema.js';
 
 const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CommandOutcome, HookEvent } from '../events/types.js';
-import { effectiveRules, type NotifyConfig, type NotifyRule } from '../config/notify-schema.js';
+import { effectiveRules, type NotifyConfig, type NotifyRule } from '../config/schemas/notify-schema.js';
 import {
   backgroundTasksRunning,
   isPermissionAsk,
@@ -14,7 +14,7 @@ import { breaksQuietHours, quietStateAt } from './quiet-hours.js';
 import { isWaitingAsk } from './session-state.js';
 import type { LadderStep } from './escalation.js';
 import { renderTemplate } from './template.js';
-import { formatAgo, formatDuration } from '../util/format-duration.js';
+import { formatAgo, formatDuration } from '../util/text/format-duration.js';
 import { notificationDurationMs } from './default-text.js';
 import { failed } from '../events/failed.js';
 import { PLATFORM_WATCH_EVENT } from '../events/names.js';

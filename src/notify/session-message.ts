@@ -4,7 +4,7 @@ import { deliveriesFor, type Delivery } from './records.js';
 import type { HookEvent } from '../events/types.js';
 import { formatCredits, formatTokens } from './default-text.js';
 import type { TokenCounts } from '../enrich/types.js';
-import { formatDuration } from '../util/format-duration.js';
+import { formatDuration } from '../util/text/format-duration.js';
 import { excerpt } from '../enrich/excerpt.js';
 import { finite, isObject, str } from '../util/json-values.js';
 

@@ -5,7 +5,7 @@ import { ownValue } from '../util/own.js';
  * A missing value renders as an empty string; `\{{` writes a literal `{{`.
  */
 
-import { formatDuration } from '../util/format-duration.js';
+import { formatDuration } from '../util/text/format-duration.js';
 import { TEMPLATE_PATH as PATH, splitPipes, type TemplateFilter } from '../config/template-syntax.js';
 
 export { checkTemplate, TEMPLATE_FILTERS } from '../config/template-syntax.js';

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { ApiAccessError } from './errors.js';
-import { API_DEFAULTS, type ApiConfig } from '../config/api-schema.js';
+import { API_DEFAULTS, type ApiConfig } from '../config/schemas/api-schema.js';
 import type { Env } from '../paths.js';
 
 /** Where the URLs and the key of the platform API come from, resolved once at the edge. */

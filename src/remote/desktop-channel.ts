@@ -1,8 +1,8 @@
 import { readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { runProcess, type ProcessResult, type SpawnLike } from '../process/run.js';
 import type { LineLogger } from '../logging/line-logger.js';
-import { safeLines, safeText } from '../util/safe-text.js';
-import { clipText } from '../util/clip-text.js';
+import { safeLines, safeText } from '../util/text/safe-text.js';
+import { clipText } from '../util/text/clip-text.js';
 import { probeDesktopAnswers, type DesktopAnswerSupport } from './desktop-probe.js';
 import type { AskOutcome, PermissionAsk, RemoteAnswer, RemoteChannel, RemoteDecision } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { RemoteNtfyConfig } from '../config/remote-schema.js';
+import type { RemoteNtfyConfig } from '../config/schemas/remote-schema.js';
 import { clipUtf8, NTFY_MESSAGE_MAX_BYTES } from '../channels/ntfy.js';
 import { fetchWithTimeout, type FetchLike } from '../util/fetch-with-timeout.js';
 import { USER_AGENT } from '../util/version.js';

@@ -1,6 +1,6 @@
-import { SLACK_USER_ID } from '../config/remote-slack-schema.js';
+import { SLACK_USER_ID } from '../config/schemas/remote-slack-schema.js';
 import { escapeMrkdwn } from '../channels/slack.js';
-import { clipText } from '../util/clip-text.js';
+import { clipText } from '../util/text/clip-text.js';
 import type { AskOutcome, PermissionAsk, RemoteChannelName } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { RemoteSlackConfig } from '../config/remote-slack-schema.js';
-import { SLACK_USER_ID } from '../config/remote-slack-schema.js';
+import type { RemoteSlackConfig } from '../config/schemas/remote-slack-schema.js';
+import { SLACK_USER_ID } from '../config/schemas/remote-slack-schema.js';
 import { interpolateEnv } from '../config/interpolate.js';
 import type { FetchLike } from '../util/fetch-with-timeout.js';
 import { ACTION_IDS, askMessage, settledMessage } from './slack-approval-message.js';

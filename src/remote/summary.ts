@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
 import { redactText } from '../logging/redact.js';
 import { isObject, str } from '../util/json-values.js';
-import { clipText } from '../util/clip-text.js';
-import { safeLines, safeText } from '../util/safe-text.js';
+import { clipText } from '../util/text/clip-text.js';
+import { safeLines, safeText } from '../util/text/safe-text.js';
 import type { AskSummary } from './types.js';
 
 /** Longest command shown to an approver, in characters. */

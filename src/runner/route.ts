@@ -1,4 +1,4 @@
-import type { HookCommand, HookdConfig, HookEntry } from '../config/schema.js';
+import type { HookCommand, HookdConfig, HookEntry } from '../config/schemas/schema.js';
 import type { ConfigLevel } from '../config/merge.js';
 import type { HookEvent } from '../events/types.js';
 import { matcherTarget } from '../events/names.js';

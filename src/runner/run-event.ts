@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import type { HookdConfig } from '../config/schema.js';
+import type { HookdConfig } from '../config/schemas/schema.js';
 import type { HookEvent } from '../events/types.js';
 import { commandEnv } from './command-env.js';
 import { eventBudgetMs, type PlannedCommand } from './route.js';

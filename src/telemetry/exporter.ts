@@ -3,7 +3,7 @@ import { retryAfterMs } from '../util/retry-after.js';
 import { CONTENT_TYPE, encodeExport, type Origin } from './otlp-encode.js';
 import type { SignalTarget } from './settings.js';
 import { SIGNALS, type Signal, type SignalItems } from './signals.js';
-import { TELEMETRY_DEFAULTS } from '../config/telemetry-schema.js';
+import { TELEMETRY_DEFAULTS } from '../config/schemas/telemetry-schema.js';
 
 /** What `hookd status` and doctor show of one signal's export. */
 export interface SignalExportStats {

@@ -1,4 +1,4 @@
-import { TELEMETRY_DEFAULTS, type TelemetryExportConfig } from '../config/telemetry-schema.js';
+import { TELEMETRY_DEFAULTS, type TelemetryExportConfig } from '../config/schemas/telemetry-schema.js';
 import type { Env } from '../paths.js';
 import { SIGNALS, type Attributes, type Signal } from './signals.js';
 import type { OtlpEncoding } from './otlp-encode.js';

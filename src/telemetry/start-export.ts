@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { TelemetryExportConfig } from '../config/telemetry-schema.js';
+import type { TelemetryExportConfig } from '../config/schemas/telemetry-schema.js';
 import type { Env } from '../paths.js';
 import { HOOKD_VERSION } from '../util/version.js';
 import { DaemonTelemetry, type SessionUsage } from './daemon-telemetry.js';
@@ -7,7 +7,7 @@ import { OtlpExporter, type SignalExportStats } from './exporter.js';
 import { resolveExportSettings } from './settings.js';
 import type { Signal } from './signals.js';
 import { AgentForwarder, type ForwardMode } from './forward.js';
-import { TELEMETRY_DEFAULTS } from '../config/telemetry-schema.js';
+import { TELEMETRY_DEFAULTS } from '../config/schemas/telemetry-schema.js';
 
 export interface StartedExport {
   telemetry: DaemonTelemetry;

@@ -1,7 +1,7 @@
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { TELEMETRY_DEFAULTS, type TelemetryReceiverConfig } from '../config/telemetry-schema.js';
+import { TELEMETRY_DEFAULTS, type TelemetryReceiverConfig } from '../config/schemas/telemetry-schema.js';
 import { dataDir, type Env } from '../paths.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import { startReceiver, type Receiver } from './receiver.js';

@@ -3,10 +3,10 @@
  * scripts. Below every feature folder (docs/architecture.md): features format with it, cli/ prints.
  */
 
-import { UNSAFE_IN_JSON, safeText } from '../util/safe-text.js';
+import { UNSAFE_IN_JSON, safeText } from '../util/text/safe-text.js';
 
-export { formatAgo, formatDuration } from '../util/format-duration.js';
-export { safeData, safeLines, safeText } from '../util/safe-text.js';
+export { formatAgo, formatDuration } from '../util/text/format-duration.js';
+export { safeData, safeLines, safeText } from '../util/text/safe-text.js';
 
 export interface Out {
   write(text: string): void;

@@ -1,6 +1,6 @@
-import { WATCHER_NAMES, type WatchConfig, type WatcherName } from '../config/watch-schema.js';
-import type { NotifyConfig } from '../config/notify-schema.js';
-import { formatDuration } from '../util/format-duration.js';
+import { WATCHER_NAMES, type WatchConfig, type WatcherName } from '../config/schemas/watch-schema.js';
+import type { NotifyConfig } from '../config/schemas/notify-schema.js';
+import { formatDuration } from '../util/text/format-duration.js';
 import { freshWatcherState, readWatchFile, type WatcherState } from './state-file.js';
 import { WATCH_DEFAULT_RULE, watchRules, withWatchDefault } from './routing.js';
 import type { RaiseKind, WatchClient, WatchRaise } from './types.js';

@@ -1,4 +1,4 @@
-import { defaultChannel, effectiveRules, type NotifyConfig } from '../config/notify-schema.js';
+import { defaultChannel, effectiveRules, type NotifyConfig } from '../config/schemas/notify-schema.js';
 import { PLATFORM_WATCH_EVENT } from '../events/names.js';
 import type { RaiseKind } from './types.js';
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { WATCHER_NAMES, type WatchConfig, type WatcherName } from '../config/watch-schema.js';
+import { WATCHER_NAMES, type WatchConfig, type WatcherName } from '../config/schemas/watch-schema.js';
 import type { EventHandoff } from '../events/types.js';
 import { PLATFORM_WATCH_EVENT } from '../events/names.js';
 import { ForbiddenError, RateLimitError, UnauthorizedError } from '../platform-api/errors.js';
-import { printable } from '../util/printable.js';
+import { printable } from '../util/text/printable.js';
 import { realTimers, type Timers } from '../util/timers.js';
 import {
   freshWatcherState,

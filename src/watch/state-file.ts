@@ -1,7 +1,7 @@
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { WATCHER_NAMES, type WatcherName } from '../config/watch-schema.js';
+import { WATCHER_NAMES, type WatcherName } from '../config/schemas/watch-schema.js';
 import { stateDir, type Env } from '../paths.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
 

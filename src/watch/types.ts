@@ -1,5 +1,5 @@
 import type { PlatformClient } from '../platform-api/api-client.js';
-import type { WatchConfig, WatcherName } from '../config/watch-schema.js';
+import type { WatchConfig, WatcherName } from '../config/schemas/watch-schema.js';
 
 /** What the watchers ask of the platform: these methods of the platform client. */
 export type WatchClient = Pick<

@@ -1,6 +1,6 @@
 import { addDays, EARLIEST_ANALYTICS_DAY, utcDay } from '../platform-api/dates.js';
-import type { WatchConfig, WatcherName } from '../config/watch-schema.js';
-import { printable } from '../util/printable.js';
+import type { WatchConfig, WatcherName } from '../config/schemas/watch-schema.js';
+import { printable } from '../util/text/printable.js';
 import { isObject } from '../util/json-values.js';
 import type { PollInput, PollResult, WatchMemory, WatchRaise, Watcher } from './types.js';
 

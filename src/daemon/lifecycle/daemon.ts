@@ -27,7 +27,7 @@ import { ProjectNotifyCache } from '../../journal/project-notify.js';
 import { openNoiseStore, type NoiseStore } from '../../journal/noise-store.js';
 import { noiseRetentionMs } from '../../notify/noise.js';
 import type { PresenceReading } from '../../notify/presence.js';
-import type { NotifyConfig } from '../../config/notify-schema.js';
+import type { NotifyConfig } from '../../config/schemas/notify-schema.js';
 import type { HandOffResult } from '../../hook-path/hand-off.js';
 import { within } from '../../util/within.js';
 import { Ingest } from '../listen/ingest.js';
@@ -46,8 +46,8 @@ import { WatchRunner } from '../../watch/runner.js';
 import type { WatchClient } from '../../watch/types.js';
 import { watchStatePath } from '../../watch/state-file.js';
 import { WATCH_DEFAULT_RULE, watchRules, withWatchDefault } from '../../watch/routing.js';
-import { watchSettings, type WatchConfig } from '../../config/watch-schema.js';
-import type { HookdConfig } from '../../config/schema.js';
+import { watchSettings, type WatchConfig } from '../../config/schemas/watch-schema.js';
+import type { HookdConfig } from '../../config/schemas/schema.js';
 import { startExport, type StartedExport } from '../../telemetry/start-export.js';
 import {
   startAgentReceiver,
@@ -55,7 +55,7 @@ import {
   type LedgerUsage,
   type StartedReceiver,
 } from '../../telemetry/start-receiver.js';
-import type { TelemetryConfig } from '../../config/telemetry-schema.js';
+import type { TelemetryConfig } from '../../config/schemas/telemetry-schema.js';
 
 export { DaemonRunningError } from './lock-holder.js';
 export { ClosedWhileStartingError } from './parts.js';

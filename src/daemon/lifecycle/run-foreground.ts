@@ -1,5 +1,5 @@
 import { fstatSync, statSync } from 'node:fs';
-import { API_DEFAULTS } from '../../config/api-schema.js';
+import { API_DEFAULTS } from '../../config/schemas/api-schema.js';
 import { colorFor } from '../../terminal/output.js';
 import { formatRecord, type LogRecord } from '../../terminal/log-record.js';
 import type { Logger } from 'pino';
@@ -23,10 +23,10 @@ import {
 } from '../../ledger/tracker.js';
 import { loadConfig } from '../../config/load.js';
 import { validator } from '../../config/resolve.js';
-import { daemonSettings } from '../../config/daemon-schema.js';
-import { ledgerConfigSchema } from '../../config/ledger-schema.js';
-import { enrichApiEnabled, enrichConfigSchema } from '../../config/enrich-schema.js';
-import type { HookdConfig } from '../../config/schema.js';
+import { daemonSettings } from '../../config/schemas/daemon-schema.js';
+import { ledgerConfigSchema } from '../../config/schemas/ledger-schema.js';
+import { enrichApiEnabled, enrichConfigSchema } from '../../config/schemas/enrich-schema.js';
+import type { HookdConfig } from '../../config/schemas/schema.js';
 import { resolveApiAccess } from '../../platform-api/access.js';
 import type { PlatformClient } from '../../platform-api/api-client.js';
 import type { FetchLike } from '../../channels/http.js';
@@ -34,7 +34,7 @@ import type { DefaultText } from '../../notify/notification.js';
 import { createDaemonLogger } from './logger.js';
 import { startDaemon, type DaemonHandle, type StartDaemonOptions } from './daemon.js';
 import { NotFoundError } from '../../platform-api/errors.js';
-import { WATCHER_NAMES, watchSettings } from '../../config/watch-schema.js';
+import { WATCHER_NAMES, watchSettings } from '../../config/schemas/watch-schema.js';
 
 /** The parts of the config the daemon's wiring reads (the user file, validated). */
 export type WiringConfig = Partial<Pick<HookdConfig, 'daemon' | 'ledger' | 'enrich' | 'api' | 'watch'>>;

@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import { createWebhookChannel } from '../../../src/channels/webhook.js';
 import { createCommandChannel } from '../../../src/channels/command.js';
 import { createDesktopChannel } from '../../../src/channels/desktop.js';
-import { notifySchema } from '../../../src/config/notify-schema.js';
+import { notifySchema } from '../../../src/config/schemas/notify-schema.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
 import type { DeliveryContext } from '../../../src/channels/channel.js';
 import { loopbackServer, tempEnv, waitFor } from './helpers.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildChannels } from '../../../src/channels/build-channels.js';
-import { notifySchema } from '../../../src/config/notify-schema.js';
+import { notifySchema } from '../../../src/config/schemas/notify-schema.js';
 import { plainContext, plainNotification, tempEnv } from './helpers.js';
 
 const cleanups: (() => void)[] = [];

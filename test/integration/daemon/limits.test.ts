@@ -4,7 +4,7 @@ import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createWebhookChannel } from '../../../src/channels/webhook.js';
 import { createSlackChannel } from '../../../src/channels/slack.js';
-import { notifySchema } from '../../../src/config/notify-schema.js';
+import { notifySchema } from '../../../src/config/schemas/notify-schema.js';
 import { sendRequest } from '../../../src/platform-api/http.js';
 import * as z from 'zod';
 import { runHookd } from '../../helpers/run-hookd.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNtfyChannel } from '../../../src/channels/ntfy.js';
 import { buildChannels } from '../../../src/channels/build-channels.js';
-import { notifySchema, type NtfyChannelConfig } from '../../../src/config/notify-schema.js';
+import { notifySchema, type NtfyChannelConfig } from '../../../src/config/schemas/notify-schema.js';
 import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { handOff } from '../../../src/link/client.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';

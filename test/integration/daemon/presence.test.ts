@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { createPresenceProbe, type PresenceReading } from '../../../src/notify/presence.js';
 import { checkPresence } from '../../../src/doctor/checks/notify/check-presence.js';
 import { readDaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js';
-import { notifySettings } from '../../../src/config/notify-schema.js';
+import { notifySettings } from '../../../src/config/schemas/notify-schema.js';
 import { isProcessAlive } from '../../../src/util/pid-lock.js';
 import { writeExecutable } from '../doctor/doctor-env.js';
 import { runCli } from '../../helpers/cli-run.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from 'pino';
 import { RemoteAnswers } from '../../../src/daemon/remote-answers.js';
-import { remoteConfigSchema } from '../../../src/config/remote-schema.js';
+import { remoteConfigSchema } from '../../../src/config/schemas/remote-schema.js';
 import { inputHash } from '../../../src/remote/canonical.js';
 import { tempEnv, waitFor } from './helpers.js';
 import { useProcessCleanup } from './process-helpers.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { createWebhookChannel } from '../../../src/channels/webhook.js';
-import { notifySchema } from '../../../src/config/notify-schema.js';
+import { notifySchema } from '../../../src/config/schemas/notify-schema.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
 import type { DeliveryContext } from '../../../src/channels/channel.js';
 

@@ -1,7 +1,7 @@
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configSchema } from '../../../src/config/schema.js';
+import { configSchema } from '../../../src/config/schemas/schema.js';
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/link/wire.js';
 import { installHookd } from '../../../src/install/install.js';
 import type { Agent } from '../../../src/install/agents.js';

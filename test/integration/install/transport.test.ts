@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_PROFILES } from '../../../src/install/agents.js';
-import { configSchema } from '../../../src/config/schema.js';
+import { configSchema } from '../../../src/config/schemas/schema.js';
 import { installHookd, uninstallHookd } from '../../../src/install/install.js';
 import { parseJsoncText } from '../../../src/install/jsonc-text.js';
 import type { Agent } from '../../../src/install/agents.js';

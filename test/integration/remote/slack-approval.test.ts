@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { remoteSlackSchema } from '../../../src/config/remote-slack-schema.js';
+import { remoteSlackSchema } from '../../../src/config/schemas/remote-slack-schema.js';
 import { MAX_OPEN_ASKS } from '../../../src/remote/broker.js';
 import {
   MESSAGES_KEPT,

@@ -4,7 +4,7 @@ import pino from 'pino';
 import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import { startDaemon, type Daemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { receiverTokenPath } from '../../../src/telemetry/receiver-token.js';
-import type { TelemetryConfig } from '../../../src/config/telemetry-schema.js';
+import type { TelemetryConfig } from '../../../src/config/schemas/telemetry-schema.js';
 import { OtlpExporter } from '../../../src/telemetry/exporter.js';
 import { AgentForwarder } from '../../../src/telemetry/forward.js';
 import { AGENT_DROPPED_ATTRIBUTES } from '../../../src/telemetry/agent-redact.js';

@@ -7,7 +7,7 @@ import { handOff } from '../../../src/link/client.js';
 import { receiverToken, receiverTokenPath } from '../../../src/telemetry/receiver-token.js';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { agentUsagePath } from '../../../src/telemetry/start-receiver.js';
-import type { TelemetryConfig } from '../../../src/config/telemetry-schema.js';
+import type { TelemetryConfig } from '../../../src/config/schemas/telemetry-schema.js';
 import { handoffOf, tempEnv } from '../daemon/helpers.js';
 import { waitFor } from '../../helpers/wait.js';
 import { jsonLines } from '../../helpers/json-lines.js';

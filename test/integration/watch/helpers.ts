@@ -1,7 +1,7 @@
 import { Daemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { createDaemonWiring } from '../../../src/daemon/lifecycle/run-foreground.js';
 import { createDaemonLogger } from '../../../src/daemon/lifecycle/logger.js';
-import { watchSettings, type WatcherName } from '../../../src/config/watch-schema.js';
+import { watchSettings, type WatcherName } from '../../../src/config/schemas/watch-schema.js';
 import { PlatformClient } from '../../../src/platform-api/api-client.js';
 import { startSimulator, type Simulator } from '../../../src/platform-api/simulator/index.js';
 import { ManualTimers } from '../../helpers/manual-timers.js';

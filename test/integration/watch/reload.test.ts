@@ -5,7 +5,7 @@ import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { startSimulator } from '../../../src/platform-api/simulator/index.js';
 import { Daemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { PlatformClient } from '../../../src/platform-api/api-client.js';
-import { watchSettings } from '../../../src/config/watch-schema.js';
+import { watchSettings } from '../../../src/config/schemas/watch-schema.js';
 import { waitFor } from '../daemon/helpers.js';
 import { START } from './helpers.js';
 import { ManualTimers } from '../../helpers/manual-timers.js';

@@ -6,7 +6,7 @@ import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { startSimulator, type Simulator } from '../../../src/platform-api/simulator/index.js';
 import { Daemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { PlatformClient } from '../../../src/platform-api/api-client.js';
-import { watchSettings } from '../../../src/config/watch-schema.js';
+import { watchSettings } from '../../../src/config/schemas/watch-schema.js';
 import { ManualTimers } from '../../helpers/manual-timers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -2,13 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, statSync } from 'node:fs';
 import { watchStatePath } from '../../../src/watch/state-file.js';
 import type { Simulator } from '../../../src/platform-api/simulator/index.js';
-import type { WatcherName } from '../../../src/config/watch-schema.js';
+import type { WatcherName } from '../../../src/config/schemas/watch-schema.js';
 import { waitFor } from '../daemon/helpers.js';
 import { watchSetup } from './helpers.js';
 import { runCli } from '../../helpers/cli-run.js';
 import { checkWatch } from '../../../src/doctor/checks/watch/check-watch.js';
 import { readDaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js';
-import { notifySettings } from '../../../src/config/notify-schema.js';
+import { notifySettings } from '../../../src/config/schemas/notify-schema.js';
 
 type Setup = Awaited<ReturnType<typeof watchSetup>>;
 const setups: Setup[] = [];

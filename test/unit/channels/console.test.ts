@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createConsoleChannel, formatConsoleNotification } from '../../../src/channels/console.js';
 import { buildChannels } from '../../../src/channels/build-channels.js';
-import { notifySchema } from '../../../src/config/notify-schema.js';
+import { notifySchema } from '../../../src/config/schemas/notify-schema.js';
 import type { DeliveryContext } from '../../../src/channels/channel.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { notifySettings } from '../../../src/config/notify-schema.js';
+import { notifySettings } from '../../../src/config/schemas/notify-schema.js';
 import type { EventHandoff, HookEvent } from '../../../src/events/types.js';
 import type { Channel } from '../../../src/channels/channel.js';
 import { DaemonStore, type Delivery, type JournalRecord } from '../../../src/journal/store.js';
@@ -16,7 +16,7 @@ import { DaemonRunningError, holdDaemonLock } from '../../../src/daemon/lifecycl
 import { createNoiseState } from '../../../src/notify/noise.js';
 import { heldDelivery } from '../../helpers/deliveries.js';
 import type { ConfigState } from '../../../src/journal/config-store.js';
-import { daemonSettings } from '../../../src/config/daemon-schema.js';
+import { daemonSettings } from '../../../src/config/schemas/daemon-schema.js';
 
 // Each part of the daemon alone, with its edges (clock, journal, channels, outbox) injected.
 

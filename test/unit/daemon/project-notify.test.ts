@@ -2,7 +2,7 @@ import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { notifySettings } from '../../../src/config/notify-schema.js';
+import { notifySettings } from '../../../src/config/schemas/notify-schema.js';
 import { trustProjectFile } from '../../../src/config/trust.js';
 import { ProjectNotifyCache, qualifiedChannelName } from '../../../src/journal/project-notify.js';
 import type { Channel } from '../../../src/channels/channel.js';

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseRequest } from '../../../src/link/protocol.js';
 import { backoffMs } from '../../../src/journal/outbox.js';
 import { spoolFileName } from '../../../src/link/spool.js';
-import { notifySchema } from '../../../src/config/notify-schema.js';
-import { daemonConfigSchema } from '../../../src/config/daemon-schema.js';
+import { notifySchema } from '../../../src/config/schemas/notify-schema.js';
+import { daemonConfigSchema } from '../../../src/config/schemas/daemon-schema.js';
 
 const event = { id: 'e1', receivedAt: 1, agent: 'droid', name: 'Stop', payload: { session_id: 's' } };
 

@@ -3,7 +3,7 @@ import { rewriteRecordedPaths, sessionSlug } from '../../../src/demo/demo-sessio
 import { eventDetail, formatDemoEvent, type DemoEventResult } from '../../../src/demo/format-demo.js';
 import { platformSessionFromTranscript } from '../../../src/demo/seed-platform.js';
 import { demoConfig } from '../../../src/demo/demo-env.js';
-import { configSchema } from '../../../src/config/schema.js';
+import { configSchema } from '../../../src/config/schemas/schema.js';
 
 const to = { home: '/tmp/hookd-demo-Ab12/home', cwd: '/tmp/hookd-demo-Ab12/home/projects/demo' };
 

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { daemonSettings } from '../../../src/config/daemon-schema.js';
+import { daemonSettings } from '../../../src/config/schemas/daemon-schema.js';
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/link/wire.js';
 import { checkFast } from '../../../src/doctor/checks/hook/check-fast.js';
 import type { DaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js';

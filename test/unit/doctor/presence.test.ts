@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { checkPresence } from '../../../src/doctor/checks/notify/check-presence.js';
 import type { DaemonView } from '../../../src/doctor/checks/daemon/daemon-view.js';
 import type { DaemonStats } from '../../../src/daemon/lifecycle/daemon.js';
-import { notifySettings } from '../../../src/config/notify-schema.js';
+import { notifySettings } from '../../../src/config/schemas/notify-schema.js';
 import type { ProbeRun } from '../../../src/process/probe.js';
 
 const down: DaemonView = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HookdConfig } from '../../../src/config/schema.js';
+import type { HookdConfig } from '../../../src/config/schemas/schema.js';
 import { validateConfigObject } from '../../../src/config/validate.js';
 import { CLAUDE_EVENTS, matcherTarget } from '../../../src/events/names.js';
 import { detectAgent, parseEvent } from '../../../src/events/parse.js';

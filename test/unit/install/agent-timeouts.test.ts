@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAEMON_DEFAULTS } from '../../../src/config/daemon-schema.js';
+import { DAEMON_DEFAULTS } from '../../../src/config/schemas/daemon-schema.js';
 import { DEFAULTS } from '../../../src/config/defaults.js';
 import { AGENT_PROFILES } from '../../../src/install/agents.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configSchema } from '../../../src/config/schema.js';
+import { configSchema } from '../../../src/config/schemas/schema.js';
 import type { Agent } from '../../../src/install/agents.js';
 import { eventsToWire } from '../../../src/install/wiring.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { enrichApiEnabled, enrichConfigSchema } from '../../../src/config/enrich-schema.js';
-import { ledgerConfigSchema } from '../../../src/config/ledger-schema.js';
+import { enrichApiEnabled, enrichConfigSchema } from '../../../src/config/schemas/enrich-schema.js';
+import { ledgerConfigSchema } from '../../../src/config/schemas/ledger-schema.js';
 import type { Enrichment } from '../../../src/enrich/types.js';
 import type { CommandOutcome, HookEvent } from '../../../src/events/types.js';
 import { buildSessionRecord } from '../../../src/ledger/build-record.js';

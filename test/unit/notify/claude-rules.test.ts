@@ -7,7 +7,7 @@ import {
   recordSent,
   serializeNoise,
 } from '../../../src/notify/noise.js';
-import { notifySettings } from '../../../src/config/notify-schema.js';
+import { notifySettings } from '../../../src/config/schemas/notify-schema.js';
 import type { HookEvent } from '../../../src/events/types.js';
 import {
   CLAUDE_SCENARIOS,

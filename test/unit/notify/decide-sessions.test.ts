@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { notifySettings, type NotifyConfig } from '../../../src/config/notify-schema.js';
+import { notifySettings, type NotifyConfig } from '../../../src/config/schemas/notify-schema.js';
 import { parseEvent } from '../../../src/events/parse.js';
 import type { HookEvent } from '../../../src/events/types.js';
 import {

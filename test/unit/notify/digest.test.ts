@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { notifySettings } from '../../../src/config/notify-schema.js';
+import { notifySettings } from '../../../src/config/schemas/notify-schema.js';
 import { releaseHeld } from '../../../src/notify/digest.js';
 import type { Delivery } from '../../../src/notify/records.js';
 import { heldDelivery } from '../../helpers/deliveries.js';

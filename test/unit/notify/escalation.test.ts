@@ -10,7 +10,7 @@ import {
   waitingAskOf,
   type LadderStep,
 } from '../../../src/notify/escalation.js';
-import { notifySchema } from '../../../src/config/notify-schema.js';
+import { notifySchema } from '../../../src/config/schemas/notify-schema.js';
 import { mergeProjectNotify } from '../../../src/config/project-notify.js';
 import { breaksQuietHours } from '../../../src/notify/quiet-hours.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AGENT_IDS, type AgentId } from '../../../src/agents/ids.js';
-import { notifySettings } from '../../../src/config/notify-schema.js';
+import { notifySettings } from '../../../src/config/schemas/notify-schema.js';
 import { validateConfigObject } from '../../../src/config/validate.js';
 import { parseEvent } from '../../../src/events/parse.js';
 import { eventsToWire } from '../../../src/install/wiring.js';

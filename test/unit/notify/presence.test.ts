@@ -17,7 +17,7 @@ import {
   presenceStatusSchema,
 } from '../../../src/notify/presence.js';
 import type { ProbeOutput, ProbeRun } from '../../../src/process/probe.js';
-import { notifySettings } from '../../../src/config/notify-schema.js';
+import { notifySettings } from '../../../src/config/schemas/notify-schema.js';
 
 // Outputs as the tools print them (recorded; ioreg's from a MacBook, trimmed to the IOHIDSystem entry).
 const IOREG = `+-o IOHIDSystem  <class IOHIDSystem, id 0x100000475, registered, matched, active, busy 0 (0 ms), retain 29>

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { evaluateRules } from '../../../src/notify/rules.js';
 import { createNoiseState, observeEvent, recordSent } from '../../../src/notify/noise.js';
-import { notifySettings } from '../../../src/config/notify-schema.js';
+import { notifySettings } from '../../../src/config/schemas/notify-schema.js';
 import type { HookEvent } from '../../../src/events/types.js';
 import { FIXTURES_DIR } from '../../helpers/fixtures.js';
 import { join } from 'node:path';

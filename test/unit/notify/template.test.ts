@@ -104,7 +104,7 @@ describe('interpolateEnv', () => {
 
 describe('one duration format', () => {
   it('formats every duration the same way, in templates, rules and tables', async () => {
-    const { formatDuration } = await import('../../../src/util/format-duration.js');
+    const { formatDuration } = await import('../../../src/util/text/format-duration.js');
     expect([950, 1207, 9949, 9950, 42_000, 59_600, 119_700, 3_725_000].map(formatDuration)).toEqual([
       '950ms',
       '1.2s',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { apiConfigSchema } from '../../../src/config/api-schema.js';
-import { configSchema } from '../../../src/config/schema.js';
+import { apiConfigSchema } from '../../../src/config/schemas/api-schema.js';
+import { configSchema } from '../../../src/config/schemas/schema.js';
 
 describe('api config', () => {
   it('accepts every documented key', () => {

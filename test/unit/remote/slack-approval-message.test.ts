@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { remoteSlackSchema } from '../../../src/config/remote-slack-schema.js';
+import { remoteSlackSchema } from '../../../src/config/schemas/remote-slack-schema.js';
 import { answersOf, resolveSlackConfig } from '../../../src/remote/slack-approval.js';
 import { askMessage, outcomeLine } from '../../../src/remote/slack-approval-message.js';
 import { socketUrlAllowed } from '../../../src/remote/slack-socket.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfigObject } from '../../../src/config/validate.js';
-import type { HookdConfig } from '../../../src/config/schema.js';
+import type { HookdConfig } from '../../../src/config/schemas/schema.js';
 import { parseEvent } from '../../../src/events/parse.js';
 import { matchesPattern } from '../../../src/runner/matcher.js';
 import { eventBudgetMs, planCommands } from '../../../src/runner/route.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_IDS, type AgentId } from '../../../src/agents/ids.js';
 import { TOOL_TABLES } from '../../../src/agents/tool-kinds.js';
 import { TOOL_KINDS, type ToolKind } from '../../../src/agents/types.js';
-import type { HookdConfig } from '../../../src/config/schema.js';
+import type { HookdConfig } from '../../../src/config/schemas/schema.js';
 import { validateConfigObject } from '../../../src/config/validate.js';
 import { parseEvent } from '../../../src/events/parse.js';
 import type { AgentKind } from '../../../src/events/types.js';

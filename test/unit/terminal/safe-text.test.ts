@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatJson, formatJsonLine, formatTable } from '../../../src/terminal/output.js';
-import { safeData, safeLines, safeText } from '../../../src/util/safe-text.js';
+import { safeData, safeLines, safeText } from '../../../src/util/text/safe-text.js';
 
 const OSC52 = '\u001b]52;c;ZWNobyBwd25lZA==\u0007';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clipText } from '../../../src/util/clip-text.js';
+import { clipText } from '../../../src/util/text/clip-text.js';
 import { askMessage } from '../../../src/remote/slack-approval-message.js';
 import { desktopAskText } from '../../../src/remote/desktop-channel.js';
 import { SUMMARY_COMMAND_MAX, summarizeCall } from '../../../src/remote/summary.js';

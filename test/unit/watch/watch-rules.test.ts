@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { creditRange, crossedLevel, readinessScore } from '../../../src/watch/watchers.js';
 import { afterFailure, backoffDelay, capRaises, watchEventId } from '../../../src/watch/runner.js';
 import { ForbiddenError, RateLimitError, ServerError } from '../../../src/platform-api/errors.js';
-import { watchSettings } from '../../../src/config/watch-schema.js';
+import { watchSettings } from '../../../src/config/schemas/watch-schema.js';
 import type { WatchRaise } from '../../../src/watch/types.js';
 
 const http = { method: 'GET', path: '/x', status: 429 };

@@ -1,5 +1,5 @@
 import { AGENT_PROFILES, AGENTS, type Agent } from '../../../install/agents.js';
-import type { HookdConfig } from '../../../config/schema.js';
+import type { HookdConfig } from '../../../config/schemas/schema.js';
 import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { readInputFile } from '../../read-input.js';

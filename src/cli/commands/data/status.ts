@@ -4,7 +4,7 @@ import { isLive, type SessionState } from '../../../notify/session-state.js';
 import { probeDesktop } from '../../../channels/desktop.js';
 import { loadConfig } from '../../../config/load.js';
 import { validator } from '../../../config/resolve.js';
-import { notifySettings } from '../../../config/notify-schema.js';
+import { notifySettings } from '../../../config/schemas/notify-schema.js';
 import type { ConfigIssue } from '../../../config/issues.js';
 import {
   formatAgo,
@@ -25,7 +25,7 @@ import {
   type PresenceStatus,
 } from '../../../notify/presence.js';
 import { agentEventPaths, type EventPath } from '../../../doctor/checks/agent/event-paths.js';
-import type { HookdConfig } from '../../../config/schema.js';
+import type { HookdConfig } from '../../../config/schemas/schema.js';
 import { AGENT_PROFILES, AGENTS, type Agent } from '../../../install/agents.js';
 import { cli, cliOut } from '../../../terminal/cli-io.js';
 

@@ -1,8 +1,8 @@
 import type { Argv, CommandModule } from 'yargs';
-import { WATCHER_NAMES, type WatcherName } from '../../../config/watch-schema.js';
+import { WATCHER_NAMES, type WatcherName } from '../../../config/schemas/watch-schema.js';
 import { UsageError } from '../../../errors.js';
 import { formatJson, formatTable, paint, safeLines, type Out } from '../../../terminal/output.js';
-import { formatAgo, formatDuration } from '../../../util/format-duration.js';
+import { formatAgo, formatDuration } from '../../../util/text/format-duration.js';
 import { cli, cliOut } from '../../../terminal/cli-io.js';
 import { withClient } from '../../../api-commands/common.js';
 import type { WatcherRow, WatchExplanation, WatchTestResult } from '../../../watch/report.js';
@@ -27,8 +27,8 @@ async function context() {
     await Promise.all([
       import('../../../config/resolve.js'),
       import('../../../config/load.js'),
-      import('../../../config/watch-schema.js'),
-      import('../../../config/notify-schema.js'),
+      import('../../../config/schemas/watch-schema.js'),
+      import('../../../config/schemas/notify-schema.js'),
       import('../../../watch/state-file.js'),
     ]);
   const { config } = loadConfig({ env, projectDir: cli().cwd, validator: () => validator });

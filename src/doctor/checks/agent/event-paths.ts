@@ -1,4 +1,4 @@
-import type { HookdConfig } from '../../../config/schema.js';
+import type { HookdConfig } from '../../../config/schemas/schema.js';
 import type { Layer } from '../../../install/agent-files.js';
 import { AGENT_PROFILES, AGENTS, type Agent } from '../../../install/agents.js';
 import { hooksAt, hooksSwitches } from '../../../install/effective-hooks.js';

@@ -1,5 +1,5 @@
 import type { FetchLike } from '../../../channels/http.js';
-import type { ApiConfig } from '../../../config/api-schema.js';
+import type { ApiConfig } from '../../../config/schemas/api-schema.js';
 import { resolveApiAccess, type ApiAccess } from '../../../platform-api/access.js';
 import { PlatformClient } from '../../../platform-api/api-client.js';
 import { ApiAccessError, HttpError, NetworkError, TimeoutError } from '../../../platform-api/errors.js';

@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { formatDuration } from '../../../terminal/output.js';
-import type { DaemonConfig } from '../../../config/daemon-schema.js';
+import type { DaemonConfig } from '../../../config/schemas/daemon-schema.js';
 import { daemonFiles } from '../../../link/runtime-files.js';
 import { journalTrouble } from '../../../daemon/admin.js';
 import type { Env } from '../../../paths.js';

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import type { DaemonConfig } from '../../../config/daemon-schema.js';
+import type { DaemonConfig } from '../../../config/schemas/daemon-schema.js';
 import { readFastStatus } from '../../../link/fast-status.js';
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL, FAST_SOCKET, LEGACY_FAST_FILE } from '../../../link/wire.js';
 import { runtimeDir, type Env } from '../../../paths.js';

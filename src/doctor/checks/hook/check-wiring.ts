@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import type { HookdConfig } from '../../../config/schema.js';
+import type { HookdConfig } from '../../../config/schemas/schema.js';
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../link/wire.js';
 import type { Agent } from '../../../install/agents.js';
 import { fastClientOfHook, nativeClientProblem } from '../../../install/transport.js';

@@ -4,7 +4,7 @@ import { findOnPath } from '../../../channels/desktop.js';
 import { safeHost, type FetchLike } from '../../../channels/http.js';
 import { interpolateEnv } from '../../../config/interpolate.js';
 import { missingVariables } from './missing-variables.js';
-import type { ChannelConfig } from '../../../config/notify-schema.js';
+import type { ChannelConfig } from '../../../config/schemas/notify-schema.js';
 import type { Env } from '../../../paths.js';
 import type { DaemonView } from '../daemon/daemon-view.js';
 import { probeHttp } from './probe-http.js';

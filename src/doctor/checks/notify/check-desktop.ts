@@ -1,6 +1,6 @@
 import type { Channel } from '../../../channels/channel.js';
 import { probeDesktop } from '../../../channels/desktop.js';
-import type { NotifyConfig } from '../../../config/notify-schema.js';
+import type { NotifyConfig } from '../../../config/schemas/notify-schema.js';
 import type { Env } from '../../../paths.js';
 import type { DaemonView } from '../daemon/daemon-view.js';
 import { isDesktopChannel, usedChannels } from './notify-usage.js';

@@ -1,4 +1,4 @@
-import type { NotifyConfig } from '../../../config/notify-schema.js';
+import type { NotifyConfig } from '../../../config/schemas/notify-schema.js';
 import {
   createPresenceProbe,
   describeReading,

@@ -1,4 +1,4 @@
-import type { NotifyConfig } from '../../../config/notify-schema.js';
+import type { NotifyConfig } from '../../../config/schemas/notify-schema.js';
 import { effectiveRules } from '../../../notify/rules.js';
 
 /** The channel names some enabled rule sends to (the default rules included when no rules are written). */

@@ -1,5 +1,5 @@
 import { ADAPTERS } from '../../../agents/registry.js';
-import type { RemoteConfig } from '../../../config/remote-schema.js';
+import type { RemoteConfig } from '../../../config/schemas/remote-schema.js';
 import { hookdHooksAt } from '../../../install/hookd-layers.js';
 import type { HooksFileRead } from '../../../install/effective-hooks.js';
 import { isObject } from '../../../util/json-values.js';

@@ -1,4 +1,4 @@
-import { TELEMETRY_DEFAULTS, type TelemetryConfig } from '../../../config/telemetry-schema.js';
+import { TELEMETRY_DEFAULTS, type TelemetryConfig } from '../../../config/schemas/telemetry-schema.js';
 import type { Env } from '../../../paths.js';
 import type { DaemonState } from '../../../daemon/admin.js';
 import { resolveExportSettings } from '../../../telemetry/settings.js';

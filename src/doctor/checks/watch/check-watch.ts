@@ -1,5 +1,5 @@
-import { WATCHER_NAMES, watchSettings } from '../../../config/watch-schema.js';
-import type { NotifyConfig } from '../../../config/notify-schema.js';
+import { WATCHER_NAMES, watchSettings } from '../../../config/schemas/watch-schema.js';
+import type { NotifyConfig } from '../../../config/schemas/notify-schema.js';
 import type { Env } from '../../../paths.js';
 import { listWatchers, type WatcherRow } from '../../../watch/report.js';
 import { watchRules, withWatchDefault } from '../../../watch/routing.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { checkTemplate } from './template-syntax.js';
+import { checkTemplate } from '../template-syntax.js';
 
 /** Every default of notification rules, noise control and channels, in one place. */
 export const NOTIFY_DEFAULTS = {

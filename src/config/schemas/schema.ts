@@ -1,7 +1,7 @@
-import { AGENT_IDS } from '../agents/ids.js';
-import { TOOL_KINDS } from '../agents/types.js';
+import { AGENT_IDS } from '../../agents/ids.js';
+import { TOOL_KINDS } from '../../agents/types.js';
 import * as z from 'zod';
-import { DEFAULTS } from './defaults.js';
+import { DEFAULTS } from '../defaults.js';
 import { notifyObjectSchema, notifySchema } from './notify-schema.js';
 import { apiConfigSchema } from './api-schema.js';
 import { ledgerConfigSchema } from './ledger-schema.js';
