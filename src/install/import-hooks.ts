@@ -212,8 +212,8 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
       const at = { event: e.event ?? e.ownEvent, index: e.index, file: file.snapshot.file };
       if (!e.event || !e.converted) refused.push({ ...at, reasons: e.reasons ?? [] });
       else {
-        const entry = e.entry as Record<string, unknown>;
-        imported.push({ ...at, entry, alreadyInConfig: take(e.event, e.converted) });
+        // In hookd's words, as every imported entry is shown.
+        imported.push({ ...at, entry: e.converted, alreadyInConfig: take(e.event, e.converted) });
         moved.push(e);
       }
     }
@@ -258,7 +258,8 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
     stripped,
     events.map((event) => ({
       event,
-      matcher: '',
+      // Copilot CLI skips an entry whose matcher is '' (install writes its catch-all too).
+      matcher: profile.catchAllMatcher ?? '',
       // In the agent's unit and within its caps, as install writes it.
       hook: {
         type: 'command',
@@ -270,6 +271,10 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
   );
   const plan = planLevel(level, next);
   if (profile.installNote) notes.push(profile.installNote);
+  if (ownMoved.some(({ moved }) => moved.length > 0))
+    notes.push(
+      'The moved commands now get Claude Code\'s payloads (tool_name "Bash", tool_input, session_id) and are read by exit 2 or Claude Code\'s JSON (hookSpecificOutput.permissionDecision): adapt a command that reads toolArgs or answers a top-level permissionDecision',
+    );
   const ownPlans = ownMoved
     .filter(({ moved }) => moved.length > 0)
     .map(({ file, moved }) => ({

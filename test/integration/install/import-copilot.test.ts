@@ -46,9 +46,9 @@ describe('hookd import --agent copilot', () => {
       hooks: { preToolUse: [guard, cwdEntry], agentStop: [notes], userPromptTransformed: [notes] },
     });
     const result = await importAgentHooks({ agent: 'copilot', scope: 'user', env, hookdPath: hookd });
-    expect(result.imported.map((i) => [i.event, i.index, i.file])).toEqual([
-      ['PreToolUse', 0, mine],
-      ['Stop', 0, mine],
+    expect(result.imported.map((i) => [i.event, i.index, i.file, i.entry])).toEqual([
+      ['PreToolUse', 0, mine, { hooks: [{ type: 'command', command: './guard.sh', timeout: 10 }] }],
+      ['Stop', 0, mine, { hooks: [{ type: 'command', command: 'say done', env: { VOICE: 'low' } }] }],
     ]);
     expect(result.refused.map((r) => [r.event, r.index, r.reasons])).toEqual([
       ['PreToolUse', 1, ['"cwd": not moved (hookd runs commands in the event\'s folder)']],
@@ -68,6 +68,9 @@ describe('hookd import --agent copilot', () => {
     });
     const wired = await readJson(join(home, '.copilot', 'hooks', 'hookd.json'));
     expect(Object.keys(wired.hooks)).toEqual(expect.arrayContaining(['PreToolUse', 'Stop']));
+    // Every entry matches "*": Copilot skips one whose matcher is empty.
+    const matchers = Object.values(wired.hooks as Record<string, { matcher: string }[]>).flat();
+    expect(new Set(matchers.map((e) => e.matcher))).toEqual(new Set(['*']));
     // Run again: nothing more to move, nothing added twice.
     const again = await importAgentHooks({ agent: 'copilot', scope: 'user', env, hookdPath: hookd });
     expect(again.imported).toEqual([]);
