@@ -123,6 +123,7 @@ const HOOK_PATH = {
       'gemini-protocol',
       'cursor-protocol',
       'copilot-protocol',
+      'copilot-dialect',
       'hook-rules',
       'agent-rules',
     ],

@@ -1,11 +1,13 @@
 import { CLAUDE_MATCHER, CLAUDE_REPLY } from './claude-protocol.js';
 import { CODEX_MATCHER, CODEX_REPLY } from './codex-protocol.js';
 import { COPILOT_MATCHER, COPILOT_REPLY } from './copilot-protocol.js';
+import { COPILOT_OWN_EVENT_NAMES, copilotOwnDialect, copilotOwnDialectAnswer } from './copilot-dialect.js';
 import { CURSOR_EVENT_NAMES } from './cursor-protocol.js';
 import { DROID_MATCHER, DROID_REPLY } from './droid-protocol.js';
 import { GEMINI_CONFIG_NAMES, GEMINI_MATCHER, GEMINI_REPLY } from './gemini-protocol.js';
 import type { Sender } from './protocols.js';
 import type { MatcherRules, ReplyRules } from './types.js';
+import type { Json } from '../util/json-values.js';
 
 /*
  * The agents' rules the hook path reads only for some events (an entry to match, commands' answers, an
@@ -52,6 +54,7 @@ const REPLIES: Readonly<Record<Sender, ReplyRules>> = {
  */
 const EVENT_NAMES: Readonly<Partial<Record<Sender, Readonly<Record<string, string>>>>> = {
   gemini: GEMINI_CONFIG_NAMES,
+  copilot: COPILOT_OWN_EVENT_NAMES,
   cursor: CURSOR_EVENT_NAMES,
 };
 
@@ -74,4 +77,31 @@ export function eventNameOf(agent: Sender, name: string): string {
 /** The agents with event names of their own (for the test that keeps RENAMING_AGENTS in step). */
 export function renamingAgents(): Sender[] {
   return Object.keys(EVENT_NAMES) as Sender[];
+}
+
+/** Copilot CLI's camelCase payloads: `sessionId`, and no event name. */
+const inCopilotDialect = (payload: Json) =>
+  typeof payload.sessionId === 'string' && payload.hook_event_name === undefined;
+
+/**
+ * A payload in the agent's own dialect (protocols.ts OWN_DIALECT_AGENTS; Copilot CLI's camelCase one),
+ * given the fields of Claude Code's dialect in hookd's copy; returns the agent's name for its event.
+ * Undefined for a payload in Claude Code's dialect.
+ */
+export function ownDialectOf(agent: Sender, payload: Json): string | undefined {
+  return agent === 'copilot' && inCopilotDialect(payload) ? copilotOwnDialect(payload) : undefined;
+}
+
+/**
+ * The PreToolUse answer, written as a hook of the agent's own dialect must give it; undefined when the
+ * reply needs no change (or the payload is in Claude Code's dialect).
+ */
+export function ownDialectAnswerOf(
+  agent: Sender,
+  payload: Json,
+  reply: { exitCode: number; stdout: string; stderr: string; decidedBy?: string },
+): Json | undefined {
+  if (agent !== 'copilot' || !inCopilotDialect(payload)) return undefined;
+  const by = reply.decidedBy ?? 'a hookd guard';
+  return copilotOwnDialectAnswer(reply.stdout, reply.stderr, reply.exitCode, by);
 }

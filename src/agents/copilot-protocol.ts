@@ -60,9 +60,9 @@ export const COPILOT_PROJECT_DIR_ENV: readonly string[] = ['COPILOT_PROJECT_DIR'
 
 /**
  * Copilot's tools as its Claude-dialect hooks name them (docs/agents/copilot.md). Observed: the model's
- * `bash`, `view`, `glob` and `rg` reach hooks as `Bash`, `Read`, `Glob` and `Grep`. Not observed (its
- * edit tools `edit`, `apply_patch` and `create` were never called in a recorded session): `Edit` and
- * `Write`, Claude Code's names, which the dialect uses for the tools it renames.
+ * `bash`, `view`, `glob`, `rg`, `create` and `edit` reach hooks as `Bash`, `Read`, `Glob`, `Grep`,
+ * `Write` and `Edit`. (Copilot offers `create` and `edit` to Claude models; to GPT models it offers
+ * `apply_patch` instead.)
  */
 export const COPILOT_TOOLS: ToolTable = {
   tools: { Bash: 'shell', Edit: 'edit', Write: 'write', Read: 'read', Glob: 'read', Grep: 'read' },

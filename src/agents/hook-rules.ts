@@ -1,6 +1,12 @@
 import { DROID_MATCHER, DROID_REPLY } from './droid-protocol.js';
-import { eventNameOf, matcherRulesOf, replyRulesOf } from './agent-rules.js';
-import { RENAMING_AGENTS, type Sender } from './protocols.js';
+import {
+  eventNameOf,
+  matcherRulesOf,
+  ownDialectAnswerOf,
+  ownDialectOf,
+  replyRulesOf,
+} from './agent-rules.js';
+import { OWN_DIALECT_AGENTS, RENAMING_AGENTS, type Sender } from './protocols.js';
 import type { MatcherRules, ReplyRules } from './types.js';
 
 /*
@@ -23,4 +29,21 @@ export function replyRules(agent: Sender): ReplyRules {
 /** hookd's name for the agent's event (protocols.ts EVENT_NAMES): most agents' names are hookd's own. */
 export function eventName(agent: Sender, name: string): string {
   return RENAMING_AGENTS.includes(agent) ? eventNameOf(agent, name) : name;
+}
+
+/**
+ * Copilot's own dialect (protocols.ts OWN_DIALECT_AGENTS): Claude Code's fields added to hookd's copy of
+ * the payload, and the agent's name for its event; undefined for a payload in Claude Code's dialect.
+ */
+export function ownDialect(agent: Sender, payload: Record<string, unknown>): string | undefined {
+  return OWN_DIALECT_AGENTS.includes(agent) ? ownDialectOf(agent, payload) : undefined;
+}
+
+/** A PreToolUse reply as a hook of the agent's own dialect must give it (undefined: as it is). */
+export function ownDialectAnswer(
+  agent: Sender,
+  payload: Record<string, unknown>,
+  reply: Parameters<typeof ownDialectAnswerOf>[2],
+): Record<string, unknown> | undefined {
+  return OWN_DIALECT_AGENTS.includes(agent) ? ownDialectAnswerOf(agent, payload, reply) : undefined;
 }

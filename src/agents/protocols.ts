@@ -39,7 +39,13 @@ export const DETECTS: Readonly<Record<AgentId | RecognisedAgent, readonly Detect
  * The agents whose own event names hookd knows by other names (agent-rules.ts EVENT_NAMES): only their
  * events read the `dist/agents.cjs` chunk for their names (a unit test keeps the two in step).
  */
-export const RENAMING_AGENTS: readonly Sender[] = ['gemini', 'cursor'];
+export const RENAMING_AGENTS: readonly Sender[] = ['gemini', 'cursor', 'copilot'];
+
+/**
+ * The agents with a hook dialect of their own beside Claude Code's (Copilot CLI's camelCase payloads,
+ * told by `sessionId` and no `hook_event_name`): agent-rules.ts ownDialectOf reads them.
+ */
+export const OWN_DIALECT_AGENTS: readonly Sender[] = ['copilot'];
 
 /** The payload field naming the session, for an agent that does not send `session_id`. */
 export const SESSION_ID_FIELDS: Readonly<Partial<Record<Sender, string>>> = {

@@ -132,6 +132,7 @@ export function createEnricher(opts: CreateEnricherOptions = {}): Enricher {
       maxReadBytes: opts.maxReadBytes,
       signal,
       agent: event.agent,
+      event: { name: event.name, timestamp: event.payload.timestamp },
       ...(event.cwd ? { cwd: event.cwd } : {}),
       ...(str(event.payload.agent_id) ? { agentId: str(event.payload.agent_id) } : {}),
     });

@@ -9,7 +9,7 @@ import {
   readCodexSession,
   readGeminiSession,
 } from './codex-gemini-session.js';
-import { isCopilotTranscript, readCopilotSession } from './copilot-session.js';
+import { isCopilotTranscript, readCopilotSession, type CopilotLogEvent } from './copilot-session.js';
 import { findTranscript, resolveFactoryHome } from './factory-home.js';
 import { readJsonFileBounded } from './read-bounded.js';
 import { applyTranscriptRead, readTranscript } from './read-transcript.js';
@@ -45,6 +45,8 @@ export interface ReadLocalSessionOptions {
   cwd?: string;
   /** The Claude sub-agent the event is about (`agent_id`). */
   agentId?: string;
+  /** The event read for: a Copilot CLI Stop or SessionEnd waits (bounded) for its log to catch up. */
+  event?: CopilotLogEvent;
 }
 
 function tagsFrom(value: unknown): SessionTag[] | undefined {
@@ -113,7 +115,11 @@ export async function readLocalSession(opts: ReadLocalSessionOptions): Promise<L
   if (path && isGeminiTranscript(path)) return readGeminiSession({ ...own, transcriptPath: path });
   const copilotPath = path ?? copilotLogOf(opts.agent, opts.sessionId);
   if (copilotPath && isCopilotTranscript(copilotPath))
-    return readCopilotSession({ ...own, transcriptPath: copilotPath });
+    return readCopilotSession({
+      ...own,
+      transcriptPath: copilotPath,
+      ...(opts.event ? { event: opts.event } : {}),
+    });
   const claudePath =
     opts.transcriptPath && isClaudeTranscript(opts.transcriptPath)
       ? opts.transcriptPath

@@ -5,7 +5,7 @@ import { str } from '../util/json-values.js';
 import type { ScanOptions, ScanResult } from './json-scan.js';
 import { AGENT_IDS, isAgentId, RECOGNISED_AGENTS, type AgentId } from '../agents/ids.js';
 import { DETECTS, PROJECT_DIR_ENV, SESSION_ID_FIELDS } from '../agents/protocols.js';
-import { eventName } from '../agents/hook-rules.js';
+import { eventName, ownDialect } from '../agents/hook-rules.js';
 import type { DetectSignal } from '../agents/types.js';
 
 export type ParseFailure = 'empty' | 'binary' | 'not-json' | 'not-object' | 'too-deep';
@@ -203,11 +203,13 @@ function eventOf(
 ): HookEvent {
   const cwd = str(payload.cwd);
   const agent = agentGiven && declaredAgent ? declaredAgent : agentOf(payload, env, declaredAgent);
+  // Copilot's own dialect: Claude Code's fields added to hookd's copy, the event told by its fields.
+  const own = ownDialect(agent, payload);
   const event: HookEvent = {
     id: clock.id(),
     receivedAt: clock.now(),
     agent,
-    name: nameOf(agent, str(payload.hook_event_name)),
+    name: nameOf(agent, str(payload.hook_event_name) ?? own),
     payload,
   };
   const sessionField = SESSION_ID_FIELDS[agent];

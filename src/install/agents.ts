@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { AGENT_IDS, type AgentId } from '../agents/ids.js';
 import { ADAPTERS } from '../agents/registry.js';
 import { COPILOT_HOOKS_FILE, copilotHooksFile } from '../agents/copilot.js';
@@ -51,6 +51,8 @@ export interface AgentProfile {
   catchAllMatcher?: string;
   /** Where the file is when not `<folder>/<settingsDirName>/<fileName>` (Copilot: a hooks folder per scope). */
   fileAt?: (scope: Scope, env: Env, projectDir: string) => string;
+  /** The folder of hooks files in the agent's own dialect that `hookd import` reads (Copilot's hooks folder). */
+  ownDialectDir?: (scope: Scope, env: Env, projectDir: string) => string;
 }
 
 /** What install needs beyond the adapter's data, per agent. */
@@ -77,6 +79,8 @@ const INSTALL_EXTRAS: Partial<Record<Agent, Partial<AgentProfile>>> = {
     fileName: COPILOT_HOOKS_FILE,
     catchAllMatcher: '*',
     fileAt: (scope, env, projectDir) => copilotHooksFile(scope, env, env.HOME || homedir(), projectDir),
+    ownDialectDir: (scope, env, projectDir) =>
+      dirname(copilotHooksFile(scope, env, env.HOME || homedir(), projectDir)),
     installNote:
       'Copilot CLI runs the hooks of a project (.github/hooks) only in a folder you trust: answer its trust prompt, or pass --trust-folder; the user-scope file (~/.copilot/hooks) needs no trust',
     quietWhenAbsent: true,

@@ -4,7 +4,7 @@ import { hookEntrySchema } from '../config/schemas/schema.js';
 import { validateConfigText } from '../config/validate.js';
 import { projectTrust, trustFixCommand, trustProjectFile } from '../config/trust.js';
 import { projectConfigPath, userConfigPath } from '../paths.js';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { AGENT_PROFILES, entryTimeout, type AgentProfile } from './agents.js';
 import { applyJsonEdit, planJsonEdit, type FileChange } from './edit-settings.js';
 import { commandForEvent } from './hookd-command.js';
@@ -16,6 +16,7 @@ import {
   type AgentHooks,
   type ForeignEntry,
 } from './merge-hooks.js';
+import { hooksLeft, readOwnDialectFiles, type OwnDialectEntry } from './own-dialect-hooks.js';
 import { assertWritable, readSettingsFile } from './settings-file.js';
 import { applyLevel, planLevel, settingsHooks, summarize, type FileProblem } from './settings-level.js';
 
@@ -143,6 +144,19 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
   const imported: ImportedEntry[] = [];
   const refused: RefusedEntry[] = [];
   const taken = new Map<string, ForeignEntry[]>();
+  /**
+   * Adds an entry to hookd's config under hookd's event name, tagged with the agent it came from: its
+   * commands were written for that agent's events and variables. Returns true when it was already there
+   * (an untagged copy from an older import counts too).
+   */
+  const take = (event: string, converted: Record<string, unknown>): boolean => {
+    const existing = Array.isArray(configHooks[event]) ? configHooks[event]! : [];
+    const entry = { ...converted, agent: options.agent };
+    const texts = [JSON.stringify(converted), JSON.stringify(entry)];
+    const alreadyInConfig = existing.some((e) => texts.includes(JSON.stringify(e)));
+    if (!alreadyInConfig) configHooks[event] = [...existing, entry];
+    return alreadyInConfig;
+  };
   // What the agent runs: Droid's hooks.json for the events it names, settings.json for the others.
   // A settings.json entry of an event hooks.json names never runs: it stays, said so.
   const sources: { file: string; hooks: AgentHooks | undefined; shadowed: ReadonlySet<string> }[] = [
@@ -180,17 +194,31 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
         else refused.push({ ...at, reasons });
         continue;
       }
-      const existing = Array.isArray(configHooks[event]) ? configHooks[event]! : [];
-      // Tagged with the agent it came from: its commands were written for that agent's events and
-      // variables. An untagged copy from an older import counts as already there.
-      const entry = { ...converted, agent: options.agent };
-      const texts = [JSON.stringify(converted), JSON.stringify(entry)];
-      const alreadyInConfig = existing.some((e) => texts.includes(JSON.stringify(e)));
-      if (!alreadyInConfig) configHooks[event] = [...existing, entry];
-      imported.push({ ...foreign, file: source.file, alreadyInConfig });
+      imported.push({ ...foreign, file: source.file, alreadyInConfig: take(event, converted) });
       list.push(foreign);
     }
   }
+
+  // Copilot's own dialect: its other hooks files beside hookd's (own-dialect-hooks.ts).
+  const env = options.env ?? process.env;
+  const ownDir = profile.ownDialectDir?.(options.scope, env, options.projectDir ?? process.cwd());
+  const own = ownDir
+    ? await readOwnDialectFiles(ownDir, basename(level.settings.file))
+    : { files: [], skipped: [] };
+  const notes = own.skipped.map((s) => `${s.file}: ${s.reason}; not imported`);
+  const ownMoved = own.files.map((file) => {
+    const moved: OwnDialectEntry[] = [];
+    for (const e of file.entries) {
+      const at = { event: e.event ?? e.ownEvent, index: e.index, file: file.snapshot.file };
+      if (!e.event || !e.converted) refused.push({ ...at, reasons: e.reasons ?? [] });
+      else {
+        // In hookd's words, as every imported entry is shown.
+        imported.push({ ...at, entry: e.converted, alreadyInConfig: take(e.event, e.converted) });
+        moved.push(e);
+      }
+    }
+    return { file, moved };
+  });
 
   const configPlan = planJsonEdit(config, 'hooks', configHooks);
   const checked = validateConfigText(configPlan.text.trim() === '' ? '{}' : configPlan.text, configFile);
@@ -230,7 +258,8 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
     stripped,
     events.map((event) => ({
       event,
-      matcher: '',
+      // Copilot CLI skips an entry whose matcher is '' (install writes its catch-all too).
+      matcher: profile.catchAllMatcher ?? '',
       // In the agent's unit and within its caps, as install writes it.
       hook: {
         type: 'command',
@@ -241,20 +270,30 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
     false,
   );
   const plan = planLevel(level, next);
-  const notes = profile.installNote ? [profile.installNote] : [];
+  if (profile.installNote) notes.push(profile.installNote);
+  if (ownMoved.some(({ moved }) => moved.length > 0))
+    notes.push(
+      'The moved commands now get Claude Code\'s payloads (tool_name "Bash", tool_input, session_id) and are read by exit 2 or Claude Code\'s JSON (hookSpecificOutput.permissionDecision): adapt a command that reads toolArgs or answers a top-level permissionDecision',
+    );
+  const ownPlans = ownMoved
+    .filter(({ moved }) => moved.length > 0)
+    .map(({ file, moved }) => ({
+      snapshot: file.snapshot,
+      plan: planJsonEdit(file.snapshot, 'hooks', hooksLeft(file, moved)),
+    }));
+  const withoutText = ({ text: _text, ...change }: FileChange & { text: string }): FileChange => change;
 
   const dryRun = options.dryRun ?? false;
   if (dryRun) {
     const files = await applyLevel(level, plan, true, new Date(0));
-    const { text: _text, ...configChange } = configPlan;
     return {
       dryRun,
       command,
       imported,
       refused,
       settings: summarize(files),
-      files,
-      config: configChange,
+      files: [...files, ...ownPlans.map((p) => withoutText(p.plan))],
+      config: withoutText(configPlan),
       warnings: plan.warnings,
       notes,
     };
@@ -263,24 +302,34 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
   if (configPlan.changed) await assertWritable(config);
   const snapshots = [level.settings, ...(level.hooksJson ? [level.hooksJson] : [])];
   for (const [i, p] of plan.plans.entries()) if (p.changed) await assertWritable(snapshots[i]!);
+  for (const { snapshot } of ownPlans) await assertWritable(snapshot);
   const now = (options.now ?? (() => new Date()))();
   // What the user writes with hookd is trusted, but never content that was there untrusted before.
   const projectDir = options.scope === 'project' ? resolve(options.projectDir ?? process.cwd()) : undefined;
   const isProjectFile =
     projectDir !== undefined && resolve(configFile) === resolve(projectConfigPath(projectDir));
-  const env = options.env ?? process.env;
   const trustBefore = isProjectFile ? projectTrust(env, projectDir) : undefined;
   // The config is written first, so no command is ever lost between the files.
   const configChange = await applyJsonEdit(config, configPlan, now);
   const files = await applyLevel(level, plan, false, now);
+  // hookd runs its own entries before the agent's files lose the moved ones: none is ever lost.
+  for (const { snapshot, plan: p } of ownPlans) files.push(await applyJsonEdit(snapshot, p, now));
   let trust: ImportResult['trust'];
   if (isProjectFile) {
     const file = resolve(configFile);
+    const fix = trustFixCommand(dirname(dirname(file)));
     if (trustBefore && trustBefore.state !== 'trusted')
       trust = {
         file,
         recorded: false,
-        note: `${file} already held content you had not trusted, so it stays untrusted: review it, then run ${trustFixCommand(dirname(dirname(file)))}`,
+        note: `${file} already held content you had not trusted, so it stays untrusted: review it, then run ${fix}`,
+      };
+    else if (ownPlans.length > 0)
+      // A repository's hooks folder is whoever wrote the repository's: never trusted for the user.
+      trust = {
+        file,
+        recorded: false,
+        note: `${file} now holds commands from ${ownDir}, which hookd does not trust for you: review them, then run ${fix}`,
       };
     else {
       trustProjectFile(env, file, now);

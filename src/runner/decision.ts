@@ -1,5 +1,5 @@
 import type { AgentKind } from '../events/types.js';
-import { replyRules } from '../agents/hook-rules.js';
+import { ownDialectAnswer, replyRules } from '../agents/hook-rules.js';
 import type { ConfigLevel } from '../config/merge.js';
 import type { RanCommand } from './run-event.js';
 import { isObject, type Json } from '../util/json-values.js';
@@ -132,10 +132,7 @@ function pickVerdict(verdicts: readonly Verdict[], agent: AgentKind): Verdict | 
  * (SessionStart, UserPromptSubmit) is context. A command hookd could not run decides
  * nothing (fail open), unless it says `"onError": "block"`: then hookd answers exit 2 itself.
  */
-export function decideReply(
-  event: { name: string; agent: AgentKind },
-  ran: readonly RanCommand[],
-): AgentReply {
+export function decideReply(event: ReplyEvent, ran: readonly RanCommand[]): AgentReply {
   const speaking = ran.filter((r) => r.planned.spec.blocking && notRunReason(r) === undefined);
   const verdicts = speaking.flatMap((r) => verdictOf(r, event.agent) ?? []);
   const winner = pickVerdict(verdicts, event.agent);
@@ -183,6 +180,9 @@ function refusalOf(winner: Verdict | undefined, agent: AgentKind): AgentReply | 
   };
 }
 
+/** The event a reply is for: its payload tells a hook of the agent's own dialect. */
+type ReplyEvent = { name: string; agent: AgentKind; payload?: Record<string, unknown> };
+
 /**
  * A PreToolUse block as a JSON deny with its reason, for an agent that blocks on exit 2 but never shows
  * the model its stderr (Copilot CLI reads "hook exited with code 2").
@@ -204,8 +204,14 @@ function denyAsJson(reply: AgentReply): AgentReply {
  * as a "Hook system message" and ignores it otherwise: context text goes out as its
  * `hookSpecificOutput.additionalContext`, and nothing else but JSON is ever written to its stdout.
  */
-export function writeFor(event: { name: string; agent: AgentKind }, reply: AgentReply): AgentReply {
+export function writeFor(event: ReplyEvent, reply: AgentReply): AgentReply {
   const rules = replyRules(event.agent);
+  // Copilot's own dialect reads only a top-level permissionDecision (docs/agents/copilot.md).
+  const answer =
+    event.name === 'PreToolUse' && event.payload
+      ? ownDialectAnswer(event.agent, event.payload, reply)
+      : undefined;
+  if (answer) return { ...reply, exitCode: 0, stdout: `${JSON.stringify(answer)}\n`, stderr: '' };
   if (rules.blockReason === 'json' && reply.exitCode === 2 && event.name === 'PreToolUse')
     return denyAsJson(reply);
   if (!rules.stdoutJsonOnly || reply.stdout === '' || jsonAnswer(reply.stdout, event.agent)) return reply;

@@ -66,16 +66,21 @@ describeWithAgent('copilot', 'hookd under the real Copilot CLI 1.0.102', (bin) =
     expect(seen).toContain('Denied by preToolUse hook: no files named forbidden here');
   });
 
-  // Copilot writes its session log behind the session: at Stop the final message is often not in it
-  // yet, nor every model call's tokens, so neither is asserted here (test/unit/enrich/copilot-session).
-  it('Stop sends the notification', () => {
+  // Copilot writes its session log behind the session: when the Stop and SessionEnd hooks start, the
+  // turn's final message and its last model call are often not in it yet; the daemon waits for them.
+  it('Stop sends the notification with the final message', () => {
     const stop = bed.delivered().find((d) => d.notification.event === 'Stop');
     expect(stop, JSON.stringify(bed.delivered())).toBeDefined();
     expect(stop!.notification.title).toContain('Finished');
+    expect(`${stop!.notification.title}\n${stop!.notification.body}`).toContain(FINAL);
   });
 
-  it('the ledger has the session, as Copilot', () => {
+  it("the ledger has the session, as Copilot, with every model call's tokens", () => {
     const record = bed.ledger().find((r) => r.agent === 'copilot');
     expect(record, JSON.stringify(bed.ledger())).toMatchObject({ project: run.work });
+    // The fake model answers each call with 120 input and 7 output tokens.
+    const calls = run.requests.length;
+    expect(calls).toBeGreaterThanOrEqual(3);
+    expect(record!.tokens).toMatchObject({ input: 120 * calls, output: 7 * calls });
   });
 });

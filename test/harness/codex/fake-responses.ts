@@ -9,9 +9,11 @@ import type { AddressInfo } from 'node:net';
  *
  * Which script step answers a request is decided from the request alone: the number of tool results
  * already in its `input`. So a retry never shifts the script. Past the end of the script the answer is
- * the text "Done.".
+ * the text "Done.". A `call` step calls the named tool with those arguments as they are (an agent's own
+ * tools: Copilot's `edit`, `create`).
  */
-export type CodexStep = { text: string } | { shell: string };
+export type CodexStep =
+  { text: string } | { shell: string } | { call: string; args: Record<string, unknown> };
 
 /** One request as the fake received it, one JSON line each in the log. */
 export interface ResponsesRequest {
@@ -66,7 +68,12 @@ let counter = 0;
 const newId = (prefix: string) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}`;
 
 function answer(res: ServerResponse, body: ResponsesBody, step: CodexStep): ResponsesRequest['answer'] {
-  const call = 'shell' in step ? shellCall(body, step.shell) : undefined;
+  const call =
+    'shell' in step
+      ? shellCall(body, step.shell)
+      : 'call' in step
+        ? { name: step.call, arguments: JSON.stringify(step.args) }
+        : undefined;
   const item = call
     ? { type: 'function_call', id: newId('fc_'), call_id: newId('call_'), status: 'completed', ...call }
     : {

@@ -16,6 +16,8 @@ export interface CopilotInnerConfig {
   work: string;
   script: CodexStep[];
   prompt: string;
+  /** The model name Copilot asks the provider for (default gpt-5.5). */
+  model?: string;
   args: string[];
   /** Files to write before the run, by absolute path (hooks files), as JSON. */
   files: Record<string, unknown>;
@@ -44,7 +46,7 @@ async function main(): Promise<void> {
     COPILOT_PROVIDER_BASE_URL: model.baseUrl,
     COPILOT_PROVIDER_WIRE_API: 'responses',
     COPILOT_PROVIDER_API_KEY: 'offline-fake-key',
-    COPILOT_MODEL: 'gpt-5.5',
+    COPILOT_MODEL: config.model ?? 'gpt-5.5',
     COPILOT_AUTO_UPDATE: 'false',
   };
   const child = spawn(config.bin, ['-p', config.prompt, ...config.args], {

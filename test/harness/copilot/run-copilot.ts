@@ -22,11 +22,17 @@ export interface CopilotRunOptions {
   dir: string;
   script: CodexStep[];
   prompt: string;
+  /** The model name Copilot asks the provider for (default gpt-5.5; it picks its tools by model). */
+  model?: string;
   /** Events (Claude Code's names) wired to the recording hook in ~/.copilot/hooks/capture.json. */
   events?: readonly string[];
   /** Seconds, Copilot's unit. */
   timeoutSec?: number;
   capture?: CaptureSpec;
+  /** More files to write before the run, by path relative to the run's HOME (`.copilot/hooks/x.json`), as JSON. */
+  homeFiles?: Record<string, unknown>;
+  /** Files to write in the run's working folder before it (`.github/hooks/x.json`), as JSON. */
+  workFiles?: Record<string, unknown>;
   /** Pass --trust-folder: the project's .github/hooks run. */
   trustFolder?: boolean;
   env: Record<string, string>;
@@ -76,6 +82,8 @@ export async function runCopilot(options: CopilotRunOptions): Promise<CopilotRun
       specFile,
       options.timeoutSec,
     );
+  for (const [path, content] of Object.entries(options.homeFiles ?? {})) files[join(home, path)] = content;
+  for (const [path, content] of Object.entries(options.workFiles ?? {})) files[join(work, path)] = content;
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(options.env)) if (!SCRUBBED.test(key)) env[key] = value;
   env.XDG_CACHE_HOME = unpackCache();
@@ -89,6 +97,7 @@ export async function runCopilot(options: CopilotRunOptions): Promise<CopilotRun
     work,
     script: options.script,
     prompt: options.prompt,
+    ...(options.model ? { model: options.model } : {}),
     args,
     files,
     env,

@@ -15,28 +15,67 @@ import {
 // Copilot CLI blocks a tool call on exit 2 but tells the model only "hook exited with code 2"; a JSON
 // `permissionDecision: "deny"` reaches the model with its reason (test/fixtures/copilot-1.0.102,
 // blocked-*). So under Copilot every way hookd is wired answers a guard's deny as that JSON.
+//
+// A hooks file in Copilot's own dialect (`{"version": 1, "hooks": {"preToolUse": [{"bash": ...}]}}`)
+// that calls hookd gets camelCase payloads that name no event, and Copilot reads only a top-level
+// `permissionDecision` from it (copilot-dialect/, preToolUse-answers.json): hookd takes the payload as
+// the PreToolUse it is and answers a deny, exit 2 or Claude Code's JSON, in that form.
 
 const FIXTURES = join(ROOT, 'test/fixtures/copilot-1.0.102');
 const preTool = JSON.parse(
   readFileSync(join(FIXTURES, 'claude-dialect/03-PreToolUse-Bash.json'), 'utf8'),
+) as Record<string, unknown>;
+const ownPreTool = JSON.parse(
+  readFileSync(join(FIXTURES, 'copilot-dialect/04-preToolUse-bash.json'), 'utf8'),
 ) as Record<string, unknown>;
 const hookEnvOfCopilot = JSON.parse(
   readFileSync(join(FIXTURES, 'claude-dialect/hook-env.json'), 'utf8'),
 ) as Record<string, string>;
 
 const shq = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+const NODE = `${shq(process.execPath)} ${shq(resolve(ROOT, 'dist/hookd.cjs'))} hook`;
 const WIRINGS = {
   native: `${shq(NATIVE_CLIENT)} --agent copilot --event PreToolUse`,
   bash: `${shq(resolve(ROOT, 'bin/hookd-client.bash'))} --agent copilot --event PreToolUse`,
-  node: `${shq(process.execPath)} ${shq(resolve(ROOT, 'dist/hookd.cjs'))} hook --agent copilot --event PreToolUse`,
+  node: `${NODE} --agent copilot --event PreToolUse`,
+  // Copilot's own dialect: as a user's own hooks file may call hookd.
+  'own dialect, node': `${NODE} --agent copilot`,
+  'own dialect, node, --event preToolUse': `${NODE} --agent copilot --event preToolUse`,
+  'own dialect, node, no --agent': NODE,
+  'own dialect, native': `${shq(NATIVE_CLIENT)} --agent copilot --event preToolUse`,
 } as const;
+type Wiring = keyof typeof WIRINGS;
+const ownDialect = (wiring: Wiring) => wiring.startsWith('own dialect');
+
+const curlDeny = JSON.stringify({
+  hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'no curl here' },
+});
+
+const DENIES = [
+  ['rm -rf build', 'no rm -rf here', 'exit 2'],
+  ['curl example.com', 'no curl here', "Claude Code's JSON"],
+] as const;
+
+/** A deny as the wiring's dialect must give it (Claude Code's dialect: a guard's own JSON as it is). */
+function denied(wiring: Wiring, reason: string) {
+  if (ownDialect(wiring)) return { permissionDecision: 'deny', permissionDecisionReason: reason };
+  return reason === 'no curl here'
+    ? (JSON.parse(curlDeny) as unknown)
+    : {
+        hookSpecificOutput: {
+          hookEventName: 'PreToolUse',
+          permissionDecision: 'deny',
+          permissionDecisionReason: reason,
+        },
+      };
+}
 
 let tmp: { dir: string; cleanup: () => void };
 let env: Record<string, string>;
 let project: string;
 let daemon: ChildProcess | undefined;
 
-async function run(wiring: keyof typeof WIRINGS, command: string) {
+async function run(wiring: Wiring, command: string) {
   const hookEnv = {
     ...env,
     ...hookEnvOfCopilot,
@@ -49,7 +88,11 @@ async function run(wiring: keyof typeof WIRINGS, command: string) {
   const ran = await startHook(WIRINGS[wiring], {
     env: hookEnv,
     cwd: project,
-    stdin: JSON.stringify({ ...preTool, cwd: project, tool_input: { command } }),
+    stdin: JSON.stringify(
+      ownDialect(wiring)
+        ? { ...ownPreTool, cwd: project, toolArgs: { command } }
+        : { ...preTool, cwd: project, tool_input: { command } },
+    ),
   }).done;
   return { code: ran.code, stdout: ran.stdout.toString(), stderr: ran.stderr.toString() };
 }
@@ -66,6 +109,11 @@ beforeAll(() => {
         commandRegex: 'rm -rf',
         hooks: [{ type: 'command', command: "echo 'no rm -rf here' >&2; exit 2", timeout: 30 }],
       },
+      {
+        kinds: ['shell'],
+        commandRegex: 'curl',
+        hooks: [{ type: 'command', command: `echo ${shq(curlDeny)}`, timeout: 30 }],
+      },
     ],
   });
 });
@@ -80,18 +128,15 @@ describe.each(['daemon down', 'daemon up'] as const)('with the %s', (state) => {
     if (state === 'daemon up') daemon = await startFastDaemon(env);
   });
 
-  describe.each(Object.keys(WIRINGS) as (keyof typeof WIRINGS)[])('through the %s wiring', (wiring) => {
-    it("answers a guard's exit 2 as a JSON deny that carries its reason", async () => {
-      const ran = await run(wiring, 'rm -rf build');
-      expect(ran.code).toBe(0);
-      expect(JSON.parse(ran.stdout)).toEqual({
-        hookSpecificOutput: {
-          hookEventName: 'PreToolUse',
-          permissionDecision: 'deny',
-          permissionDecisionReason: 'no rm -rf here',
-        },
-      });
-    });
+  describe.each(Object.keys(WIRINGS) as Wiring[])('through the %s wiring', (wiring) => {
+    it.each(DENIES)(
+      "answers a guard's deny of %s (%s, by %s) as a JSON deny with its reason",
+      async (command, reason) => {
+        const ran = await run(wiring, command);
+        expect(ran.code, ran.stderr).toBe(0);
+        expect(JSON.parse(ran.stdout)).toEqual(denied(wiring, reason));
+      },
+    );
 
     it('lets a call no guard objects to go on, silently', async () => {
       const ran = await run(wiring, 'ls');

@@ -1,6 +1,11 @@
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  readCopilotSession,
+  type CopilotLogEvent,
+  type ReadCopilotSessionOptions,
+} from '../../../src/enrich/copilot-session.js';
 import { readLocalSession } from '../../../src/enrich/session-store.js';
 import { useTempDir } from '../../helpers/temp.js';
 
@@ -80,5 +85,91 @@ describe("Copilot CLI's session log, for an event that names none", () => {
       if (saved === undefined) delete process.env.COPILOT_HOME;
       else process.env.COPILOT_HOME = saved;
     }
+  });
+});
+
+// Copilot writes its log in batches behind the session: when its Stop hook starts, the log often ends
+// before the turn's last model call and final message (44 of the 52 lines here). The Stop payload's
+// timestamp is the one its own `hook.start` line (line 48) carries.
+describe("Copilot CLI's session log, written behind the Stop and SessionEnd hooks", () => {
+  const tmp = useTempDir('hkcpw-');
+  const lines = readFileSync(LOG, 'utf8').split('\n').filter(Boolean);
+  const STOP = { name: 'Stop', timestamp: '2026-11-27T06:51:29.691Z' };
+  const SESSION_END = { name: 'SessionEnd', timestamp: 1795762289785 };
+
+  const read = (path: string, event: CopilotLogEvent, more: Partial<ReadCopilotSessionOptions>) =>
+    readCopilotSession({ sessionId: ID, transcriptPath: path, maxReadBytes: 1 << 22, event, ...more });
+
+  function logPath(): string {
+    const dir = join(tmp.dir, '.copilot', 'session-state', ID);
+    mkdirSync(dir, { recursive: true });
+    return join(dir, 'events.jsonl');
+  }
+
+  /** The log as far as line `n`; the pause (Copilot writing on) appends the rest, once. */
+  function behind(n: number) {
+    const path = logPath();
+    if (n > 0) writeFileSync(path, `${lines.slice(0, n).join('\n')}\n`);
+    let pauses = 0;
+    const sleep = async () => {
+      pauses += 1;
+      if (pauses === 1) appendFileSync(path, `${lines.slice(n).join('\n')}\n`);
+    };
+    return { path, sleep, pauses: () => pauses };
+  }
+
+  it("a Stop waits until the log holds its own hook, then has the final message and every model call's tokens", async () => {
+    const log = behind(44);
+    const info = await read(log.path, STOP, { sleep: log.sleep });
+    expect(info.lastAssistantMessage?.text).toBe('All done.');
+    expect(info.tokens).toMatchObject({ input: 480, output: 28, total: 508 });
+    expect(info.warnings).toEqual([]);
+    expect(log.pauses()).toBe(1);
+  });
+
+  it("a SessionEnd (Copilot's own numeric timestamp) waits for a log that is not there yet", async () => {
+    const log = behind(0);
+    const info = await read(log.path, SESSION_END, { sleep: log.sleep });
+    expect(info.tokens).toMatchObject({ input: 480, output: 28 });
+    expect(info.warnings).toEqual([]);
+  });
+
+  it('gives what is there once the wait is over, and says so', async () => {
+    const path = logPath();
+    writeFileSync(path, `${lines.slice(0, 44).join('\n')}\n`);
+    let clock = 0;
+    let pauses = 0;
+    const info = await read(path, STOP, {
+      waitMs: 1000,
+      now: () => clock,
+      sleep: async (ms) => {
+        pauses += 1;
+        clock += ms;
+      },
+    });
+    expect(info.lastAssistantMessage).toBeUndefined();
+    expect(info.tokens).toMatchObject({ input: 360, output: 21 });
+    expect(info.warnings).toEqual(['the session log had not caught up with Stop within 1000 ms']);
+    expect(pauses).toBe(40);
+  });
+
+  it('an earlier hook of the same kind does not count, and other events never wait', async () => {
+    // The log up to the Stop hook's line, but the event is a later Stop (a second turn's).
+    const path = logPath();
+    writeFileSync(path, `${lines.slice(0, 48).join('\n')}\n`);
+    let clock = 0;
+    const later = await read(
+      path,
+      { name: 'Stop', timestamp: '2026-11-27T06:52:00.000Z' },
+      { waitMs: 100, now: () => clock, sleep: async (ms) => void (clock += ms) },
+    );
+    expect(later.warnings.join(' ')).toMatch(/not caught up/);
+    const never = async () => expect.fail('waited');
+    for (const name of ['PostToolUse', 'UserPromptSubmit']) {
+      const info = await read(path, { name, timestamp: STOP.timestamp }, { sleep: never });
+      expect(info.lastAssistantMessage?.text).toBe('All done.');
+    }
+    const untimed = await read(path, { name: 'Stop', timestamp: 'not a time' }, { sleep: never });
+    expect(untimed.warnings).toEqual([]);
   });
 });

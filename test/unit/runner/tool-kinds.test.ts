@@ -37,6 +37,8 @@ const RECORDED_CALLS: Record<AgentId, [file: string, kind: ToolKind][]> = {
     ['copilot-1.0.102/tools/01-PreToolUse-Read.json', 'read'],
     ['copilot-1.0.102/tools/03-PreToolUse-Glob.json', 'read'],
     ['copilot-1.0.102/tools/05-PreToolUse-Grep.json', 'read'],
+    ['copilot-1.0.102/tools/07-PreToolUse-Write.json', 'write'],
+    ['copilot-1.0.102/tools/09-PreToolUse-Edit.json', 'edit'],
   ],
 };
 
