@@ -166,3 +166,32 @@ describe.each(['fast', 'node'] as const satisfies readonly Transport[])(
     });
   },
 );
+
+describe('a command marked "local"', () => {
+  it('runs once too: the fast client hands both calls to the Node path, which asks the daemon', async () => {
+    writeFastConfig(env, onToolEvents(GUARD, { blocking: true, local: true }));
+    daemon = await startFastDaemon(env);
+    const call = () => {
+      const h = startHook('fast', {
+        env: { ...env, SIDE: side(), GATE: gate() },
+        cwd: tmp.dir,
+        stdin: pre('l1'),
+      });
+      pids.push(h.child.pid!);
+      return h.done;
+    };
+    const first = call();
+    await waitFor(() => lines().length === 1, 20_000, 'the first call to start the guard');
+    const second = call();
+    await waitFor(
+      () => daemonLogText(env).includes('in another hook process: waits for its answer'),
+      20_000,
+      'the second call to wait for the first',
+    );
+    writeFileSync(gate(), '');
+    const [a, b] = await Promise.all([first, second]);
+    expect([a.code, b.code]).toEqual([2, 2]);
+    expect(b.stderr.toString()).toBe(a.stderr.toString());
+    expect(lines()).toEqual(['ran']);
+  });
+});
