@@ -58,7 +58,7 @@ export interface OnceAnswer {
 }
 
 /**
- * This call's place among the calls of one event (docs/hook.md, "The same event twice"): the first runs
+ * This call's place among the calls of one event (docs/daemon.md, "The same event twice"): the first runs
  * it and says how it went (`settle`; undefined: it was not run, its copies run themselves); a copy gets
  * the first one's answer; alone: no daemon to ask, or (`waited`) the first call died or gave no answer
  * in time: it runs the event itself.

@@ -6,7 +6,7 @@ import type { ClaimOnce, OnceTurn } from './hand-off.js';
 import { onceKey } from './once-key.js';
 
 /**
- * The same event twice on the Node path (docs/hook.md, "The same event twice"): an event with commands,
+ * The same event twice on the Node path (docs/daemon.md, "The same event twice"): an event with commands,
  * run by the hook process while a daemon is in use, first asks the daemon whether a call of the same
  * event runs already. The first call runs it; a copy waits for its answer and gives the agent the same
  * exit code, stdout and stderr, without running a command or handing the event over again. The hook

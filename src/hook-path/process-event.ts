@@ -296,7 +296,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   report.skipped = plan.skipped;
   const daemon = loaded.config.daemon;
   const handOff = daemon.enabled && io.env.HOOKD_DAEMON !== '0' ? io.handOff : undefined;
-  // The same event twice (docs/hook.md): with a daemon in use, an event with commands asks it first
+  // The same event twice (docs/daemon.md): with a daemon in use, an event with commands asks it first
   // whether a call of the same event runs already; a copy answers what that call answers.
   let turn: OnceTurn | undefined;
   if (handOff && edges.claimOnce && plan.commands.length > 0 && !spilled)

@@ -299,7 +299,7 @@ const why = (said: Said) =>
   typeof said === 'string' ? said : String(said.reason ?? said.error ?? 'the daemon gave no turn');
 
 /**
- * The same event twice (docs/hook.md, "The same event twice"): asks the daemon whether a call of this
+ * The same event twice (docs/daemon.md, "The same event twice"): asks the daemon whether a call of this
  * event runs already. The first call leads: it keeps the connection open while it runs, and its answer
  * (or the connection closing, when it dies) goes to the copies. A copy waits for that answer, at most
  * `waitMs`; every other reply comes within `askMs`. Anything else (no daemon, an older one, a first call that died) is "alone": run the event

@@ -134,7 +134,8 @@ export class OnceDesk {
     const calls = this.callsOf(connection);
     if (calls.leads.has(key) || calls.copies.has(key))
       return { ok: false, code: 'claimed', error: 'this connection has claimed this event already' };
-    if (connection.closed.aborted || calls.leads.size + calls.copies.size >= EVENTS_PER_CONNECTION)
+    if (connection.closed.aborted) return { ok: true, role: 'alone', reason: 'the connection closed' };
+    if (calls.leads.size + calls.copies.size >= EVENTS_PER_CONNECTION)
       return { ok: true, role: 'alone', reason: 'too many events on one connection' };
     const turn = this.book.claim(key);
     if (turn.lead) {
