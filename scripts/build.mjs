@@ -75,6 +75,7 @@ const common = {
     './run.cjs',
     './redact.cjs',
     './remote.cjs',
+    './once.cjs',
     './kinds.cjs',
     './agents.cjs',
   ],
@@ -92,6 +93,8 @@ const common = {
 //   dist/config.cjs    loading the config when no cached result fits (src/config/load-fresh.ts): the
 //                      files' reading, the project file's trust, the last good config.
 //   dist/remote.cjs    waiting for a remote answer to a permission prompt (src/hook-path/remote-ask.ts).
+//   dist/once.cjs      asking the daemon whether the same event runs already (src/hook-path/once-claim.ts):
+//                      an event with commands, on the Node path while a daemon is in use.
 //   dist/kinds.cjs     the agents' tool tables, for an entry that matches canonical tool kinds
 //                      (src/runner/kind-match.ts).
 // A chunk bundles what it imports itself: it shares no module state with dist/hook.cjs.
@@ -102,6 +105,7 @@ const HOOK_CHUNKS = [
   { source: 'src/logging/redact.ts', test: /\/redact\.js$/, chunk: 'redact.cjs' },
   { source: 'src/config/load-fresh.ts', test: /\/load-fresh\.js$/, chunk: 'config.cjs' },
   { source: 'src/hook-path/remote-ask.ts', test: /\/remote-ask\.js$/, chunk: 'remote.cjs' },
+  { source: 'src/hook-path/once-claim.ts', test: /\/once-claim\.js$/, chunk: 'once.cjs' },
   { source: 'src/runner/kind-match.ts', test: /\/kind-match\.js$/, chunk: 'kinds.cjs' },
   { source: 'src/agents/agent-rules.ts', test: /\/agent-rules\.js$/, chunk: 'agents.cjs' },
 ];

@@ -5,7 +5,7 @@ import { isDeclaredAgent } from '../events/parse.js';
 import { recoverWorkingDir } from '../hook-path/working-dir.js';
 import type { ConfigValidator } from '../config/load.js';
 import type { HandOff } from '../hook-path/process-event.js';
-import type { AskRemote } from '../hook-path/hand-off.js';
+import type { AskRemote, ClaimOnce } from '../hook-path/hand-off.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { logFilePath, runtimeDir } from '../paths.js';
 import { releaseStdinCopy } from '../util/stdin-copy.js';
@@ -77,6 +77,8 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
     (require('./client.cjs') as { handOff: HandOff }).handOff(message, options);
   const askRemote: AskRemote = (message, options) =>
     (require('./client.cjs') as { askRemote: AskRemote }).askRemote(message, options);
+  const claimOnce: ClaimOnce = (key, options) =>
+    (require('./client.cjs') as { claimOnce: ClaimOnce }).claimOnce(key, options);
   const where = recoverWorkingDir(process.env);
   const self = hookdLocation(binPath);
   const code = await runHook({
@@ -98,6 +100,7 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
     validator,
     handOff,
     askRemote,
+    claimOnce,
     daemonArgv: daemonRunArgv(process.execPath, self.program),
     agent: isDeclaredAgent(agent) ? agent : undefined,
     declaredEvent: event,

@@ -49,3 +49,30 @@ export interface RemoteAskResult {
 
 /** Asks the daemon and waits at most `message.waitMs`; never throws (no answer = no decision). */
 export type AskRemote = (message: RemoteAskMessage, options?: { env?: Env }) => Promise<RemoteAskResult>;
+
+/** The answer a call gave its agent, as a copy of the same event gives it too. */
+export interface OnceAnswer {
+  exitCode: 0 | 1 | 2;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * This call's place among the calls of one event (docs/daemon.md, "The same event twice"): the first runs
+ * it and says how it went (`settle`; undefined: it was not run, its copies run themselves); a copy gets
+ * the first one's answer; alone: no daemon to ask, or (`waited`) the first call died or gave no answer
+ * in time: it runs the event itself.
+ */
+export type OnceTurn =
+  | { role: 'lead'; settle(answer: OnceAnswer | undefined): Promise<void> }
+  | { role: 'copy'; answer: OnceAnswer }
+  | { role: 'alone'; reason: string; waited?: boolean };
+
+/**
+ * Asks the daemon for this event's turn: it says within `askMs` (else the call runs alone), and a copy
+ * waits at most `waitMs` for the first call's answer.
+ */
+export type ClaimOnce = (
+  key: string,
+  options: { env?: Env; askMs: number; waitMs: number },
+) => Promise<OnceTurn>;

@@ -1,5 +1,5 @@
 import type { ConfigValidator, LoadedConfig } from '../config/load.js';
-import type { AskRemote, HandOff } from './hand-off.js';
+import type { AskRemote, ClaimOnce, HandOff, OnceTurn } from './hand-off.js';
 import { askRemotely } from './remote-ask.js';
 import { loadConfig } from '../config/load.js';
 import {
@@ -16,7 +16,7 @@ import type { SpilledStdin } from '../events/read-stdin.js';
 import type { CommandOutcome, EventHandoff, HookEvent } from '../events/types.js';
 import type { LineLogger } from '../logging/line-logger.js';
 import { notRunReason, type AgentReply } from '../runner/decision.js';
-import { planCommands, type PlannedCommand, type SkippedEntry } from '../runner/route.js';
+import { eventBudgetMs, planCommands, type PlannedCommand, type SkippedEntry } from '../runner/route.js';
 import type { RanCommand } from '../runner/run-event.js';
 import type { SpawnLike } from '../runner/run-command.js';
 import { DEFAULTS } from '../config/defaults.js';
@@ -27,6 +27,8 @@ import { boundedPayload } from './handoff-bound.js';
 import { configHasNews } from '../config/source-state.js';
 // An event's commands, from their own chunk in the hook bundle (run-planned.ts): most events have none.
 import { runPlanned } from './run-planned.js';
+// The same event twice, from its own chunk (once-claim.ts): asked only for an event with commands.
+import { takeTurn } from './once-claim.js';
 // Rare paths, from their own chunk in the hook bundle (rare.ts).
 import {
   answerUnreadable,
@@ -53,6 +55,8 @@ export interface ProcessIO {
   daemonArgv?: string[];
   /** Asks the daemon to send a permission prompt away (remote answers); absent: never asked. */
   askRemote?: AskRemote | undefined;
+  /** Asks the daemon whether a call of the same event runs already (once-claim.ts); absent: never asked. */
+  claimOnce?: ClaimOnce | undefined;
   now?: () => number;
   /** The agent named by the hook command (`hookd hook --agent claude`); guessed from the event when absent. */
   agent?: DeclaredAgent | undefined;
@@ -122,6 +126,8 @@ export interface RunEventEdges {
   signal?: AbortSignal | undefined;
   /** Asks the daemon to send a permission prompt away (remote answers); absent: never asked. */
   askRemote?: AskRemote | undefined;
+  /** Asks the daemon whether a call of the same event runs already (once-claim.ts); absent: never asked. */
+  claimOnce?: ClaimOnce | undefined;
   /** Told the agent's answer as soon as it is decided, before the hand-off (the daemon answers at once). */
   onReply?: ((reply: AgentReply) => void) | undefined;
 }
@@ -146,6 +152,8 @@ export interface HookReport {
   ran: RanCommand[];
   reply: AgentReply;
   handoff?: { outcome: string; error?: string | undefined };
+  /** The same event ran in another call: its answer was given, nothing ran or was handed over here. */
+  copy?: boolean;
   durationMs: number;
 }
 
@@ -286,47 +294,65 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   const plan = planCommands(event, loaded.config, loaded);
   report.planned = plan.commands;
   report.skipped = plan.skipped;
-  // No command: nothing to run, log or decide (the agent gets the silent answer).
-  if (plan.commands.length > 0) {
-    const done = await runPlanned(event, plan.commands, loaded.config, {
-      env: io.env,
-      logger: io.logger,
-      rawStdin: spilled ? { file: spilled.path } : raw,
-      fallbackCwd: request.cwd,
-      umask: request.umask,
-      spawn: edges.spawn,
-      signal: edges.signal,
-    });
-    report.ran = done.ran;
-    report.reply = done.reply;
+  const daemon = loaded.config.daemon;
+  const handOff = daemon.enabled && io.env.HOOKD_DAEMON !== '0' ? io.handOff : undefined;
+  // The same event twice (docs/daemon.md): with a daemon in use, an event with commands asks it first
+  // whether a call of the same event runs already; a copy answers what that call answers.
+  let turn: OnceTurn | undefined;
+  if (handOff && edges.claimOnce && plan.commands.length > 0 && !spilled)
+    turn = await takeTurn(
+      event,
+      request,
+      plan.commands,
+      { config: loaded.config, budgetMs: eventBudgetMs(event, loaded.config) },
+      { claimOnce: edges.claimOnce, logger: io.logger },
+    );
+  if (turn?.role === 'copy') {
+    report.reply = turn.answer;
+    report.copy = true;
+  } else {
+    // No command: nothing to run, log or decide (the agent gets the silent answer).
+    if (plan.commands.length > 0) {
+      const done = await runPlanned(event, plan.commands, loaded.config, {
+        env: io.env,
+        logger: io.logger,
+        rawStdin: spilled ? { file: spilled.path } : raw,
+        fallbackCwd: request.cwd,
+        umask: request.umask,
+        spawn: edges.spawn,
+        signal: edges.signal,
+      });
+      report.ran = done.ran;
+      report.reply = done.reply;
+    }
+    // Remote answers (docs/remote.md): a PermissionRequest no guard decided may be answered from elsewhere.
+    // Checked here so that every other event leaves dist/remote.cjs unread.
+    if (event.name === 'PermissionRequest' && loaded.config.remote?.enabled && edges.askRemote)
+      report.reply = await askRemotely(event, loaded.config, report.reply, {
+        env: io.env,
+        logger: io.logger,
+        askRemote: edges.askRemote,
+        elapsedMs: monotonicMs() - started,
+      });
+    // A config file whose commands do not run (a project file whose trust lapsed, an invalid file with no
+    // valid version to stand in), said once per session on the agent's stderr, which the agent shows the
+    // user. Only with exit 0: never in a block reason the model reads. Not for an event that
+    // came over http: its answer reaches no one, the next event of the session says it.
+    if (news && report.reply.exitCode === 0) {
+      const lapse = claimConfigWarnings(io.env, loaded, event.sessionId);
+      if (lapse) report.reply = { ...report.reply, stderr: report.reply.stderr + lapse };
+    }
   }
-  // Remote answers (docs/remote.md): a PermissionRequest no guard decided may be answered from elsewhere.
-  // Checked here so that every other event leaves dist/remote.cjs unread.
-  if (event.name === 'PermissionRequest' && loaded.config.remote?.enabled && edges.askRemote)
-    report.reply = await askRemotely(event, loaded.config, report.reply, {
-      env: io.env,
-      logger: io.logger,
-      askRemote: edges.askRemote,
-      elapsedMs: monotonicMs() - started,
-    });
-  // A config file whose commands do not run (a project file whose trust lapsed, an invalid file with no
-  // valid version to stand in), said once per session on the agent's stderr, which the agent shows the
-  // user. Only with exit 0: never in a block reason the model reads. Not for an event that
-  // came over http: its answer reaches no one, the next event of the session says it.
-  if (news && report.reply.exitCode === 0) {
-    const lapse = claimConfigWarnings(io.env, loaded, event.sessionId);
-    if (lapse) report.reply = { ...report.reply, stderr: report.reply.stderr + lapse };
-  }
+  if (turn?.role === 'lead') await turn.settle(report.reply);
   edges.onReply?.(report.reply);
 
-  const daemon = loaded.config.daemon;
-  if (io.handOff && daemon.enabled && io.env.HOOKD_DAEMON !== '0') {
+  if (handOff && !report.copy) {
     const bounded = { ...event, payload: boundedPayload(event.payload) };
     const message: EventHandoff = { v: 1, type: 'event', event: bounded, results: report.ran.map(toOutcome) };
     const notices = news ? claimConfigNotices(io.env, loaded) : [];
     if (notices.length > 0) message.notices = notices;
     try {
-      report.handoff = await io.handOff(message, {
+      report.handoff = await handOff(message, {
         env: io.env,
         autoStart: daemon.autoStart,
         timeoutMs: daemon.handoffTimeoutMs,
@@ -355,6 +381,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
       decidedBy: report.reply.decidedBy,
       exitCode: report.reply.exitCode,
       handoff: report.handoff?.outcome,
+      copy: report.copy,
       handoffError: report.handoff?.error,
       durationMs: report.durationMs,
     },

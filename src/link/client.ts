@@ -15,9 +15,12 @@ import { spawnDetached } from '../process/run.js';
 import { socketAddress } from '../util/unix-socket.js';
 import type {
   AskRemote,
+  ClaimOnce,
   HandOff,
   HandOffOptions,
   HandOffResult,
+  OnceAnswer,
+  OnceTurn,
   RemoteAskMessage,
   RemoteAskResult,
 } from '../hook-path/hand-off.js';
@@ -42,6 +45,24 @@ function noEntry(path: string): boolean {
 }
 
 /**
+ * Where to reach the daemon's socket, or why not to: nothing is sent to a socket in a folder another
+ * user owns or can write to (see socketTrustProblem), and a missing socket is said without loading
+ * node:net (the hook's fallback meets this on every event while the daemon is down).
+ */
+function daemonAddress(options: {
+  env?: Env;
+  socketPath?: string;
+}): { path: string; release: () => void } | { error: string; code: string } {
+  if (options.socketPath) return { path: options.socketPath, release: () => {} };
+  const files = daemonFiles(options.env ?? process.env);
+  const problem = socketTrustProblem(files);
+  if (problem) return { error: `not talking to ${files.socket}: ${problem}`, code: 'EUNSAFE' };
+  if (noEntry(files.socket)) return { error: NOT_RUNNING_NO_SOCKET, code: 'ENOENT' };
+  // A runtime dir too long for a socket address is reached through the folder (Linux).
+  return socketAddress(files.dir, basename(files.socket));
+}
+
+/**
  * Sends one JSON line to the daemon and waits for one JSON line back, within timeoutMs. Never throws.
  * Nothing is sent to a socket in a folder another user owns or can write to (see socketTrustProblem).
  */
@@ -49,24 +70,9 @@ export function requestDaemon(
   message: object,
   options: { env?: Env; timeoutMs?: number; socketPath?: string } = {},
 ): Promise<{ ok: true; reply: DaemonReply } | { ok: false; error: string; code?: string }> {
-  const files = daemonFiles(options.env ?? process.env);
-  const socketPath = options.socketPath ?? files.socket;
-  const problem = options.socketPath ? undefined : socketTrustProblem(files);
-  if (problem)
-    return Promise.resolve({
-      ok: false,
-      error: `not talking to ${files.socket}: ${problem}`,
-      code: 'EUNSAFE',
-    });
-  // No socket at all: the daemon is not running, said without loading node:net (the hook's fallback
-  // meets this on every event while the daemon is down).
-  if (!options.socketPath && noEntry(files.socket))
-    return Promise.resolve({ ok: false, error: NOT_RUNNING_NO_SOCKET, code: 'ENOENT' });
+  const address = daemonAddress(options);
+  if ('error' in address) return Promise.resolve({ ok: false, ...address });
   const timeoutMs = options.timeoutMs ?? 1000;
-  // A runtime dir too long for a socket address is reached through the folder (Linux).
-  const address = options.socketPath
-    ? { path: socketPath, release: () => {} }
-    : socketAddress(files.dir, basename(files.socket));
   return new Promise((resolve) => {
     let settled = false;
     let buffer = '';
@@ -212,3 +218,123 @@ export async function askRemote(
 }
 
 const _askRemoteImplementsContract: AskRemote = askRemote;
+
+/** The largest answer (stdout and stderr together, in characters) a call gives its copies over the socket. */
+export const ONCE_ANSWER_MAX_CHARS = 1024 * 1024;
+/** The longest reply line read back (a copy's answer, JSON-escaped). */
+const ONCE_LINE_MAX = 8 * ONCE_ANSWER_MAX_CHARS;
+
+type Said = DaemonReply | string;
+
+/** One connection to the daemon, asked one request at a time; a string is why there is no reply. */
+function daemonLine(address: { path: string; release: () => void }) {
+  const socket = process.getBuiltinModule('node:net').createConnection(address.path);
+  // Never what keeps the hook process alive: a wait holds it with its own timer.
+  socket.unref();
+  socket.once('connect', address.release);
+  socket.setEncoding('utf8');
+  let buffer = '';
+  let gone: string | undefined;
+  let waiting: ((said: Said) => void) | undefined;
+  const deliver = (said: Said) => {
+    const w = waiting;
+    waiting = undefined;
+    w?.(said);
+  };
+  const end = (why: string) => {
+    gone ??= why;
+    address.release();
+    socket.destroy();
+    deliver(gone);
+  };
+  socket.on('data', (chunk: string) => {
+    buffer += chunk;
+    if (buffer.length > ONCE_LINE_MAX) return end('the daemon answered with too long a line');
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) !== -1) {
+      const text = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      let said: unknown;
+      try {
+        said = JSON.parse(text);
+      } catch {}
+      deliver(
+        said !== null && typeof said === 'object'
+          ? (said as DaemonReply)
+          : 'the daemon answered with invalid JSON',
+      );
+    }
+  });
+  socket.on('error', (error: Error) => end(error.message));
+  socket.on('close', () => end('the daemon closed the connection'));
+  return {
+    ask(message: object, timeoutMs: number): Promise<Said> {
+      if (gone !== undefined) return Promise.resolve(gone);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          waiting = undefined;
+          resolve(`no answer from the daemon within ${timeoutMs}ms`);
+        }, timeoutMs);
+        waiting = (said) => {
+          clearTimeout(timer);
+          resolve(said);
+        };
+        socket.write(`${JSON.stringify(message)}\n`);
+      });
+    },
+    close: () => end('closed'),
+  };
+}
+
+/** The first call's answer in a daemon's reply, when it holds a valid one. */
+function answerIn(said: Said): OnceAnswer | undefined {
+  if (typeof said === 'string' || said.ok !== true || said.answered !== true) return undefined;
+  const { exitCode, stdout, stderr } = said;
+  if (exitCode !== 0 && exitCode !== 1 && exitCode !== 2) return undefined;
+  if (typeof stdout !== 'string' || typeof stderr !== 'string') return undefined;
+  return { exitCode, stdout, stderr };
+}
+
+const why = (said: Said) =>
+  typeof said === 'string' ? said : String(said.reason ?? said.error ?? 'the daemon gave no turn');
+
+/**
+ * The same event twice (docs/daemon.md, "The same event twice"): asks the daemon whether a call of this
+ * event runs already. The first call leads: it keeps the connection open while it runs, and its answer
+ * (or the connection closing, when it dies) goes to the copies. A copy waits for that answer, at most
+ * `waitMs`; every other reply comes within `askMs`. Anything else (no daemon, an older one, a first call that died) is "alone": run the event
+ * here. Never throws.
+ */
+export async function claimOnce(
+  key: string,
+  options: { env?: Env; askMs: number; waitMs: number },
+): Promise<OnceTurn> {
+  const address = daemonAddress({ env: options.env ?? process.env });
+  if ('error' in address) return { role: 'alone', reason: address.error };
+  const line = daemonLine(address);
+  const claimed = await line.ask({ v: PROTOCOL_VERSION, type: 'once', key }, options.askMs);
+  if (typeof claimed !== 'string' && claimed.ok === true && claimed.role === 'lead') {
+    return {
+      role: 'lead',
+      settle: async (answer) => {
+        const fits = answer && answer.stdout.length + answer.stderr.length <= ONCE_ANSWER_MAX_CHARS;
+        await line.ask(
+          { v: PROTOCOL_VERSION, type: 'once-done', key, ...(fits ? answer : {}) },
+          options.askMs,
+        );
+        line.close();
+      },
+    };
+  }
+  if (typeof claimed !== 'string' && claimed.ok === true && claimed.role === 'copy') {
+    const first = await line.ask({ v: PROTOCOL_VERSION, type: 'once-wait', key }, options.waitMs);
+    line.close();
+    const answer = answerIn(first);
+    if (answer) return { role: 'copy', answer };
+    return { role: 'alone', reason: why(first), waited: true };
+  }
+  line.close();
+  return { role: 'alone', reason: why(claimed) };
+}
+
+const _claimOnceImplementsContract: ClaimOnce = claimOnce;

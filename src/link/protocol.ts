@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PROTOCOL_VERSION } from './client.js';
+import { ONCE_ANSWER_MAX_CHARS, PROTOCOL_VERSION } from './client.js';
 import { AGENT_KINDS, type EventHandoff } from '../events/types.js';
 
 /**
@@ -77,7 +77,29 @@ export const permissionRequestSchema = z.object({
   waitMs: z.number().int().min(1000).max(3_600_000),
 });
 
+/** An event's key (docs/daemon.md, "The same event twice"): a sha256, in hex. */
+const onceKeySchema = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
+ * The same event twice, from the hook process (docs/protocol.md): `once` asks whose turn it is (the
+ * first call leads, a later one is a copy), `once-wait` waits for the first call's answer, `once-done`
+ * gives it (on the connection that leads; without an exit code: not run, its copies run themselves).
+ */
+const onceRequestSchemas = [
+  z.object({ v: z.literal(1), type: z.literal('once'), key: onceKeySchema }),
+  z.object({ v: z.literal(1), type: z.literal('once-wait'), key: onceKeySchema }),
+  z.object({
+    v: z.literal(1),
+    type: z.literal('once-done'),
+    key: onceKeySchema,
+    exitCode: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+    stdout: z.string().max(ONCE_ANSWER_MAX_CHARS).default(''),
+    stderr: z.string().max(ONCE_ANSWER_MAX_CHARS).default(''),
+  }),
+] as const;
+
 export const requestSchema = z.discriminatedUnion('type', [
+  ...onceRequestSchemas,
   eventRequestSchema,
   z.object({ v: z.literal(1), type: z.literal('ping') }),
   z.object({ v: z.literal(1), type: z.literal('status') }),
@@ -103,6 +125,7 @@ export type DaemonRequest = z.infer<typeof requestSchema>;
 export type EventRequest = z.infer<typeof eventRequestSchema>;
 export type OutboxRequest = z.infer<typeof outboxRequestSchema>;
 export type PermissionRequestMessage = z.infer<typeof permissionRequestSchema>;
+export type OnceRequest = z.infer<(typeof onceRequestSchemas)[number]>;
 
 export type ParsedRequest =
   { ok: true; request: DaemonRequest } | { ok: false; code: string; error: string; id?: string };

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import type { HookEvent } from '../../events/types.js';
+// The key is the hook's too: the Node path asks the daemon with it (src/hook-path/once-key.ts).
+export { onceKey } from '../../hook-path/once-key.js';
 
 /**
  * One event that reaches the daemon twice runs once (docs/daemon.md, "The same event twice"). One hookd
@@ -55,27 +55,6 @@ export interface OnceLimits {
 
 export const ONCE_LIMITS: OnceLimits = { windowMs: 0, maxEntries: 256, maxReplyChars: 64 * 1024 };
 
-/** The key of one event: what makes two calls the same event (see above). */
-export function onceKey(
-  event: HookEvent,
-  call: { bytes: Buffer; cwd: string; env: Record<string, string | undefined> },
-  commands: readonly unknown[],
-): string {
-  const hash = createHash('sha256');
-  const env = Object.entries(call.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const parts = [
-    event.agent,
-    event.name,
-    event.cwd ?? '',
-    call.cwd,
-    JSON.stringify(commands),
-    JSON.stringify(env),
-  ];
-  for (const part of parts) hash.update(`${part.length}:${part}\n`);
-  hash.update(call.bytes);
-  return hash.digest('hex');
-}
-
 /** The events running or just answered, by key; bounded in count and in the answers it keeps. */
 export class OnceBook {
   private readonly entries = new Map<string, Entry>();
@@ -122,5 +101,88 @@ export class OnceBook {
     for (const [key, entry] of this.entries) {
       if (entry.doneAt !== undefined && entry.doneAt < oldest) this.entries.delete(key);
     }
+  }
+}
+
+/** A hook process's connection to the daemon's socket: `closed` aborts when it goes away. */
+export interface OnceConnection {
+  closed: AbortSignal;
+}
+
+/** How many events one connection may hold at once (a hook process holds one). */
+const EVENTS_PER_CONNECTION = 4;
+
+interface Calls {
+  leads: Map<string, Lead>;
+  copies: Map<string, Promise<OnceReply | undefined>>;
+}
+
+/**
+ * The book on the daemon's socket, for events the hook process runs itself (the Node path: no native
+ * client, a command marked "local", the fast listener off). The first call of a key leads and keeps its
+ * connection open while it runs; its answer, given on that connection, goes to the copies; its
+ * connection closing first (the process died, was killed) tells them to run the event themselves.
+ * Only the connection that leads a key can answer it.
+ */
+export class OnceDesk {
+  private readonly calls = new WeakMap<OnceConnection, Calls>();
+
+  constructor(private readonly book: OnceBook) {}
+
+  /** Whose turn it is: `lead` (run it, then `done`), `copy` (then `wait`), or `alone` (run it). */
+  claim(key: string, connection: OnceConnection): Record<string, unknown> {
+    const calls = this.callsOf(connection);
+    if (calls.leads.has(key) || calls.copies.has(key))
+      return { ok: false, code: 'claimed', error: 'this connection has claimed this event already' };
+    if (connection.closed.aborted) return { ok: true, role: 'alone', reason: 'the connection closed' };
+    if (calls.leads.size + calls.copies.size >= EVENTS_PER_CONNECTION)
+      return { ok: true, role: 'alone', reason: 'too many events on one connection' };
+    const turn = this.book.claim(key);
+    if (turn.lead) {
+      calls.leads.set(key, turn);
+      return { ok: true, role: 'lead' };
+    }
+    calls.copies.set(key, turn.result);
+    return { ok: true, role: 'copy' };
+  }
+
+  /** A copy's wait: the first call's answer, or `answered: false` (run it yourself). */
+  async wait(key: string, connection: OnceConnection): Promise<Record<string, unknown>> {
+    const calls = this.callsOf(connection);
+    const result = calls.copies.get(key);
+    if (!result)
+      return { ok: false, code: 'not_claimed', error: 'this connection is not a copy of this event' };
+    const answer = await result;
+    calls.copies.delete(key);
+    return answer
+      ? { ok: true, answered: true, ...answer }
+      : { ok: true, answered: false, reason: 'the first call did not run to its end' };
+  }
+
+  /** The first call's answer (undefined: it did not run the event; its copies run it themselves). */
+  done(key: string, connection: OnceConnection, answer: OnceReply | undefined): Record<string, unknown> {
+    const calls = this.callsOf(connection);
+    const lead = calls.leads.get(key);
+    if (!lead) return { ok: false, code: 'not_claimed', error: 'this connection does not lead this event' };
+    calls.leads.delete(key);
+    lead.settle(answer);
+    return { ok: true };
+  }
+
+  private callsOf(connection: OnceConnection): Calls {
+    let calls = this.calls.get(connection);
+    if (calls) return calls;
+    const mine: Calls = { leads: new Map(), copies: new Map() };
+    this.calls.set(connection, mine);
+    connection.closed.addEventListener(
+      'abort',
+      () => {
+        for (const lead of mine.leads.values()) lead.settle(undefined);
+        mine.leads.clear();
+      },
+      { once: true },
+    );
+    calls = mine;
+    return calls;
   }
 }

@@ -1,13 +1,19 @@
 import type { EventHandoff } from '../../events/types.js';
 import { serializeNoise, type NoiseState } from '../../notify/noise.js';
 import type { SessionTable } from '../../notify/session-state.js';
-import type { DaemonRequest, OutboxRequest, PermissionRequestMessage } from '../../link/protocol.js';
+import type {
+  DaemonRequest,
+  OnceRequest,
+  OutboxRequest,
+  PermissionRequestMessage,
+} from '../../link/protocol.js';
 import type { DaemonStats } from '../../journal/stats.js';
 import type { DaemonStore, Delivery, JournalRecord, Ladder } from '../../journal/store.js';
 
 /** Ladders listed per `ladders` request, running and stopped each. */
 const LADDERS_LISTED = 100;
 import { ackPlan, type Answered } from '../../journal/escalator.js';
+import { OnceBook, OnceDesk, type OnceConnection } from './once.js';
 
 export interface RequestOptions {
   /** True once the daemon is stopping: events are refused. */
@@ -61,13 +67,50 @@ async function outboxRequest(o: RequestOptions, request: OutboxRequest): Promise
   return { ok: true, affected: records.length };
 }
 
-/** The socket's request handler: event, ping, status, shutdown, outbox, noise, sessions. */
+/** The same event twice, from hook processes that run it themselves (once.ts, OnceDesk). */
+async function onceRequest(
+  o: RequestOptions,
+  desk: OnceDesk,
+  request: OnceRequest,
+  connection: OnceConnection | undefined,
+): Promise<Record<string, unknown>> {
+  if (!connection) return { ok: true, role: 'alone', reason: 'not over a connection' };
+  switch (request.type) {
+    case 'once': {
+      if (o.stopping()) return { ok: true, role: 'alone', reason: 'the daemon is stopping' };
+      const reply = desk.claim(request.key, connection);
+      if (reply.role === 'copy')
+        o.logger?.info(
+          { kind: 'once', duplicate: true },
+          'the same event is running in another hook process: waits for its answer',
+        );
+      return reply;
+    }
+    case 'once-wait':
+      return desk.wait(request.key, connection);
+    case 'once-done': {
+      const { exitCode, stdout, stderr } = request;
+      return desk.done(
+        request.key,
+        connection,
+        exitCode === undefined ? undefined : { exitCode, stdout, stderr },
+      );
+    }
+  }
+}
+
+/** The socket's request handler: event, ping, status, shutdown, outbox, noise, sessions, once. */
 export function requestHandler(
   o: RequestOptions,
-): (request: DaemonRequest) => Promise<Record<string, unknown>> {
+): (request: DaemonRequest, connection?: OnceConnection) => Promise<Record<string, unknown>> {
   const pid = o.pid ?? process.pid;
-  return async (request) => {
+  const desk = new OnceDesk(new OnceBook(o.now));
+  return async (request, connection) => {
     switch (request.type) {
+      case 'once':
+      case 'once-wait':
+      case 'once-done':
+        return onceRequest(o, desk, request, connection);
       case 'event': {
         if (o.stopping())
           return { ok: false, code: 'shutting_down', error: 'the daemon is stopping', id: request.event.id };

@@ -7,7 +7,15 @@ import { parseRequest, replyLine, type DaemonRequest } from '../../link/protocol
 /** Longest request line accepted (an event's payload is capped at 8 MiB by the hook). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
-export type RequestHandler = (request: DaemonRequest) => Promise<Record<string, unknown>>;
+/** The connection a request came on: `closed` aborts when the client goes away. */
+export interface Connection {
+  closed: AbortSignal;
+}
+
+export type RequestHandler = (
+  request: DaemonRequest,
+  connection: Connection,
+) => Promise<Record<string, unknown>>;
 
 export interface SocketServer {
   server: Server;
@@ -24,11 +32,16 @@ export async function listenOnSocket(socketPath: string, handle: RequestHandler)
   const server = createServer((socket) => {
     const state = { busy: 0, closing: false };
     sockets.set(socket, state);
+    const closed = new AbortController();
+    const connection: Connection = { closed: closed.signal };
     let buffer = '';
     let chain: Promise<void> = Promise.resolve();
     socket.setEncoding('utf8');
     socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      closed.abort();
+    });
     socket.on('data', (chunk: string) => {
       buffer += chunk;
       if (buffer.length > MAX_LINE_BYTES) {
@@ -56,7 +69,7 @@ export async function listenOnSocket(socketPath: string, handle: RequestHandler)
             };
           else {
             try {
-              reply = await handle(parsed.request);
+              reply = await handle(parsed.request, connection);
             } catch (error) {
               reply = { ok: false, code: 'internal', error: (error as Error).message };
             }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_DIR } from '../../helpers/fixtures.js';
@@ -6,23 +6,16 @@ import { makeTempDir } from '../../helpers/temp.js';
 import { waitFor } from './helpers.js';
 import { stopDaemon, useProcessCleanup } from './process-helpers.js';
 import {
-  daemonLogText,
   handOffEnv,
-  journaledTags,
-  onToolEvents,
   startFastDaemon,
   startHook,
-  toolEvent,
   TRANSPORTS,
   writeFastConfig,
 } from './fast-client-helpers.js';
 
-// One hookd entry that fires twice for one event (Droid runs the entry of ~/.factory and the copy it
-// imports from Claude Code's settings): through the real native client and a real daemon, the guard
-// runs once, both calls answer alike, and the event is journaled (so notified) once. Without a daemon
-// each call runs the guard itself: a guard twice, never a guard skipped.
+// The same event twice, on both transports: same-event-twice.test.ts.
 //
-// And the right agent: hookd's entry in Claude Code's settings (`--agent claude`) fired by Cursor (from
+// The right agent: hookd's entry in Claude Code's settings (`--agent claude`) fired by Cursor (from
 // its documented payload, test/fixtures/cursor-docs/: written from its docs, not recorded) is Cursor's
 // event for the command and in the journal, under hookd's event name.
 
@@ -39,93 +32,6 @@ afterEach(async () => {
   await stopDaemon(daemon);
   daemon = undefined;
   tmp.cleanup();
-});
-
-const side = () => join(tmp.dir, 'side-effect.txt');
-const gate = () => join(tmp.dir, 'gate');
-const lines = () => (existsSync(side()) ? readFileSync(side(), 'utf8').split('\n').filter(Boolean) : []);
-
-/** A guard that records each run, waits for the test's gate, then blocks with a reason on stderr and JSON on stdout. */
-const GUARD = [
-  'echo ran >> "$SIDE"',
-  'while [ ! -e "$GATE" ]; do sleep 0.02; done',
-  `printf '{"reason":"held"}'`,
-  'echo "blocked: rm is not allowed" >&2',
-  'exit 2',
-].join('; ');
-
-function hook(stdin: Buffer) {
-  const h = startHook('fast', { env: { ...env, SIDE: side(), GATE: gate() }, cwd: tmp.dir, stdin });
-  pids.push(h.child.pid!);
-  return h.done;
-}
-
-const pre = (tag: string) =>
-  toolEvent(tag, { hook_event_name: 'PreToolUse', tool_input: { command: 'rm -rf x' } });
-
-describe('the same event twice', () => {
-  it('runs the guard once: the second call waits and answers the same exit code, stdout and stderr', async () => {
-    writeFastConfig(env, onToolEvents(GUARD, { blocking: true }));
-    daemon = await startFastDaemon(env);
-    const first = hook(pre('s1-twice'));
-    await waitFor(() => lines().length === 1, 20_000, 'the first call to start the guard');
-    const second = hook(pre('s1-twice'));
-    await waitFor(
-      () => daemonLogText(env).includes('waits for its answer'),
-      20_000,
-      'the second call to reach the daemon while the first runs',
-    );
-    writeFileSync(gate(), '');
-    const [a, b] = await Promise.all([first, second]);
-    expect(a.code, a.stderr.toString()).toBe(2);
-    expect(b.code, b.stderr.toString()).toBe(2);
-    expect(b.stdout.toString()).toBe(a.stdout.toString());
-    expect(b.stderr.toString()).toBe(a.stderr.toString());
-    expect(a.stderr.toString()).toContain('rm is not allowed');
-    expect(lines()).toEqual(['ran']);
-    await waitFor(() => journaledTags(env).includes('s1-twice'), 20_000, 'the event in the journal');
-    // handed on once: one record, one notification
-    await stopDaemon(daemon);
-    daemon = undefined;
-    expect(journaledTags(env).filter((t) => t === 's1-twice')).toHaveLength(1);
-  });
-
-  it('the same bytes after the first call answered are a new event (a repeated tool call): its guard runs', async () => {
-    writeFileSync(gate(), '');
-    writeFastConfig(env, onToolEvents(GUARD, { blocking: true }));
-    daemon = await startFastDaemon(env);
-    const a = await hook(pre('s2-again'));
-    const b = await hook(pre('s2-again'));
-    expect([a.code, b.code]).toEqual([2, 2]);
-    expect(b.stdout.toString()).toBe(a.stdout.toString());
-    expect(lines()).toEqual(['ran', 'ran']);
-  });
-
-  it('a Stop that fires twice at once is journaled (so notified) once', async () => {
-    // an observer that holds the event until its copy has arrived: without one, "at once" would be a race
-    const hold = 'while [ ! -e "$GATE" ]; do sleep 0.02; done';
-    writeFastConfig(env, { Stop: [{ hooks: [{ type: 'command', command: hold, blocking: false }] }] });
-    daemon = await startFastDaemon(env);
-    const stop = toolEvent('s3-stop', { hook_event_name: 'Stop', tool_name: undefined });
-    const first = hook(stop);
-    const second = hook(stop);
-    await waitFor(() => daemonLogText(env).includes('waits for its answer'), 20_000, 'the copy to wait');
-    writeFileSync(gate(), '');
-    const runs = await Promise.all([first, second]);
-    expect(runs.map((r) => r.code)).toEqual([0, 0]);
-    await waitFor(() => journaledTags(env).includes('s3-stop'), 20_000, 'the event in the journal');
-    await stopDaemon(daemon);
-    daemon = undefined;
-    expect(journaledTags(env).filter((t) => t === 's3-stop')).toHaveLength(1);
-  });
-
-  it('without a daemon both calls run the guard (a guard twice, never a guard skipped)', async () => {
-    writeFileSync(gate(), '');
-    writeFastConfig(env, onToolEvents(GUARD, { blocking: true }));
-    const [a, b] = await Promise.all([hook(pre('s4-down')), hook(pre('s4-down'))]);
-    expect([a.code, b.code]).toEqual([2, 2]);
-    expect(lines()).toEqual(['ran', 'ran']);
-  });
 });
 
 /** The journal's `in` records: the event each carries. */

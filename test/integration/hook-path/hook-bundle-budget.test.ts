@@ -19,6 +19,7 @@ const CHUNKS = [
   'config.cjs',
   'redact.cjs',
   'remote.cjs',
+  'once.cjs',
   'kinds.cjs',
   'agents.cjs',
 ];

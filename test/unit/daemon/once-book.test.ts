@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OnceBook, onceKey } from '../../../src/daemon/listen/once.js';
+import { OnceBook, OnceDesk, onceKey } from '../../../src/daemon/listen/once.js';
 import type { HookEvent } from '../../../src/events/types.js';
 
 // The daemon's memory of events running or just answered (src/daemon/listen/once.ts): which call runs
@@ -85,5 +85,60 @@ describe('OnceBook', () => {
       onceKey(event(), call, [['project', 'g', 'guard']]),
     ];
     expect(new Set([base, ...others]).size).toBe(8);
+  });
+});
+
+describe('OnceDesk (the book on the daemon socket, for hook processes)', () => {
+  const KEY = 'a'.repeat(64);
+  const connection = () => {
+    const c = new AbortController();
+    return { closed: c.signal, close: () => c.abort() };
+  };
+
+  /** A desk where one connection leads KEY and another waits as its copy. */
+  const leadAndCopy = () => {
+    const desk = new OnceDesk(new OnceBook(clock().now));
+    const lead = connection();
+    const copy = connection();
+    expect(desk.claim(KEY, lead)).toEqual({ ok: true, role: 'lead' });
+    expect(desk.claim(KEY, copy)).toEqual({ ok: true, role: 'copy' });
+    return { desk, lead, waited: desk.wait(KEY, copy) };
+  };
+
+  it("the first connection leads; a copy waits and gets the lead's answer", async () => {
+    const { desk, lead, waited } = leadAndCopy();
+    expect(desk.done(KEY, lead, reply)).toEqual({ ok: true });
+    expect(await waited).toEqual({ ok: true, answered: true, ...reply });
+  });
+
+  it('a lead whose connection closes before its answer sends its copies to run the event themselves', async () => {
+    const { desk, lead, waited } = leadAndCopy();
+    lead.close();
+    expect(await waited).toMatchObject({ ok: true, answered: false });
+    // and the key is free again: the next call leads
+    expect(desk.claim(KEY, connection())).toEqual({ ok: true, role: 'lead' });
+  });
+
+  it('a lead that did not run the event (no answer) sends its copies to run it', async () => {
+    const { desk, lead, waited } = leadAndCopy();
+    desk.done(KEY, lead, undefined);
+    expect(await waited).toMatchObject({ ok: true, answered: false });
+  });
+
+  it('only the connection that leads a key answers it; a wait needs a copy', async () => {
+    const desk = new OnceDesk(new OnceBook(clock().now));
+    const lead = connection();
+    const other = connection();
+    desk.claim(KEY, lead);
+    expect(desk.done(KEY, other, reply)).toMatchObject({ ok: false, code: 'not_claimed' });
+    expect(await desk.wait(KEY, other)).toMatchObject({ ok: false, code: 'not_claimed' });
+    expect(desk.claim(KEY, lead)).toMatchObject({ ok: false, code: 'claimed' });
+  });
+
+  it('one connection holds a few events at most: past them it is told to run alone', () => {
+    const desk = new OnceDesk(new OnceBook(clock().now));
+    const one = connection();
+    const roles = ['1', '2', '3', '4', '5'].map((d) => desk.claim(d.repeat(64), one).role);
+    expect(roles).toEqual(['lead', 'lead', 'lead', 'lead', 'alone']);
   });
 });

@@ -20,6 +20,23 @@ describe('protocol v1', () => {
       request: { state: 'all' },
     });
   });
+  it('accepts the same-event requests with a sha256 key, and an answer of exit 0, 1 or 2 only', () => {
+    const key = 'f'.repeat(64);
+    for (const type of ['once', 'once-wait'])
+      expect(parseRequest(JSON.stringify({ v: 1, type, key })).ok).toBe(true);
+    expect(parseRequest(JSON.stringify({ v: 1, type: 'once-done', key, exitCode: 2 }))).toMatchObject({
+      ok: true,
+      request: { exitCode: 2, stdout: '', stderr: '' },
+    });
+    expect(parseRequest(JSON.stringify({ v: 1, type: 'once-done', key })).ok).toBe(true);
+    expect(parseRequest(JSON.stringify({ v: 1, type: 'once', key: '../etc' })).ok).toBe(false);
+    expect(parseRequest(JSON.stringify({ v: 1, type: 'once-done', key, exitCode: 7 })).ok).toBe(false);
+    const huge = 'x'.repeat(1024 * 1024 + 1);
+    expect(parseRequest(JSON.stringify({ v: 1, type: 'once-done', key, exitCode: 0, stdout: huge })).ok).toBe(
+      false,
+    );
+  });
+
   it('answers a type that is an object which cannot become a string, instead of throwing', () => {
     // Found by the parser fuzzing (test/integration/fuzz/parsers.heavy.test.ts): String() of {"toString":1,"valueOf":1} throws a TypeError.
     expect(parseRequest('{"v":1,"type":{"toString":1,"valueOf":1}}')).toMatchObject({

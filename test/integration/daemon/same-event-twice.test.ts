@@ -1,0 +1,199 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../helpers/temp.js';
+import { isAlive, killHard, readPid } from '../../helpers/procs.js';
+import { loopbackServer, waitFor } from './helpers.js';
+import { spawnDaemon, stopDaemon, useProcessCleanup } from './process-helpers.js';
+import {
+  daemonLogText,
+  handOffEnv,
+  journaledTags,
+  onToolEvents,
+  startFastDaemon,
+  startHook,
+  toolEvent,
+  writeFastConfig,
+  type Transport,
+} from './fast-client-helpers.js';
+
+// One hookd entry that fires twice for one event (Droid runs the identical command of its user and
+// project `.factory` folders twice): with a real daemon up, the guard runs once, the second call answers
+// what the first one did, and the event is handed on (journaled, notified) once. On both transports: the
+// native fast client (the daemon runs the event) and the Node path (`node dist/hookd.cjs hook`, the
+// fast listener off: the hook process runs it and asks the daemon first). Without a daemon, or when
+// the first call dies, each call runs the guard itself: a guard twice, never a guard skipped.
+
+const { pids, cleanups } = useProcessCleanup();
+let tmp: ReturnType<typeof makeTempDir>;
+let env: Record<string, string>;
+let daemon: ChildProcess | undefined;
+
+beforeEach(() => {
+  tmp = makeTempDir('hktwice-');
+  env = handOffEnv(tmp.dir);
+});
+afterEach(async () => {
+  await stopDaemon(daemon);
+  daemon = undefined;
+  tmp.cleanup();
+});
+
+const side = () => join(tmp.dir, 'side-effect.txt');
+const gate = () => join(tmp.dir, 'gate');
+const lines = () => (existsSync(side()) ? readFileSync(side(), 'utf8').split('\n').filter(Boolean) : []);
+const waiting = () => daemonLogText(env).includes('waits for its answer');
+
+/** A guard that records each run (and its pid), waits for the test's gate, then blocks with a reason. */
+const GUARD = [
+  'echo ran >> "$SIDE"',
+  'echo $$ > "$SIDE.pid.$(wc -l < "$SIDE" | tr -d " ")"',
+  'while [ ! -e "$GATE" ]; do sleep 0.02; done',
+  `printf '{"reason":"held"}'`,
+  'echo "blocked: rm is not allowed" >&2',
+  'exit 2',
+].join('; ');
+
+const pre = (tag: string) =>
+  toolEvent(tag, { hook_event_name: 'PreToolUse', tool_input: { command: 'rm -rf x' } });
+
+describe.each(['fast', 'node'] as const satisfies readonly Transport[])(
+  'the same event twice, %s transport',
+  (transport) => {
+    /** The user config: the fast listener on for the fast client only; a webhook as the one channel. */
+    const configure = (hooks: Record<string, unknown>, webhook?: string) =>
+      writeFastConfig(env, hooks, {
+        daemon: { fastListener: transport === 'fast' },
+        ...(webhook
+          ? { notify: { channels: { desktop: { type: 'webhook', url: webhook } }, waitingDelayMs: 0 } }
+          : {}),
+      });
+    const start = async () => {
+      daemon = await (transport === 'fast' ? startFastDaemon(env) : spawnDaemon(env));
+    };
+    const hook = (stdin: Buffer) => {
+      const h = startHook(transport, { env: { ...env, SIDE: side(), GATE: gate() }, cwd: tmp.dir, stdin });
+      pids.push(h.child.pid!);
+      return h;
+    };
+    const tag = (name: string) => `${transport}${name}`;
+
+    it('runs the guard once: the second call waits and answers the same exit code, stdout and stderr', async () => {
+      configure(onToolEvents(GUARD, { blocking: true }));
+      await start();
+      const first = hook(pre(tag('1-twice'))).done;
+      await waitFor(() => lines().length === 1, 20_000, 'the first call to start the guard');
+      const second = hook(pre(tag('1-twice'))).done;
+      await waitFor(waiting, 20_000, 'the second call to wait for the first');
+      writeFileSync(gate(), '');
+      const [a, b] = await Promise.all([first, second]);
+      expect(a.code, a.stderr.toString()).toBe(2);
+      expect(b.code, b.stderr.toString()).toBe(2);
+      expect(b.stdout.toString()).toBe(a.stdout.toString());
+      expect(b.stderr.toString()).toBe(a.stderr.toString());
+      expect(a.stderr.toString()).toContain('rm is not allowed');
+      expect(lines()).toEqual(['ran']);
+      await waitFor(() => journaledTags(env).includes(tag('1-twice')), 20_000, 'the event in the journal');
+      // handed on once: one record
+      await stopDaemon(daemon);
+      daemon = undefined;
+      expect(journaledTags(env).filter((t) => t === tag('1-twice'))).toHaveLength(1);
+    });
+
+    it('the same bytes after the first call answered are a new event (a repeated tool call): its guard runs', async () => {
+      writeFileSync(gate(), '');
+      configure(onToolEvents(GUARD, { blocking: true }));
+      await start();
+      const a = await hook(pre(tag('2-again'))).done;
+      const b = await hook(pre(tag('2-again'))).done;
+      expect([a.code, b.code]).toEqual([2, 2]);
+      expect(b.stdout.toString()).toBe(a.stdout.toString());
+      expect(lines()).toEqual(['ran', 'ran']);
+    });
+
+    it('a Stop that fires twice at once is journaled and notified once', async () => {
+      const server = await loopbackServer();
+      cleanups.push(server.close);
+      // an observer that holds the event until its copy has arrived: without one, "at once" would be a race
+      const hold = 'while [ ! -e "$GATE" ]; do sleep 0.02; done';
+      configure(
+        { Stop: [{ hooks: [{ type: 'command', command: hold, blocking: false }] }] },
+        `${server.url}/n`,
+      );
+      await start();
+      const stop = toolEvent(tag('3-stop'), { hook_event_name: 'Stop', tool_name: undefined });
+      const first = hook(stop).done;
+      const second = hook(stop).done;
+      await waitFor(waiting, 20_000, 'the copy to wait');
+      writeFileSync(gate(), '');
+      const runs = await Promise.all([first, second]);
+      expect(runs.map((r) => r.code)).toEqual([0, 0]);
+      await waitFor(() => server.received.length > 0, 20_000, 'the notification');
+      await stopDaemon(daemon);
+      daemon = undefined;
+      expect(journaledTags(env).filter((t) => t === tag('3-stop'))).toHaveLength(1);
+      expect(server.received).toHaveLength(1);
+    });
+
+    it('without a daemon both calls run the guard (a guard twice, never a guard skipped)', async () => {
+      writeFileSync(gate(), '');
+      configure(onToolEvents(GUARD, { blocking: true }));
+      const [a, b] = await Promise.all([hook(pre(tag('4-down'))).done, hook(pre(tag('4-down'))).done]);
+      expect([a.code, b.code]).toEqual([2, 2]);
+      expect(lines()).toEqual(['ran', 'ran']);
+    });
+
+    it('a call whose first call is killed mid-run runs the guard itself', async () => {
+      configure(onToolEvents(GUARD, { blocking: true }));
+      await start();
+      const lead = hook(pre(tag('5-killed')));
+      await waitFor(() => lines().length === 1, 20_000, 'the first call to start the guard');
+      const second = hook(pre(tag('5-killed'))).done;
+      await waitFor(waiting, 20_000, 'the second call to wait for the first');
+      // The agent kills the first call. The daemon kills the guard of a fast client that went away; a
+      // hook process leaves its guard (started in a group of its own) to the test, killed only once the
+      // process is gone: a guard that dies first is an answer its copies get.
+      const guard = await waitFor(() => readPid(`${side()}.pid.1`), 20_000, "the first guard's pid");
+      lead.child.kill('SIGKILL');
+      await lead.done;
+      if (transport === 'node') killHard(guard);
+      await waitFor(() => !isAlive(guard), 20_000, 'the first guard to be gone');
+      await waitFor(() => lines().length === 2, 20_000, 'the second call to run the guard itself');
+      writeFileSync(gate(), '');
+      const b = await second;
+      expect(b.code, b.stderr.toString()).toBe(2);
+      expect(b.stderr.toString()).toContain('rm is not allowed');
+      expect(lines()).toEqual(['ran', 'ran']);
+    });
+  },
+);
+
+describe('a command marked "local"', () => {
+  it('runs once too: the fast client hands both calls to the Node path, which asks the daemon', async () => {
+    writeFastConfig(env, onToolEvents(GUARD, { blocking: true, local: true }));
+    daemon = await startFastDaemon(env);
+    const call = () => {
+      const h = startHook('fast', {
+        env: { ...env, SIDE: side(), GATE: gate() },
+        cwd: tmp.dir,
+        stdin: pre('l1'),
+      });
+      pids.push(h.child.pid!);
+      return h.done;
+    };
+    const first = call();
+    await waitFor(() => lines().length === 1, 20_000, 'the first call to start the guard');
+    const second = call();
+    await waitFor(
+      () => daemonLogText(env).includes('in another hook process: waits for its answer'),
+      20_000,
+      'the second call to wait for the first',
+    );
+    writeFileSync(gate(), '');
+    const [a, b] = await Promise.all([first, second]);
+    expect([a.code, b.code]).toEqual([2, 2]);
+    expect(b.stderr.toString()).toBe(a.stderr.toString());
+    expect(lines()).toEqual(['ran']);
+  });
+});
