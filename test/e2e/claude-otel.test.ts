@@ -2,16 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../../src/ledger/types.js';
-import { attributesOf, decodeExport } from '../../src/telemetry/otlp-decode.js';
 import { describeWithAgent } from '../harness/availability.js';
 import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
-import { otlpSidecar, type RecordedRequest } from '../harness/otlp-sidecar.js';
+import { otlpSidecar } from '../harness/otlp-sidecar.js';
 import { HOOKD_BIN } from '../helpers/fixtures.js';
 import { jsonLines } from '../helpers/json-lines.js';
+import { attributeSets, recordedOtlp } from '../helpers/otlp-fixtures.js';
 import { writeReceiverConfig } from '../helpers/receiver-config.js';
 import { runHookd } from '../helpers/run-hookd.js';
-import type { Signal } from '../../src/telemetry/signals.js';
 
 // The REAL Claude Code 2.1.330 exporting its OpenTelemetry to hookd's receiver, set up by
 // `hookd install --agent claude --otel`. The daemon runs beside Claude inside its network namespace (the
@@ -74,36 +73,8 @@ async function claudeSession(bin: string, forward: 'redacted' | 'raw'): Promise<
   return { bed, env, run, installed, collectorDir };
 }
 
-/** Every attribute set (resource and data point or record) of what the collector got from Claude Code. */
-async function forwardedFromClaude(dir: string): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  for (const r of jsonLines<RecordedRequest>(join(dir, 'requests.jsonl'))) {
-    const signal = r.path.slice('/v1/'.length) as Signal;
-    if (signal !== 'metrics' && signal !== 'logs') continue;
-    const body = (await decodeExport(
-      signal,
-      readFileSync(join(dir, r.file)),
-      r.contentType.includes('json') ? 'json' : 'protobuf',
-    )) as Record<string, { resource?: { attributes?: unknown }; [k: string]: unknown }[]>;
-    for (const resource of body.resourceMetrics ?? body.resourceLogs ?? []) {
-      const own = attributesOf(resource.resource?.attributes);
-      if (own['service.name'] !== 'claude-code') continue;
-      out.push(own);
-      const scopes = (resource.scopeMetrics ?? resource.scopeLogs ?? []) as {
-        metrics?: Record<string, { dataPoints?: { attributes?: unknown }[] }>[];
-        logRecords?: { attributes?: unknown }[];
-      }[];
-      for (const scope of scopes) {
-        for (const record of scope.logRecords ?? []) out.push(attributesOf(record.attributes));
-        for (const metric of scope.metrics ?? [])
-          for (const data of Object.values(metric))
-            if (data && typeof data === 'object' && Array.isArray(data.dataPoints))
-              for (const point of data.dataPoints) out.push(attributesOf(point.attributes));
-      }
-    }
-  }
-  return out;
-}
+/** Every attribute set of what the collector got from Claude Code (resource, points, log records). */
+const forwardedFromClaude = (dir: string) => attributeSets(recordedOtlp('.', dir), 'claude-code');
 
 describeWithAgent('claude', 'the real Claude Code 2.1.330 exporting its telemetry to hookd', (bin) => {
   describe('forwarded redacted (the default)', () => {
