@@ -7,6 +7,7 @@ import {
   type Column,
   type Out,
 } from '../terminal/output.js';
+import type { AgentModelUsage, AgentUsage } from './agent-usage.js';
 import type { LedgerStats, SessionRecord, StatsRow } from './types.js';
 
 /** `2026-11-22 11:32Z` (UTC, minutes). */
@@ -135,6 +136,28 @@ export function formatSessionsCsv(records: readonly SessionRecord[]): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
+/** A cost in USD as the agent reported it: cents above a dollar, three significant digits below. */
+function formatUsd(usd: number): string {
+  return usd >= 1 ? usd.toFixed(2) : String(Number(usd.toPrecision(3)));
+}
+
+/** `170 tokens (input 120, output 40, cache read 0, cache write 10), $0.75`. */
+function formatAgentShare(u: AgentModelUsage): string {
+  const total = u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheCreationTokens;
+  const tokens = `${total} tokens (input ${u.inputTokens}, output ${u.outputTokens}, cache read ${u.cacheReadTokens}, cache write ${u.cacheCreationTokens})`;
+  return u.costUsd === null ? tokens : `${tokens}, $${formatUsd(u.costUsd)}`;
+}
+
+/** The agent's own usage (its telemetry): the totals, then one row per model. */
+function agentUsageRows(usage: AgentUsage | null | undefined): Array<[string, string]> {
+  if (!usage) return [['Agent usage', '-']];
+  const models = Object.entries(usage.models).sort((a, b) => a[0].localeCompare(b[0]));
+  return [
+    ['Agent usage', `${formatAgentShare(usage)}, from agent telemetry`],
+    ...models.map(([name, u]): [string, string] => [`  ${name || '(no model)'}`, formatAgentShare(u)]),
+  ];
+}
+
 /** `hookd sessions show <id>`: every field, one per line. */
 export function formatSessionDetail(record: SessionRecord, out: Pick<Out, 'color'>): string {
   // Titles, paths, ids, models and tool names come from events and transcripts: escaped before use.
@@ -164,6 +187,7 @@ export function formatSessionDetail(record: SessionRecord, out: Pick<Out, 'color
     ['Tokens', tokens],
     ['Incl. sub-agents', r.inclusiveTokens ? String(r.inclusiveTokens.total) : '-'],
     ['Credits', formatCreditsCell(r.credits)],
+    ...agentUsageRows(r.agentUsage),
     ['Tool calls', tools || '-'],
     ['Sub-agents', String(r.subagentCount)],
     ['Hook failures', String(r.hookFailures)],
@@ -186,6 +210,11 @@ export function formatStatsTable(stats: LedgerStats): string {
     { header: 'MSGS', value: (r) => formatCount(r.messageCount), align: 'right' },
     { header: 'TOKENS', value: (r) => formatCount(r.tokens.total), align: 'right' },
     { header: 'CREDITS', value: (r) => formatCreditsCell(r.credits), align: 'right' },
+    {
+      header: 'COST $',
+      value: (r) => (r.agentCostUsd === null ? '-' : formatUsd(r.agentCostUsd)),
+      align: 'right',
+    },
   ];
   return formatTable([...stats.rows, { ...stats.total, key: 'TOTAL' }], columns);
 }

@@ -14,6 +14,7 @@ function emptyRow(key: string): StatsRow {
     messageCount: 0,
     tokens: { ...ZERO_TOKENS },
     credits: 0,
+    agentCostUsd: null,
     hookFailures: 0,
     hookTimeouts: 0,
   };
@@ -26,6 +27,8 @@ function add(row: StatsRow, r: SessionRecord): void {
   row.messageCount += r.messageCount ?? 0;
   row.tokens = addTokenCounts(row.tokens, r.tokens ?? undefined) ?? row.tokens;
   row.credits += r.credits ?? 0;
+  const cost = r.agentUsage?.costUsd;
+  if (typeof cost === 'number') row.agentCostUsd = (row.agentCostUsd ?? 0) + cost;
   row.hookFailures += r.hookFailures;
   row.hookTimeouts += r.hookTimeouts;
 }

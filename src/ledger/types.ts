@@ -90,6 +90,8 @@ export interface StatsRow {
   messageCount: number;
   tokens: TokenCounts;
   credits: number;
+  /** USD the agents reported in their own telemetry (`agentUsage`); null when no session of the row had any. */
+  agentCostUsd: number | null;
   hookFailures: number;
   hookTimeouts: number;
 }

@@ -4,12 +4,14 @@ import type { Logger } from 'pino';
 import { TELEMETRY_DEFAULTS, type TelemetryReceiverConfig } from '../config/schemas/telemetry-schema.js';
 import { dataDir, type Env } from '../paths.js';
 import { readPrivateFile, writePrivateFileAtomic } from '../util/private-fs.js';
+import { realTimers, type Timers } from '../util/timers.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { receiverToken, receiverTokenPath } from './receiver-token.js';
 import type { StartedExport } from './start-export.js';
 import type { AgentUsageLink } from '../ledger/agent-usage.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { agentUsageOf, MAX_SESSIONS, UsageBook } from './usage-book.js';
+import { AmendGate } from './amend-gate.js';
 import type { Signal } from './signals.js';
 
 /** Where the sessions' usage as the agents reported it is kept (docs/telemetry.md). */
@@ -55,32 +57,81 @@ export interface LedgerUsage {
 }
 
 /**
- * Gives the tracker the book's usage for the records it writes, and returns what completes the records
- * already written: each changed session's usage is appended to the ledger (once per change, in order;
- * a session not yet recorded gets it in its record).
+ * Gives the tracker the book's usage for the records it writes, and completes the records already
+ * written: a changed session's usage is appended to the ledger when the gate lets it (only a change, at
+ * most MAX_AMENDMENTS per session, each waiting longer than the one before; a session not yet recorded
+ * gets its usage in its record). A change that must wait is written when its wait is over, with the
+ * usage of that moment, or when the daemon stops.
  */
-function ledgerCompleter(book: UsageBook, ledger: LedgerUsage, logger: Logger, now: () => number) {
+function ledgerCompleter(
+  book: UsageBook,
+  ledger: LedgerUsage,
+  logger: Logger,
+  now: () => number,
+  timers: Timers,
+) {
+  const gate = new AmendGate();
   ledger.link.attach((id) => {
     const t = book.get(id);
-    return t ? agentUsageOf(t) : undefined;
+    if (!t) return undefined;
+    const usage = agentUsageOf(t);
+    gate.carried(id, usage);
+    return usage;
   });
   let chain: Promise<unknown> = Promise.resolve();
-  return (sessions: ReadonlySet<string>): Promise<unknown> => {
-    for (const id of [...sessions]) {
-      chain = chain.then(async () => {
-        const t = book.get(id);
-        if (!t) return;
-        try {
-          await ledger.amend(id, agentUsageOf(t), now());
-        } catch (error) {
-          logger.warn(
-            { source: 'telemetry', session: id, error: (error as Error).message },
-            'cannot complete the ledger record with the agent’s usage',
-          );
-        }
-      });
+  /** Sessions whose change waits for its turn (at most MAX_SESSIONS), and the timer of the first due. */
+  const waiting = new Set<string>();
+  let timer: { handle: unknown; at: number } | undefined;
+  const wake = (at: number) => {
+    if (timer && timer.at <= at) return;
+    if (timer) timers.clear(timer.handle);
+    const handle = timers.set(
+      () => {
+        timer = undefined;
+        const due = [...waiting];
+        waiting.clear();
+        void complete(due);
+      },
+      Math.max(0, at - now()),
+    );
+    timer = { handle, at };
+  };
+  const amend = async (id: string, waitOver: boolean) => {
+    const t = book.get(id);
+    if (!t) return;
+    const usage = agentUsageOf(t);
+    const at = now();
+    const due = gate.due(id, usage, at);
+    if (due === 'skip') return;
+    if (due > at && !waitOver) {
+      if (waiting.size < MAX_SESSIONS) waiting.add(id);
+      wake(due);
+      return;
     }
+    try {
+      if ((await ledger.amend(id, usage, at)) === 'written') gate.wrote(id, usage, at);
+    } catch (error) {
+      logger.warn(
+        { source: 'telemetry', session: id, error: (error as Error).message },
+        'cannot complete the ledger record with the agent’s usage',
+      );
+    }
+  };
+  const complete = (sessions: Iterable<string>, waitOver = false): Promise<unknown> => {
+    for (const id of [...sessions]) chain = chain.then(() => amend(id, waitOver));
     return chain;
+  };
+  return {
+    complete: (sessions: ReadonlySet<string>) => complete(sessions),
+    settled: () => chain,
+    /** At stop: what still waits is written now. */
+    flush: () => {
+      if (timer) timers.clear(timer.handle);
+      timer = undefined;
+      const due = [...waiting];
+      waiting.clear();
+      return complete(due, true);
+    },
   };
 }
 
@@ -90,6 +141,8 @@ export interface StartedReceiver {
   tokenFile: string;
   /** Why it does not listen (a port held by another process, a token file that is not private). */
   problem: string | undefined;
+  /** Resolves once the ledger work started so far (amendments) is done. */
+  settled(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -106,25 +159,34 @@ export async function startAgentReceiver(options: {
   forward?: (signal: Signal, request: Record<string, unknown>) => void;
   /** The session ledger: its records get the agents' usage (docs/telemetry.md). */
   ledger?: LedgerUsage | undefined;
+  /** When saving and completing the ledger happen (realTimers unless a test decides). */
+  timers?: Timers;
 }): Promise<StartedReceiver | undefined> {
   const { env, config, logger, now } = options;
+  const timers = options.timers ?? realTimers;
   if (!config?.enabled) return undefined;
   const book = new UsageBook(now);
   loadBook(book, env, logger, now());
-  const complete = options.ledger ? ledgerCompleter(book, options.ledger, logger, now) : undefined;
+  const completer = options.ledger ? ledgerCompleter(book, options.ledger, logger, now, timers) : undefined;
   const token = receiverToken(env);
   const tokenFile = receiverTokenPath(env);
   const port = config.port ?? TELEMETRY_DEFAULTS.receiverPort;
   if (!token.ok) {
     logger.error({ source: 'telemetry', problem: token.problem }, 'the OTLP receiver does not listen');
-    return { book, receiver: undefined, tokenFile, problem: token.problem, close: async () => {} };
+    return {
+      book,
+      receiver: undefined,
+      tokenFile,
+      problem: token.problem,
+      settled: async () => {},
+      close: async () => {},
+    };
   }
-  let timer: NodeJS.Timeout | undefined;
+  let timer: unknown;
   const dirty = new Set<string>();
-  let completing: Promise<unknown> = Promise.resolve();
   const save = () => {
     timer = undefined;
-    if (complete) completing = complete(dirty);
+    void completer?.complete(dirty);
     dirty.clear();
     try {
       writePrivateFileAtomic(agentUsagePath(env), `${JSON.stringify(book.save())}\n`);
@@ -134,9 +196,8 @@ export async function startAgentReceiver(options: {
   };
   const changed = (sessions: Set<string>) => {
     for (const id of sessions) if (dirty.size < MAX_SESSIONS) dirty.add(id);
-    if (sessions.size === 0 || timer) return;
-    timer = setTimeout(save, SAVE_EVERY_MS);
-    timer.unref();
+    if (sessions.size === 0 || timer !== undefined) return;
+    timer = timers.set(save, SAVE_EVERY_MS);
   };
   let receiver: Receiver;
   try {
@@ -158,7 +219,7 @@ export async function startAgentReceiver(options: {
         ? `port ${port} on 127.0.0.1 is held by another process (set telemetry.receiver.port)`
         : `cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`;
     logger.error({ source: 'telemetry', problem }, 'the OTLP receiver does not listen');
-    return { book, receiver: undefined, tokenFile, problem, close: async () => {} };
+    return { book, receiver: undefined, tokenFile, problem, settled: async () => {}, close: async () => {} };
   }
   logger.info({ source: 'telemetry', port: receiver.port }, 'OTLP receiver listening on 127.0.0.1');
   return {
@@ -166,14 +227,15 @@ export async function startAgentReceiver(options: {
     receiver,
     tokenFile,
     problem: undefined,
+    settled: async () => completer?.settled(),
     close: async () => {
       await receiver.close();
-      if (timer) {
-        clearTimeout(timer);
+      if (timer !== undefined) {
+        timers.clear(timer);
         save();
       }
       // What arrived last (an agent's export as it exits) completes the ledger before the daemon ends.
-      await completing;
+      await completer?.flush();
     },
   };
 }

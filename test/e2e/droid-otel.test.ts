@@ -7,6 +7,8 @@ import { describeWithAgent } from '../harness/availability.js';
 import { runRealDroid, type DroidRun } from '../helpers/droid.js';
 import { HOOKD_BIN } from '../helpers/fixtures.js';
 import { jsonLines } from '../helpers/json-lines.js';
+import { attributeSets, recordedOtlp } from '../helpers/otlp-fixtures.js';
+import { otlpSidecar } from '../harness/otlp-sidecar.js';
 import { writeReceiverConfig } from '../helpers/receiver-config.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 
@@ -15,9 +17,11 @@ import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 // environment, OTEL_CUSTOMER_ENABLED left unset. The daemon runs beside Droid inside its network
 // namespace (the receiver is on 127.0.0.1 there). Droid sends its token counters only under Factory's
 // "sensitive_customer_otel" flag, off for a Droid that cannot reach Factory: the test turns it on with
-// Droid's flag snapshot file (FACTORY_FEATURE_FLAGS_SNAPSHOT_PATH).
+// Droid's flag snapshot file (FACTORY_FEATURE_FLAGS_SNAPSHOT_PATH). What the receiver takes goes on,
+// redacted (the default), to a loopback stand-in for the team's collector.
 
 const PORT = 4319;
+const COLLECTOR_PORT = 4320;
 
 describeWithAgent('droid', 'the real Droid 0.225.2 exporting its telemetry to hookd', () => {
   let tmp: ReturnType<typeof makeTempDir>;
@@ -25,6 +29,7 @@ describeWithAgent('droid', 'the real Droid 0.225.2 exporting its telemetry to ho
   let run: DroidRun;
   const ledger = () =>
     jsonLines<SessionRecord & { amend?: string }>(join(env.HOOKD_DATA_DIR!, 'ledger', 'sessions.jsonl'));
+  const collectorDir = () => join(tmp.dir, 'collector');
   const log = () =>
     jsonLines<{ msg: string }>(join(env.HOOKD_STATE_DIR!, 'logs', 'daemon.log')).map((l) => l.msg);
 
@@ -52,11 +57,17 @@ describeWithAgent('droid', 'the real Droid 0.225.2 exporting its telemetry to ho
       },
       hookCmd: `node ${HOOKD_BIN} hook`,
       script: [{ tool: 'shell', input: { command: 'echo hi' } }, { text: 'Done.' }],
-      sidecar: {
-        argv: [process.execPath, HOOKD_BIN, 'daemon', 'run'],
-        env,
-        readyFile: join(env.HOOKD_RUNTIME_DIR!, 'hookd.pid'),
-      },
+      // The daemon runs under a stand-in for the team's collector, which it forwards Droid's data to.
+      sidecar: otlpSidecar(join(tmp.dir, 'sidecar'), {
+        port: COLLECTOR_PORT,
+        dir: collectorDir(),
+        readyFile: join(tmp.dir, 'sidecar', 'ready'),
+        child: {
+          argv: [process.execPath, HOOKD_BIN, 'daemon', 'run'],
+          env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${COLLECTOR_PORT}` },
+          readyFile: join(env.HOOKD_RUNTIME_DIR!, 'hookd.pid'),
+        },
+      }),
     });
   }, 300_000);
 
@@ -89,5 +100,27 @@ describeWithAgent('droid', 'the real Droid 0.225.2 exporting its telemetry to ho
     expect(usage!.outputTokens).toBeGreaterThan(0);
     expect(Object.keys(usage!.models)).toEqual(['custom:fake-chat']);
     expect(usage!.costUsd).toBeNull();
+  });
+
+  it("the team's collector got Droid's metrics and spans without who the user is or what it ran", async () => {
+    const sets = await attributeSets(recordedOtlp('.', collectorDir()), 'cli');
+    expect(sets.length, `daemon log: ${JSON.stringify(log())}`).toBeGreaterThan(0);
+    const keys = new Set(sets.flatMap((a) => Object.keys(a)));
+    for (const gone of [
+      'user.email',
+      'user.id',
+      'organization.id',
+      'message.content',
+      'tool.input',
+      'tool.result',
+    ])
+      expect(keys).not.toContain(gone);
+    const record = ledger().find((r) => r.agent === 'droid' && !r.amend)!;
+    expect(
+      sets.some((a) => a['session.id'] === record.sessionId && a['model.id'] === 'custom:fake-chat'),
+    ).toBe(true);
+    expect(sets.some((a) => a['tool.name'] === 'Execute')).toBe(true);
+    // Its spans too (prompt.id is only on them), their text left out.
+    expect(sets.some((a) => typeof a['prompt.id'] === 'string')).toBe(true);
   });
 });

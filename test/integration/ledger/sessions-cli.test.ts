@@ -162,3 +162,60 @@ describe('hookd sessions', () => {
     expect(JSON.parse(await run('sessions', '--json'))).toEqual([]);
   });
 });
+
+describe("hookd sessions with the agent's own usage (its OpenTelemetry)", () => {
+  const model = (input: number, output: number, costUsd: number | null) => ({
+    inputTokens: input,
+    outputTokens: output,
+    cacheReadTokens: 0,
+    cacheCreationTokens: 5,
+    costUsd,
+  });
+  beforeEach(async () => {
+    const ledger = createLedger({ dataDir });
+    const written = await ledger.amend(
+      '48e99999-bbbb',
+      {
+        source: 'agent-telemetry',
+        ...model(120, 40, 0.75),
+        cacheCreationTokens: 10,
+        models: { 'claude-opus': model(100, 30, 0.5), 'claude-haiku\u001b[31m': model(20, 10, 0.25) },
+        updatedAtMs: BASE_MS,
+      },
+      BASE_MS,
+    );
+    expect(written).toBe('written');
+  });
+
+  it('show: tokens per model and cost, from agent telemetry, escaped', async () => {
+    const text = await run('sessions', 'show', '48e99999');
+    expect(text).toMatch(
+      /^Agent usage\s+170 tokens \(input 120, output 40, cache read 0, cache write 10\), \$0\.75, from agent telemetry$/m,
+    );
+    expect(text).toMatch(
+      /^ {2}claude-opus\s+135 tokens \(input 100, output 30, cache read 0, cache write 5\), \$0\.5$/m,
+    );
+    expect(text).toContain('claude-haiku\\x1b[31m');
+    expect(text).not.toContain('\u001b');
+    // A session without it says so.
+    expect(await run('sessions', 'show', '48e23316')).toMatch(/^Agent usage\s+-$/m);
+    const json = JSON.parse(await run('sessions', 'show', '48e99999', '--json')) as {
+      agentUsage: { costUsd: number; source: string };
+    };
+    expect(json.agentUsage).toMatchObject({ source: 'agent-telemetry', costUsd: 0.75 });
+  });
+
+  it('totals: the cost the agents reported, per group and in all', async () => {
+    const text = await run('sessions', 'totals', '--by', 'agent');
+    expect(text).toMatch(/^AGENT\s+SESSIONS.*\sCOST \$$/m);
+    expect(text).toMatch(/^claude\s+1\s.*\s0\.75$/m);
+    expect(text).toMatch(/^droid\s+2\s.*\s-$/m);
+    expect(text).toMatch(/^TOTAL\s+3\s.*\s0\.75$/m);
+    const json = JSON.parse(await run('sessions', 'totals', '--by', 'agent', '--json')) as {
+      total: { agentCostUsd: number | null };
+      rows: { key: string; agentCostUsd: number | null }[];
+    };
+    expect(json.total.agentCostUsd).toBe(0.75);
+    expect(json.rows.find((r) => r.key === 'droid')!.agentCostUsd).toBeNull();
+  });
+});

@@ -170,6 +170,22 @@ describe('OTLP/HTTP export', () => {
     expect(exporter.stats().traces!.dropped).toBe(990);
   });
 
+  it('loses nothing to a collector that never answers: each request times out, is retried, and is sent once it answers', async () => {
+    collector = await startCollector();
+    collector.answer = () => 'hold';
+    exporter = exporterFor(collector.url, {}, { OTEL_EXPORTER_OTLP_TIMEOUT: '50' });
+    for (let n = 0; n < 6; n += 1) exporter.record('traces', span(n));
+    await waitFor(() => exporter!.stats().traces!.failures >= 3, 10_000, 'three timed-out attempts');
+    expect(exporter.stats().traces).toMatchObject({ sent: 0, dropped: 0, queued: 6 });
+    expect(exporter.stats().traces!.lastError).toMatch(/time/i);
+    collector.answer = () => 200;
+    await waitFor(() => exporter!.stats().traces!.sent === 6, 10_000, 'all six spans sent');
+    expect(exporter.stats().traces).toMatchObject({ dropped: 0, queued: 0 });
+    const names = spansOf(collector.requests).map((s) => s.name);
+    // Each span once, in order (a batch the collector kept open counts only when it said 200).
+    expect(names).toEqual([...Array(6).keys()].map((n) => `span ${n}`));
+  });
+
   it('drops a batch the collector refuses for good (400) and goes on', async () => {
     collector = await startCollector();
     let first = true;

@@ -9,6 +9,7 @@ import { receiverTokenPath } from '../../../src/telemetry/receiver-token.js';
 import { handoffOf, tempEnv } from '../daemon/helpers.js';
 import { waitFor } from '../../helpers/wait.js';
 import { metricsProtobuf } from '../../helpers/otlp-collector.js';
+import { RECORDED_RUNS, recordedOtlp, recordedSessionId } from '../../helpers/otlp-fixtures.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -64,12 +65,19 @@ async function setup() {
     await daemon.close();
     await wiring.close();
   });
-  const url = `http://127.0.0.1:${daemon.agentTelemetry!.receiver!.port}/v1/metrics`;
+  const base = `http://127.0.0.1:${daemon.agentTelemetry!.receiver!.port}`;
   const token = readFileSync(receiverTokenPath(env), 'utf8').trim();
-  const post = (body: Uint8Array, authorization = `Bearer ${token}`) =>
-    fetch(url, {
+  const post = (
+    body: Uint8Array,
+    authorization = `Bearer ${token}`,
+    { path, contentType }: { path: string; contentType: string } = {
+      path: '/v1/metrics',
+      contentType: 'application/x-protobuf',
+    },
+  ) =>
+    fetch(`${base}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-protobuf', authorization },
+      headers: { 'content-type': contentType, authorization },
       body,
     });
   const event = (sessionId: string, name: string) =>
@@ -122,5 +130,78 @@ describe("the ledger record completed from the agent's telemetry", () => {
     expect((await t.post(usage('s-N', 'm', 5, 1), '')).status).toBe(401);
     await t.daemon.close();
     expect((await t.ledger.get('s-N'))!.agentUsage).toBeUndefined();
+  });
+});
+
+/** The recorded requests of the real agents (test/fixtures/otlp/), each posted as the agent sent it. */
+describe("a real agent's recorded telemetry, posted to a daemon's receiver", () => {
+  /** Posts a recording's requests one after another, in order; their statuses. */
+  const send = async (t: Awaited<ReturnType<typeof setup>>, run: string, authorization?: string) => {
+    const statuses: number[] = [];
+    for (const r of recordedOtlp(run)) statuses.push((await t.post(r.body, authorization, r)).status);
+    return statuses;
+  };
+  it.each([
+    ['Claude Code over http/protobuf', RECORDED_RUNS.claudeProtobuf, 0.000488],
+    ['Claude Code over http/json', RECORDED_RUNS.claudeJson, 0.000488],
+  ])('%s: the ledger record carries its tokens and cost per model', async (_name, run, cost) => {
+    const t = await setup();
+    const id = recordedSessionId(run);
+    await t.event(id, 'SessionStart');
+    expect(await send(t, run)).toEqual(recordedOtlp(run).map(() => 200));
+    await t.event(id, 'SessionEnd');
+    const record = await waitFor(() => t.ledger.get(id), 10_000, 'the record');
+    expect(record.agentUsage).toMatchObject({
+      source: 'agent-telemetry',
+      inputTokens: 42,
+      outputTokens: 16,
+      models: { 'claude-opus-5-5': { inputTokens: 42, outputTokens: 16 } },
+    });
+    expect(record.agentUsage!.costUsd).toBeCloseTo(cost, 9);
+  });
+
+  it('Droid (OTLP/JSON): its tokens complete the record written before they arrived', async () => {
+    const t = await setup();
+    const run = RECORDED_RUNS.droidJson;
+    const id = recordedSessionId(run);
+    await t.event(id, 'SessionStart');
+    await t.event(id, 'SessionEnd');
+    await waitFor(() => t.ledger.get(id), 10_000, 'the record');
+    // Droid exports its metrics as it exits: after SessionEnd.
+    expect(await send(t, run)).toEqual([200, 200]);
+    const done = await waitFor(
+      async () => {
+        const r = await t.ledger.get(id);
+        return r?.agentUsage ? r : undefined;
+      },
+      10_000,
+      'the completed record',
+    );
+    expect(done.agentUsage).toMatchObject({
+      inputTokens: 20,
+      outputTokens: 10,
+      costUsd: null,
+      models: { 'custom:fake-chat': { inputTokens: 20, outputTokens: 10 } },
+    });
+  });
+
+  it('refuses them without the token and with a wrong one: nothing reaches the record', async () => {
+    const t = await setup();
+    const run = RECORDED_RUNS.claudeProtobuf;
+    const id = recordedSessionId(run);
+    await t.event(id, 'SessionStart');
+    const refused = recordedOtlp(run).map(() => 401);
+    expect(await send(t, run, '')).toEqual(refused);
+    expect(await send(t, run, 'Bearer not-the-token')).toEqual(refused);
+    expect(await send(t, run, `Basic ${readFileSync(receiverTokenPath(t.env), 'utf8').trim()}`)).toEqual(
+      refused,
+    );
+    await t.event(id, 'SessionEnd');
+    const record = await waitFor(() => t.ledger.get(id), 10_000, 'the record');
+    expect(record.agentUsage).toBeUndefined();
+    expect(t.daemon.agentTelemetry!.receiver!.counts).toMatchObject({
+      accepted: 0,
+      unauthorized: 3 * refused.length,
+    });
   });
 });
