@@ -73,8 +73,9 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
   // The id of an event a daemon acknowledged before it died, from the fast client's fallback.
   const eventId = takeFastEventId(process.env, releaseClientCopy());
   const validator = () => (require('./validate.cjs') as { validator: ConfigValidator }).validator;
+  // The hand-off is the event's last step: the process exits right after it.
   const handOff: HandOff = (message, options) =>
-    (require('./client.cjs') as { handOff: HandOff }).handOff(message, options);
+    (require('./client.cjs') as { handOff: HandOff }).handOff(message, { ...options, exitAfter: true });
   const askRemote: AskRemote = (message, options) =>
     (require('./client.cjs') as { askRemote: AskRemote }).askRemote(message, options);
   const where = recoverWorkingDir(process.env);
