@@ -3,13 +3,14 @@
 // which a loaded machine moves far less than wall-clock time. Each row runs in batches of five, the rows
 // interleaved in every round; with `--base <dir>` another built hookd runs the same rows. The daemon is
 // off (HOOKD_DAEMON=0): observe-only PostToolUse (`post`), and a PreToolUse with a `true` guard (`true`);
-// and down (`down`: hand-offs on, no daemon running or started, so each event is spooled), observe-only.
+// and down (`down`: hand-offs on, no daemon running or started, so each event is spooled), observe-only;
+// and up (`up`: observe-only, handed to a running daemon of the same build, stderr a pipe as agents give).
 // Usage: npm run build && env -u NODE_EXTRA_CA_CERTS node bench/hook-cpu.mjs [rounds=10] [--base DIR]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FIXTURES, ROOT } from './daemon-common.mjs';
+import { FIXTURES, ROOT, benchEnv, startDaemon, stopDaemon } from './daemon-common.mjs';
 
 const argv = process.argv.slice(2);
 const baseAt = argv.indexOf('--base');
@@ -41,8 +42,12 @@ const childTicks = () => {
 };
 const run = (argv_, env, input) => () => spawnSync(process.execPath, argv_, { env, input, stdio: 'pipe' });
 const rows = { node: run(['-e', '0'], envOf('node')) };
+const daemons = [];
 for (const [name, root] of [['this', ROOT], ...(BASE ? [['base', BASE]] : [])]) {
   const hook = [join(root, 'dist', 'hookd.cjs'), 'hook', '--agent', 'droid'];
+  const up = benchEnv({});
+  daemons.push({ up, child: await startDaemon(up.env, up.socket, hook[0]) });
+  rows[`${name}Up`] = run(hook, up.env, post);
   rows[`${name}Post`] = run(hook, envOf(name), post);
   rows[`${name}True`] = run(hook, envOf(name), pre);
   const { HOOKD_DAEMON: _, ...down } = envOf(`${name}-down`);
@@ -62,3 +67,7 @@ const ms = Object.fromEntries(
 );
 const vsNode = Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, +(v / ms.node).toFixed(3)]));
 console.log(JSON.stringify({ rounds: ROUNDS, batch: BATCH, cpuMsPerEvent: ms, vsNode }, null, 2));
+for (const { up, child } of daemons) {
+  await stopDaemon(child);
+  up.cleanup();
+}

@@ -197,7 +197,12 @@ const commandsEntry = {
 rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist');
 const entries = [
-  ['src/entry/hookd.ts', 'dist/hookd.cjs', { banner: { js: '#!/usr/bin/env node' }, define: versionDefine }],
+  // The dispatcher and the daemon client are parsed on each event of the Node path too: minified.
+  [
+    'src/entry/hookd.ts',
+    'dist/hookd.cjs',
+    { minify: true, banner: { js: '#!/usr/bin/env node' }, define: versionDefine },
+  ],
   // The hook starts once per agent event: a smaller file parses faster. It needs no import.meta shim.
   [
     'src/entry/hook.ts',
@@ -215,7 +220,8 @@ const entries = [
   ['src/entry/daemon.ts', 'dist/daemon.cjs', {}],
   [`node_modules/${OTLP_PROTO}`, 'dist/otlp-proto.cjs', { minify: true, banner: {}, plugins: [] }],
 ];
-if (existsSync('src/link/client.ts')) entries.push(['src/link/client.ts', 'dist/client.cjs', {}]);
+if (existsSync('src/link/client.ts'))
+  entries.push(['src/link/client.ts', 'dist/client.cjs', { minify: true, banner: {} }]);
 await Promise.all(
   entries.map(([entry, outfile, extra]) =>
     build({ ...common, ...(entry ? { entryPoints: [entry] } : {}), outfile, ...extra }),

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Script } from 'node:vm';
 import { stateDir } from '../paths.js';
 import { myUid, writePrivateFileAtomic } from '../util/private-fs.js';
 
@@ -43,20 +44,14 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-/**
- * `require(bundle)` through V8's code cache. Any trouble (no state dir, a cache that cannot be read or
- * written) falls back to a plain require: the cache only ever saves time.
- */
-export function requireCached<T>(bundle: string, env: Record<string, string | undefined> = process.env): T {
-  if (env.HOOKD_CODE_CACHE === '0') return require(bundle) as T;
-  let source: string;
-  let cacheFile: string;
+/** The bundle's source text and where its cache lives, or undefined when it cannot be read. */
+function readBundle(bundle: string, env: Record<string, string | undefined>) {
   try {
     const fd = openSync(bundle, constants.O_RDONLY);
     try {
       const st = fstatSync(fd);
       const name = bundle.slice(dirname(bundle).length + 1).replace(/\W/g, '_');
-      cacheFile = join(
+      const cacheFile = join(
         stateDir(env),
         'code-cache',
         `${name}-${st.size}-${Math.trunc(st.mtimeMs)}-${st.ino}.v8`,
@@ -68,13 +63,73 @@ export function requireCached<T>(bundle: string, env: Record<string, string | un
         if (n === 0) break;
         got += n;
       }
-      source = buf.toString('utf8', 0, got);
+      return { source: buf.toString('utf8', 0, got), cacheFile };
     } finally {
       closeSync(fd);
     }
   } catch {
-    return require(bundle) as T;
+    return undefined;
   }
+}
+
+/** Keeps what V8 compiled of `script` in `cacheFile` as the process exits; drops older builds' caches. */
+function keepCacheAtExit(script: Script, cacheFile: string): void {
+  process.once('exit', () => {
+    try {
+      writePrivateFileAtomic(cacheFile, script.createCachedData());
+      // The caches of earlier builds of this bundle are of no use any more.
+      const dir = dirname(cacheFile);
+      const mine = cacheFile.slice(dir.length + 1);
+      const prefix = mine.slice(0, mine.indexOf('-') + 1);
+      for (const f of readdirSync(dir))
+        if (f.startsWith(prefix) && f.endsWith('.v8') && f !== mine) rmSync(join(dir, f), { force: true });
+    } catch {
+      // A full disk or an unsafe state dir: the next run compiles again.
+    }
+  });
+}
+
+/** A chunk of hookd's own, named as a bundle requires it: `./<name>.cjs` beside the bundle. */
+const OWN_CHUNK = /^\.\/([a-z][a-z0-9-]*\.cjs)$/;
+/** The chunks loaded so far (file -> exports): each runs once per process, as with require. */
+const loadedChunks = new Map<string, unknown>();
+
+/**
+ * The `require` a bundle loaded with `chunks` runs with: hookd's own chunks beside it load as the bundle
+ * did, through the code cache and without Node's module lookup (which reads the package's package.json
+ * and resolves every folder of the path on each first require); anything else (Node's built-ins) and a
+ * chunk that cannot be read go to Node's require.
+ */
+function bundleRequire(
+  bundle: string,
+  env: Record<string, string | undefined>,
+  chunks: boolean,
+): NodeJS.Require {
+  const { createRequire } = process.getBuiltinModule('node:module');
+  const plain = createRequire(bundle);
+  if (!chunks) return plain;
+  const dir = dirname(bundle);
+  const own = (id: string): unknown => {
+    const chunk = OWN_CHUNK.exec(id);
+    if (!chunk) return plain(id);
+    const file = join(dir, chunk[1]!);
+    if (loadedChunks.has(file)) return loadedChunks.get(file);
+    const read = readBundle(file, env);
+    if (!read) return plain(id);
+    const exports = runCached(file, read, env, true);
+    loadedChunks.set(file, exports);
+    return exports;
+  };
+  return Object.assign(own, plain);
+}
+
+/** Compiles `bundle` (with its cache when there is a good one), runs it as a CommonJS module: its exports. */
+function runCached(
+  bundle: string,
+  { source, cacheFile }: { source: string; cacheFile: string },
+  env: Record<string, string | undefined>,
+  chunks: boolean,
+): unknown {
   const vm = process.getBuiltinModule('node:vm');
   const { wrap } = process.getBuiltinModule('node:module') as unknown as { wrap(code: string): string };
   const cachedData = readCache(cacheFile);
@@ -82,22 +137,7 @@ export function requireCached<T>(bundle: string, env: Record<string, string | un
     filename: bundle,
     ...(cachedData ? { cachedData } : {}),
   });
-  if (!cachedData || script.cachedDataRejected) {
-    // Kept as the process exits, with what the run compiled by then.
-    process.once('exit', () => {
-      try {
-        writePrivateFileAtomic(cacheFile, script.createCachedData());
-        // The caches of earlier builds of this bundle are of no use any more.
-        const dir = dirname(cacheFile);
-        const mine = cacheFile.slice(dir.length + 1);
-        const prefix = mine.slice(0, mine.indexOf('-') + 1);
-        for (const f of readdirSync(dir))
-          if (f.startsWith(prefix) && f.endsWith('.v8') && f !== mine) rmSync(join(dir, f), { force: true });
-      } catch {
-        // A full disk or an unsafe state dir: the next run compiles again.
-      }
-    });
-  }
+  if (!cachedData || script.cachedDataRejected) keepCacheAtExit(script, cacheFile);
   const module = { exports: {} as unknown };
   const run = script.runInThisContext() as (
     exports: unknown,
@@ -106,7 +146,29 @@ export function requireCached<T>(bundle: string, env: Record<string, string | un
     filename: string,
     dirname: string,
   ) => void;
-  const { createRequire } = process.getBuiltinModule('node:module');
-  run.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
-  return module.exports as T;
+  run.call(
+    module.exports,
+    module.exports,
+    bundleRequire(bundle, env, chunks),
+    module,
+    bundle,
+    dirname(bundle),
+  );
+  return module.exports;
+}
+
+/**
+ * `require(bundle)` through V8's code cache. Any trouble (no state dir, a cache that cannot be read or
+ * written) falls back to a plain require: the cache only ever saves time. With `chunks`, the chunks the
+ * bundle requires (`./<name>.cjs` beside it) load the same way (the hook's: client.cjs, run.cjs...).
+ */
+export function requireCached<T>(
+  bundle: string,
+  env: Record<string, string | undefined> = process.env,
+  options: { chunks?: boolean } = {},
+): T {
+  if (env.HOOKD_CODE_CACHE === '0') return require(bundle) as T;
+  const read = readBundle(bundle, env);
+  if (!read) return require(bundle) as T;
+  return runCached(bundle, read, env, options.chunks === true) as T;
 }

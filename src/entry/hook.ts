@@ -6,14 +6,13 @@ import { recoverWorkingDir } from '../hook-path/working-dir.js';
 import type { ConfigValidator } from '../config/load.js';
 import type { HandOff } from '../hook-path/process-event.js';
 import type { AskRemote, ClaimOnce } from '../hook-path/hand-off.js';
-import { createLineLogger } from '../logging/line-logger.js';
-import { logFilePath, runtimeDir } from '../paths.js';
+import { runtimeDir } from '../paths.js';
 import { releaseStdinCopy } from '../util/stdin-copy.js';
 import { takeFastEventId } from '../hook-path/fast-event-id.js';
 import { hookdLocation } from '../util/hookd-location.js';
 import { fileStdin, isRegularFile, pipeStdin } from '../hook-path/file-stdin.js';
 import { daemonRunArgv } from '../link/client.js';
-import { logClientRefusal, olderClientNotice } from '../hook-path/rare.js';
+import { logClientRefusal, logStdinCopyProblem, olderClientNotice } from '../hook-path/rare.js';
 
 /**
  * Entry of the hook bundle (dist/hook.cjs). Loads only Node built-ins and the hook path; the zod
@@ -49,13 +48,7 @@ function releaseClientCopy(): boolean {
   delete process.env.HOOKD_CLIENT_STDIN_COPY;
   const problem = releaseStdinCopy(copy, runtimeDir(process.env));
   if (!problem) return true;
-  const logger = createLineLogger(logFilePath(process.env));
-  logger.log(
-    'warn',
-    { kind: 'fast', stdinCopy: copy, problem },
-    `HOOKD_CLIENT_STDIN_COPY is not a stdin copy of the fast client (${problem}); left in place`,
-  );
-  logger.close();
+  logStdinCopyProblem(copy, problem);
   return false;
 }
 
@@ -73,12 +66,12 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
   // The id of an event a daemon acknowledged before it died, from the fast client's fallback.
   const eventId = takeFastEventId(process.env, releaseClientCopy());
   const validator = () => (require('./validate.cjs') as { validator: ConfigValidator }).validator;
-  const handOff: HandOff = (message, options) =>
-    (require('./client.cjs') as { handOff: HandOff }).handOff(message, options);
-  const askRemote: AskRemote = (message, options) =>
-    (require('./client.cjs') as { askRemote: AskRemote }).askRemote(message, options);
-  const claimOnce: ClaimOnce = (key, options) =>
-    (require('./client.cjs') as { claimOnce: ClaimOnce }).claimOnce(key, options);
+  const client = () =>
+    require('./client.cjs') as { handOff: HandOff; askRemote: AskRemote; claimOnce: ClaimOnce };
+  // The hand-off is the event's last step: the process exits right after it.
+  const handOff: HandOff = (message, options) => client().handOff(message, { ...options, exitAfter: true });
+  const askRemote: AskRemote = (message, options) => client().askRemote(message, options);
+  const claimOnce: ClaimOnce = (key, options) => client().claimOnce(key, options);
   const where = recoverWorkingDir(process.env);
   const self = hookdLocation(binPath);
   const code = await runHook({

@@ -62,10 +62,11 @@ if (args.length === 1 && (args[0] === '-v' || args[0] === '--version' || args[0]
   // An agent gives the hook a pipe or a socket: a terminal means a person. (node:tty is loaded only
   // for a character device: it costs milliseconds, and the agent's events never need it.)
   if (isCharacterDevice(0) && process.getBuiltinModule('node:tty').isatty(0)) say(2, HOOK_ON_A_TERMINAL);
-  // Started once per agent event: from V8's code cache (code-cache.ts), not compiled each time.
+  // Started once per agent event: from V8's code cache (code-cache.ts), not compiled each time; so are
+  // the chunks it loads when an event needs them (the daemon client, running commands).
   const hook = requireCached<{
     hookMain(bin: string, agent?: string, event?: string): Promise<void>;
-  }>(join(__dirname, 'hook.cjs'));
+  }>(join(__dirname, 'hook.cjs'), process.env, { chunks: true });
   void hook.hookMain(__filename, hookArgs.agent, hookArgs.event);
 } else if (process.argv[2] === 'daemon' && process.argv[3] === 'run' && process.argv.length === 4) {
   // The daemon-only bundle: a smaller idle footprint than the whole CLI.

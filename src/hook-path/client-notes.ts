@@ -29,6 +29,17 @@ export function logClientRefusal(): void {
   logger.close();
 }
 
+/** The fast client's stdin copy named by HOOKD_CLIENT_STDIN_COPY was not one: logged, left in place. */
+export function logStdinCopyProblem(copy: string, problem: string): void {
+  const logger = createLineLogger(logFilePath(process.env));
+  logger.log(
+    'warn',
+    { kind: 'fast', stdinCopy: copy, problem },
+    `HOOKD_CLIENT_STDIN_COPY is not a stdin copy of the fast client (${problem}); left in place`,
+  );
+  logger.close();
+}
+
 /**
  * Whether an older fast client ran this event through the Node path: the commands install writes for a
  * fast client set HOOKD_NODE, and this hookd's native client says its protocol when it falls back

@@ -13,6 +13,17 @@ export interface HandOffOptions {
   autoStart?: boolean;
   /** How to start it, e.g. [process.execPath, '/abs/dist/hookd.cjs', 'daemon', 'run']. */
   daemonArgv?: string[];
+  /**
+   * The caller exits as soon as the hand-off is done (the hook): its connection is left for the exit to
+   * close. Closing a socket in Node creates process.stderr, a stream of its own over the agent's pipe.
+   */
+  exitAfter?: boolean;
+  /**
+   * fsync an event that goes to the spool (`daemon.fsync`, as the daemon's journal): safety against a
+   * power loss. Without it a spooled event still survives a killed process: the kernel holds the file.
+   * Default true.
+   */
+  fsync?: boolean;
 }
 
 export interface HandOffResult {

@@ -356,6 +356,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
         env: io.env,
         autoStart: daemon.autoStart,
         timeoutMs: daemon.handoffTimeoutMs,
+        fsync: daemon.fsync,
         ...(io.daemonArgv ? { daemonArgv: io.daemonArgv } : {}),
       });
     } catch (error) {

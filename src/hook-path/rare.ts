@@ -7,4 +7,4 @@
  */
 export { claimConfigNotices, claimConfigWarnings, logConfigState } from './config-report.js';
 export { answerUnreadable, keepTooDeep, type Rejection } from './rejected.js';
-export { logClientRefusal, olderClientNotice } from './client-notes.js';
+export { logClientRefusal, logStdinCopyProblem, olderClientNotice } from './client-notes.js';

@@ -68,7 +68,7 @@ function daemonAddress(options: {
  */
 export function requestDaemon(
   message: object,
-  options: { env?: Env; timeoutMs?: number; socketPath?: string } = {},
+  options: { env?: Env; timeoutMs?: number; socketPath?: string; exitAfter?: boolean } = {},
 ): Promise<{ ok: true; reply: DaemonReply } | { ok: false; error: string; code?: string }> {
   const address = daemonAddress(options);
   if ('error' in address) return Promise.resolve({ ok: false, ...address });
@@ -83,7 +83,9 @@ export function requestDaemon(
       settled = true;
       clearTimeout(timer);
       address.release();
-      socket.destroy();
+      // A caller that exits next leaves an answered connection to its exit (HandOffOptions.exitAfter).
+      if (options.exitAfter && result.ok) socket.unref();
+      else socket.destroy();
       resolve(result);
     };
     const timer = setTimeout(
@@ -167,7 +169,11 @@ export function startDaemonInBackground(
  */
 export async function handOff(message: EventHandoff, options: HandOffOptions = {}): Promise<HandOffResult> {
   const env = options.env ?? process.env;
-  const reply = await requestDaemon(message, { env, timeoutMs: options.timeoutMs ?? 250 });
+  const reply = await requestDaemon(message, {
+    env,
+    timeoutMs: options.timeoutMs ?? 250,
+    ...(options.exitAfter ? { exitAfter: true } : {}),
+  });
   if (reply.ok && reply.reply.ok === true && reply.reply.id === message.event.id) return { outcome: 'acked' };
   const reason = reply.ok
     ? `the daemon refused the event: ${String(reply.reply.error ?? 'no reason given')}`
@@ -177,6 +183,7 @@ export async function handOff(message: EventHandoff, options: HandOffOptions = {
       spoolDir(env),
       spoolFileName(message.event.receivedAt, message.event.id),
       `${JSON.stringify(message)}\n`,
+      { fsync: options.fsync ?? true },
     );
   } catch (error) {
     return { outcome: 'failed', error: `${reason}; and the spool write failed: ${(error as Error).message}` };

@@ -10,10 +10,18 @@ export function spoolFileName(receivedAt: number, id: string): string {
   return `${String(Math.max(0, Math.floor(receivedAt))).padStart(13, '0')}-${safeId}.json`;
 }
 
-/** Writes one message atomically: a private temp file, fsync, rename into place, fsync the folder. */
-export function writeSpoolFile(dir: string, name: string, content: string): string {
+/**
+ * Writes one message atomically: a private temp file, fsync (unless `fsync` is false), rename into place,
+ * fsync the folder.
+ */
+export function writeSpoolFile(
+  dir: string,
+  name: string,
+  content: string,
+  options: { fsync?: boolean } = {},
+): string {
   const target = join(dir, name);
-  writePrivateFileAtomic(target, content, { fsync: true });
+  writePrivateFileAtomic(target, content, { fsync: options.fsync ?? true });
   return target;
 }
 

@@ -9,9 +9,9 @@ export const DAEMON_DEFAULTS = {
   /** How long `hookd hook` waits for the daemon's acknowledgement before spooling the event. */
   handoffTimeoutMs: 250,
   /**
-   * fsync the journal before acknowledging an event. Off by default: a written event survives a killed
-   * daemon (kill -9) either way, since the kernel holds it; fsync adds power-loss safety for ~7 ms per
-   * event on the agent's critical path.
+   * fsync the journal before acknowledging an event, and an event the hook spools. Off by default: a
+   * written event survives a killed daemon or hook (kill -9) either way, since the kernel holds it; fsync
+   * adds power-loss safety for ~7 ms per event on the agent's critical path.
    */
   fsync: false,
   /** A delivery still failing after this long is dead-lettered with its last error. */
@@ -66,7 +66,7 @@ export const daemonConfigSchema = z
       .boolean()
       .default(DAEMON_DEFAULTS.fsync)
       .describe(
-        'fsync the journal before acknowledging: survives power loss too, at ~7 ms per event (a killed daemon loses nothing either way).',
+        "fsync the journal before acknowledging, and the hook's spool files: survives power loss too, at ~7 ms per event (a killed process loses nothing either way).",
       ),
     outboxMaxAgeMs: z
       .number()

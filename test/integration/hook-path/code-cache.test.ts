@@ -44,7 +44,10 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup());
 
 const cacheDir = () => join(env.XDG_STATE_HOME!, 'hookd', 'code-cache');
-const caches = () => (existsSync(cacheDir()) ? readdirSync(cacheDir()).filter((n) => n.endsWith('.v8')) : []);
+const allCaches = () =>
+  existsSync(cacheDir()) ? readdirSync(cacheDir()).filter((n) => n.endsWith('.v8')) : [];
+/** The hook bundle's own caches (its chunks have theirs). */
+const caches = () => allCaches().filter((n) => n.startsWith('hook_cjs-'));
 const EVENT = JSON.stringify({
   session_id: 's1',
   hook_event_name: 'PreToolUse',
@@ -116,8 +119,24 @@ describe("the hook bundle through V8's code cache", () => {
     expect(caches()[0]).not.toBe(old);
   });
 
+  it('the chunks an event loads come from their own caches, private, and a damaged one is replaced', () => {
+    // The guard runs from dist/run.cjs; the first run also loads the config afresh (dist/config.cjs).
+    hook();
+    const run = allCaches().find((n) => n.startsWith('run_cjs-'));
+    expect(run).toBeDefined();
+    expect(allCaches().some((n) => n.startsWith('config_cjs-'))).toBe(true);
+    const file = join(cacheDir(), run!);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const first = readFileSync(file);
+    hook();
+    expect(readFileSync(file).equals(first)).toBe(true);
+    writeFileSync(file, Buffer.from('not a V8 code cache at all'));
+    hook();
+    expect(readFileSync(file).length).toBeGreaterThan(1000);
+  });
+
   it('HOOKD_CODE_CACHE=0 keeps none', () => {
     hook({ HOOKD_CODE_CACHE: '0' });
-    expect(caches()).toEqual([]);
+    expect(allCaches()).toEqual([]);
   });
 });

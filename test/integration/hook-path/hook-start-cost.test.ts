@@ -5,11 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hookdLogRecords } from '../../helpers/agent-hook.js';
 import { FIXTURES_DIR, HOOKD_BIN } from '../../helpers/fixtures.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
+import { spawnDaemon, stopDaemon } from '../daemon/process-helpers.js';
 
 // What `hookd hook` loads of Node itself is start-up time on every event of the Node path: an ordinary
 // event must not load the stream classes and `net` for a stdin that is a regular file (the fast client's
 // copy when it falls back) or a pipe the agent wrote and closed, nor perf_hooks, which the global
-// `performance` loads.
+// `performance` loads. Nor does it create process.stdout or process.stderr (a stream each, over a pipe a
+// socket): it writes its output with fs.writeSync.
 let tmp: { dir: string; cleanup: () => void };
 beforeEach(() => {
   tmp = makeTempDir('hkd-start-');
@@ -20,13 +22,22 @@ afterEach(() => tmp.cleanup());
 async function loadedBy(
   input: { file: string } | { pipe: Buffer } | { closedPipe: Buffer },
   options: { daemon?: boolean } = {},
-): Promise<{ code: number | null; loaded: string[] }> {
+): Promise<{ code: number | null; loaded: string[]; streams: string[] }> {
   const out = join(tmp.dir, 'modules.txt');
+  const streams = join(tmp.dir, 'streams.txt');
   const probe = join(tmp.dir, 'probe.cjs');
   writeFileSync(
     probe,
     `const base = new Set(process.moduleLoadList);` +
-      `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !base.has(m)).join('\\n')));`,
+      `const touched = new Set();` +
+      `for (const name of ['stdout', 'stderr']) {` +
+      `  const own = Object.getOwnPropertyDescriptor(process, name);` +
+      `  Object.defineProperty(process, name, { ...own, get() { touched.add(name); return own.get.call(process); } });` +
+      `}` +
+      `process.on('exit', () => {` +
+      `  require('fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => !base.has(m)).join('\\n'));` +
+      `  require('fs').writeFileSync(${JSON.stringify(streams)}, [...touched].join('\\n'));` +
+      `});`,
   );
   const env = {
     ...isolatedEnv(tmp.dir),
@@ -49,7 +60,12 @@ async function loadedBy(
       child.on('error', reject);
       child.on('close', resolve);
     });
-    return { code, loaded: readFileSync(out, 'utf8').split('\n') };
+    const touched = readFileSync(streams, 'utf8');
+    return {
+      code,
+      loaded: readFileSync(out, 'utf8').split('\n'),
+      streams: touched ? touched.split('\n') : [],
+    };
   } finally {
     if (fd !== undefined) closeSync(fd);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -106,6 +122,21 @@ describe('what an ordinary event loads of Node', () => {
       event: 'Stop',
       handoff: 'spooled',
     });
+  });
+
+  it('a hand-off to a running daemon leaves process.stdout and process.stderr uncreated', async () => {
+    const daemon = await spawnDaemon({ ...isolatedEnv(tmp.dir), HOOKD_DAEMON: '1' });
+    try {
+      const ran = await loadedBy({ file: event }, { daemon: true });
+      expect(ran.code).toBe(0);
+      expect(hookdLogRecords(isolatedEnv(tmp.dir)).find((r) => r.kind === 'event')).toMatchObject({
+        event: 'Stop',
+        handoff: 'acked',
+      });
+      expect(ran.streams).toEqual([]);
+    } finally {
+      await stopDaemon(daemon);
+    }
   });
 
   it.each([['file'], ['pipe']])('with stdin from a %s, no perf_hooks', async (how) => {

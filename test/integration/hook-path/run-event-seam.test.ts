@@ -24,6 +24,38 @@ const logger: LineLogger = {
 } as LineLogger;
 
 describe('runEvent (the seam)', () => {
+  it.each([
+    [{}, false],
+    [{ daemon: { fsync: true } }, true],
+  ])('spools an event it cannot hand over with fsync as daemon.fsync says (%j)', async (file, fsync) => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'hookd-seam-home-')));
+    dirs.push(home);
+    const config = resolveConfig([
+      { level: 'user', file: join(home, 'config.json'), text: JSON.stringify(file) },
+    ]);
+    const handed: (HandOffOptions | undefined)[] = [];
+    await runEvent(
+      {
+        bytes: Buffer.from(JSON.stringify({ session_id: 's-fsync', hook_event_name: 'Stop' })),
+        env: { PATH: process.env.PATH, HOME: home, HOOKD_STATE_DIR: join(home, 'state') },
+        cwd: home,
+        agent: 'droid',
+      },
+      {
+        logger,
+        validator: () => validator,
+        loadConfig: () => config,
+        handOff: async (_message, options) => {
+          handed.push(options);
+          return { outcome: 'spooled' };
+        },
+      },
+    );
+    expect(handed).toHaveLength(1);
+    expect(handed[0]!.fsync).toBe(fsync);
+    logged.splice(0);
+  });
+
   it('runs commands with the request env, cwd and umask, the given config, and hands off once', async () => {
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'hookd-seam-home-')));
     const agentCwd = realpathSync(mkdtempSync(join(tmpdir(), 'hookd-seam-cwd-')));
