@@ -44,8 +44,12 @@ export interface ToolTable {
 /** Where a file of the agent's settings sits in its precedence, lowest first: user, project, local, managed. */
 export type SettingsLayer = 'user' | 'project' | 'local' | 'managed';
 
-/** The two shapes of file that hold hooks: a settings file (its `hooks` key) or a hooks-only file. */
-export type HooksFileKind = 'settings' | 'hooks-json';
+/**
+ * The shapes of file that hold hooks: a settings file (its `hooks` key), a hooks-only file, or a TOML
+ * config whose `hooks` tables hold hooks in the settings layout (Codex CLI's config.toml: hookd reads it,
+ * never writes it).
+ */
+export type HooksFileKind = 'settings' | 'hooks-json' | 'settings-toml';
 
 /**
  * How the agent reads an entry's `matcher`:
@@ -254,8 +258,6 @@ export interface HookTrustRules {
   steps: string;
   /** Reads that file's text (empty when absent) into a judge of each hook's trust. */
   read(text: string): (place: HookPlace) => HookTrustStatus;
-  /** The events that file itself defines hooks for (hooks doctor does not survey). */
-  hooksDefinedIn?(text: string): string[];
 }
 
 /** Where the agent writes its own complaints about hooks, which doctor reads. */

@@ -313,6 +313,12 @@ function layerNotes(agent: Agent, reads: readonly HooksFileRead[], mine: readonl
         others.set(h.file, o);
       }
   for (const [file, { layer, events }] of others) {
+    if (reads.some((r) => r.file === file && r.kind === 'settings-toml')) {
+      notes.push(
+        `hookd is also wired in ${file}: ${AGENT_PROFILES[agent].displayName} runs both, so hookd runs twice for ${events.join(', ')}; delete hookd's \`[[hooks.<Event>]]\` tables from ${file} by hand (hookd does not edit it)`,
+      );
+      continue;
+    }
     const fix = uninstallCommandFor(agent, layer, file);
     notes.push(
       `hookd is also wired in ${file} (${layer}): ${AGENT_PROFILES[agent].displayName} runs both, so hookd runs twice for ${events.join(', ')}; ${fix ? `\`${fix}\` removes that one` : 'only its administrator can remove it'}`,
