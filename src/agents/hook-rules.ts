@@ -1,5 +1,5 @@
 import { DROID_MATCHER, DROID_REPLY } from './droid-protocol.js';
-import { eventNameOf, matcherRulesOf, replyRulesOf } from './agent-rules.js';
+import { blockAnswerOf, eventNameOf, matcherRulesOf, replyRulesOf } from './agent-rules.js';
 import { RENAMING_AGENTS, type Sender } from './protocols.js';
 import type { MatcherRules, ReplyRules } from './types.js';
 
@@ -23,4 +23,13 @@ export function replyRules(agent: Sender): ReplyRules {
 /** hookd's name for the agent's event (protocols.ts EVENT_NAMES): most agents' names are hookd's own. */
 export function eventName(agent: Sender, name: string): string {
   return RENAMING_AGENTS.includes(agent) ? eventNameOf(agent, name) : name;
+}
+
+/** A block in the agent's own answer (agent-rules.ts blockAnswerOf), for an agent whose rules ask for one. */
+export function blockAnswer(
+  agent: Sender,
+  event: string,
+  reason: string,
+): { stdout: string; exitCode: 0 | 2 } | undefined {
+  return blockAnswerOf(agent, event, reason);
 }

@@ -94,9 +94,14 @@ export interface ReplyRules {
   goOnEvents: readonly string[];
   /**
    * `json`: exit 2 blocks a PreToolUse but its stderr never reaches the model (Copilot CLI), so hookd
-   * answers a deny as `hookSpecificOutput.permissionDecision: "deny"` with the reason. Absent: exit 2.
+   * answers a deny as `hookSpecificOutput.permissionDecision: "deny"` with the reason. `permission`:
+   * the agent's documented answer to its before-* events is `{"permission": "deny", "user_message",
+   * "agent_message"}` (Cursor), which hookd writes beside exit 2 (so the call stays blocked whichever
+   * the agent reads). Absent: exit 2.
    */
-  blockReason?: 'json';
+  blockReason?: 'json' | 'permission';
+  /** The events whose block `blockReason` rewrites (hookd's names); default PreToolUse. */
+  blockEvents?: readonly string[];
 }
 
 /**
