@@ -12,8 +12,9 @@ const MAX_TOML_DEPTH = 32;
  * names the line and column of the first mistake; `__proto__` and `constructor` keys are dropped.
  */
 export function parseTomlText(text: string, file: string): Record<string, unknown> {
+  let data: Record<string, unknown>;
   try {
-    return parse(text, { maxDepth: MAX_TOML_DEPTH, unsafeKeyBehaviour: 'drop' }) as Record<string, unknown>;
+    data = parse(text, { maxDepth: MAX_TOML_DEPTH, unsafeKeyBehaviour: 'drop' }) as Record<string, unknown>;
   } catch (error) {
     const where = error instanceof TomlError ? ` at line ${error.line}, column ${error.column}` : '';
     const first = ((error as Error).message ?? String(error)).split('\n')[0]!.slice(0, 200);
@@ -23,6 +24,26 @@ export function parseTomlText(text: string, file: string): Record<string, unknow
       `Fix the TOML by hand (the agent cannot read it either); hookd never edits ${file}.`,
     );
   }
+  // Dotted keys and table headers nest without the parser's limit: checked here, without recursion.
+  if (nestsDeeperThan(data, MAX_TOML_DEPTH))
+    throw new CliError(
+      `${file} nests tables more than ${MAX_TOML_DEPTH} levels deep; hookd does not read it`,
+      EXIT.FAILURE,
+      `No agent setting nests that deep: fix ${file} by hand.`,
+    );
+  return data;
+}
+
+/** True when objects and arrays inside `value` nest deeper than `max` (walked with a stack of its own). */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**

@@ -162,6 +162,10 @@ describe('doctor: Codex CLI and Gemini CLI', () => {
       const cases: [string, RegExp][] = [
         ['[[hooks.PreToolUse]]\nmatcher = \n', /is not valid TOML at line 2/],
         [`x = ${'['.repeat(5000)}${']'.repeat(5000)}\n`, /is not valid TOML/],
+        [
+          `[[hooks.PreToolUse]]\nmatcher.${Array(20_000).fill('a').join('.')} = 1\n`,
+          /nests tables more than 32 levels deep/,
+        ],
         [`# ${'x'.repeat(5 * 1024 * 1024)}\n`, /over the \d+ limit/],
       ];
       for (const [text, said] of cases) {
