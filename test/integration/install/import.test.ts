@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateConfigText } from '../../../src/config/validate.js';
 import { validateAgentHooks } from '../../../src/install/agent-hooks.js';
 import { importAgentHooks } from '../../../src/install/import-hooks.js';
+import { installHookd } from '../../../src/install/install.js';
 import { isHookdCommand } from '../../../src/install/hookd-command.js';
 
 let home: string;
@@ -359,5 +360,27 @@ describe('importAgentHooks: Codex CLI and Gemini CLI', () => {
     expect(again.notes.join('\n')).toMatch(
       /config\.toml is not valid TOML at line 1.*its hooks were not imported/,
     );
+  });
+
+  it('Codex CLI: install names hookd wired in config.toml too, which Codex runs beside hooks.json', async () => {
+    const codexHome = join(home, 'codex-home');
+    const toml = join(codexHome, 'config.toml');
+    await mkdir(codexHome, { recursive: true });
+    await writeFile(
+      toml,
+      `[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = ${JSON.stringify(`${hookd} hook --agent codex`)}\n`,
+    );
+    const text = await readFile(toml, 'utf8');
+    const result = await installHookd({
+      agent: 'codex',
+      scope: 'user',
+      env: { ...env, CODEX_HOME: codexHome },
+      hookdPath: hookd,
+      transport: 'node',
+    });
+    expect(result.notes.join('\n')).toContain(
+      `hookd is also wired in ${toml}: Codex CLI runs both, so hookd runs twice for Stop; delete hookd's \`[[hooks.<Event>]]\` tables from ${toml} by hand`,
+    );
+    expect(await readFile(toml, 'utf8')).toBe(text);
   });
 });
