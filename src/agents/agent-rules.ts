@@ -2,7 +2,7 @@ import { CLAUDE_MATCHER, CLAUDE_REPLY } from './claude-protocol.js';
 import { CODEX_MATCHER, CODEX_REPLY } from './codex-protocol.js';
 import { COPILOT_MATCHER, COPILOT_REPLY } from './copilot-protocol.js';
 import { COPILOT_OWN_EVENT_NAMES, copilotOwnDialect, copilotOwnDialectAnswer } from './copilot-dialect.js';
-import { CURSOR_EVENT_NAMES } from './cursor-protocol.js';
+import { CURSOR_EVENT_NAMES, CURSOR_PERMISSION_EVENTS } from './cursor-protocol.js';
 import { DROID_MATCHER, DROID_REPLY } from './droid-protocol.js';
 import { GEMINI_CONFIG_NAMES, GEMINI_MATCHER, GEMINI_REPLY } from './gemini-protocol.js';
 import type { Sender } from './protocols.js';
@@ -33,6 +33,13 @@ const MATCHERS: Readonly<Record<Sender, MatcherRules>> = {
 
 const UNKNOWN_REPLY: ReplyRules = { ...CLAUDE_REPLY, jsonStdout: 'trimmed' };
 
+/** Cursor (from its documentation): the safe mix, and a block also said in its own `permission` answer. */
+const CURSOR_REPLY: ReplyRules = {
+  ...UNKNOWN_REPLY,
+  blockReason: 'permission',
+  blockEvents: CURSOR_PERMISSION_EVENTS,
+};
+
 /**
  * How each agent takes answers; for an agent hookd cannot tell (`unknown`), the safe mix: JSON on
  * trimmed stdout, the strongest decision wins (a deny is never lost), exit 1 only logged.
@@ -43,7 +50,7 @@ const REPLIES: Readonly<Record<Sender, ReplyRules>> = {
   codex: CODEX_REPLY,
   gemini: GEMINI_REPLY,
   copilot: COPILOT_REPLY,
-  cursor: UNKNOWN_REPLY,
+  cursor: CURSOR_REPLY,
   unknown: UNKNOWN_REPLY,
 };
 
@@ -66,6 +73,32 @@ export function matcherRulesOf(agent: Sender): MatcherRules {
 /** How the agent takes answers. */
 export function replyRulesOf(agent: Sender): ReplyRules {
   return REPLIES[agent];
+}
+
+/**
+ * A block of `event` in the agent's own answer, when exit 2 alone does not bring the reason to it
+ * (ReplyRules.blockReason): the stdout to write, and the exit code to go with it. Undefined: exit 2
+ * with the reason on stderr, as is.
+ */
+export function blockAnswerOf(
+  agent: Sender,
+  event: string,
+  reason: string,
+): { stdout: string; exitCode: 0 | 2 } | undefined {
+  const rules = REPLIES[agent];
+  if (!rules.blockReason || !(rules.blockEvents ?? ['PreToolUse']).includes(event)) return undefined;
+  if (rules.blockReason === 'permission') {
+    const answer = { permission: 'deny', user_message: reason, agent_message: reason };
+    return { stdout: `${JSON.stringify(answer)}\n`, exitCode: 2 };
+  }
+  const answer = {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'deny',
+      permissionDecisionReason: reason,
+    },
+  };
+  return { stdout: `${JSON.stringify(answer)}\n`, exitCode: 0 };
 }
 
 /** hookd's name for the agent's event: its Claude Code counterpart, else its own. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { parse } from 'smol-toml';
 
 /**
  * Codex CLI's trust in a hook, read from its files (observed with Codex CLI 0.171.0, checked against
@@ -80,46 +81,26 @@ export function codexHookHash(
 /** How many `[hooks.state."..."]` tables hookd reads from one config.toml at most. */
 const MAX_STATES = 10_000;
 
-/** A TOML basic string's body (`"..."`) with its escapes undone; undefined when it is not one. */
-function basicString(text: string): string | undefined {
-  if (!/^"(?:[^"\\\n]|\\.)*"$/.test(text)) return undefined;
-  try {
-    return JSON.parse(
-      text.replace(/\\U([0-9A-Fa-f]{8})/g, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16))),
-    ) as string;
-  } catch {
-    return undefined;
-  }
-}
+const isTable = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The hook states of a Codex config.toml, by key: the `[hooks.state."<key>"]` tables Codex's `/hooks`
- * screen writes, with their `trusted_hash` and `enabled`. Only that form is read; anything else in the
- * file is skipped, never an error.
+ * screen writes, with their `trusted_hash` and `enabled`; other keys and values of another type are
+ * skipped. Throws (a TomlError saying where) when the text is not TOML: Codex cannot read it either.
  */
 export function readCodexHookStates(toml: string): Map<string, CodexHookState> {
+  const data = parse(toml, { maxDepth: 32, unsafeKeyBehaviour: 'drop' });
   const states = new Map<string, CodexHookState>();
-  let current: CodexHookState | undefined;
-  for (const raw of toml.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    if (line.startsWith('[')) {
-      current = undefined;
-      const table = /^\[\s*hooks\s*\.\s*state\s*\.\s*("(?:[^"\\]|\\.)*")\s*\]\s*(?:#.*)?$/.exec(line);
-      const key = table ? basicString(table[1]!) : undefined;
-      if (key !== undefined && (states.has(key) || states.size < MAX_STATES)) {
-        current = states.get(key) ?? {};
-        states.set(key, current);
-      }
-      continue;
-    }
-    if (!current) continue;
-    const pair = /^(trusted_hash|enabled)\s*=\s*(.*?)\s*(?:#[^"]*)?$/.exec(line);
-    if (!pair) continue;
-    if (pair[1] === 'trusted_hash') {
-      const value = basicString(pair[2]!);
-      if (value !== undefined) current.trustedHash = value;
-    } else if (pair[2] === 'true' || pair[2] === 'false') current.enabled = pair[2] === 'true';
+  const table = isTable(data.hooks) ? data.hooks.state : undefined;
+  if (!isTable(table)) return states;
+  for (const [key, value] of Object.entries(table)) {
+    if (states.size >= MAX_STATES) break;
+    if (!isTable(value)) continue;
+    const state: CodexHookState = {};
+    if (typeof value.trusted_hash === 'string') state.trustedHash = value.trusted_hash;
+    if (typeof value.enabled === 'boolean') state.enabled = value.enabled;
+    states.set(key, state);
   }
   return states;
 }
@@ -128,17 +109,4 @@ export function readCodexHookStates(toml: string): Map<string, CodexHookState> {
 export function codexTrustOf(state: CodexHookState | undefined, currentHash: string): CodexTrustStatus {
   if (state?.trustedHash === undefined) return 'untrusted';
   return state.trustedHash === currentHash ? 'trusted' : 'modified';
-}
-
-/**
- * The events a Codex config.toml defines hooks for itself (`[[hooks.PreToolUse]]` tables, which Codex
- * runs beside hooks.json's), in file order. `[hooks.state...]` tables are trust records, not hooks.
- */
-export function codexTomlHookEvents(toml: string): string[] {
-  const events: string[] = [];
-  for (const m of toml.matchAll(/^[ \t]*\[\[?[ \t]*hooks[ \t]*\.[ \t]*"?([A-Za-z]+)"?[ \t]*[.\]]/gm)) {
-    const event = m[1]!;
-    if (event !== 'state' && !events.includes(event) && events.length < 64) events.push(event);
-  }
-  return events;
 }

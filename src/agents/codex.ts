@@ -1,13 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CODEX_PROTOCOL, CODEX_ROLLOUT, CODEX_TOOLS } from './codex-protocol.js';
-import {
-  codexHookHash,
-  codexHookKey,
-  codexTomlHookEvents,
-  codexTrustOf,
-  readCodexHookStates,
-} from './codex-trust.js';
+import { codexHookHash, codexHookKey, codexTrustOf, readCodexHookStates } from './codex-trust.js';
 import { SHARED_CANONICAL_EVENTS } from './shared-events.js';
 import type { AgentAdapter } from './types.js';
 
@@ -45,10 +39,13 @@ export const CODEX: AgentAdapter = {
   },
   settings: {
     dirName: '.codex',
-    // Codex CLI 0.171.0 was observed reading $CODEX_HOME/hooks.json (`{"hooks": {...}}`) only.
+    // Codex CLI 0.171.0 reads $CODEX_HOME/hooks.json (`{"hooks": {...}}`), then config.toml's
+    // `[[hooks.<Event>]]` tables, and runs both (its hooks/list lists both, in this order, and warns).
+    // hookd writes hooks.json only.
     writableLayers: ['user'],
     files: ({ env, home }) => [
       { layer: 'user', kind: 'settings', file: join(codexHome(env, home), 'hooks.json') },
+      { layer: 'user', kind: 'settings-toml', file: join(codexHome(env, home), 'config.toml') },
     ],
     hookTypes: { command: 'command' },
     switches: [],
@@ -92,8 +89,6 @@ export const CODEX: AgentAdapter = {
           return codexTrustOf(state, codexHookHash(event, entry, hook));
         };
       },
-      // Codex 0.171.0 also runs `[[hooks.<Event>]]` tables of config.toml (seen in its hooks/list).
-      hooksDefinedIn: codexTomlHookEvents,
     },
   },
   fixtures: { folder: 'codex-0.171.0', version: '0.171.0' },

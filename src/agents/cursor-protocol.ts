@@ -32,6 +32,18 @@ export const CURSOR_EVENT_NAMES: Readonly<Record<string, string>> = {
 
 export const CURSOR_SESSION_ID_FIELD = 'conversation_id';
 
+/**
+ * The events Cursor documents a `permission` answer for (`{"permission": "allow" | "deny" | "ask",
+ * "user_message", "agent_message"}`), in hookd's names: preToolUse is PreToolUse, the others keep
+ * Cursor's.
+ */
+export const CURSOR_PERMISSION_EVENTS: readonly string[] = [
+  'PreToolUse',
+  'beforeShellExecution',
+  'beforeMCPExecution',
+  'beforeReadFile',
+];
+
 /** What hookd knows of Cursor (data only; each part is its own export, so a bundle takes what it uses). */
 export const CURSOR_PROTOCOL: RecognisedProtocol = {
   detect: CURSOR_DETECT,

@@ -1,5 +1,6 @@
 import { DROID_MATCHER, DROID_REPLY } from './droid-protocol.js';
 import {
+  blockAnswerOf,
   eventNameOf,
   matcherRulesOf,
   ownDialectAnswerOf,
@@ -46,4 +47,13 @@ export function ownDialectAnswer(
   reply: Parameters<typeof ownDialectAnswerOf>[2],
 ): Record<string, unknown> | undefined {
   return OWN_DIALECT_AGENTS.includes(agent) ? ownDialectAnswerOf(agent, payload, reply) : undefined;
+}
+
+/** A block in the agent's own answer (agent-rules.ts blockAnswerOf), for an agent whose rules ask for one. */
+export function blockAnswer(
+  agent: Sender,
+  event: string,
+  reason: string,
+): { stdout: string; exitCode: 0 | 2 } | undefined {
+  return blockAnswerOf(agent, event, reason);
 }

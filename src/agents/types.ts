@@ -44,8 +44,12 @@ export interface ToolTable {
 /** Where a file of the agent's settings sits in its precedence, lowest first: user, project, local, managed. */
 export type SettingsLayer = 'user' | 'project' | 'local' | 'managed';
 
-/** The two shapes of file that hold hooks: a settings file (its `hooks` key) or a hooks-only file. */
-export type HooksFileKind = 'settings' | 'hooks-json';
+/**
+ * The shapes of file that hold hooks: a settings file (its `hooks` key), a hooks-only file, or a TOML
+ * config whose `hooks` tables hold hooks in the settings layout (Codex CLI's config.toml: hookd reads it,
+ * never writes it).
+ */
+export type HooksFileKind = 'settings' | 'hooks-json' | 'settings-toml';
 
 /**
  * How the agent reads an entry's `matcher`:
@@ -90,9 +94,14 @@ export interface ReplyRules {
   goOnEvents: readonly string[];
   /**
    * `json`: exit 2 blocks a PreToolUse but its stderr never reaches the model (Copilot CLI), so hookd
-   * answers a deny as `hookSpecificOutput.permissionDecision: "deny"` with the reason. Absent: exit 2.
+   * answers a deny as `hookSpecificOutput.permissionDecision: "deny"` with the reason. `permission`:
+   * the agent's documented answer to its before-* events is `{"permission": "deny", "user_message",
+   * "agent_message"}` (Cursor), which hookd writes beside exit 2 (so the call stays blocked whichever
+   * the agent reads). Absent: exit 2.
    */
-  blockReason?: 'json';
+  blockReason?: 'json' | 'permission';
+  /** The events whose block `blockReason` rewrites (hookd's names); default PreToolUse. */
+  blockEvents?: readonly string[];
 }
 
 /**
@@ -254,8 +263,6 @@ export interface HookTrustRules {
   steps: string;
   /** Reads that file's text (empty when absent) into a judge of each hook's trust. */
   read(text: string): (place: HookPlace) => HookTrustStatus;
-  /** The events that file itself defines hooks for (hooks doctor does not survey). */
-  hooksDefinedIn?(text: string): string[];
 }
 
 /** Where the agent writes its own complaints about hooks, which doctor reads. */

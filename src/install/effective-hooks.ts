@@ -4,6 +4,7 @@ import { validateAgentHooks, type AgentHooksReport } from './agent-hooks.js';
 import type { AgentHooksFile, Layer } from './agent-files.js';
 import { AGENT_PROFILES, type Agent } from './agents.js';
 import { readSettingsFile, type SettingsFileSnapshot } from './settings-file.js';
+import { readTomlFile } from './toml-file.js';
 
 /** One hooks file as read: its text and parsed hooks, or why it cannot be used. */
 export interface HooksFileRead extends AgentHooksFile {
@@ -19,9 +20,17 @@ export interface HooksFileRead extends AgentHooksFile {
   report?: AgentHooksReport;
 }
 
-/** Where the hooks object of a file is: a settings file's `hooks`, or a hooks.json's root. */
+/**
+ * Where the hooks object of a file is: a settings file's `hooks`, or a hooks.json's root. A TOML
+ * config's `hooks` table without its `state` table (Codex's trust records, not an event).
+ */
 export function hooksObjectOf(kind: AgentHooksFile['kind'], data: Record<string, unknown>): unknown {
-  return kind === 'hooks-json' ? data : data.hooks;
+  if (kind === 'hooks-json') return data;
+  if (kind === 'settings-toml' && isObject(data.hooks)) {
+    const { state: _state, ...events } = data.hooks;
+    return events;
+  }
+  return data.hooks;
 }
 
 /** Validates a file's hooks object the agent's way; a hooks.json's paths start at its root. */
@@ -36,6 +45,18 @@ export function validateHooksObject(
 /** Reads one hooks file; never throws (a file that cannot be used says why). */
 export async function readHooksFile(f: AgentHooksFile): Promise<HooksFileRead> {
   try {
+    if (f.kind === 'settings-toml') {
+      const toml = readTomlFile(f.file);
+      if (!toml) return { ...f, exists: false };
+      const hooks = hooksObjectOf(f.kind, toml.data);
+      return {
+        ...f,
+        exists: true,
+        data: toml.data,
+        hooks,
+        report: validateHooksObject(f.kind, hooks, f.agent),
+      };
+    }
     const snapshot = await readSettingsFile(f.file);
     if (!snapshot.exists) return { ...f, exists: false, snapshot };
     const hooks = hooksObjectOf(f.kind, snapshot.data);
@@ -89,7 +110,7 @@ export interface HookAt {
   layer: Layer;
   kind: AgentHooksFile['kind'];
   event: string;
-  /** `hooks.Stop[0].hooks[1]` (settings) or `Stop[0].hooks[1]` (hooks.json). */
+  /** `hooks.Stop[0].hooks[1]` (settings, config.toml) or `Stop[0].hooks[1]` (hooks.json). */
   path: string;
   entry: Record<string, unknown>;
   hook: unknown;
@@ -108,7 +129,7 @@ export function hooksAt(reads: readonly HooksFileRead[]): HookAt[] {
     if (!isAccepted(read) || !isObject(read.hooks)) continue;
     const named = read.kind === 'settings' ? namedEvents(hooksJsonBeside(reads, read)) : new Set<string>();
     const shadow = read.kind === 'settings' ? hooksJsonBeside(reads, read)?.file : undefined;
-    const prefix = read.kind === 'settings' ? 'hooks.' : '';
+    const prefix = read.kind === 'hooks-json' ? '' : 'hooks.';
     for (const [event, entries] of Object.entries(read.hooks)) {
       if (!Array.isArray(entries)) continue;
       entries.forEach((entry, e) => {

@@ -18,6 +18,9 @@ import {
 } from './merge-hooks.js';
 import { hooksLeft, readOwnDialectFiles, type OwnDialectEntry } from './own-dialect-hooks.js';
 import { assertWritable, readSettingsFile } from './settings-file.js';
+import { agentHooksFiles } from './agent-files.js';
+import { readHooksFile } from './effective-hooks.js';
+import { isObject } from '../util/json-values.js';
 import { applyLevel, planLevel, settingsHooks, summarize, type FileProblem } from './settings-level.js';
 
 export interface ImportOptions extends InstallOptions {
@@ -159,12 +162,30 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
   };
   // What the agent runs: Droid's hooks.json for the events it names, settings.json for the others.
   // A settings.json entry of an event hooks.json names never runs: it stays, said so.
-  const sources: { file: string; hooks: AgentHooks | undefined; shadowed: ReadonlySet<string> }[] = [
+  const sources: {
+    file: string;
+    hooks: AgentHooks | undefined;
+    shadowed: ReadonlySet<string>;
+    copyOnly?: boolean;
+  }[] = [
     { file: level.settings.file, hooks: settingsHooks(level.settings), shadowed: level.named },
     ...(level.hooksJson
       ? [{ file: level.hooksJson.file, hooks: level.hooksJson.data, shadowed: new Set<string>() }]
       : []),
   ];
+  // A TOML config of the same layer (Codex's config.toml): its entries are copied, never removed,
+  // as hookd does not edit TOML; the user deletes them there (a note says which).
+  const tomlNotes: string[] = [];
+  for (const f of agentHooksFiles(options.agent, {
+    env: options.env ?? process.env,
+    projectDir: options.projectDir ?? process.cwd(),
+  })) {
+    if (f.kind !== 'settings-toml' || f.layer !== options.scope) continue;
+    const read = await readHooksFile(f);
+    if (read.readError) tomlNotes.push(`${read.readError.message}; its hooks were not imported`);
+    else if (read.exists && isObject(read.hooks))
+      sources.push({ file: f.file, hooks: read.hooks, shadowed: new Set(), copyOnly: true });
+  }
   for (const source of sources) {
     const list: ForeignEntry[] = [];
     taken.set(source.file, list);
@@ -282,6 +303,15 @@ export async function importAgentHooks(options: ImportOptions): Promise<ImportRe
       plan: planJsonEdit(file.snapshot, 'hooks', hooksLeft(file, moved)),
     }));
   const withoutText = ({ text: _text, ...change }: FileChange & { text: string }): FileChange => change;
+  notes.push(...tomlNotes);
+  for (const source of sources.filter((x) => x.copyOnly)) {
+    const copied = imported.filter((i) => i.file === source.file);
+    if (copied.length === 0) continue;
+    const events = [...new Set(copied.map((i) => i.event))].join(', ');
+    notes.push(
+      `${source.file}: its hooks for ${events} are now in hookd's config too; delete their \`[[hooks.<Event>]]\` tables from ${source.file} by hand (hookd does not edit it), or ${profile.displayName} runs each of them twice`,
+    );
+  }
 
   const dryRun = options.dryRun ?? false;
   if (dryRun) {

@@ -35,6 +35,7 @@ import {
   type LevelHooks,
   type SettingsLevel,
 } from './settings-level.js';
+import { hadHooksKeyBeforeInstall } from './install-backups.js';
 import { chooseNativeClient } from './native-client.js';
 import { hideReceiverToken, planOtelEnv, withoutOtelEnv } from './otel-env.js';
 import type { Transport } from './transport.js';
@@ -312,6 +313,12 @@ function layerNotes(agent: Agent, reads: readonly HooksFileRead[], mine: readonl
         others.set(h.file, o);
       }
   for (const [file, { layer, events }] of others) {
+    if (reads.some((r) => r.file === file && r.kind === 'settings-toml')) {
+      notes.push(
+        `hookd is also wired in ${file}: ${AGENT_PROFILES[agent].displayName} runs both, so hookd runs twice for ${events.join(', ')}; delete hookd's \`[[hooks.<Event>]]\` tables from ${file} by hand (hookd does not edit it)`,
+      );
+      continue;
+    }
     const fix = uninstallCommandFor(agent, layer, file);
     notes.push(
       `hookd is also wired in ${file} (${layer}): ${AGENT_PROFILES[agent].displayName} runs both, so hookd runs twice for ${events.join(', ')}; ${fix ? `\`${fix}\` removes that one` : 'only its administrator can remove it'}`,
@@ -456,6 +463,14 @@ export function wireLevel(
   return { settings, ...(j ? { hooksJson: j.hooks } : {}), actions };
 }
 
+/**
+ * What stays of a settings file's hooks that uninstall left empty: `{}` when the file had a `hooks` key
+ * before hookd was installed (so the round trip gives the file back as it was), else no key at all.
+ */
+async function emptiedHooks(file: string): Promise<AgentHooks | undefined> {
+  return (await hadHooksKeyBeforeInstall(file)) ? {} : undefined;
+}
+
 /** Removes exactly hookd's hook objects from the agent's settings file and Droid's hooks.json beside it. */
 export async function uninstallHookd(options: SettingsTarget): Promise<UninstallResult> {
   const location = locateSettingsFile(options);
@@ -469,7 +484,8 @@ export async function uninstallHookd(options: SettingsTarget): Promise<Uninstall
     : undefined;
   const otel = withoutOtelEnv(level.settings.data.env);
   const next: LevelHooks = {
-    settings: fromSettings.removed.length > 0 ? fromSettings.hooks : before,
+    settings:
+      fromSettings.removed.length > 0 ? (fromSettings.hooks ?? (await emptiedHooks(location.file))) : before,
     ...(fromJson ? { hooksJson: fromJson.hooks ?? {} } : {}),
     ...(otel.removed.length > 0 || otel.env !== level.settings.data.env
       ? { env: { value: otel.env, secret: false } }

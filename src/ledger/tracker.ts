@@ -1,9 +1,8 @@
-import { isAgentId } from '../agents/ids.js';
 import { join } from 'node:path';
 import { readRegularFile, writePrivateFileAtomic } from '../util/private-fs.js';
 import type { Enrichment } from '../enrich/types.js';
 import { isCompactionFork, isHumanPrompt } from '../events/claude-facts.js';
-import type { EventHandoff, HookEvent } from '../events/types.js';
+import { AGENT_KINDS, type AgentKind, type EventHandoff, type HookEvent } from '../events/types.js';
 import { buildSessionRecord } from './build-record.js';
 import type { Ledger } from './ledger.js';
 import type { AgentUsage } from './agent-usage.js';
@@ -166,7 +165,10 @@ export function createSessionTracker(opts: CreateSessionTrackerOptions): Session
     return {
       id: `ledger-${reason}-${session.sessionId}`,
       receivedAt: atMs,
-      agent: isAgentId(session.agent) ? session.agent : 'unknown',
+      // Every agent hookd tells apart keeps its name, Cursor's included (recognised without an adapter).
+      agent: (AGENT_KINDS as readonly string[]).includes(session.agent)
+        ? (session.agent as AgentKind)
+        : 'unknown',
       name: 'SessionEnd',
       sessionId: session.sessionId,
       cwd: session.cwd,

@@ -1,5 +1,5 @@
 import type { AgentKind } from '../events/types.js';
-import { ownDialectAnswer, replyRules } from '../agents/hook-rules.js';
+import { blockAnswer, ownDialectAnswer, replyRules } from '../agents/hook-rules.js';
 import type { ConfigLevel } from '../config/merge.js';
 import type { RanCommand } from './run-event.js';
 import { isObject, type Json } from '../util/json-values.js';
@@ -184,22 +184,6 @@ function refusalOf(winner: Verdict | undefined, agent: AgentKind): AgentReply | 
 type ReplyEvent = { name: string; agent: AgentKind; payload?: Record<string, unknown> };
 
 /**
- * A PreToolUse block as a JSON deny with its reason, for an agent that blocks on exit 2 but never shows
- * the model its stderr (Copilot CLI reads "hook exited with code 2").
- */
-function denyAsJson(reply: AgentReply): AgentReply {
-  const reason = reply.stderr.trim() || `blocked by ${reply.decidedBy ?? 'a hookd guard'}`;
-  const answer = {
-    hookSpecificOutput: {
-      hookEventName: 'PreToolUse',
-      permissionDecision: 'deny',
-      permissionDecisionReason: reason,
-    },
-  };
-  return { ...reply, exitCode: 0, stdout: `${JSON.stringify(answer)}\n`, stderr: '' };
-}
-
-/**
  * The reply as the agent must read it. Gemini CLI shows any stdout that is not a JSON object to the user
  * as a "Hook system message" and ignores it otherwise: context text goes out as its
  * `hookSpecificOutput.additionalContext`, and nothing else but JSON is ever written to its stdout.
@@ -212,8 +196,13 @@ export function writeFor(event: ReplyEvent, reply: AgentReply): AgentReply {
       ? ownDialectAnswer(event.agent, event.payload, reply)
       : undefined;
   if (answer) return { ...reply, exitCode: 0, stdout: `${JSON.stringify(answer)}\n`, stderr: '' };
-  if (rules.blockReason === 'json' && reply.exitCode === 2 && event.name === 'PreToolUse')
-    return denyAsJson(reply);
+  if (rules.blockReason && reply.exitCode === 2) {
+    // Said in the agent's own answer: Copilot CLI shows the model no exit-2 stderr; Cursor documents
+    // a `permission` answer (kept with exit 2, so the call stays blocked whichever it reads).
+    const reason = reply.stderr.trim() || `blocked by ${reply.decidedBy ?? 'a hookd guard'}`;
+    const block = blockAnswer(event.agent, event.name, reason);
+    if (block) return { ...reply, ...block, stderr: block.exitCode === 2 ? reply.stderr : '' };
+  }
   if (!rules.stdoutJsonOnly || reply.stdout === '' || jsonAnswer(reply.stdout, event.agent)) return reply;
   if (reply.exitCode === 0 && rules.contextEvents.includes(event.name)) {
     const additionalContext = reply.stdout.trim();

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/doctor/types.js';
@@ -144,5 +144,31 @@ describeWithAgent('codex', "doctor reads the real Codex CLI's hook trust", (bin)
     expect(trust.status).toBe('warn');
     expect(trust.detail).toMatch(/^changed since trusted: PreToolUse; /);
     expect(trust.detail).toMatch(/^trusted: SessionStart, UserPromptSubmit, PermissionRequest, /m);
+  });
+
+  it('a hookd hook written in config.toml: Codex keys it under config.toml, and doctor agrees at each step', async () => {
+    const toml = join(codexHome, 'config.toml');
+    const json = JSON.parse(readFileSync(join(codexHome, 'hooks.json'), 'utf8')) as {
+      hooks: Record<string, { hooks: { command: string }[] }[]>;
+    };
+    const command = json.hooks.Stop![0]!.hooks[0]!.command.replace('--event Stop', '--event PreCompact');
+    appendFileSync(
+      toml,
+      `\n[[hooks.PreCompact]]\n[[hooks.PreCompact.hooks]]\ntype = "command"\ncommand = ${JSON.stringify(command)}\ntimeout = 60\n`,
+    );
+    const listed = (await hooksList()).filter((h) => h.eventName === 'preCompact');
+    expect(listed.map((h) => [h.key, h.trustStatus])).toEqual([
+      [`${realpathSync(toml)}:pre_compact:0:0`, 'untrusted'],
+    ]);
+    let trust = await trustCheck();
+    expect(trust.detail).toMatch(/^wired but not trusted: PreCompact; /m);
+    appendFileSync(
+      toml,
+      `\n[hooks.state.${JSON.stringify(listed[0]!.key)}]\ntrusted_hash = ${JSON.stringify(listed[0]!.currentHash)}\n`,
+    );
+    expect((await hooksList()).find((h) => h.eventName === 'preCompact')?.trustStatus).toBe('trusted');
+    trust = await trustCheck();
+    expect(trust.detail).not.toContain('PreCompact;');
+    expect(trust.detail).toMatch(/^trusted: .*PreCompact/m);
   });
 });

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { codexHookHash } from '../../../src/agents/codex-trust.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { check, doctor, makeDoctorHome, writeJson, type DoctorHome } from './doctor-env.js';
 
@@ -31,6 +32,12 @@ const ENTRY = {
   hooks: [{ type: 'command', command: '/usr/bin/hookd hook --agent codex', timeout: 60 }],
 };
 const LISTED_HASH = 'sha256:29ce27b6c4668d24c97d689fd609f0a5a67bba1a77d6a8545dc7232afdac3b70';
+
+/** hooks.json with hookd's PreToolUse entry, its command a program that exists. */
+function wireWorkingHooksJson(): void {
+  const working = { ...ENTRY, hooks: [{ ...ENTRY.hooks[0]!, command: `${h.hookdBin} hook --agent codex` }] };
+  writeJson(join(codexHome(), 'hooks.json'), { hooks: { PreToolUse: [working] } });
+}
 
 /** `hookd install --agent <agent>` (the built program, the Node path), then doctor's results. */
 async function installThenDoctor(agent: string) {
@@ -116,14 +123,60 @@ describe('doctor: Codex CLI and Gemini CLI', () => {
       expect(check(results, 'codex-trust').status).toBe('ok');
     });
 
-    it('hooks config.toml defines itself are named, as doctor does not check them', async () => {
-      const toml = `${trustLine(key, LISTED_HASH)}\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "x"\n`;
-      writeFileSync(join(codexHome(), 'config.toml'), toml);
-      const trust = check(await doctor(h), 'codex-trust');
-      expect(trust.status).toBe('ok');
-      expect(trust.detail).toContain(
-        'config.toml also defines hooks of its own for Stop; Codex CLI runs them too',
+    it("hookd's entries in config.toml: wired, and judged by the trust Codex files under config.toml", async () => {
+      writeJson(join(codexHome(), 'hooks.json'), { hooks: {} });
+      const toml = join(codexHome(), 'config.toml');
+      const tomlKey = `${realpathSync(codexHome())}/config.toml:pre_tool_use:0:0`;
+      const command = `${h.hookdBin} hook --agent codex`;
+      const tables = `[[hooks.PreToolUse]]\nmatcher = ""\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = ${JSON.stringify(command)}\ntimeout = 60\n`;
+      // The hash rules are checked against the real binary's hooks/list (codex-trust.test.ts).
+      const hash = codexHookHash('PreToolUse', { matcher: '' }, { command, timeout: 60 });
+      writeFileSync(toml, `model = "x"\n\n${tables}`);
+      let results = await doctor(h);
+      expect(check(results, 'codex-config-toml-user')).toMatchObject({ status: 'ok' });
+      expect(check(results, 'codex-hooks').detail).toContain(`${toml} (user)`);
+      expect(check(results, 'codex-trust').detail).toMatch(/^wired but not trusted: PreToolUse;/);
+      writeFileSync(toml, `model = "x"\n\n${tables}${trustLine(tomlKey, hash)}`);
+      results = await doctor(h);
+      expect(check(results, 'codex-trust').detail).toMatch(/^trusted: 1 hookd hook \(PreToolUse\)/);
+    });
+
+    it('hookd in both hooks.json and config.toml: runs twice, and the fix is to delete the TOML tables', async () => {
+      wireWorkingHooksJson();
+      const toml = join(codexHome(), 'config.toml');
+      writeFileSync(
+        toml,
+        `[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = ${JSON.stringify(`${h.hookdBin} hook --agent codex`)}\n`,
       );
+      const wiring = check(await doctor(h), 'codex-hooks');
+      expect(wiring.status).toBe('warn');
+      expect(wiring.detail).toContain('every hookd command runs twice for PreToolUse');
+      expect(wiring.detail).toContain(`the fix keeps ${join(codexHome(), 'hooks.json')} (user)`);
+      expect(wiring.fix).toContain(`tables (those whose command runs hookd) from ${toml} by hand`);
+      expect(wiring.fix).not.toContain('hookd uninstall');
+    });
+
+    it('a hostile config.toml (invalid, too deep, too big) is a finding, never a crash', async () => {
+      wireWorkingHooksJson();
+      const toml = join(codexHome(), 'config.toml');
+      const cases: [string, RegExp][] = [
+        ['[[hooks.PreToolUse]]\nmatcher = \n', /is not valid TOML at line 2/],
+        [`x = ${'['.repeat(5000)}${']'.repeat(5000)}\n`, /is not valid TOML/],
+        [
+          `[[hooks.PreToolUse]]\nmatcher.${Array(20_000).fill('a').join('.')} = 1\n`,
+          /nests tables more than 32 levels deep/,
+        ],
+        [`# ${'x'.repeat(5 * 1024 * 1024)}\n`, /over the \d+ limit/],
+      ];
+      for (const [text, said] of cases) {
+        writeFileSync(toml, text);
+        const results = await doctor(h);
+        const file = check(results, 'codex-config-toml-user');
+        expect(file.status).toBe('fail');
+        expect(file.detail).toMatch(said);
+        expect(check(results, 'codex-hooks').status).toBe('ok');
+        expect(check(results, 'codex-trust').status).toBe('warn');
+      }
     });
 
     it('a config.toml that cannot be read: says so, never fails the run', async () => {

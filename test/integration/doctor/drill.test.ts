@@ -89,4 +89,24 @@ describe('hookd doctor --drill', () => {
     expect(failed.detail).toContain('the installed command did not run hookd (exit 1)');
     expect(failed.fix).toContain('hookd install --agent claude');
   });
+
+  it.each([
+    ['gemini', 'BeforeTool', 'run_shell_command'],
+    ['codex', 'PreToolUse', 'Bash'],
+  ])("fires %s's own before-tool event (%s) for its shell tool", async (agent, event, tool) => {
+    box.writeConfig({
+      hooks: {
+        PreToolUse: [{ kinds: ['shell'], hooks: [cmd('echo "not here" >&2; exit 2', { name: 'no-shell' })] }],
+      },
+    });
+    const installed = await runHookd(['install', '--agent', agent], { env: box.env, cwd: box.project });
+    expect(installed.code, installed.stderr).toBe(0);
+    const result = (await drill()).checks.get(`drill-${agent}`)!;
+    expect(result.status, result.detail).toBe('ok');
+    expect(result.detail).toContain(`fired ${event} ${tool}`);
+    expect(result.detail).toContain('no-shell: ran, exit 2, blocks: not here');
+    const records = hookdLogRecords(box.env);
+    const fired = records.find((r) => r.kind === 'event' && String(r.sessionId).startsWith('hookd-drill-'));
+    expect(fired).toMatchObject({ tool, agent });
+  });
 });

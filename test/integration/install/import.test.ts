@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateConfigText } from '../../../src/config/validate.js';
 import { validateAgentHooks } from '../../../src/install/agent-hooks.js';
 import { importAgentHooks } from '../../../src/install/import-hooks.js';
+import { installHookd } from '../../../src/install/install.js';
 import { isHookdCommand } from '../../../src/install/hookd-command.js';
 
 let home: string;
@@ -228,6 +229,19 @@ function split(hooks: Hooks) {
 // milliseconds), tagged with the agent; hookd is wired in their place in the agent's own names and
 // unit, and nothing is lost.
 describe('importAgentHooks: Codex CLI and Gemini CLI', () => {
+  const importCodex = (codexHome: string) =>
+    importAgentHooks({
+      agent: 'codex',
+      scope: 'user',
+      env: { ...env, CODEX_HOME: codexHome },
+      hookdPath: hookd,
+    });
+  /** `./guard.sh` on Bash calls, as hookd's config holds it once imported from Codex. */
+  const CODEX_GUARD = {
+    matcher: 'Bash',
+    hooks: [{ type: 'command', command: './guard.sh', timeout: 10 }],
+    agent: 'codex',
+  };
   it('Gemini CLI: its events by hookd names, its milliseconds as seconds; hookd wired in its names', async () => {
     const settings = join(home, '.gemini', 'settings.json');
     await writeJson(settings, {
@@ -287,23 +301,12 @@ describe('importAgentHooks: Codex CLI and Gemini CLI', () => {
         Interrupt: [{ hooks: [{ type: 'command', command: 'say stopped' }] }],
       },
     });
-    const result = await importAgentHooks({
-      agent: 'codex',
-      scope: 'user',
-      env: { ...env, CODEX_HOME: codexHome },
-      hookdPath: hookd,
-    });
+    const result = await importCodex(codexHome);
     expect(result.refused).toEqual([]);
     expect(result.settings.file).toBe(file);
     expect(JSON.parse(await readFile(configPath(), 'utf8'))).toEqual({
       hooks: {
-        PreToolUse: [
-          {
-            matcher: 'Bash',
-            hooks: [{ type: 'command', command: './guard.sh', timeout: 10 }],
-            agent: 'codex',
-          },
-        ],
+        PreToolUse: [CODEX_GUARD],
         Interrupt: [{ hooks: [{ type: 'command', command: 'say stopped' }], agent: 'codex' }],
       },
     });
@@ -315,5 +318,69 @@ describe('importAgentHooks: Codex CLI and Gemini CLI', () => {
     // hookd writes no trust (config.toml is not touched): it says how to trust the changed hooks
     expect(result.notes.join('\n')).toContain('open `/hooks`, review the hookd entries and trust them');
     await expect(readFile(join(codexHome, 'config.toml'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('Codex CLI: config.toml hooks are copied into the config, left in place, and the note says to delete them', async () => {
+    const codexHome = join(home, 'codex-home');
+    const toml = join(codexHome, 'config.toml');
+    const text = [
+      'model = "gpt-5.5"',
+      '',
+      '[[hooks.PreToolUse]]',
+      'matcher = "Bash"',
+      '[[hooks.PreToolUse.hooks]]',
+      'type = "command"',
+      'command = "./guard.sh"',
+      'timeout = 10',
+      '',
+      '[hooks.state."/x/hooks.json:stop:0:0"]',
+      'trusted_hash = "sha256:aa"',
+      '',
+    ].join('\n');
+    await mkdir(codexHome, { recursive: true });
+    await writeFile(toml, text);
+    const result = await importCodex(codexHome);
+    expect(result.imported.map((i) => [i.event, i.file])).toEqual([['PreToolUse', toml]]);
+    expect(JSON.parse(await readFile(configPath(), 'utf8'))).toEqual({
+      hooks: {
+        PreToolUse: [CODEX_GUARD],
+      },
+    });
+    // hookd never edits TOML: config.toml is as it was, and the note says what to delete
+    expect(await readFile(toml, 'utf8')).toBe(text);
+    expect(result.notes.join('\n')).toContain(
+      `${toml}: its hooks for PreToolUse are now in hookd's config too; delete their \`[[hooks.<Event>]]\` tables`,
+    );
+    expect(split((await readJson(join(codexHome, 'hooks.json'))).hooks as Hooks).wired.PreToolUse).toBe(60);
+
+    // A config.toml that is not TOML: the import goes on without it, and says so
+    await writeFile(toml, '[[hooks.PreToolUse]\n');
+    const again = await importCodex(codexHome);
+    expect(again.imported).toEqual([]);
+    expect(again.notes.join('\n')).toMatch(
+      /config\.toml is not valid TOML at line 1.*its hooks were not imported/,
+    );
+  });
+
+  it('Codex CLI: install names hookd wired in config.toml too, which Codex runs beside hooks.json', async () => {
+    const codexHome = join(home, 'codex-home');
+    const toml = join(codexHome, 'config.toml');
+    await mkdir(codexHome, { recursive: true });
+    await writeFile(
+      toml,
+      `[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = ${JSON.stringify(`${hookd} hook --agent codex`)}\n`,
+    );
+    const text = await readFile(toml, 'utf8');
+    const result = await installHookd({
+      agent: 'codex',
+      scope: 'user',
+      env: { ...env, CODEX_HOME: codexHome },
+      hookdPath: hookd,
+      transport: 'node',
+    });
+    expect(result.notes.join('\n')).toContain(
+      `hookd is also wired in ${toml}: Codex CLI runs both, so hookd runs twice for Stop; delete hookd's \`[[hooks.<Event>]]\` tables from ${toml} by hand`,
+    );
+    expect(await readFile(toml, 'utf8')).toBe(text);
   });
 });

@@ -267,6 +267,18 @@ describe('uninstallHookd', () => {
     }
   });
 
+  it('keeps an empty "hooks" object that was there before install, and removes one install made', async () => {
+    const withEmpty = ['{\n  "theme": "dark",\n  // mine\n  "hooks": {}\n}\n', '{"hooks":{}}'];
+    for (const original of [...withEmpty, '{"theme":"dark"}\n']) {
+      await writeSettings(original);
+      await install();
+      // A second install that changes hookd's entries backs up a file that already holds them.
+      await install({ events: ['Stop'] });
+      await uninstallHookd({ agent: 'droid', scope: 'user', env, now: fixedNow });
+      expect(await readFile(settingsPath(), 'utf8')).toBe(original);
+    }
+  });
+
   it('removes exactly the hookd hooks and nothing else', async () => {
     const mixed = {
       hooks: {

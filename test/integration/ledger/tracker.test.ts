@@ -1,10 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEnricher } from '../../../src/enrich/enricher.js';
+import { parseEvent } from '../../../src/events/parse.js';
 import type { CommandOutcome, EventHandoff, HookEvent } from '../../../src/events/types.js';
 import { createLedger, type Ledger } from '../../../src/ledger/ledger.js';
 import { tagSessionOnEnd } from '../../../src/ledger/tag-session.js';
@@ -261,5 +263,41 @@ describe('tagging the session on the platform at its end', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('session tracker: agents recognised without an adapter', () => {
+  it("records a Cursor session as Cursor's (documented payloads), at its end and when it goes idle", async () => {
+    const fixtures = join(__dirname, '..', '..', 'fixtures', 'cursor-docs');
+    const parsed = ['preToolUse-Shell.json', 'stop.json'].map((name) => {
+      const result = parseEvent(readFileSync(join(fixtures, name)), {});
+      if (!result.ok) throw new Error(result.detail);
+      return result.event;
+    });
+    expect(parsed.map((e) => e.agent)).toEqual(['cursor', 'cursor']);
+    const stop = parsed[1]!;
+    const ends: HookEvent[] = [];
+    const enricher = createEnricher();
+    let nowMs = stop.receivedAt;
+    const tracker = createSessionTracker({
+      ledger,
+      idleCloseMs: 60_000,
+      now: () => nowMs,
+      enrich: (event) => {
+        ends.push(event);
+        return enricher.enrich(event);
+      },
+    });
+    // No sessionEnd: the session is closed when it goes idle, with a SessionEnd hookd makes up.
+    for (const event of parsed) await tracker.onEvent({ v: 1, type: 'event', event, results: [] });
+    nowMs += 60_001;
+    expect(await tracker.sweepIdle()).toBe(1);
+    // Cursor documents a sessionEnd with the same common fields: a second conversation ends with one.
+    const other = { ...stop, sessionId: 'c0ffee00-2222-4222-8333-444455556666' };
+    for (const event of [other, { ...other, id: 'end', name: 'SessionEnd' }])
+      await tracker.onEvent({ v: 1, type: 'event', event, results: [] });
+    const records = await ledger.list();
+    expect(records.map((r) => r.agent)).toEqual(['cursor', 'cursor']);
+    expect(ends.filter((e) => e.name === 'SessionEnd').map((e) => e.agent)).toEqual(['cursor', 'cursor']);
   });
 });

@@ -5,9 +5,10 @@ const HOME = '/home/ada';
 const where = { home: HOME, project: '/work/repo', env: {}, platform: 'linux' as const };
 
 describe('the Codex CLI and Gemini CLI adapters', () => {
-  it("read Codex's hooks from $CODEX_HOME/hooks.json only, and Gemini's user and project settings", () => {
+  it("read Codex's hooks from $CODEX_HOME/hooks.json then config.toml, and Gemini's user and project settings", () => {
     expect(ADAPTERS.codex.settings.files(where)).toEqual([
       { layer: 'user', kind: 'settings', file: `${HOME}/.codex/hooks.json` },
+      { layer: 'user', kind: 'settings-toml', file: `${HOME}/.codex/config.toml` },
     ]);
     expect(ADAPTERS.codex.settings.files({ ...where, env: { CODEX_HOME: '/c' } })[0]!.file).toBe(
       '/c/hooks.json',

@@ -3,7 +3,6 @@ import {
   codexEventLabel,
   codexHookHash,
   codexHookKey,
-  codexTomlHookEvents,
   codexTrustOf,
   readCodexHookStates,
 } from '../../../src/agents/codex-trust.js';
@@ -100,16 +99,10 @@ describe("Codex's hook trust", () => {
     expect(readCodexHookStates(toml).size).toBe(10_000);
   });
 
-  it('names the events config.toml defines hooks for itself, not its trust records', () => {
-    const toml = [
-      '[[hooks.PreToolUse]]',
-      'matcher = ""',
-      '[[hooks.PreToolUse.hooks]]',
-      'command = "x"',
-      '[hooks.state."/h/hooks.json:stop:0:0"]',
-      '  [[ hooks . "Stop" ]]',
-      '[hooksx.Other]',
-    ].join('\n');
-    expect(codexTomlHookEvents(toml)).toEqual(['PreToolUse', 'Stop']);
+  it('refuses a config.toml that is not TOML, saying where', () => {
+    expect(() => readCodexHookStates('[hooks.state."a"]\ntrusted_hash = sha256:aa\n')).toThrow(
+      /Invalid TOML document/,
+    );
+    expect(() => readCodexHookStates(`x = ${'['.repeat(100)}${']'.repeat(100)}`)).toThrow();
   });
 });

@@ -36,17 +36,19 @@ function isOwnHooksFile(state: SettingsFileState): boolean {
  */
 export function fileCheckId(state: SettingsFileState): string {
   if (isOwnHooksFile(state)) return `${state.agent}-hooks-file-${state.layer}`;
+  if (state.kind === 'settings-toml') return `${state.agent}-config-toml-${state.layer}`;
   return state.kind === 'hooks-json'
     ? `${state.agent}-hooks-json-${state.layer}`
     : `${state.agent}-settings-${state.layer}`;
 }
 
 function fileTitle(state: SettingsFileState): string {
-  const what = isOwnHooksFile(state)
-    ? basename(state.file)
-    : state.kind === 'hooks-json'
-      ? 'hooks.json'
-      : 'settings';
+  const what =
+    isOwnHooksFile(state) || state.kind === 'settings-toml'
+      ? basename(state.file)
+      : state.kind === 'hooks-json'
+        ? 'hooks.json'
+        : 'settings';
   return `${agentName(state.agent)} ${what} (${state.layer})`;
 }
 
@@ -273,11 +275,17 @@ export function checkAgentWiring(agent: Agent, states: readonly SettingsFileStat
   // hookd wired in two layers: the fix takes it out of all but the widest, so what else is wrong is
   // looked for in the layers that stay.
   let removed = new Set<Layer>();
+  let byHand: string[] = [];
   if (acrossFiles.length > 0) {
     const files = acrossFiles
       .flatMap((d) => d.hooks)
       .filter((h, i, all) => all.findIndex((o) => o.file === h.file) === i);
-    const remove = layersToRemove(files);
+    // hookd never edits a TOML config (Codex's config.toml): its hookd tables go by hand, and the
+    // files hookd writes stay.
+    const isToml = (file: string) => states.some((s) => s.file === file && s.kind === 'settings-toml');
+    byHand = files.filter((f) => isToml(f.file)).map((f) => f.file);
+    const written = files.filter((f) => !isToml(f.file));
+    const remove = written.length > 1 ? layersToRemove(written) : [];
     removed = new Set(remove.map((f) => f.layer));
     lines.push(
       `hookd is wired in more than one place, and ${agentName(agent)} runs each, so every hookd command runs twice for ${acrossFiles.map((d) => d.event).join(', ')}:`,
@@ -287,7 +295,7 @@ export function checkAgentWiring(agent: Agent, states: readonly SettingsFileStat
       const command = uninstallCommandFor(agent, f.layer, f.file);
       if (command && !uninstalls.includes(command)) uninstalls.push(command);
     }
-    const kept = files.find((f) => !removed.has(f.layer));
+    const kept = files.find((f) => !removed.has(f.layer) && !byHand.includes(f.file));
     if (kept)
       lines.push(
         `  the fix keeps ${kept.file} (${kept.layer})${kept.layer === 'user' ? ', which runs hookd in every project' : ''}`,
@@ -330,7 +338,14 @@ export function checkAgentWiring(agent: Agent, states: readonly SettingsFileStat
   }
   if (lines.length > 0) {
     const commands = [...uninstalls, ...(needsInstall ? [reinstall] : [])];
-    return result(id, title, 'warn', lines.join('\n'), `run \`${commands.join('` then `')}\``);
+    const steps = [
+      ...byHand.map(
+        (file) =>
+          `delete hookd's \`[[hooks.<Event>]]\` tables (those whose command runs hookd) from ${file} by hand: hookd does not edit it, and \`${install}\` keeps hookd's entries in the other file`,
+      ),
+      ...(commands.length > 0 ? [`run \`${commands.join('` then `')}\``] : []),
+    ];
+    return result(id, title, 'warn', lines.join('\n'), steps.join('; then '));
   }
   const files = [...new Set(hooks.map((h) => `${h.file} (${h.layer})`))].join(', ');
   const programs = [...new Set(hooks.map((h) => h.command))].join(', ');

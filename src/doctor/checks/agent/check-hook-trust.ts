@@ -73,13 +73,20 @@ export function checkHookTrust(
         `${read.problem}: whether ${name} runs hookd's hooks cannot be told`,
         `fix ${file}`,
       );
-  const judge = rules.read(read.text);
-  const elsewhere = rules.hooksDefinedIn?.(read.text) ?? [];
-  const aside =
-    elsewhere.length > 0
-      ? `\n${file} also defines hooks of its own for ${elsewhere.join(', ')}; ${name} runs them too, and doctor does not check them`
-      : '';
-  if (hooks.length === 0) return result(id, title, 'skip', `hookd is not wired into ${name}${aside}`);
+  if (hooks.length === 0) return result(id, title, 'skip', `hookd is not wired into ${name}`);
+  let judge: ReturnType<typeof rules.read>;
+  try {
+    judge = rules.read(read.text);
+  } catch (error) {
+    const why = ((error as Error).message ?? String(error)).split('\n')[0]!.slice(0, 200);
+    return result(
+      id,
+      title,
+      'warn',
+      `${file} cannot be read (${why}): whether ${name} runs hookd's hooks cannot be told`,
+      `fix ${file} by hand (${name} cannot read it either)`,
+    );
+  }
   const byStatus = new Map<HookTrustStatus, string[]>();
   for (const h of hooks) {
     const place = placeOf(h.path);
@@ -101,13 +108,13 @@ export function checkHookTrust(
       id,
       title,
       'ok',
-      `trusted: ${trusted.length} hookd hook${trusted.length === 1 ? '' : 's'} (${events(trusted)}), as recorded in ${file}${aside}`,
+      `trusted: ${trusted.length} hookd hook${trusted.length === 1 ? '' : 's'} (${events(trusted)}), as recorded in ${file}`,
     );
   const lines = problems.map(
     (s) =>
       `${WHAT[s]}: ${events(byStatus.get(s)!)}; ${name} skips ${s === 'disabled' ? 'them' : 'them without a word'}`,
   );
   if (trusted.length > 0) lines.push(`trusted: ${events(trusted)}`);
-  lines.push(`(trust is recorded in ${file}; hookd never writes it for you)${aside}`);
+  lines.push(`(trust is recorded in ${file}; hookd never writes it for you)`);
   return result(id, title, 'warn', lines.join('\n'), `${rules.steps}; then run \`hookd doctor\` again`);
 }

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { adapterFor, toolNamesOf } from '../../../agents/registry.js';
 import { samplePayload } from '../../../events/sample.js';
 import type { Agent } from '../../../install/agents.js';
 import { logFilePath, type Env } from '../../../paths.js';
@@ -11,13 +12,6 @@ import { runProcess } from '../../../process/run.js';
 
 /** The drill's shell call: harmless whatever a guard lets through. */
 const DRILL_COMMAND = 'true # hookd doctor --drill';
-const SHELL_TOOL: Record<Agent, string> = {
-  droid: 'Execute',
-  claude: 'Bash',
-  codex: 'Bash',
-  gemini: 'run_shell_command',
-  copilot: 'Bash',
-};
 const DRILL_TIMEOUT_MS = 120_000;
 /** What the drill keeps of the hook's output (it shows the last lines of stderr). */
 const DRILL_OUTPUT_BYTES = 64 * 1024;
@@ -28,6 +22,15 @@ interface Spawned {
   code: number | null;
   stderr: string;
   stdout: string;
+}
+
+/** The agent's before-tool event and its shell tool, from its adapter. */
+function drillCall(agent: Agent): { event: string; tool: string } {
+  const adapter = adapterFor(agent);
+  const event = Object.keys(adapter.canonicalEvents).find(
+    (e) => adapter.canonicalEvents[e] === 'before-tool',
+  );
+  return { event: event ?? 'PreToolUse', tool: toolNamesOf(agent, 'shell')[0] ?? 'Bash' };
 }
 
 /** Runs a hook command as the agent does: `sh -c` in its own group, the payload on stdin, a deadline. */
@@ -105,7 +108,8 @@ function describeCommand(record: LogRecord): string {
 }
 
 /**
- * `hookd doctor --drill`: fires a harmless PreToolUse (a shell call of `true`, marked as a drill)
+ * `hookd doctor --drill`: fires a harmless before-tool event in the agent's own name (PreToolUse,
+ * Gemini's BeforeTool) for its shell tool (a call of `true`, marked as a drill)
  * through the hookd command installed in the agent's settings, spawned as the agent spawns it, then
  * reads hookd's log for that event and shows which guards ran and what they decided. The hand-off to
  * the daemon is off, so the drill never reaches notifications or the ledger.
@@ -118,12 +122,17 @@ export async function runDrill(
 ): Promise<CheckResult> {
   const id = `drill-${agent}`;
   const title = `${agentName(agent)} drill: a shell call through the installed hook`;
-  const tool = SHELL_TOOL[agent];
+  const { event: beforeTool, tool } = drillCall(agent);
   const hook = runningHookdHooks(states).find(
-    (h) => h.event === 'PreToolUse' && matchesPattern(h.matcher as string | undefined, tool),
+    (h) => h.event === beforeTool && matchesPattern(h.matcher as string | undefined, tool),
   );
   if (!hook) {
-    return result(id, title, 'skip', `no hookd entry for ${tool} calls in ${agentName(agent)}'s settings`);
+    return result(
+      id,
+      title,
+      'skip',
+      `no hookd entry for ${beforeTool} ${tool} calls in ${agentName(agent)}'s settings`,
+    );
   }
   const sessionId = `hookd-drill-${Date.now()}-${process.pid}`;
   const home = env.HOME ?? '/';
@@ -142,6 +151,13 @@ export async function runDrill(
     command: DRILL_COMMAND,
     fields,
   });
+  if (agent !== 'droid' && agent !== 'claude') {
+    // The agent's own event name, and no Droid transcript path that would say the event is Droid's.
+    payload.hook_event_name = beforeTool;
+    payload.tool_input = { command: DRILL_COMMAND };
+    delete payload.transcript_path;
+    delete payload.permission_mode;
+  }
   const agentEnv: Env = { ...env, CLAUDE_PROJECT_DIR: projectDir, HOOKD_DAEMON: '0' };
   if (agent === 'droid') {
     Object.assign(agentEnv, { FACTORY_PROJECT_DIR: projectDir, DROID_PROJECT_DIR: projectDir });
@@ -152,7 +168,7 @@ export async function runDrill(
   const ran = await runLikeAgent(hook.command, JSON.stringify(payload), projectDir, agentEnv);
   const records = recordsSince(logFile, offset, sessionId);
   const event = records.find((r) => r.kind === 'event');
-  const header = `fired PreToolUse ${tool} \`true\` through ${hook.file}: ${hook.command}`;
+  const header = `fired ${beforeTool} ${tool} \`true\` through ${hook.file}: ${hook.command}`;
   const install = installCommandFor(agent, states);
   if (!event) {
     const said = ran.stderr.trim().split('\n').slice(-3).join(' / ');
