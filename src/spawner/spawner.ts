@@ -61,7 +61,7 @@ export function defaultSpawnerPath(env: Record<string, string | undefined> = pro
   let dist: string;
   try {
     const here = dirname(realPath(fileURLToPath(import.meta.url)));
-    dist = basename(here) === 'dist' ? here : join(here, '..', '..', '..', 'dist');
+    dist = basename(here) === 'dist' ? here : join(here, '..', '..', 'dist');
   } catch {
     // A bundle without import.meta (a test's own CJS bundle of the daemon): beside the program run.
     dist = hookdLocation().dist;
