@@ -16,6 +16,7 @@ import { stateDir } from '../../../src/paths.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { isAlive } from '../../helpers/procs.js';
 import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { fixture, waitFor } from './helpers.js';
 import { BIN, exited, killQuietly, useProcessCleanup, writeConfig } from './process-helpers.js';
@@ -166,7 +167,7 @@ describe('programs hookd runs by name', () => {
     await waitFor(() => log().some((r) => r.msg === 'presence source'), 20_000, 'presence detected');
     await waitFor(
       async () => {
-        const list = await runHookd(['outbox', 'list', '--state', 'all', '--json'], { env });
+        const list = await runCli(['outbox', 'list', '--state', 'all', '--json'], { env });
         if (list.code !== 0) return false;
         const deliveries = JSON.parse(list.stdout) as { state: string; attempts: number }[];
         return deliveries.some((d) => d.attempts > 0 || d.state === 'dead' || d.state === 'delivered');

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codexHookHash } from '../../../src/agents/codex-trust.js';
-import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 import { check, doctor, makeDoctorHome, writeJson, type DoctorHome } from './doctor-env.js';
 
 // doctor surveys Codex CLI and Gemini CLI as it does Droid and Claude Code, with each one's own rules:
@@ -39,9 +39,9 @@ function wireWorkingHooksJson(): void {
   writeJson(join(codexHome(), 'hooks.json'), { hooks: { PreToolUse: [working] } });
 }
 
-/** `hookd install --agent <agent>` (the built program, the Node path), then doctor's results. */
+/** `hookd install --agent <agent>` (in-process as the built program, the Node path), then doctor's results. */
 async function installThenDoctor(agent: string) {
-  const installed = await runHookd(['install', '--agent', agent, '--transport', 'node'], {
+  const installed = await runCli(['install', '--agent', agent, '--transport', 'node'], {
     env,
     cwd: h.project,
   });
@@ -217,9 +217,9 @@ describe('doctor: Codex CLI and Gemini CLI', () => {
 
   it('status and explain show the Gemini paths, by the names in its settings (PreToolUse is BeforeTool)', async () => {
     await installThenDoctor('gemini');
-    const status = await runHookd(['status'], { env, cwd: h.project });
+    const status = await runCli(['status'], { env, cwd: h.project });
     expect(status.stdout).toMatch(/^Gemini CLI paths: node: SessionStart, BeforeAgent, BeforeTool\b/m);
-    const explained = await runHookd(['explain', 'PreToolUse', '--agent', 'gemini'], { env, cwd: h.project });
+    const explained = await runCli(['explain', 'PreToolUse', '--agent', 'gemini'], { env, cwd: h.project });
     expect(explained.stdout).toContain(`path (gemini): node (`);
     expect(explained.stdout).toContain(`in ${join(h.home, '.gemini', 'settings.json')}`);
   });
@@ -257,7 +257,7 @@ describe('doctor: Copilot CLI', () => {
   });
 
   it('after `hookd install --agent copilot`: wired, in ~/.copilot/hooks/hookd.json', async () => {
-    const installed = await runHookd(['install', '--agent', 'copilot', '--transport', 'node'], {
+    const installed = await runCli(['install', '--agent', 'copilot', '--transport', 'node'], {
       env,
       cwd: h.project,
     });

@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { useHookSandbox } from '../../helpers/agent-spawn.js';
 import { hookdLogRecords } from '../../helpers/agent-hook.js';
 import { runHookd } from '../../helpers/run-hookd.js';
+import { runCli } from '../../helpers/cli-run.js';
 
 // `hookd doctor --drill` fires a harmless, matching PreToolUse through the command
 // installed in the agent's settings and shows which guards ran and what they decided; a guard that
-// could not run is its own outcome, never a silent exit 0. The built CLI, real processes and files.
+// could not run is its own outcome, never a silent exit 0. The built CLI, real processes and files (the
+// installs that set it up run in-process, as the built hookd).
 
 const box = useHookSandbox();
 
@@ -40,7 +42,7 @@ describe('hookd doctor --drill', () => {
         ],
       },
     });
-    const installed = await runHookd(['install', '--agent', 'droid'], { env: box.env, cwd: box.project });
+    const installed = await runCli(['install', '--agent', 'droid'], { env: box.env, cwd: box.project });
     expect(installed.code, installed.stderr).toBe(0);
 
     const { code, checks } = await drill();
@@ -72,7 +74,7 @@ describe('hookd doctor --drill', () => {
     box.writeConfig({
       hooks: { PreToolUse: [{ hooks: [cmd('echo "no shell today" >&2; exit 2', { name: 'no-shell' })] }] },
     });
-    const installed = await runHookd(['install', '--agent', 'claude'], { env: box.env, cwd: box.project });
+    const installed = await runCli(['install', '--agent', 'claude'], { env: box.env, cwd: box.project });
     expect(installed.code, installed.stderr).toBe(0);
     const decided = (await drill()).checks.get('drill-claude')!;
     expect(decided.status).toBe('ok');

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAST_CLIENT_VERSIONS, FAST_PROTOCOL } from '../../../src/link/wire.js';
 import type { CheckResult } from '../../../src/doctor/types.js';
 import { ROOT } from '../daemon/process-helpers.js';
+import { runCli } from '../../helpers/cli-run.js';
 import {
   check,
   doctor,
@@ -18,7 +19,7 @@ import {
 // Every fix the agent checks of `hookd doctor` print, done as printed, makes that warning go away. A fix
 // that is a command (`run \`hookd ...\``) is run as printed through `sh -c`, with the built hookd first on
 // PATH, in the project folder; a fix that asks for an edit of the user's own file (only they can say how
-// their hook should look) is done here the way it says.
+// their hook should look) is done here the way it says. The set-ups' own `hookd install` runs in-process.
 
 let h: DoctorHome;
 let env: Record<string, string>;
@@ -42,9 +43,10 @@ afterEach(() => h.cleanup());
 
 const runDoctor = () => doctor(h, { claudeManagedDir: managed() });
 
-function hookd(...args: string[]): void {
-  const ran = spawnSync(process.execPath, [BIN, ...args], { env, cwd: h.project, encoding: 'utf8' });
-  expect(ran.status, ran.stderr).toBe(0);
+/** A set-up step: `hookd ...` run in-process as the built hookd, in the project folder. */
+async function hookd(...args: string[]): Promise<void> {
+  const ran = await runCli(args, { env, cwd: h.project });
+  expect(ran.code, ran.stderr).toBe(0);
 }
 
 /** Runs every `hookd ...` command a fix names, as printed; returns how many. */
@@ -70,7 +72,7 @@ interface Scenario {
   name: string;
   id: string;
   status: 'warn' | 'fail';
-  setup: () => void;
+  setup: () => void | Promise<void>;
   /** What the fix says, besides a command. */
   says?: (fix: string) => void;
   /** The user's edit, for a fix that is not a command. */
@@ -94,9 +96,9 @@ const SCENARIOS: Scenario[] = [
     name: 'hookd wired in the user and the project settings (every command runs twice)',
     id: 'droid-hooks',
     status: 'warn',
-    setup: () => {
-      hookd('install');
-      hookd('install', '--scope', 'project');
+    setup: async () => {
+      await hookd('install');
+      await hookd('install', '--scope', 'project');
     },
     says: (fix) => {
       expect(fix).toBe(`run \`hookd uninstall --agent droid --scope project --project ${h.project}\``);
@@ -106,8 +108,8 @@ const SCENARIOS: Scenario[] = [
     name: 'hookd wired twice, the project one broken: the uninstall comes first',
     id: 'droid-hooks',
     status: 'warn',
-    setup: () => {
-      hookd('install');
+    setup: async () => {
+      await hookd('install');
       writeJson(
         droidProject(),
         wiredSettings(`${join(h.root, 'gone', 'dist', 'hookd.cjs')} hook --agent droid`),
@@ -155,8 +157,8 @@ const SCENARIOS: Scenario[] = [
     name: "hookd's entry in settings.json shadowed by the hooks.json beside it",
     id: 'droid-hooks-json-shadow',
     status: 'warn',
-    setup: () => {
-      hookd('install');
+    setup: async () => {
+      await hookd('install');
       writeJson(droidUserJson(), { PreToolUse: [own('my-guard', 'Edit')] });
     },
     says: (fix) => expect(fix).toBe('run `hookd install --agent droid`'),
@@ -165,9 +167,9 @@ const SCENARIOS: Scenario[] = [
     name: "the user's own settings.json hook shadowed by their hooks.json",
     id: 'droid-hooks-json-shadow',
     status: 'warn',
-    setup: () => {
+    setup: async () => {
       writeJson(droidUserJson(), { PreToolUse: [own('my-guard', 'Edit')], Stop: [] });
-      hookd('install');
+      await hookd('install');
       // Added to settings.json afterwards: Droid runs hooks.json's Stop list instead.
       const settings = read(droidUser());
       settings.hooks.Stop = [own('say done')];
@@ -187,8 +189,8 @@ const SCENARIOS: Scenario[] = [
     name: 'hooksDisabled inside settings.json hooks',
     id: 'droid-hooks-switch',
     status: 'fail',
-    setup: () => {
-      hookd('install');
+    setup: async () => {
+      await hookd('install');
       const settings = read(droidUser());
       settings.hooks.hooksDisabled = true;
       writeJson(droidUser(), settings);
@@ -205,8 +207,8 @@ const SCENARIOS: Scenario[] = [
     name: 'hooksDisabled in hooks.json',
     id: 'droid-hooks-switch',
     status: 'fail',
-    setup: () => {
-      hookd('install');
+    setup: async () => {
+      await hookd('install');
       writeJson(droidUserJson(), { hooksDisabled: true });
     },
     says: (fix) => expect(fix).toBe(`remove "hooksDisabled": true from ${droidUserJson()}`),
@@ -254,8 +256,8 @@ const SCENARIOS: Scenario[] = [
     name: 'a guard on an event left out with --events',
     id: 'droid-wiring',
     status: 'warn',
-    setup: () => {
-      hookd('install', '--events', 'Stop');
+    setup: async () => {
+      await hookd('install', '--events', 'Stop');
       writeJson(env.HOOKD_CONFIG!, {
         hooks: { PreToolUse: [{ matcher: 'Execute', hooks: [{ type: 'command', command: 'guard' }] }] },
       });
@@ -312,8 +314,8 @@ const SCENARIOS: Scenario[] = [
     name: 'disableAllHooks in the Claude Code user settings',
     id: 'claude-hooks-switch',
     status: 'fail',
-    setup: () => {
-      hookd('install', '--agent', 'claude');
+    setup: async () => {
+      await hookd('install', '--agent', 'claude');
       writeJson(claudeUser(), { ...read(claudeUser()), disableAllHooks: true });
     },
     says: (fix) => expect(fix).toBe(`remove "disableAllHooks": true from ${claudeUser()}`),
@@ -327,8 +329,8 @@ const SCENARIOS: Scenario[] = [
     name: 'managed settings that allow managed hooks only',
     id: 'claude-hooks-switch',
     status: 'fail',
-    setup: () => {
-      hookd('install', '--agent', 'claude');
+    setup: async () => {
+      await hookd('install', '--agent', 'claude');
       writeJson(join(managed(), 'managed-settings.json'), { allowManagedHooksOnly: true });
     },
     says: (fix) =>
@@ -342,9 +344,9 @@ const SCENARIOS: Scenario[] = [
     name: 'hookd wired in the Claude Code user and local settings',
     id: 'claude-hooks',
     status: 'warn',
-    setup: () => {
-      hookd('install', '--agent', 'claude');
-      hookd('install', '--agent', 'claude', '--transport', 'node', '--file', claudeLocal());
+    setup: async () => {
+      await hookd('install', '--agent', 'claude');
+      await hookd('install', '--agent', 'claude', '--transport', 'node', '--file', claudeLocal());
     },
     says: (fix) => expect(fix).toBe(`run \`hookd uninstall --agent claude --file ${claudeLocal()}\``),
   },
@@ -370,7 +372,7 @@ const SCENARIOS: Scenario[] = [
 
 describe('doctor: every fix of the agent checks, done as printed, makes its warning go away', () => {
   it.each(SCENARIOS.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
-    scenario.setup();
+    await scenario.setup();
     const before: CheckResult = check(await runDoctor(), scenario.id);
     expect(before.status, before.detail).toBe(scenario.status);
     expect(before.fix, before.detail).toBeTruthy();
@@ -388,9 +390,9 @@ describe('doctor: every fix of the agent checks, done as printed, makes its warn
   });
 
   it('the double-wiring fix is not install, which would change nothing', async () => {
-    hookd('install');
-    hookd('install', '--scope', 'project');
-    const ran = spawnSync(process.execPath, [BIN, 'install'], { env, cwd: h.project, encoding: 'utf8' });
+    await hookd('install');
+    await hookd('install', '--scope', 'project');
+    const ran = await runCli(['install'], { env, cwd: h.project });
     expect(ran.stdout).toContain('nothing to change');
     const twice = check(await runDoctor(), 'droid-hooks');
     expect(twice.detail).toContain(`${droidUser()} (user)`);
