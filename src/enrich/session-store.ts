@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { isAgentId } from '../agents/ids.js';
-import { ADAPTERS } from '../agents/registry.js';
+import { ADAPTERS } from '../agents/adapters/registry.js';
 import { dirname, join } from 'node:path';
 import { claudeTranscriptPath, isClaudeTranscript, readClaudeSession } from './claude-session.js';
 import {

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { ADAPTERS } from '../agents/registry.js';
+import { ADAPTERS } from '../agents/adapters/registry.js';
 import type { HooksFileKind, SettingsLayer as Layer } from '../agents/types.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,8 +22,8 @@ export interface AgentHooksFile {
   file: string;
 }
 
-export { claudeManagedDir } from '../agents/claude.js';
-export { DROID_HOOKS_JSON, droidHooksJsonFile } from '../agents/droid.js';
+export { claudeManagedDir } from '../agents/adapters/claude.js';
+export { DROID_HOOKS_JSON, droidHooksJsonFile } from '../agents/adapters/droid.js';
 
 export interface AgentFilesOptions {
   env?: Env;

@@ -1,4 +1,4 @@
-import { ADAPTERS } from '../agents/registry.js';
+import { ADAPTERS } from '../agents/adapters/registry.js';
 import { ownValue } from '../util/own.js';
 import { formatPath } from '../config/issues.js';
 import { AGENT_PROFILES, type Agent } from './agents.js';

@@ -1,8 +1,8 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { AGENT_IDS, type AgentId } from '../agents/ids.js';
-import { ADAPTERS } from '../agents/registry.js';
-import { COPILOT_HOOKS_FILE, copilotHooksFile } from '../agents/copilot.js';
+import { ADAPTERS } from '../agents/adapters/registry.js';
+import { COPILOT_HOOKS_FILE, copilotHooksFile } from '../agents/adapters/copilot.js';
 import { geminiCanonical, geminiNative } from '../events/gemini-facts.js';
 import { UsageError } from '../errors.js';
 import type { Env } from '../paths.js';

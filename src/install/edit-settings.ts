@@ -3,16 +3,16 @@ import { formatAgentHooksProblems, type AgentHooksProblem } from './agent-hooks.
 import type { HooksFileKind } from './agent-files.js';
 import { hooksObjectOf, validateHooksObject } from './effective-hooks.js';
 import { AGENT_PROFILES, type Agent } from './agents.js';
-import { patchJsonText } from './json-patch.js';
-import { newJsonObjectText } from './json-text.js';
-import { unifiedDiff } from './line-diff.js';
+import { patchJsonText } from '../settings-io/json-patch.js';
+import { newJsonObjectText } from '../settings-io/json-text.js';
+import { unifiedDiff } from '../settings-io/line-diff.js';
 import type { AgentHooks } from './merge-hooks.js';
 import {
   assertWritable,
   backupSettingsFile,
   writeSettingsFile,
   type SettingsFileSnapshot,
-} from './settings-file.js';
+} from '../settings-io/settings-file.js';
 
 /** What an edit of one JSON file did (or, in a dry run, would do). */
 export interface FileChange {

@@ -3,8 +3,8 @@ import { isObject } from '../util/json-values.js';
 import { validateAgentHooks, type AgentHooksReport } from './agent-hooks.js';
 import type { AgentHooksFile, Layer } from './agent-files.js';
 import { AGENT_PROFILES, type Agent } from './agents.js';
-import { readSettingsFile, type SettingsFileSnapshot } from './settings-file.js';
-import { readTomlFile } from './toml-file.js';
+import { readSettingsFile, type SettingsFileSnapshot } from '../settings-io/settings-file.js';
+import { readTomlFile } from '../settings-io/toml-file.js';
 
 /** One hooks file as read: its text and parsed hooks, or why it cannot be used. */
 export interface HooksFileRead extends AgentHooksFile {

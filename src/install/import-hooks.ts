@@ -17,7 +17,7 @@ import {
   type ForeignEntry,
 } from './merge-hooks.js';
 import { hooksLeft, readOwnDialectFiles, type OwnDialectEntry } from './own-dialect-hooks.js';
-import { assertWritable, readSettingsFile } from './settings-file.js';
+import { assertWritable, readSettingsFile } from '../settings-io/settings-file.js';
 import { agentHooksFiles } from './agent-files.js';
 import { readHooksFile } from './effective-hooks.js';
 import { isObject } from '../util/json-values.js';

@@ -2,7 +2,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isObject } from '../util/json-values.js';
 import { removeHookdEntries } from './merge-hooks.js';
-import { readSettingsFile } from './settings-file.js';
+import { readSettingsFile } from '../settings-io/settings-file.js';
 
 /** At most this many of a file's backups are read to find the one from before hookd's latest install. */
 const MAX_BACKUPS_READ = 16;

@@ -1,4 +1,4 @@
-import { ADAPTERS } from '../agents/registry.js';
+import { ADAPTERS } from '../agents/adapters/registry.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import type { HookdConfig } from '../config/schemas/schema.js';
 import type { Env } from '../paths.js';

@@ -1,4 +1,4 @@
-import { ADAPTERS } from '../agents/registry.js';
+import { ADAPTERS } from '../agents/adapters/registry.js';
 import { TELEMETRY_DEFAULTS } from '../config/schemas/telemetry-schema.js';
 import type { HookdConfig } from '../config/schemas/schema.js';
 import { UsageError } from '../errors.js';

@@ -1,7 +1,7 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { COPILOT_OWN_EVENT_NAMES } from '../agents/copilot-dialect.js';
-import { readSettingsFile, type SettingsFileSnapshot } from './settings-file.js';
+import { readSettingsFile, type SettingsFileSnapshot } from '../settings-io/settings-file.js';
 
 /*
  * Hooks files in Copilot CLI's own dialect (docs/agents/copilot.md, "Two dialects"), for `hookd import

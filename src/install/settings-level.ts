@@ -14,7 +14,7 @@ import {
 } from './edit-settings.js';
 import { namedEvents, readHooksFile, type HooksFileRead } from './effective-hooks.js';
 import type { AgentHooks } from './merge-hooks.js';
-import { assertWritable, readSettingsFile, type SettingsFileSnapshot } from './settings-file.js';
+import { assertWritable, readSettingsFile, type SettingsFileSnapshot } from '../settings-io/settings-file.js';
 
 /**
  * The files of one settings level that hookd edits: the agent's settings file and, for Droid, the

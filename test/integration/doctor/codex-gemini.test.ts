@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codexHookHash } from '../../../src/agents/codex-trust.js';
+import { codexHookHash } from '../../../src/agents/adapters/codex-trust.js';
 import { runCli } from '../../helpers/cli-run.js';
 import { check, doctor, makeDoctorHome, writeJson, type DoctorHome } from './doctor-env.js';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADAPTERS } from '../../../src/agents/registry.js';
+import { ADAPTERS } from '../../../src/agents/adapters/registry.js';
 import { AGENT_IDS, type AgentId } from '../../../src/agents/ids.js';
 import { runCli } from '../../helpers/cli-run.js';
 import { HOOKD_BIN, REPO_DIR } from '../../helpers/fixtures.js';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DROID_EVENTS } from '../../../src/events/names.js';
 import { importAgentHooks } from '../../../src/install/import-hooks.js';
 import { installHookd, uninstallHookd } from '../../../src/install/install.js';
-import { parseJsoncText } from '../../../src/install/jsonc-text.js';
+import { parseJsoncText } from '../../../src/settings-io/jsonc-text.js';
 
 // Droid runs, for each event a folder's hooks.json names, that list instead of the folder's
 // settings.json list (real Droid 0.225.2: test/e2e/install-hooks-json.test.ts). install, uninstall and

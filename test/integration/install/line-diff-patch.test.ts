@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { unifiedDiff } from '../../../src/install/line-diff.js';
+import { unifiedDiff } from '../../../src/settings-io/line-diff.js';
 
 // The diff `--dry-run` prints is a real unified diff: GNU patch applies it and gets the new text.
 

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_PROFILES } from '../../../src/install/agents.js';
 import { configSchema } from '../../../src/config/schemas/schema.js';
 import { installHookd, uninstallHookd } from '../../../src/install/install.js';
-import { parseJsoncText } from '../../../src/install/jsonc-text.js';
+import { parseJsoncText } from '../../../src/settings-io/jsonc-text.js';
 import type { Agent } from '../../../src/install/agents.js';
 import { isHookdCommand } from '../../../src/install/hookd-command.js';
 import { fastClientOfHook, transportOf } from '../../../src/install/transport.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADAPTERS } from '../../../src/agents/registry.js';
+import { ADAPTERS } from '../../../src/agents/adapters/registry.js';
 
 const HOME = '/home/ada';
 const where = { home: HOME, project: '/work/repo', env: {}, platform: 'linux' as const };

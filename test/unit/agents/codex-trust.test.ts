@@ -5,7 +5,7 @@ import {
   codexHookKey,
   codexTrustOf,
   readCodexHookStates,
-} from '../../../src/agents/codex-trust.js';
+} from '../../../src/agents/adapters/codex-trust.js';
 
 // What Codex CLI 0.171.0's `codex app-server` (`hooks/list`) reported as each hook's key and
 // currentHash for this hooks.json at /tmp/cx/hooks.json: hookd must compute the same, from the file.

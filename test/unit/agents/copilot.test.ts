@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAgentId } from '../../../src/agents/ids.js';
-import { ADAPTERS } from '../../../src/agents/registry.js';
+import { ADAPTERS } from '../../../src/agents/adapters/registry.js';
 import { parseEvent } from '../../../src/events/parse.js';
 import { locateSettingsFile } from '../../../src/install/agents.js';
 

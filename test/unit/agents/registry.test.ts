@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT_IDS, isAgentId } from '../../../src/agents/ids.js';
 import { PROTOCOLS } from '../../../src/agents/protocols.js';
-import { ADAPTERS, allAdapters, toolKindOf, toolNamesOf } from '../../../src/agents/registry.js';
+import { ADAPTERS, allAdapters, toolKindOf, toolNamesOf } from '../../../src/agents/adapters/registry.js';
 import { CANONICAL_EVENTS, TOOL_KINDS } from '../../../src/agents/types.js';
 
 const HOME = '/home/ada';

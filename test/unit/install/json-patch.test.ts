@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { patchJsonText } from '../../../src/install/json-patch.js';
+import { patchJsonText } from '../../../src/settings-io/json-patch.js';
 import { jsoncToJson } from '../../../src/config/jsonc.js';
-import { detectJsonStyle } from '../../../src/install/json-text.js';
+import { detectJsonStyle } from '../../../src/settings-io/json-text.js';
 
 const hookd = { type: 'command', command: '/opt/hookd hook', timeout: 60 };
 const hooks = { Stop: [{ matcher: '', hooks: [hookd] }] };

@@ -4,7 +4,7 @@ import {
   findJsonErrorOffset,
   newJsonObjectText,
   parseJsonText,
-} from '../../../src/install/json-text.js';
+} from '../../../src/settings-io/json-text.js';
 
 describe('detectJsonStyle', () => {
   it('finds 2 spaces, 4 spaces, tabs, compact files, CRLF and the final newline', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unifiedDiff } from '../../../src/install/line-diff.js';
+import { unifiedDiff } from '../../../src/settings-io/line-diff.js';
 
 const labels = { before: 'a/settings.json', after: 'b/settings.json' };
 

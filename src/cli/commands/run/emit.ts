@@ -1,5 +1,5 @@
 import { AGENT_IDS, DEFAULT_AGENT } from '../../../agents/ids.js';
-import { ADAPTERS } from '../../../agents/registry.js';
+import { ADAPTERS } from '../../../agents/adapters/registry.js';
 import type { Argv, CommandModule } from 'yargs';
 import { readInputFile } from '../../read-input.js';
 import { homedir } from 'node:os';

@@ -1,4 +1,4 @@
-import { ADAPTERS } from '../../../agents/registry.js';
+import { ADAPTERS } from '../../../agents/adapters/registry.js';
 import { dirname } from 'node:path';
 import {
   agentHooksFiles,

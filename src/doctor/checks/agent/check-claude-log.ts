@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { formatDuration } from '../../../terminal/output.js';
 import { CLAUDE_SKIPPED_LINE, validateAgentHooks } from '../../../install/agent-hooks.js';
-import { readSettingsFile } from '../../../install/settings-file.js';
+import { readSettingsFile } from '../../../settings-io/settings-file.js';
 import { scanLogFolder } from './droid-log.js';
 import { result, worstStatus, type CheckResult, type CheckStatus } from '../../types.js';
 

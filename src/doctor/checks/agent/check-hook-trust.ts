@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { ADAPTERS } from '../../../agents/registry.js';
+import { ADAPTERS } from '../../../agents/adapters/registry.js';
 import type { HookTrustStatus } from '../../../agents/types.js';
 import type { Agent } from '../../../install/agents.js';
 import { hookdHooksAt } from '../../../install/hookd-layers.js';

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { adapterFor, toolNamesOf } from '../../../agents/registry.js';
+import { adapterFor, toolNamesOf } from '../../../agents/adapters/registry.js';
 import { samplePayload } from '../../../events/sample.js';
 import type { Agent } from '../../../install/agents.js';
 import { logFilePath, type Env } from '../../../paths.js';

@@ -1,4 +1,4 @@
-import { ADAPTERS } from '../../../agents/registry.js';
+import { ADAPTERS } from '../../../agents/adapters/registry.js';
 import type { RemoteConfig } from '../../../config/schemas/remote-schema.js';
 import { hookdHooksAt } from '../../../install/hookd-layers.js';
 import type { HooksFileRead } from '../../../install/effective-hooks.js';

@@ -1,10 +1,10 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { CLAUDE_PROTOCOL, CLAUDE_TOOLS } from './claude-protocol.js';
-import { DROID_EVENTS } from './droid-protocol.js';
+import { CLAUDE_PROTOCOL, CLAUDE_TOOLS } from '../claude-protocol.js';
+import { DROID_EVENTS } from '../droid-protocol.js';
 import { SHARED_CANONICAL_EVENTS } from './shared-events.js';
 import { projectIsHome } from './settings-files.js';
-import type { AgentAdapter, HooksFileRef } from './types.js';
+import type { AgentAdapter, HooksFileRef } from '../types.js';
 
 /** Where Claude Code looks for the machine's managed settings (its `managed-settings.json` folder). */
 export function claudeManagedDir(platform: NodeJS.Platform = process.platform): string {

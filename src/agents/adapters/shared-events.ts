@@ -1,4 +1,4 @@
-import type { CanonicalEvent } from './types.js';
+import type { CanonicalEvent } from '../types.js';
 
 /**
  * The canonical meaning of the nine events of the hook dialect Droid and Claude Code share (and other

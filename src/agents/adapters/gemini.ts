@@ -1,8 +1,8 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { GEMINI_CHAT, GEMINI_PROTOCOL, GEMINI_TOOLS } from './gemini-protocol.js';
+import { GEMINI_CHAT, GEMINI_PROTOCOL, GEMINI_TOOLS } from '../gemini-protocol.js';
 import { projectIsHome } from './settings-files.js';
-import type { AgentAdapter, HooksFileRef } from './types.js';
+import type { AgentAdapter, HooksFileRef } from '../types.js';
 
 /** The events `hookd install --agent gemini` wires by default (Gemini's names). */
 export const GEMINI_DEFAULT_EVENTS = [

@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DROID_EVENTS, DROID_PROTOCOL, DROID_TOOLS } from './droid-protocol.js';
+import { DROID_EVENTS, DROID_PROTOCOL, DROID_TOOLS } from '../droid-protocol.js';
 import { SHARED_CANONICAL_EVENTS } from './shared-events.js';
 import { isFile, projectIsHome } from './settings-files.js';
-import type { AgentAdapter, HooksFileRef, SettingsLayer } from './types.js';
+import type { AgentAdapter, HooksFileRef, SettingsLayer } from '../types.js';
 
 /** The name of Droid's hooks file in a `.factory` folder. */
 export const DROID_HOOKS_JSON = 'hooks.json';

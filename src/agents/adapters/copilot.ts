@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { COPILOT_EVENTS_LOG, COPILOT_PROTOCOL, COPILOT_TOOLS } from './copilot-protocol.js';
+import { COPILOT_EVENTS_LOG, COPILOT_PROTOCOL, COPILOT_TOOLS } from '../copilot-protocol.js';
 import { projectIsHome } from './settings-files.js';
 import { SHARED_CANONICAL_EVENTS } from './shared-events.js';
-import type { AgentAdapter, HooksFileRef } from './types.js';
+import type { AgentAdapter, HooksFileRef } from '../types.js';
 
 /** The events `hookd install --agent copilot` wires by default: a guard's, a notification's, the ledger's. */
 export const COPILOT_DEFAULT_EVENTS = [

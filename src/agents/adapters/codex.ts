@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CODEX_PROTOCOL, CODEX_ROLLOUT, CODEX_TOOLS } from './codex-protocol.js';
+import { CODEX_PROTOCOL, CODEX_ROLLOUT, CODEX_TOOLS } from '../codex-protocol.js';
 import { codexHookHash, codexHookKey, codexTrustOf, readCodexHookStates } from './codex-trust.js';
 import { SHARED_CANONICAL_EVENTS } from './shared-events.js';
-import type { AgentAdapter } from './types.js';
+import type { AgentAdapter } from '../types.js';
 
 /** The events `hookd install --agent codex` wires by default: a guard's, a notification's, the ledger's. */
 export const CODEX_DEFAULT_EVENTS = [

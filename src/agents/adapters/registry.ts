@@ -3,9 +3,9 @@ import { CODEX } from './codex.js';
 import { COPILOT } from './copilot.js';
 import { DROID } from './droid.js';
 import { GEMINI } from './gemini.js';
-import { AGENT_IDS, type AgentId } from './ids.js';
-import type { AgentAdapter, ToolKind } from './types.js';
-import { toolKindsOf } from './tool-kinds.js';
+import { AGENT_IDS, type AgentId } from '../ids.js';
+import type { AgentAdapter, ToolKind } from '../types.js';
+import { toolKindsOf } from '../tool-kinds.js';
 
 /** Every agent's adapter, by id (one entry per id of AGENT_IDS: the type says so). */
 export const ADAPTERS: Readonly<Record<AgentId, AgentAdapter>> = {
