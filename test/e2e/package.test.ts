@@ -193,8 +193,9 @@ describe.runIf(BUILDS_HERE)('npm run package: every package, packed', () => {
             .update(readFileSync(join(unpacked[platform]!, 'bin', program)))
             .digest('hex'),
         );
-    // Small: the bundles dominate it (dist/commands.cjs and dist/daemon.cjs, not minified, most of it).
-    expect(statSync(tarballs.main!).size).toBeLessThan(1.25 * 1024 * 1024);
+    // Small: the bundles dominate it (dist/commands.cjs and dist/daemon.cjs, not minified, most of it;
+    // five agents' adapters and the TOML reader among them). Catches a package bundled twice.
+    expect(statSync(tarballs.main!).size).toBeLessThan(1.375 * 1024 * 1024);
   });
 
   it('the main manifest: our scope, where the project lives, no scripts; node-notifier the only dependency', () => {
