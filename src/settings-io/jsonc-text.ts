@@ -1,4 +1,4 @@
-import { parse, type ParseError } from 'jsonc-parser';
+import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 
 /**
  * JSON with comments (JSONC): the settings files some users keep `//` notes in. Read here with
@@ -11,4 +11,25 @@ export function parseJsoncText(text: string): unknown {
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: false, disallowComments: false });
   return errors.length === 0 ? value : undefined;
+}
+
+/**
+ * Where a text that is neither JSON nor JSONC first goes wrong, read as JSONC (so a `//` note before
+ * the real mistake is not blamed): its offset, what was expected, and whether the mistake is only a
+ * trailing comma. Undefined when the text is JSONC.
+ */
+export function jsoncError(
+  text: string,
+): { offset: number; code: string; trailingComma: boolean } | undefined {
+  const errors: ParseError[] = [];
+  parse(text, errors, { allowTrailingComma: false, disallowComments: false });
+  const first = errors[0];
+  if (!first) return undefined;
+  const lenient: ParseError[] = [];
+  parse(text, lenient, { allowTrailingComma: true, disallowComments: false });
+  return {
+    offset: first.offset,
+    code: printParseErrorCode(first.error),
+    trailingComma: lenient.length === 0,
+  };
 }

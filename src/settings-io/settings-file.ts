@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { CliError, EXIT } from '../errors.js';
 import { openRegularFile, readOpenFile, RefusedFileError } from '../util/private-fs.js';
 import { detectJsonStyle, parseJsonText, type JsonTextStyle } from './json-text.js';
-import { parseJsoncText } from './jsonc-text.js';
+import { jsoncError, parseJsoncText } from './jsonc-text.js';
 
 /** Larger than any agent settings file or hooks.json: refused unread. */
 const MAX_SETTINGS_BYTES = 8 * 1024 * 1024;
@@ -106,6 +106,15 @@ export async function readSettingsFile(file: string): Promise<SettingsFileSnapsh
   )
     return { ...base, data: jsonc as Record<string, unknown>, comments: true };
   if (!parsed.ok) {
+    // A file with comments is read as JSONC: its mistake is where JSONC goes wrong, not at the first `//`.
+    const { line, column } = parsed.error;
+    const withComments = line !== undefined ? commentedMistake(text, line, column ?? 1) : undefined;
+    if (withComments)
+      throw new CliError(
+        `${file} is not valid JSON with comments at line ${withComments.line}, column ${withComments.column}: ${withComments.what}`,
+        EXIT.FAILURE,
+        'Fix it by hand (the agent cannot read it either); hookd does not edit a file it cannot parse.',
+      );
     const where = parsed.error.line ? ` at line ${parsed.error.line}, column ${parsed.error.column}` : '';
     throw new CliError(
       `${file} is not valid JSON${where}: ${parsed.error.message}`,
@@ -216,4 +225,19 @@ export async function writeSettingsFile(snapshot: SettingsFileSnapshot, text: st
     await rm(temp, { force: true }).catch(() => undefined);
     throw fileError('cannot write', snapshot.file, error);
   }
+}
+
+/** The JSONC mistake of a text whose strict JSON error comes earlier (at a comment), else undefined. */
+function commentedMistake(
+  text: string,
+  jsonLine: number,
+  jsonColumn: number,
+): { line: number; column: number; what: string } | undefined {
+  const mistake = jsoncError(text);
+  if (!mistake) return undefined;
+  const before = text.slice(0, mistake.offset).split('\n');
+  const line = before.length;
+  const column = before[before.length - 1]!.length + 1;
+  if (line < jsonLine || (line === jsonLine && column <= jsonColumn)) return undefined;
+  return { line, column, what: mistake.trailingComma ? 'a trailing comma' : mistake.code };
 }

@@ -174,6 +174,19 @@ describe('installHookd on a real settings file', () => {
     await expect(install()).rejects.toThrow(/is not valid JSON at line 3, column 13/);
   });
 
+  it('refuses a commented file for its real mistake, not for its first comment', async () => {
+    const text = '{\n  // my model\n  "model": "x",\n  "autonomyLevel": "low",\n}\n';
+    await writeSettings(text);
+    await expect(install()).rejects.toThrow(
+      /is not valid JSON with comments at line 5, column 1: a trailing comma/,
+    );
+    expect(await readFile(settingsPath(), 'utf8')).toBe(text);
+    await writeSettings('{\n  // my model\n  "model": "x" "y"\n}\n');
+    await expect(install()).rejects.toThrow(
+      /is not valid JSON with comments at line 3, column 16: CommaExpected/,
+    );
+  });
+
   it('refuses a file whose root is not an object', async () => {
     await writeSettings('[]');
     await expect(install()).rejects.toThrow(/does not hold a JSON object/);
