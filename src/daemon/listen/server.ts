@@ -7,6 +7,9 @@ import { parseRequest, replyLine, type DaemonRequest } from '../../link/protocol
 /** Longest request line accepted (an event's payload is capped at 8 MiB by the hook). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
+/** Request lines one connection may have read and not yet answered before the daemon stops reading it. */
+export const MAX_QUEUED = 8;
+
 /** The connection a request came on: `closed` aborts when the client goes away. */
 export interface Connection {
   closed: AbortSignal;
@@ -36,6 +39,10 @@ export async function listenOnSocket(socketPath: string, handle: RequestHandler)
     const connection: Connection = { closed: closed.signal };
     let buffer = '';
     let chain: Promise<void> = Promise.resolve();
+    // Lines read but not yet answered: past MAX_QUEUED the socket stops reading until they are, so a peer
+    // that keeps sending behind a request that waits (a `once-wait`) cannot fill the daemon's memory.
+    let queued = 0;
+    let refused = false;
     socket.setEncoding('utf8');
     socket.on('error', () => {});
     socket.on('close', () => {
@@ -43,12 +50,15 @@ export async function listenOnSocket(socketPath: string, handle: RequestHandler)
       closed.abort();
     });
     socket.on('data', (chunk: string) => {
+      if (refused) return;
       buffer += chunk;
       if (buffer.length > MAX_LINE_BYTES) {
+        refused = true;
+        buffer = '';
         socket.end(
           replyLine({ ok: false, code: 'too_large', error: `request line over ${MAX_LINE_BYTES} bytes` }),
+          () => socket.destroy(),
         );
-        buffer = '';
         return;
       }
       let newline: number;
@@ -57,6 +67,7 @@ export async function listenOnSocket(socketPath: string, handle: RequestHandler)
         buffer = buffer.slice(newline + 1);
         if (!line) continue;
         state.busy++;
+        if (++queued > MAX_QUEUED) socket.pause();
         chain = chain.then(async () => {
           let reply: Record<string, unknown>;
           const parsed = parseRequest(line);
@@ -75,6 +86,7 @@ export async function listenOnSocket(socketPath: string, handle: RequestHandler)
             }
           }
           state.busy--;
+          if (--queued <= MAX_QUEUED && socket.isPaused()) socket.resume();
           if (!socket.destroyed) socket.write(replyLine(reply));
           if (state.closing && state.busy === 0) socket.end();
         });
