@@ -343,7 +343,8 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
       if (lapse) report.reply = { ...report.reply, stderr: report.reply.stderr + lapse };
     }
   }
-  if (turn?.role === 'lead') await turn.settle(report.reply);
+  // The copies wait for this answer: it goes to the daemon beside the hand-off, done before this returns.
+  const settled = turn?.role === 'lead' ? turn.settle(report.reply).catch(() => undefined) : undefined;
   edges.onReply?.(report.reply);
 
   if (handOff && !report.copy) {
@@ -364,6 +365,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
     }
   }
 
+  await settled;
   const reply = finish();
   io.logger.log(
     report.handoff?.outcome === 'failed' ? 'warn' : 'info',
