@@ -27,7 +27,9 @@ function readCache(file: string): Buffer | undefined {
   try {
     const st = fstatSync(fd);
     const uid = myUid();
-    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) return undefined;
+    // One link only: a file hard-linked in from elsewhere is not the cache this program wrote.
+    if (!st.isFile() || st.nlink !== 1 || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0)
+      return undefined;
     if (st.size === 0 || st.size > MAX_CACHE_BYTES) return undefined;
     const buf = Buffer.allocUnsafe(st.size);
     let got = 0;
