@@ -1,4 +1,4 @@
-import type { Json } from '../util/json-values.js';
+import { isObject, type Json } from '../util/json-values.js';
 
 /*
  * Copilot CLI's own hook dialect (docs/agents/copilot.md, "Two dialects"), as Copilot CLI 1.0.102 sends
@@ -46,9 +46,6 @@ const FIELDS: readonly (readonly [string, string])[] = [
   ['stopReason', 'stop_reason'],
   ['initialPrompt', 'initial_prompt'],
 ];
-
-const isObject = (value: unknown): value is Json =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * Copilot's name for the event a camelCase payload is, told by its fields (observed: no payload names its

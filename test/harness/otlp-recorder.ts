@@ -73,8 +73,13 @@ async function main(config: OtlpSidecarConfig): Promise<void> {
       env: spec.env,
       stdio: ['ignore', 'ignore', 'inherit'],
     });
+    const deadline = Date.now() + 30_000;
     while (!existsSync(spec.readyFile)) {
       if (child.exitCode !== null) throw new Error('the child of the OTLP sidecar ended before it was ready');
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error('the child of the OTLP sidecar was not ready within 30 s');
+      }
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
