@@ -5,7 +5,7 @@ import { COPILOT_OWN_EVENT_NAMES, copilotOwnDialect, copilotOwnDialectAnswer } f
 import { CURSOR_EVENT_NAMES, CURSOR_PERMISSION_EVENTS } from './cursor-protocol.js';
 import { DROID_MATCHER, DROID_REPLY } from './droid-protocol.js';
 import { GEMINI_CONFIG_NAMES, GEMINI_MATCHER, GEMINI_REPLY } from './gemini-protocol.js';
-import type { Sender } from './protocols.js';
+import type { AgentKind } from './ids.js';
 import type { MatcherRules, ReplyRules } from './types.js';
 import type { Json } from '../util/json-values.js';
 
@@ -21,7 +21,7 @@ import type { Json } from '../util/json-values.js';
  * How each agent reads a matcher; for an agent hookd cannot tell (`unknown`), the plain rule: an exact
  * name, then a RegExp, on the fields Droid matches.
  */
-const MATCHERS: Readonly<Record<Sender, MatcherRules>> = {
+const MATCHERS: Readonly<Record<AgentKind, MatcherRules>> = {
   droid: DROID_MATCHER,
   claude: CLAUDE_MATCHER,
   codex: CODEX_MATCHER,
@@ -44,7 +44,7 @@ const CURSOR_REPLY: ReplyRules = {
  * How each agent takes answers; for an agent hookd cannot tell (`unknown`), the safe mix: JSON on
  * trimmed stdout, the strongest decision wins (a deny is never lost), exit 1 only logged.
  */
-const REPLIES: Readonly<Record<Sender, ReplyRules>> = {
+const REPLIES: Readonly<Record<AgentKind, ReplyRules>> = {
   droid: DROID_REPLY,
   claude: CLAUDE_REPLY,
   codex: CODEX_REPLY,
@@ -59,19 +59,19 @@ const REPLIES: Readonly<Record<Sender, ReplyRules>> = {
  * a PreToolUse. Every other event keeps the name the payload gives it. Each agent here is in
  * protocols.ts RENAMING_AGENTS.
  */
-const EVENT_NAMES: Readonly<Partial<Record<Sender, Readonly<Record<string, string>>>>> = {
+const EVENT_NAMES: Readonly<Partial<Record<AgentKind, Readonly<Record<string, string>>>>> = {
   gemini: GEMINI_CONFIG_NAMES,
   copilot: COPILOT_OWN_EVENT_NAMES,
   cursor: CURSOR_EVENT_NAMES,
 };
 
 /** How the agent reads a matcher. */
-export function matcherRulesOf(agent: Sender): MatcherRules {
+export function matcherRulesOf(agent: AgentKind): MatcherRules {
   return MATCHERS[agent];
 }
 
 /** How the agent takes answers. */
-export function replyRulesOf(agent: Sender): ReplyRules {
+export function replyRulesOf(agent: AgentKind): ReplyRules {
   return REPLIES[agent];
 }
 
@@ -81,7 +81,7 @@ export function replyRulesOf(agent: Sender): ReplyRules {
  * with the reason on stderr, as is.
  */
 export function blockAnswerOf(
-  agent: Sender,
+  agent: AgentKind,
   event: string,
   reason: string,
 ): { stdout: string; exitCode: 0 | 2 } | undefined {
@@ -102,14 +102,14 @@ export function blockAnswerOf(
 }
 
 /** hookd's name for the agent's event: its Claude Code counterpart, else its own. */
-export function eventNameOf(agent: Sender, name: string): string {
+export function eventNameOf(agent: AgentKind, name: string): string {
   const names = EVENT_NAMES[agent];
   return names && Object.hasOwn(names, name) ? names[name]! : name;
 }
 
 /** The agents with event names of their own (for the test that keeps RENAMING_AGENTS in step). */
-export function renamingAgents(): Sender[] {
-  return Object.keys(EVENT_NAMES) as Sender[];
+export function renamingAgents(): AgentKind[] {
+  return Object.keys(EVENT_NAMES) as AgentKind[];
 }
 
 /** Copilot CLI's camelCase payloads: `sessionId`, and no event name. */
@@ -121,7 +121,7 @@ const inCopilotDialect = (payload: Json) =>
  * given the fields of Claude Code's dialect in hookd's copy; returns the agent's name for its event.
  * Undefined for a payload in Claude Code's dialect.
  */
-export function ownDialectOf(agent: Sender, payload: Json): string | undefined {
+export function ownDialectOf(agent: AgentKind, payload: Json): string | undefined {
   return agent === 'copilot' && inCopilotDialect(payload) ? copilotOwnDialect(payload) : undefined;
 }
 
@@ -130,7 +130,7 @@ export function ownDialectOf(agent: Sender, payload: Json): string | undefined {
  * reply needs no change (or the payload is in Claude Code's dialect).
  */
 export function ownDialectAnswerOf(
-  agent: Sender,
+  agent: AgentKind,
   payload: Json,
   reply: { exitCode: number; stdout: string; stderr: string; decidedBy?: string },
 ): Json | undefined {

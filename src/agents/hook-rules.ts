@@ -7,7 +7,8 @@ import {
   ownDialectOf,
   replyRulesOf,
 } from './agent-rules.js';
-import { OWN_DIALECT_AGENTS, RENAMING_AGENTS, type Sender } from './protocols.js';
+import type { AgentKind } from './ids.js';
+import { OWN_DIALECT_AGENTS, RENAMING_AGENTS } from './protocols.js';
 import type { MatcherRules, ReplyRules } from './types.js';
 
 /*
@@ -18,17 +19,17 @@ import type { MatcherRules, ReplyRules } from './types.js';
  */
 
 /** How the agent reads a matcher (protocols.ts MATCHERS). */
-export function matcherRules(agent: Sender): MatcherRules {
+export function matcherRules(agent: AgentKind): MatcherRules {
   return agent === 'droid' ? DROID_MATCHER : matcherRulesOf(agent);
 }
 
 /** How the agent takes answers (protocols.ts REPLIES). */
-export function replyRules(agent: Sender): ReplyRules {
+export function replyRules(agent: AgentKind): ReplyRules {
   return agent === 'droid' ? DROID_REPLY : replyRulesOf(agent);
 }
 
 /** hookd's name for the agent's event (protocols.ts EVENT_NAMES): most agents' names are hookd's own. */
-export function eventName(agent: Sender, name: string): string {
+export function eventName(agent: AgentKind, name: string): string {
   return RENAMING_AGENTS.includes(agent) ? eventNameOf(agent, name) : name;
 }
 
@@ -36,13 +37,13 @@ export function eventName(agent: Sender, name: string): string {
  * Copilot's own dialect (protocols.ts OWN_DIALECT_AGENTS): Claude Code's fields added to hookd's copy of
  * the payload, and the agent's name for its event; undefined for a payload in Claude Code's dialect.
  */
-export function ownDialect(agent: Sender, payload: Record<string, unknown>): string | undefined {
+export function ownDialect(agent: AgentKind, payload: Record<string, unknown>): string | undefined {
   return OWN_DIALECT_AGENTS.includes(agent) ? ownDialectOf(agent, payload) : undefined;
 }
 
 /** A PreToolUse reply as a hook of the agent's own dialect must give it (undefined: as it is). */
 export function ownDialectAnswer(
-  agent: Sender,
+  agent: AgentKind,
   payload: Record<string, unknown>,
   reply: Parameters<typeof ownDialectAnswerOf>[2],
 ): Record<string, unknown> | undefined {
@@ -51,7 +52,7 @@ export function ownDialectAnswer(
 
 /** A block in the agent's own answer (agent-rules.ts blockAnswerOf), for an agent whose rules ask for one. */
 export function blockAnswer(
-  agent: Sender,
+  agent: AgentKind,
   event: string,
   reason: string,
 ): { stdout: string; exitCode: 0 | 2 } | undefined {

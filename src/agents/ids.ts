@@ -14,6 +14,12 @@ export type AgentId = (typeof AGENT_IDS)[number];
 export const RECOGNISED_AGENTS = ['cursor'] as const;
 export type RecognisedAgent = (typeof RECOGNISED_AGENTS)[number];
 
+/**
+ * Every sender an event can have: the agents hookd knows, those it recognises without an adapter, and
+ * `unknown` (the list of them, for schemas, is AGENT_KINDS in src/events/types.ts: off the hook path).
+ */
+export type AgentKind = AgentId | RecognisedAgent | 'unknown';
+
 /** The agent hookd assumes where one must be named and none is (`hookd install`, `hookd emit`). */
 export const DEFAULT_AGENT: AgentId = 'droid';
 

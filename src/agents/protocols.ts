@@ -1,4 +1,4 @@
-import type { AgentId, RecognisedAgent } from './ids.js';
+import type { AgentId, AgentKind, RecognisedAgent } from './ids.js';
 import type { AgentProtocol, DetectSignal, RecognisedProtocol } from './types.js';
 import { CURSOR_DETECT, CURSOR_PROTOCOL, CURSOR_SESSION_ID_FIELD } from './cursor-protocol.js';
 import { CLAUDE_DETECT, CLAUDE_PROJECT_DIR_ENV, CLAUDE_PROTOCOL } from './claude-protocol.js';
@@ -6,9 +6,6 @@ import { DROID_DETECT, DROID_PROJECT_DIR_ENV, DROID_PROTOCOL } from './droid-pro
 import { CODEX_DETECT, CODEX_PROJECT_DIR_ENV, CODEX_PROTOCOL } from './codex-protocol.js';
 import { GEMINI_DETECT, GEMINI_PROJECT_DIR_ENV, GEMINI_PROTOCOL } from './gemini-protocol.js';
 import { COPILOT_DETECT, COPILOT_PROJECT_DIR_ENV, COPILOT_PROTOCOL } from './copilot-protocol.js';
-
-/** The sender of an event: an agent with an adapter, one recognised without, or one hookd cannot tell. */
-export type Sender = AgentId | RecognisedAgent | 'unknown';
 
 /**
  * The hook path's view of the agents, by id (the full adapters are in registry.ts, off the hook path).
@@ -39,16 +36,16 @@ export const DETECTS: Readonly<Record<AgentId | RecognisedAgent, readonly Detect
  * The agents whose own event names hookd knows by other names (agent-rules.ts EVENT_NAMES): only their
  * events read the `dist/agents.cjs` chunk for their names (a unit test keeps the two in step).
  */
-export const RENAMING_AGENTS: readonly Sender[] = ['gemini', 'cursor', 'copilot'];
+export const RENAMING_AGENTS: readonly AgentKind[] = ['gemini', 'cursor', 'copilot'];
 
 /**
  * The agents with a hook dialect of their own beside Claude Code's (Copilot CLI's camelCase payloads,
  * told by `sessionId` and no `hook_event_name`): agent-rules.ts ownDialectOf reads them.
  */
-export const OWN_DIALECT_AGENTS: readonly Sender[] = ['copilot'];
+export const OWN_DIALECT_AGENTS: readonly AgentKind[] = ['copilot'];
 
 /** The payload field naming the session, for an agent that does not send `session_id`. */
-export const SESSION_ID_FIELDS: Readonly<Partial<Record<Sender, string>>> = {
+export const SESSION_ID_FIELDS: Readonly<Partial<Record<AgentKind, string>>> = {
   cursor: CURSOR_SESSION_ID_FIELD,
 };
 
@@ -56,7 +53,7 @@ export const SESSION_ID_FIELDS: Readonly<Partial<Record<Sender, string>>> = {
  * The variables naming the session's project dir, per agent, in order; an agent hookd cannot tell reads
  * Droid's, which include Claude Code's.
  */
-export const PROJECT_DIR_ENV: Readonly<Record<Sender, readonly string[]>> = {
+export const PROJECT_DIR_ENV: Readonly<Record<AgentKind, readonly string[]>> = {
   droid: DROID_PROJECT_DIR_ENV,
   claude: CLAUDE_PROJECT_DIR_ENV,
   codex: CODEX_PROJECT_DIR_ENV,

@@ -1,14 +1,16 @@
-import { AGENT_IDS, RECOGNISED_AGENTS } from '../agents/ids.js';
+import { AGENT_IDS, RECOGNISED_AGENTS, type AgentKind } from '../agents/ids.js';
+
+export type { AgentKind } from '../agents/ids.js';
+
+/** Every AgentKind, as a list: the daemon protocol's schema and the ledger check against it. */
+export const AGENT_KINDS = [
+  ...AGENT_IDS,
+  ...RECOGNISED_AGENTS,
+  'unknown',
+] as const satisfies readonly AgentKind[];
 
 /** The agent's payload, parsed leniently: any JSON object; known fields are read where needed. */
 export type HookPayload = Record<string, unknown>;
-
-/**
- * The agents hookd knows (src/agents/ids.ts), those it recognises without an adapter, and `unknown`: the
- * list the type and the daemon protocol's schema are built from.
- */
-export const AGENT_KINDS = [...AGENT_IDS, ...RECOGNISED_AGENTS, 'unknown'] as const;
-export type AgentKind = (typeof AGENT_KINDS)[number];
 
 /** One event as hookd sees it: the raw payload plus what hookd adds. */
 export interface HookEvent {

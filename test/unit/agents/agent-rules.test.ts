@@ -6,10 +6,10 @@ import {
   replyRulesOf,
 } from '../../../src/agents/agent-rules.js';
 import { eventName, matcherRules, replyRules } from '../../../src/agents/hook-rules.js';
-import { RENAMING_AGENTS, type Sender } from '../../../src/agents/protocols.js';
-import { AGENT_IDS, RECOGNISED_AGENTS } from '../../../src/agents/ids.js';
+import { RENAMING_AGENTS } from '../../../src/agents/protocols.js';
+import { AGENT_KINDS } from '../../../src/events/types.js';
 
-const SENDERS: Sender[] = [...AGENT_IDS, ...RECOGNISED_AGENTS, 'unknown'];
+const SENDERS = AGENT_KINDS;
 
 describe('the agents rules of the hook path', () => {
   it('reads the event names of exactly the agents that have names of their own', () => {
