@@ -29,7 +29,9 @@ function reportError(error: unknown): number {
 export function buildCli(argv: string[]): Argv {
   let cli = yargs(argv)
     .scriptName('hookd')
-    .usage('hookd <command> [options]\n\nHook runner and notification daemon for Droid and Claude Code.')
+    .usage(
+      'hookd <command> [options]\n\nHook runner and notification daemon for coding agents: Droid, Claude Code, Codex CLI,\nGemini CLI and Copilot CLI.',
+    )
     .version(HOOKD_VERSION)
     .alias('v', 'version')
     .help()

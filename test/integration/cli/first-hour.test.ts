@@ -6,6 +6,8 @@ import { HOOKD_BIN } from '../../helpers/fixtures.js';
 import { useCliSandbox } from '../../helpers/cli-sandbox.js';
 import { runHookd, type Ran } from '../../helpers/run-hookd.js';
 import { runCli } from '../../helpers/cli-run.js';
+import { INSTALL_AGENTS } from '../../../src/install/agents.js';
+import { adapterFor } from '../../../src/agents/adapters/registry.js';
 
 // What a new user meets in the first hour with the built `hookd`: help, the version, pipes, exit codes.
 
@@ -88,6 +90,17 @@ describe('help and version', () => {
       expect(ran.stderr, args.join(' ')).toBe('');
       expect(ran.code, args.join(' ')).toBe(0);
       expect(ran.stdout, args.join(' ')).toBe(`${packageVersion}\n`);
+    }
+  });
+
+  it('the help names every agent hookd installs into, with its settings file', async () => {
+    const top = await runCli(['--help'], { env: box.env });
+    const install = await runCli(['install', '--help'], { env: box.env });
+    const agentHelp = /--agent\s+([\s\S]*?)\[choices/.exec(install.stdout)?.[1]?.replace(/\s+/g, ' ');
+    for (const agent of INSTALL_AGENTS) {
+      const { displayName } = adapterFor(agent);
+      expect(top.stdout.replace(/\s+/g, ' '), agent).toContain(displayName);
+      expect(agentHelp, agent).toContain(`${displayName} (~/`);
     }
   });
 

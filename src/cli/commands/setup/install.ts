@@ -69,13 +69,13 @@ function targetOptions<T>(y: Argv<T>) {
       choices: INSTALL_AGENTS,
       default: DEFAULT_AGENT as Agent,
       describe:
-        'Whose settings file: Droid (~/.factory), Claude Code (~/.claude), Codex CLI (~/.codex/hooks.json) or Gemini CLI (~/.gemini)',
+        'Whose settings: Droid (~/.factory/settings.json), Claude Code (~/.claude/settings.json), Codex CLI (~/.codex/hooks.json), Gemini CLI (~/.gemini/settings.json) or Copilot CLI (~/.copilot/hooks/hookd.json)',
     })
     .option('scope', {
       choices: SCOPES,
       default: 'user' as Scope,
       describe:
-        'user: ~/.<agent>/settings.json; project: <project>/.<agent>/settings.json (for Droid with the hooks.json beside it)',
+        "user: the file under your home (see --agent); project: the project's own (<project>/.factory/settings.json with the hooks.json beside it, .claude/settings.json, .gemini/settings.json, .github/hooks/hookd.json; Codex CLI has no project hooks file)",
     })
     .option('project', { type: 'string', describe: 'Project folder for --scope project (default: cwd)' })
     .option('file', {
