@@ -43,6 +43,29 @@ export function hookdLayers(reads: readonly HooksFileRead[]): HookdInFile[] {
   return out;
 }
 
+/**
+ * hookd's entries in an agent's TOML config (Codex CLI's config.toml), which hookd reads and never edits:
+ * each `[[hooks.<Event>]]` table that holds a hookd command, by its event and its place among that
+ * event's tables (from 0, as the agent counts them).
+ */
+export interface HookdInToml {
+  file: string;
+  layer: Layer;
+  tables: { event: string; index: number }[];
+}
+
+export function hookdInToml(reads: readonly HooksFileRead[]): HookdInToml[] {
+  const out: HookdInToml[] = [];
+  for (const h of hookdHooksAt(reads)) {
+    if (h.kind !== 'settings-toml') continue;
+    let file = out.find((f) => f.file === h.file);
+    if (!file) out.push((file = { file: h.file, layer: h.layer, tables: [] }));
+    if (!file.tables.some((t) => t.event === h.event && t.index === h.index))
+      file.tables.push({ event: h.event, index: h.index });
+  }
+  return out;
+}
+
 /** An event for which the agent runs two different hookd commands: every command of it runs twice. */
 export interface DoubleWiring {
   event: string;
