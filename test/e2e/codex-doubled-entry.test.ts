@@ -4,7 +4,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithAgent } from '../harness/availability.js';
 import { toolOutputs } from '../harness/codex/fake-responses.js';
 import { AWAIT_COPIES, runCodex, type CodexRun } from '../harness/codex/run-codex.js';
-import { forbiddenGuard, hookdTestbed, type HookdTestbed } from '../harness/hookd-testbed.js';
+import {
+  countingGuard,
+  forbiddenGuard,
+  guardRuns,
+  hookdTestbed,
+  type HookdTestbed,
+} from '../harness/hookd-testbed.js';
 import { jsonLines } from '../helpers/json-lines.js';
 
 // hookd wired twice for the REAL Codex CLI 0.171.0, offline: `hookd install --agent codex` writes
@@ -46,29 +52,13 @@ describeWithAgent(
     let bed: HookdTestbed;
     let run: CodexRun;
     let hooksJson: HooksJson;
-    const side = () => join(bed.dir, 'guard-runs.txt');
-    const guardRuns = () =>
-      existsSync(side()) ? readFileSync(side(), 'utf8').split('\n').filter(Boolean) : [];
 
     beforeAll(async () => {
       bed = await hookdTestbed('hkcxdd-', 'codex', () => ({
         PreToolUse: [
-          {
-            matcher: 'Bash',
-            hooks: [
-              {
-                type: 'command',
-                name: 'count',
-                // Holds the first call until Codex started the second copy (so the copy overlaps it on a
-                // loaded machine too), then writes one line per run: the agent hookd took the event for,
-                // and which command (Codex's HOME is the testbed's home folder).
-                command:
-                  `node '${AWAIT_COPIES}' PreToolUse 2; ` +
-                  'if grep -q forbidden; then c=forbidden; else c=other; fi; ' +
-                  'printf "%s %s\\n" "$HOOKD_AGENT" "$c" >> "$HOME/../guard-runs.txt"',
-              },
-            ],
-          },
+          // Holds the first call until Codex started the second copy (so the copy overlaps it on a
+          // loaded machine too), then counts.
+          countingGuard('Bash', `node '${AWAIT_COPIES}' PreToolUse 2; `),
           forbiddenGuard('Bash'),
         ],
       }));
@@ -104,7 +94,7 @@ describeWithAgent(
     });
 
     it('the guard ran once per tool call', () => {
-      expect(guardRuns()).toEqual(['codex other', 'codex forbidden']);
+      expect(guardRuns(bed.dir)).toEqual(['codex other', 'codex forbidden']);
     });
 
     it('both copies reached hookd, and the copy was answered with the first call’s result', () => {

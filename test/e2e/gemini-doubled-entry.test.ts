@@ -4,7 +4,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithAgent } from '../harness/availability.js';
 import { functionResponses } from '../harness/gemini/fake-gemini.js';
 import { runGemini, type GeminiRun } from '../harness/gemini/run-gemini.js';
-import { forbiddenGuard, hookdTestbed, type HookdTestbed } from '../harness/hookd-testbed.js';
+import {
+  countingGuard,
+  forbiddenGuard,
+  guardRuns,
+  hookdTestbed,
+  type HookdTestbed,
+} from '../harness/hookd-testbed.js';
 import { jsonLines } from '../helpers/json-lines.js';
 
 // hookd wired twice for the REAL Gemini CLI 0.61.0, offline: `hookd install --agent gemini` writes
@@ -30,22 +36,7 @@ describeWithAgent(
 
     beforeAll(async () => {
       bed = await hookdTestbed('hkgmdd-', 'gemini', () => ({
-        PreToolUse: [
-          {
-            matcher: 'run_shell_command',
-            hooks: [
-              {
-                type: 'command',
-                name: 'count',
-                // one line per run: the agent hookd took the event for, and which command
-                command:
-                  'if grep -q forbidden; then c=forbidden; else c=other; fi; ' +
-                  'printf "%s %s\\n" "$HOOKD_AGENT" "$c" >> "$HOME/../guard-runs.txt"',
-              },
-            ],
-          },
-          forbiddenGuard('run_shell_command'),
-        ],
+        PreToolUse: [countingGuard('run_shell_command'), forbiddenGuard('run_shell_command')],
       }));
       const user = JSON.parse(readFileSync(join(bed.dir, 'home', '.gemini', 'settings.json'), 'utf8')) as {
         hooks: Record<string, unknown[]>;
@@ -95,7 +86,7 @@ describeWithAgent(
       ).toHaveLength(2);
       expect(events.filter((e) => e === 'Stop')).toHaveLength(1);
       expect(log.filter((l) => l.kind === 'duplicate')).toEqual([]);
-      expect(lines('guard-runs.txt')).toEqual(['gemini other', 'gemini forbidden']);
+      expect(guardRuns(bed.dir)).toEqual(['gemini other', 'gemini forbidden']);
     });
 
     it("the block reached the model once, with the guard's reason, and the command did not run", () => {
