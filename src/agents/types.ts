@@ -209,6 +209,8 @@ export interface SettingsLayout {
   switches: readonly string[];
   /** Whether a project's entry with the same command as a user's runs once (deduplicated by the agent). */
   dedupesAcrossFiles: boolean;
+  /** The agent's deduplication also compares the hooks' `name` (Gemini CLI): other names, both run. */
+  dedupesByName?: boolean;
 }
 
 export interface InstallRules {
