@@ -3,7 +3,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useHookSandbox } from '../../helpers/agent-spawn.js';
 import { REPO_DIR } from '../../helpers/fixtures.js';
+import { jsonLines } from '../../helpers/json-lines.js';
 import { runHookd } from '../../helpers/run-hookd.js';
+import { makeTempDir } from '../../helpers/temp.js';
+import {
+  handOffEnv,
+  startFastDaemon,
+  startHook,
+  TRANSPORTS,
+  writeFastConfig,
+} from '../daemon/fast-client-helpers.js';
+import { stopDaemon, useProcessCleanup } from '../daemon/process-helpers.js';
 
 // A hookd guard that asks (or denies in JSON) under Cursor, through the built `hookd hook`, from Cursor's
 // documented payloads (test/fixtures/cursor-docs/, written from its docs, not recorded: Cursor does not
@@ -122,5 +132,35 @@ describe('a hookd guard that asks under Cursor', () => {
     const allowed = await hook('beforeMCPExecution.json');
     expect(allowed.code).toBe(0);
     expect(allowed.stdout).not.toContain('"permission"');
+  });
+});
+
+describe('a hookd guard that asks under Cursor, through the fast client and the daemon', () => {
+  const { pids, cleanups } = useProcessCleanup();
+
+  it('is answered in the same words as on the Node path', async () => {
+    const tmp = makeTempDir('hkcask-');
+    cleanups.push(() => tmp.cleanup());
+    const env = handOffEnv(tmp.dir);
+    writeFastConfig(env, everywhere(answering('ask', 'a person looks at this first')));
+    const daemon = await startFastDaemon(env);
+    cleanups.push(() => stopDaemon(daemon));
+    const run = async (name: string) => {
+      const stdin = JSON.stringify({ ...cursor(name), workspace_roots: [tmp.dir], cwd: tmp.dir });
+      const h = startHook(TRANSPORTS.fast('claude'), { env, cwd: tmp.dir, stdin });
+      pids.push(h.child.pid!);
+      const ran = await h.done;
+      return { code: ran.code, stdout: ran.stdout.toString(), stderr: ran.stderr.toString() };
+    };
+    const asked = await run('beforeShellExecution.json');
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(JSON.parse(asked.stdout)).toMatchObject({ permission: 'ask' });
+    const refused = await run('beforeReadFile.json');
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ permission: 'deny' });
+    expect(refused.stderr).toContain("Cursor's beforeReadFile hooks cannot ask, so hookd refuses");
+    // Both ran in the daemon, not in a hook process of their own.
+    const ran = jsonLines<{ kind?: string; pid?: number }>(join(env.HOOKD_STATE_DIR!, 'logs', 'hookd.log'));
+    expect(ran.filter((l) => l.kind === 'event').map((l) => l.pid)).toEqual([daemon.pid, daemon.pid]);
   });
 });
