@@ -12,6 +12,7 @@ import {
   type HookdTestbed,
 } from '../harness/hookd-testbed.js';
 import { jsonLines } from '../helpers/json-lines.js';
+import { waitFor } from '../helpers/wait.js';
 
 // hookd wired twice for the REAL Codex CLI 0.171.0, offline: `hookd install --agent codex` writes
 // $CODEX_HOME/hooks.json, and the same entries, identical commands, are written by hand as
@@ -97,10 +98,18 @@ describeWithAgent(
       expect(guardRuns(bed.dir)).toEqual(['codex other', 'codex forbidden']);
     });
 
-    it('both copies reached hookd, and the copy was answered with the first call’s result', () => {
-      const log = jsonLines<{ kind?: string; event?: string; exitCode?: number }>(
-        join(bed.env.HOOKD_STATE_DIR!, 'logs', 'hookd.log'),
+    it('both copies reached hookd, and the copy was answered with the first call’s result', async () => {
+      const read = () =>
+        jsonLines<{ kind?: string; event?: string; exitCode?: number }>(
+          join(bed.env.HOOKD_STATE_DIR!, 'logs', 'hookd.log'),
+        );
+      // The daemon logs an event after it answered it: wait for the session's end to be there.
+      await waitFor(
+        () => read().some((l) => l.kind === 'event' && l.event === 'SessionEnd'),
+        20_000,
+        'SessionEnd in the hook log',
       );
+      const log = read();
       const copies = log.filter((l) => l.kind === 'duplicate' && l.event === 'PreToolUse');
       expect(copies.map((l) => l.exitCode).sort(), JSON.stringify(log.slice(-40))).toEqual([0, 2]);
     });

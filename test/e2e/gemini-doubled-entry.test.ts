@@ -12,6 +12,7 @@ import {
   type HookdTestbed,
 } from '../harness/hookd-testbed.js';
 import { jsonLines } from '../helpers/json-lines.js';
+import { waitFor } from '../helpers/wait.js';
 
 // hookd wired twice for the REAL Gemini CLI 0.61.0, offline: `hookd install --agent gemini` writes
 // ~/.gemini/settings.json, and the same hooks, identical commands, are in the project's
@@ -75,10 +76,16 @@ describeWithAgent(
       expect(lines('project-runs.txt')).toEqual(['project', 'project']);
     });
 
-    it('hookd got each event once, and the guard ran once per tool call', () => {
-      const log = jsonLines<{ kind?: string; event?: string }>(
-        join(bed.env.HOOKD_STATE_DIR!, 'logs', 'hookd.log'),
+    it('hookd got each event once, and the guard ran once per tool call', async () => {
+      const read = () =>
+        jsonLines<{ kind?: string; event?: string }>(join(bed.env.HOOKD_STATE_DIR!, 'logs', 'hookd.log'));
+      // The daemon logs an event after it answered it: wait for the session's end to be there.
+      await waitFor(
+        () => read().some((l) => l.kind === 'event' && l.event === 'SessionEnd'),
+        20_000,
+        'SessionEnd in the hook log',
       );
+      const log = read();
       const events = log.filter((l) => l.kind === 'event').map((l) => l.event);
       expect(
         events.filter((e) => e === 'PreToolUse'),

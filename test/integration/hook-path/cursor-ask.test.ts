@@ -6,6 +6,7 @@ import { REPO_DIR } from '../../helpers/fixtures.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { makeTempDir } from '../../helpers/temp.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   handOffEnv,
   startFastDaemon,
@@ -159,8 +160,12 @@ describe('a hookd guard that asks under Cursor, through the fast client and the 
     expect(refused.code, refused.stderr).toBe(2);
     expect(JSON.parse(refused.stdout)).toMatchObject({ permission: 'deny' });
     expect(refused.stderr).toContain("Cursor's beforeReadFile hooks cannot ask, so hookd refuses");
-    // Both ran in the daemon, not in a hook process of their own.
-    const ran = jsonLines<{ kind?: string; pid?: number }>(join(env.HOOKD_STATE_DIR!, 'logs', 'hookd.log'));
-    expect(ran.filter((l) => l.kind === 'event').map((l) => l.pid)).toEqual([daemon.pid, daemon.pid]);
+    // Both ran in the daemon, not in a hook process of their own (it logs an event after answering it).
+    const logged = () =>
+      jsonLines<{ kind?: string; pid?: number }>(join(env.HOOKD_STATE_DIR!, 'logs', 'hookd.log'))
+        .filter((l) => l.kind === 'event')
+        .map((l) => l.pid);
+    await waitFor(() => logged().length === 2, 20_000, 'both events in the hook log');
+    expect(logged()).toEqual([daemon.pid, daemon.pid]);
   });
 });
