@@ -2,12 +2,12 @@ import { CLAUDE_MATCHER, CLAUDE_REPLY } from './claude-protocol.js';
 import { CODEX_MATCHER, CODEX_REPLY } from './codex-protocol.js';
 import { COPILOT_MATCHER, COPILOT_REPLY } from './copilot-protocol.js';
 import { COPILOT_OWN_EVENT_NAMES, copilotOwnDialect, copilotOwnDialectAnswer } from './copilot-dialect.js';
-import { CURSOR_EVENT_NAMES, CURSOR_PERMISSION_EVENTS } from './cursor-protocol.js';
+import { CURSOR_ASK_EVENTS, CURSOR_EVENT_NAMES, CURSOR_PERMISSION_EVENTS } from './cursor-protocol.js';
 import { DROID_MATCHER, DROID_REPLY } from './droid-protocol.js';
 import { GEMINI_CONFIG_NAMES, GEMINI_MATCHER, GEMINI_REPLY } from './gemini-protocol.js';
 import type { AgentKind } from './ids.js';
 import type { MatcherRules, ReplyRules } from './types.js';
-import type { Json } from '../util/json-values.js';
+import { isObject, type Json } from '../util/json-values.js';
 
 /*
  * The agents' rules the hook path reads only for some events (an entry to match, commands' answers, an
@@ -33,9 +33,13 @@ const MATCHERS: Readonly<Record<AgentKind, MatcherRules>> = {
 
 const UNKNOWN_REPLY: ReplyRules = { ...CLAUDE_REPLY, jsonStdout: 'trimmed' };
 
-/** Cursor (from its documentation): the safe mix, and a block also said in its own `permission` answer. */
+/**
+ * Cursor (from its documentation): the safe mix, and a block also said in its own `permission` answer; an
+ * ask in its own answer where it documents one, else refused.
+ */
 const CURSOR_REPLY: ReplyRules = {
   ...UNKNOWN_REPLY,
+  ask: { nearest: 'deny', who: "Cursor's <event> hooks", events: CURSOR_ASK_EVENTS },
   blockReason: 'permission',
   blockEvents: CURSOR_PERMISSION_EVENTS,
 };
@@ -99,6 +103,55 @@ export function blockAnswerOf(
     },
   };
   return { stdout: `${JSON.stringify(answer)}\n`, exitCode: 0 };
+}
+
+/** What hookd answers the agent: exit code, stdout, stderr, and the command that decided. */
+interface Answer {
+  exitCode: 0 | 1 | 2;
+  stdout: string;
+  stderr: string;
+  decidedBy?: string;
+}
+
+/** The reason in a JSON answer that denies or asks, else undefined. */
+function reasonOf(stdout: string): string | undefined {
+  try {
+    const answer = JSON.parse(stdout) as Json;
+    const specific = isObject(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {};
+    const reason = specific.permissionDecisionReason ?? answer.reason ?? answer.stopReason;
+    return typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A guard's deny or ask (`decision`, the one hookd's reply rules picked) for an agent whose hooks cannot
+ * ask everywhere (ReplyRules.ask), on the events its block rewrites (`blockEvents`; all when unset). An
+ * ask where the agent's own answer can ask is said in that answer (exit 0); any other ask is refused with
+ * exit 2 and a reason that says so (the nearest safe answer), and a deny in whatever words is exit 2
+ * with its reason on stderr, which every such agent reads as a block. Undefined: the reply as picked.
+ */
+export function refusalOf(agent: Sender, event: string, decision: string, reply: Answer): Answer | undefined {
+  const rules = REPLIES[agent];
+  if (rules.ask === 'supported' || (decision !== 'deny' && decision !== 'ask')) return undefined;
+  if (rules.blockEvents && !rules.blockEvents.includes(event)) return undefined;
+  if (reply.exitCode === 2) return reply;
+  const by = reply.decidedBy ?? 'a hookd guard';
+  const decided = reply.decidedBy ? { decidedBy: by } : {};
+  const given = reasonOf(reply.stdout);
+  if (decision === 'ask' && rules.ask.events?.includes(event)) {
+    const reason = given ?? `${by} asks for your approval`;
+    const answer = { permission: 'ask', user_message: reason, agent_message: reason };
+    return { exitCode: 0, stdout: `${JSON.stringify(answer)}\n`, stderr: '', ...decided };
+  }
+  const reason = given ?? `blocked by ${by}`;
+  const who = rules.ask.who.replace('<event>', event);
+  const text =
+    decision === 'ask'
+      ? `${reason} (${by} asked for your approval; ${who} cannot ask, so hookd refuses)`
+      : reason;
+  return { exitCode: 2, stdout: '', stderr: `${text}\n`, ...decided };
 }
 
 /** hookd's name for the agent's event: its Claude Code counterpart, else its own. */

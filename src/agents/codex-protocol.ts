@@ -43,7 +43,7 @@ export const CODEX_REPLY: ReplyRules = {
   jsonStdout: 'raw',
   verdict: 'strongest',
   exit1ShowsStderr: false,
-  ask: { nearest: 'deny' },
+  ask: { nearest: 'deny', who: 'Codex CLI hooks' },
   stdoutJsonOnly: false,
   contextEvents: ['SessionStart', 'UserPromptSubmit'],
   goOnEvents: ['Stop', 'SubagentStop'],

@@ -44,6 +44,12 @@ export const CURSOR_PERMISSION_EVENTS: readonly string[] = [
   'beforeReadFile',
 ];
 
+/**
+ * The events whose documented answer can ask (`"permission": "ask"`: Cursor puts the call to the user);
+ * its preToolUse and beforeReadFile answers only allow or deny.
+ */
+export const CURSOR_ASK_EVENTS: readonly string[] = ['beforeShellExecution', 'beforeMCPExecution'];
+
 /** What hookd knows of Cursor (data only; each part is its own export, so a bundle takes what it uses). */
 export const CURSOR_PROTOCOL: RecognisedProtocol = {
   detect: CURSOR_DETECT,

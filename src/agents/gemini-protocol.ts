@@ -49,7 +49,7 @@ export const GEMINI_REPLY: ReplyRules = {
   jsonStdout: 'trimmed',
   verdict: 'strongest',
   exit1ShowsStderr: false,
-  ask: { nearest: 'deny' },
+  ask: { nearest: 'deny', who: 'Gemini CLI hooks' },
   stdoutJsonOnly: true,
   // In the names hookd's event carries (GEMINI_CONFIG_NAMES): BeforeAgent and AfterAgent.
   contextEvents: ['SessionStart', 'UserPromptSubmit'],

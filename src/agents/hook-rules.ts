@@ -5,6 +5,7 @@ import {
   matcherRulesOf,
   ownDialectAnswerOf,
   ownDialectOf,
+  refusalOf,
   replyRulesOf,
 } from './agent-rules.js';
 import type { AgentKind } from './ids.js';
@@ -57,4 +58,17 @@ export function blockAnswer(
   reason: string,
 ): { stdout: string; exitCode: 0 | 2 } | undefined {
   return blockAnswerOf(agent, event, reason);
+}
+
+/**
+ * A guard's deny or ask for an agent whose hooks cannot ask everywhere (agent-rules.ts refusalOf): asked
+ * only for an agent whose rules say so, so Droid's events never load the chunk.
+ */
+export function agentRefusal(
+  agent: Sender,
+  event: string,
+  decision: string,
+  reply: Parameters<typeof refusalOf>[3],
+): ReturnType<typeof refusalOf> {
+  return replyRules(agent).ask === 'supported' ? undefined : refusalOf(agent, event, decision, reply);
 }

@@ -83,9 +83,11 @@ export interface ReplyRules {
   exit1ShowsStderr: boolean;
   /**
    * Whether a PreToolUse answer can say "ask" (let a person decide). When it cannot, the nearest safe
-   * answer hookd gives instead (`deny`: block, and say why).
+   * answer hookd gives instead (`deny`: block, and say why), `who` naming what cannot ask in that reason
+   * (`<event>` stands for the event's name), and the events whose own answer can ask after all (`events`:
+   * Cursor's `{"permission": "ask"}`, written as `blockReason: 'permission'` writes a deny).
    */
-  ask: 'supported' | { nearest: 'deny' };
+  ask: 'supported' | { nearest: 'deny'; who: string; events?: readonly string[] };
   /** Every byte the agent reads on stdout must be JSON (no plain text at all). */
   stdoutJsonOnly: boolean;
   /** Events whose plain stdout is context for the model. */
@@ -207,6 +209,8 @@ export interface SettingsLayout {
   switches: readonly string[];
   /** Whether a project's entry with the same command as a user's runs once (deduplicated by the agent). */
   dedupesAcrossFiles: boolean;
+  /** The agent's deduplication also compares the hooks' `name` (Gemini CLI): other names, both run. */
+  dedupesByName?: boolean;
 }
 
 export interface InstallRules {

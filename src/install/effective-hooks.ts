@@ -112,6 +112,8 @@ export interface HookAt {
   event: string;
   /** `hooks.Stop[0].hooks[1]` (settings, config.toml) or `Stop[0].hooks[1]` (hooks.json). */
   path: string;
+  /** The entry's place in its event's list (config.toml: the n-th `[[hooks.<Event>]]` table, from 0). */
+  index: number;
   entry: Record<string, unknown>;
   hook: unknown;
   /** The hooks.json of the same folder names this event, so Droid runs its list instead of this one. */
@@ -142,6 +144,7 @@ export function hooksAt(reads: readonly HooksFileRead[]): HookAt[] {
             kind: read.kind,
             event,
             path: `${prefix}${event}[${e}].hooks[${h}]`,
+            index: e,
             entry,
             hook,
             ...(named.has(event) && shadow ? { shadowedBy: shadow } : {}),

@@ -43,6 +43,29 @@ export function hookdLayers(reads: readonly HooksFileRead[]): HookdInFile[] {
   return out;
 }
 
+/**
+ * hookd's entries in an agent's TOML config (Codex CLI's config.toml), which hookd reads and never edits:
+ * each `[[hooks.<Event>]]` table that holds a hookd command, by its event and its place among that
+ * event's tables (from 0, as the agent counts them).
+ */
+export interface HookdInToml {
+  file: string;
+  layer: Layer;
+  tables: { event: string; index: number }[];
+}
+
+export function hookdInToml(reads: readonly HooksFileRead[]): HookdInToml[] {
+  const out: HookdInToml[] = [];
+  for (const h of hookdHooksAt(reads)) {
+    if (h.kind !== 'settings-toml') continue;
+    let file = out.find((f) => f.file === h.file);
+    if (!file) out.push((file = { file: h.file, layer: h.layer, tables: [] }));
+    if (!file.tables.some((t) => t.event === h.event && t.index === h.index))
+      file.tables.push({ event: h.event, index: h.index });
+  }
+  return out;
+}
+
 /** An event for which the agent runs two different hookd commands: every command of it runs twice. */
 export interface DoubleWiring {
   event: string;
@@ -52,12 +75,15 @@ export interface DoubleWiring {
 /**
  * Events for which the agent runs more than one hookd hook: hookd then runs the event twice, every
  * guard and notification included. Droid 0.225.2 runs the hooks of each folder, an identical command
- * in both folders twice; Claude Code runs an identical command once. Hooks the agent does not run
- * (shadowed, or switched off) do not count.
+ * in both folders twice; Claude Code runs an identical command once, Gemini CLI 0.61.0 one of the same
+ * name and command. Hooks the agent does not run (shadowed, or switched off) do not count.
  */
 export function doubleWirings(agent: Agent, reads: readonly HooksFileRead[]): DoubleWiring[] {
   const off = new Set(hooksSwitches(agent, reads).flatMap((s) => s.off));
   const running = hookdHooksAt(reads).filter((h) => !h.shadowedBy && !off.has(h.layer));
+  const { dedupesAcrossFiles: dedupes, dedupesByName } = ADAPTERS[agent].settings;
+  const nameOf = (hook: unknown) =>
+    dedupesByName && isObject(hook) && typeof hook.name === 'string' ? hook.name : '';
   const events = [...new Set(running.map((h) => h.event))];
   return events.flatMap((event) => {
     const hooks = running
@@ -66,14 +92,15 @@ export function doubleWirings(agent: Agent, reads: readonly HooksFileRead[]): Do
         file: h.file,
         layer: h.layer,
         command: isObject(h.hook) && typeof h.hook.command === 'string' ? h.hook.command : '(http)',
+        name: nameOf(h.hook),
       }))
       .filter(
         (h, i, all) =>
           all.findIndex(
-            (o) =>
-              o.command === h.command && (ADAPTERS[agent].settings.dedupesAcrossFiles || o.file === h.file),
+            (o) => o.command === h.command && o.name === h.name && (dedupes || o.file === h.file),
           ) === i,
-      );
+      )
+      .map(({ name: _name, ...h }) => h);
     return hooks.length > 1 ? [{ event, hooks }] : [];
   });
 }

@@ -36,6 +36,7 @@ import {
   type SettingsLevel,
 } from './settings-level.js';
 import { hadHooksKeyBeforeInstall } from './install-backups.js';
+import { leftByUninstall, type LeftWired } from './uninstall-left.js';
 import { chooseNativeClient } from './native-client.js';
 import { hideReceiverToken, planOtelEnv, withoutOtelEnv } from './otel-env.js';
 import type { Transport } from './transport.js';
@@ -119,7 +120,7 @@ export interface InstallResult extends FileChange {
   otel?: { keys: string[] };
 }
 
-export interface UninstallResult extends FileChange {
+export interface UninstallResult extends FileChange, LeftWired {
   agent: Agent;
   scope: Scope;
   dryRun: boolean;
@@ -499,6 +500,7 @@ export async function uninstallHookd(options: SettingsTarget): Promise<Uninstall
     ...fromSettings.removed.map((r) => ({ ...r, file: level.settings.file })),
     ...(fromJson?.removed ?? []).map((r) => ({ ...r, file: level.hooksJson!.file })),
   ];
+  const left = leftByUninstall(options.agent, await agentReads(options, level, next));
   return {
     ...summarize(files),
     agent: options.agent,
@@ -508,5 +510,6 @@ export async function uninstallHookd(options: SettingsTarget): Promise<Uninstall
     removed,
     otelRemoved: otel.removed,
     warnings: plan.warnings,
+    ...left,
   };
 }

@@ -1,5 +1,5 @@
 import type { AgentKind } from '../events/types.js';
-import { blockAnswer, ownDialectAnswer, replyRules } from '../agents/hook-rules.js';
+import { agentRefusal, blockAnswer, ownDialectAnswer, replyRules } from '../agents/hook-rules.js';
 import type { ConfigLevel } from '../config/merge.js';
 import type { RanCommand } from './run-event.js';
 import { isObject, type Json } from '../util/json-values.js';
@@ -136,48 +136,10 @@ export function decideReply(event: ReplyEvent, ran: readonly RanCommand[]): Agen
   const speaking = ran.filter((r) => r.planned.spec.blocking && notRunReason(r) === undefined);
   const verdicts = speaking.flatMap((r) => verdictOf(r, event.agent) ?? []);
   const winner = pickVerdict(verdicts, event.agent);
-  if (event.agent === 'codex' || event.agent === 'gemini') {
-    const refused = refusalOf(winner, event.agent);
-    if (refused) return refused;
-  }
+  // Codex, Gemini and Cursor cannot ask (everywhere): a deny or ask in their own terms (agent-rules.ts).
+  const refused = winner && agentRefusal(event.agent, event.name, winner.strength, winner.reply);
+  if (refused) return writeFor(event, refused);
   return writeFor(event, combine(event, ran, winner, speaking));
-}
-
-/** The agents' names, for the words hookd adds to a reason. */
-const NAME: Readonly<Record<string, string>> = { codex: 'Codex CLI', gemini: 'Gemini CLI' };
-
-/** The reason in a JSON answer that denies or asks, else undefined. */
-function reasonOf(stdout: string): string | undefined {
-  try {
-    const answer = JSON.parse(stdout) as Json;
-    const specific = isObject(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {};
-    const reason = specific.permissionDecisionReason ?? answer.reason ?? answer.stopReason;
-    return typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Codex and Gemini CLI: a deny, in whatever words the guard wrote it, is answered as exit 2 with the
- * reason on stderr, which both read the same way (the model sees the reason); an "ask", which neither can
- * put to the user from a hook, is answered with the nearest safe answer: a deny that says so.
- */
-function refusalOf(winner: Verdict | undefined, agent: AgentKind): AgentReply | undefined {
-  if (!winner || (winner.strength !== 'deny' && winner.strength !== 'ask')) return undefined;
-  if (winner.reply.exitCode === 2) return winner.reply;
-  const by = winner.reply.decidedBy ?? 'a hookd guard';
-  const reason = reasonOf(winner.reply.stdout) ?? `blocked by ${by}`;
-  const text =
-    winner.strength === 'ask'
-      ? `${reason} (${by} asked for your approval; ${NAME[agent]} hooks cannot ask, so hookd refuses)`
-      : reason;
-  return {
-    exitCode: 2,
-    stdout: '',
-    stderr: `${text}\n`,
-    ...(winner.reply.decidedBy ? { decidedBy: by } : {}),
-  };
 }
 
 /** The event a reply is for: its payload tells a hook of the agent's own dialect. */

@@ -2,7 +2,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithAgent } from '../harness/availability.js';
-import { forbiddenGuard, hookdTestbed, type HookdTestbed } from '../harness/hookd-testbed.js';
+import {
+  countingGuard,
+  forbiddenGuard,
+  guardRuns,
+  hookdTestbed,
+  type HookdTestbed,
+} from '../harness/hookd-testbed.js';
 import { agentHookRuns, runRealDroid, type DroidRun } from '../helpers/droid.js';
 import { runHookd, type Ran } from '../helpers/run-hookd.js';
 
@@ -19,29 +25,10 @@ describeWithAgent('droid', 'hookd in both ~/.factory and ~/.claude under the rea
   let bed: HookdTestbed;
   let claude: Ran;
   let run: DroidRun;
-  const side = () => join(bed.dir, 'guard-runs.txt');
-  const guardRuns = () =>
-    existsSync(side()) ? readFileSync(side(), 'utf8').split('\n').filter(Boolean) : [];
 
   beforeAll(async () => {
     bed = await hookdTestbed('hkdci-', 'droid', () => ({
-      PreToolUse: [
-        {
-          matcher: 'Execute',
-          hooks: [
-            {
-              type: 'command',
-              name: 'count',
-              // one line per run: the agent hookd took the event for, and which command (Droid's HOME is
-              // the testbed's home folder)
-              command:
-                'if grep -q forbidden; then c=forbidden; else c=other; fi; ' +
-                'printf "%s %s\\n" "$HOOKD_AGENT" "$c" >> "$HOME/../guard-runs.txt"',
-            },
-          ],
-        },
-        forbiddenGuard('Execute'),
-      ],
+      PreToolUse: [countingGuard('Execute'), forbiddenGuard('Execute')],
     }));
     claude = await runHookd(['install', '--agent', 'claude'], { env: bed.env, cwd: bed.dir });
     const factory = JSON.parse(readFileSync(join(bed.dir, 'home', '.factory', 'settings.json'), 'utf8')) as {
@@ -87,7 +74,7 @@ describeWithAgent('droid', 'hookd in both ~/.factory and ~/.claude under the rea
   });
 
   it("the guard ran once per tool call, as Droid's", () => {
-    expect(guardRuns()).toEqual(['droid other', 'droid forbidden']);
+    expect(guardRuns(bed.dir)).toEqual(['droid other', 'droid forbidden']);
   });
 
   it('the model saw the block, and the command did not run', () => {

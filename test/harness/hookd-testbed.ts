@@ -112,6 +112,24 @@ export function forbiddenGuard(shellTool: string): Record<string, unknown> {
   };
 }
 
+/**
+ * A guard that counts its runs, for the doubled-entry tests: one line per run in `guard-runs.txt` beside
+ * the agent's HOME (the testbed's folder), the agent hookd took the event for and whether the call
+ * names "forbidden". `first`, a shell command, runs before it counts.
+ */
+export function countingGuard(matcher: string, first = ''): Record<string, unknown> {
+  const count =
+    'if grep -q forbidden; then c=forbidden; else c=other; fi; ' +
+    'printf "%s %s\\n" "$HOOKD_AGENT" "$c" >> "$HOME/../guard-runs.txt"';
+  return { matcher, hooks: [{ type: 'command', name: 'count', command: `${first}${count}` }] };
+}
+
+/** The lines countingGuard wrote in the testbed's folder `dir`. */
+export function guardRuns(dir: string): string[] {
+  const file = join(dir, 'guard-runs.txt');
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
 const HANGING_ARGV = ['sleep', '600'];
 
 /**

@@ -43,7 +43,10 @@ export const GEMINI: AgentAdapter = {
     },
     hookTypes: { command: 'command' },
     switches: [],
-    dedupesAcrossFiles: false,
+    // Observed (0.61.0, test/e2e/gemini-doubled-entry.test.ts): its planner runs a hook of the same
+    // `name` and `command` once per event, from whichever settings file.
+    dedupesAcrossFiles: true,
+    dedupesByName: true,
   },
   install: {
     defaultEvents: GEMINI_DEFAULT_EVENTS,

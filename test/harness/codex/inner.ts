@@ -25,6 +25,8 @@ export interface CodexInnerConfig {
   hooks?: unknown;
   /** TOML appended to config.toml (after the provider; e.g. a sandbox_mode line must come first). */
   configHead: string;
+  /** TOML appended at the end of config.toml (e.g. `[[hooks.<Event>]]` tables). */
+  configTail?: string;
   /** 'persisted': trust every hook the way Codex's /hooks screen does, before the run. */
   trust: 'persisted' | 'none';
   /** A unix socket to listen on beside the agent (for a hook to try to reach). */
@@ -74,6 +76,7 @@ function configToml(baseUrl: string): string {
     '[feedback]',
     'enabled = false',
     '',
+    config.configTail ?? '',
   ].join('\n');
 }
 

@@ -20,6 +20,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 /** The hook command that records its call (capture-hook.cjs), for hooks.json. */
 export const CAPTURE_HOOK = join(HERE, '..', 'codex', 'capture-hook.cjs');
 
+/** `node AWAIT_COPIES <event> <n>`: waits until n hook processes of that event run in this HOME. */
+export const AWAIT_COPIES = join(HERE, '..', 'codex', 'await-copies.cjs');
+
 /** Codex 0.171.0's hook events (`hooks/list`); StopFailure is documented but not accepted. */
 export const CODEX_EVENTS = [
   'SessionStart',
@@ -72,6 +75,8 @@ export interface CodexRunOptions {
   trust: 'bypass' | 'persisted' | 'none';
   /** 'bypass' = `--dangerously-bypass-approvals-and-sandbox`; 'workspace-write' = Codex's sandbox on. */
   sandbox?: 'bypass' | 'workspace-write';
+  /** TOML appended at the end of CODEX_HOME/config.toml (hooks written there as `[[hooks.<Event>]]`). */
+  configTail?: string;
   /** Listen on a unix socket in the run's XDG_RUNTIME_DIR; the capture hook tries to connect to it. */
   socket?: boolean;
   env: Record<string, string>;
@@ -216,6 +221,7 @@ export async function runCodex(options: CodexRunOptions): Promise<CodexRun> {
     env,
     ...(hooks !== undefined ? { hooks } : {}),
     configHead,
+    ...(options.configTail !== undefined ? { configTail: options.configTail } : {}),
     trust: options.trust === 'persisted' ? 'persisted' : 'none',
     ...(socketPath ? { socket: socketPath } : {}),
     deadlineMs,

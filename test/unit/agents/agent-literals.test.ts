@@ -27,8 +27,8 @@ const ALLOWED: Readonly<Record<string, { count: number; why: string }>> = {
     why: "'gemini' is the type of the model's messages in Gemini CLI's chat file, not the agent id",
   },
   'src/runner/decision.ts': {
-    count: 3,
-    why: "Gemini CLI's own decision words; Codex and Gemini cannot ask, so hookd refuses with a reason",
+    count: 1,
+    why: "Gemini CLI's own decision words",
   },
   'src/doctor/checks/agent/check-agent-settings.ts': {
     count: 4,

@@ -31,7 +31,7 @@ describe('the Codex CLI and Gemini CLI adapters', () => {
   it('write timeouts in their own units, and cannot ask', () => {
     expect(ADAPTERS.codex.install.timeouts.unit).toBe('s');
     expect(ADAPTERS.gemini.install.timeouts.unit).toBe('ms');
-    expect(ADAPTERS.codex.reply.ask).toEqual({ nearest: 'deny' });
+    expect(ADAPTERS.codex.reply.ask).toEqual({ nearest: 'deny', who: 'Codex CLI hooks' });
     expect(ADAPTERS.gemini.reply).toMatchObject({ ask: { nearest: 'deny' }, stdoutJsonOnly: true });
     expect(ADAPTERS.gemini.canonicalEvents).toMatchObject({ BeforeTool: 'before-tool', AfterAgent: 'stop' });
     expect(ADAPTERS.codex.canonicalEvents.Interrupt).toBe('interrupt');

@@ -126,6 +126,18 @@ describe('hookd wired twice', () => {
     const claudeUser = file('claude', 'user', 'settings', { hooks: { Stop: [entry(HOOKD('claude'))] } });
     const claudeLocal = file('claude', 'local', 'settings', { hooks: { Stop: [entry(HOOKD('claude'))] } });
     expect(doubleWirings('claude', [claudeUser, claudeLocal])).toEqual([]);
+    // Gemini CLI 0.61.0 runs a hook of the same name and command once per event, whichever file it is in.
+    const geminiUser = file('gemini', 'user', 'settings', {
+      hooks: { AfterAgent: [entry(HOOKD('gemini'))] },
+    });
+    const geminiProject = file('gemini', 'project', 'settings', {
+      hooks: { AfterAgent: [entry(HOOKD('gemini'))] },
+    });
+    expect(doubleWirings('gemini', [geminiUser, geminiProject])).toEqual([]);
+    const named = file('gemini', 'project', 'settings', {
+      hooks: { AfterAgent: [{ hooks: [{ type: 'command', name: 'hookd', command: HOOKD('gemini') }] }] },
+    });
+    expect(doubleWirings('gemini', [geminiUser, named]).map((d) => d.event)).toEqual(['AfterAgent']);
     expect(hookdLayers([user, project, shadow])).toEqual([
       { layer: 'user', file: user.file, events: ['Stop', 'SessionEnd'], shadowed: [] },
       {

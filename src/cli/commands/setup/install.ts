@@ -224,11 +224,15 @@ function printInstall(out: Out, result: InstallResult): void {
 }
 
 function printUninstall(out: Out, result: UninstallResult): void {
+  const notes = () => {
+    for (const note of result.notes) out.write(paint(out, 'yellow', safeText(`  note: ${note}`) + '\n'));
+  };
   if (!result.changed) {
     const where = result.files.map((f) => f.file).join(' and ');
     out.write(
       safeText(`hookd is not installed for ${scopeLabel(result)} in ${where}; nothing to change`) + '\n',
     );
+    notes();
     return;
   }
   const count = result.removed.reduce((sum, r) => sum + r.count, 0);
@@ -246,6 +250,7 @@ function printUninstall(out: Out, result: UninstallResult): void {
         `${verb} hookd's OpenTelemetry settings from ${result.file}: ${result.otelRemoved.join(', ')}`,
       ) + '\n',
     );
+  notes();
   for (const change of result.files) writeChange(out, change, result.dryRun);
   if (result.dryRun) out.write(paint(out, 'gray', 'dry run: nothing was written\n'));
 }
@@ -359,7 +364,7 @@ export const uninstallCommand: CommandModule<object, TargetArgs> = {
         'Show what would be removed from ~/.claude/settings.json',
       )
       .epilogue(
-        'Other hooks and keys are left as they are (the `env` keys `install --otel` added go too); a backup of the original is kept.',
+        "Other hooks and keys are left as they are (the `env` keys `install --otel` added go too); a backup of the original is kept. hookd's tables in Codex's config.toml are named, never edited.",
       ) as Argv<TargetArgs>,
   handler: async (args) => {
     const result = await uninstallHookd(targetFrom(args));
