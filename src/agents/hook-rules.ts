@@ -65,7 +65,7 @@ export function blockAnswer(
  * only for an agent whose rules say so, so Droid's events never load the chunk.
  */
 export function agentRefusal(
-  agent: Sender,
+  agent: AgentKind,
   event: string,
   decision: string,
   reply: Parameters<typeof refusalOf>[3],
