@@ -132,7 +132,12 @@ function reasonOf(stdout: string): string | undefined {
  * exit 2 and a reason that says so (the nearest safe answer), and a deny in whatever words is exit 2
  * with its reason on stderr, which every such agent reads as a block. Undefined: the reply as picked.
  */
-export function refusalOf(agent: AgentKind, event: string, decision: string, reply: Answer): Answer | undefined {
+export function refusalOf(
+  agent: AgentKind,
+  event: string,
+  decision: string,
+  reply: Answer,
+): Answer | undefined {
   const rules = REPLIES[agent];
   if (rules.ask === 'supported' || (decision !== 'deny' && decision !== 'ask')) return undefined;
   if (rules.blockEvents && !rules.blockEvents.includes(event)) return undefined;
