@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { outboxAction } from '../../src/daemon/admin.js';
 import { describeWithAgent } from '../harness/availability.js';
-import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import type { ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
 import { jsonLines } from '../helpers/json-lines.js';
 import { loopbackServer, waitFor } from '../integration/daemon/helpers.js';
@@ -47,11 +47,7 @@ describeWithAgent('claude', 'an interrupt no hook reports, under the real Claude
     );
     daemon = await spawnDaemon(env);
     await bed.install();
-    run = await runClaude({
-      bin,
-      home: bed.home,
-      work: bed.work,
-      outDir: join(bed.tmp.dir, 'run-out'),
+    run = await bed.run(bin, {
       mode: 'stream',
       env,
       permissionMode: 'default',

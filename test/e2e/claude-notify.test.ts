@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../../src/ledger/types.js';
 import { describeWithAgent } from '../harness/availability.js';
-import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import type { ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
 import { jsonLines } from '../helpers/json-lines.js';
 import { waitFor } from '../helpers/procs.js';
@@ -52,11 +52,7 @@ describeWithAgent('claude', 'notifications and ledger under the real Claude Code
     );
     daemon = await spawnDaemon(env);
     await bed.install();
-    run = await runClaude({
-      bin,
-      home: bed.home,
-      work: bed.work,
-      outDir: join(bed.tmp.dir, 'run-out'),
+    run = await bed.run(bin, {
       mode: 'print',
       env,
       prompt: 'Tidy the parser notes.',

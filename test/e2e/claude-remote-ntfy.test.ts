@@ -6,7 +6,7 @@ import { remoteRecordFile } from '../../src/daemon/remote-answers.js';
 import type { BrokerRecord } from '../../src/remote/broker.js';
 import { describeWithAgent } from '../harness/availability.js';
 import { toolResults } from '../harness/claude/fake-model.js';
-import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import type { ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
 import { startLoopbackNtfy, type LoopbackNtfy, type NtfyMessage } from '../harness/ntfy/server.js';
 import { jsonLines } from '../helpers/json-lines.js';
@@ -61,11 +61,7 @@ describeWithAgent('claude', 'answering Claude Code 2.1.330 permission prompts fr
     daemon = await spawnDaemon(env);
     await waitFor(() => ntfy.subscribers() === 1, 20_000, 'the reply subscription');
     await bed.install();
-    const running = runClaude({
-      bin,
-      home: bed.home,
-      work: bed.work,
-      outDir: join(bed.tmp.dir, 'run-out'),
+    const running = bed.run(bin, {
       mode: 'print',
       permissionMode: 'default',
       env,

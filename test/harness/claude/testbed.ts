@@ -4,7 +4,7 @@ import { CLAUDE_EVENTS } from '../../../src/events/names.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
-import { prepareClaudeHome } from './run-claude.js';
+import { prepareClaudeHome, runClaude, type ClaudeRun, type ClaudeRunOptions } from './run-claude.js';
 
 /** What the recorder command saw for one event. */
 export interface Captured {
@@ -40,7 +40,12 @@ export interface ClaudeTestbed {
   daemonEnv(): Record<string, string>;
   /** `hookd install --agent claude` for all 33 events into the throwaway HOME: the command and the hooks. */
   install(): Promise<{ command: string; hooks: Record<string, unknown> }>;
+  /** Runs the real Claude Code `bin` in the throwaway HOME and work folder; its files in `out` (`run-out`). */
+  run(bin: string, options: BedRunOptions): Promise<ClaudeRun>;
 }
+
+/** A testbed run's options: the testbed gives the HOME, the work folder and the run's folder. */
+export type BedRunOptions = Omit<ClaudeRunOptions, 'bin' | 'home' | 'work' | 'outDir'> & { out?: string };
 
 export function claudeTestbed(prefix: string): ClaudeTestbed {
   const tmp = makeTempDir(prefix);
@@ -97,5 +102,7 @@ export function claudeTestbed(prefix: string): ClaudeTestbed {
       };
       return { command: (JSON.parse(ran.stdout) as { command: string }).command, hooks: settings.hooks };
     },
+    run: (bin, { out = 'run-out', ...options }) =>
+      runClaude({ ...options, bin, home, work, outDir: join(tmp.dir, out) }),
   };
 }

@@ -1,16 +1,21 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { jsonLines } from '../../helpers/json-lines.js';
 import { AGENTS, agentsCacheDir } from '../agents.js';
 import type { CodexStep, ResponsesRequest } from '../codex/fake-responses.js';
-import { CAPTURE_HOOK, runInner, type CaptureSpec, type CodexCapture } from '../codex/run-codex.js';
+import {
+  captureCommand,
+  captureRunFolders,
+  runCaptureInner,
+  scrubbedEnv,
+  type AgentCapture,
+  type CaptureSpec,
+} from '../agent-run.js';
 import type { CopilotInnerConfig, CopilotInnerResult } from './inner.js';
 
 /**
  * Runs the real Copilot CLI (`copilot -p <prompt> --allow-all-tools`) offline against the scripted fake
  * Responses API (codex/fake-responses.ts) in its "bring your own key" mode (no GitHub sign-in), in a
- * throwaway HOME under `dir`, isolated like the Codex runs (codex/run-codex.ts `runInner`). Hooks come
+ * throwaway HOME under `dir`, isolated and bounded as every agent run of the harness (agent-run.ts). Hooks come
  * from the files in HOME (`~/.copilot/hooks/*.json`, written by `hookd install --agent copilot`) or
  * the project's `.github/hooks/*.json` (run only with `trustFolder`); `events` wires each named event in
  * `~/.copilot/hooks/capture.json` to the recording hook (codex/capture-hook.cjs).
@@ -47,16 +52,14 @@ export interface CopilotRun {
   stdout: string;
   stderr: string;
   requests: ResponsesRequest[];
-  captured: CodexCapture[];
+  captured: AgentCapture[];
 }
-
-const SCRUBBED = /^(COPILOT_|GH_|GITHUB_|CLAUDE|ANTHROPIC_|CODEX_|OPENAI_|GEMINI_|GOOGLE_|FACTORY_|DROID_)/;
 
 /** A hooks file wiring each event to the recording hook, in Claude Code's shape (what hookd writes). */
 export function copilotCaptureHooks(events: readonly string[], specFile: string, timeoutSec = 30): unknown {
   const hooks: Record<string, unknown> = {};
   for (const event of events) {
-    const command = `node ${CAPTURE_HOOK} ${specFile} ${event}`;
+    const command = captureCommand(specFile, event);
     hooks[event] = [{ matcher: '*', hooks: [{ type: 'command', command, timeout: timeoutSec }] }];
   }
   return { hooks };
@@ -68,25 +71,18 @@ function unpackCache(): string {
 }
 
 export async function runCopilot(options: CopilotRunOptions): Promise<CopilotRun> {
-  const outDir = join(options.dir, 'out');
-  const home = join(options.dir, 'home');
-  const work = join(options.dir, 'work');
-  for (const d of [outDir, home, work]) mkdirSync(d, { recursive: true });
-  const captureFile = join(outDir, 'capture.jsonl');
-  const specFile = join(outDir, 'capture-spec.json');
-  writeFileSync(specFile, JSON.stringify({ out: captureFile, answers: options.capture?.answers ?? {} }));
+  const folders = captureRunFolders(options.dir, options.capture);
+  const { outDir, home, work } = folders;
   const files: Record<string, unknown> = {};
   if (options.events)
     files[join(home, '.copilot', 'hooks', 'capture.json')] = copilotCaptureHooks(
       options.events,
-      specFile,
+      folders.specFile,
       options.timeoutSec,
     );
   for (const [path, content] of Object.entries(options.homeFiles ?? {})) files[join(home, path)] = content;
   for (const [path, content] of Object.entries(options.workFiles ?? {})) files[join(work, path)] = content;
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(options.env)) if (!SCRUBBED.test(key)) env[key] = value;
-  env.XDG_CACHE_HOME = unpackCache();
+  const env = { ...scrubbedEnv(options.env), XDG_CACHE_HOME: unpackCache() };
   const args = ['--allow-all-tools', '--no-auto-update', '--disable-builtin-mcps'];
   if (options.trustFolder) args.push('--trust-folder');
   const deadlineMs = (options.deadlineSec ?? 60) * 1000;
@@ -104,21 +100,13 @@ export async function runCopilot(options: CopilotRunOptions): Promise<CopilotRun
     deadlineMs,
     netns,
   });
-  const { isolated, read, result } = await runInner<CopilotInnerResult>(
+  const run = await runCaptureInner<CopilotInnerResult, ResponsesRequest>(
     'copilot',
     join(HERE, 'inner.ts'),
-    outDir,
+    folders,
     config,
     deadlineMs,
   );
-  return {
-    result,
-    work,
-    home,
-    isolated,
-    stdout: read('agent.stdout'),
-    stderr: read('agent.stderr'),
-    requests: jsonLines<ResponsesRequest>(join(outDir, 'model.jsonl')),
-    captured: jsonLines<CodexCapture>(captureFile),
-  };
+  const { read, ...rest } = run;
+  return { ...rest, work, home, stdout: read('agent.stdout') };
 }
