@@ -135,30 +135,34 @@ export interface CaptureRunFolders {
   captureFile: string;
 }
 
-/** Makes the folders of a run under `dir` and writes the recording hook's spec. */
-export function captureRunFolders(dir: string, capture: CaptureSpec | undefined): CaptureRunFolders {
-  const outDir = join(dir, 'out');
-  const home = join(dir, 'home');
-  const work = join(dir, 'work');
-  for (const d of [outDir, home, work]) mkdirSync(d, { recursive: true });
-  const captureFile = join(outDir, 'capture.jsonl');
-  const specFile = join(outDir, 'capture-spec.json');
-  writeFileSync(
-    specFile,
-    JSON.stringify({
-      out: captureFile,
-      answers: capture?.answers ?? {},
-      ...(capture?.socket ? { socket: capture.socket } : {}),
-    }),
-  );
-  return { outDir, home, work, specFile, captureFile };
+/** A run with the recording hook, as a runner asks for it. */
+export interface CaptureRunRequest {
+  agent: string;
+  /** The agent's inner part: `new URL('./inner.ts', import.meta.url)`. */
+  inner: URL;
+  /** A private temp dir for the run: its `out`, `home` and `work` folders are made in it. */
+  dir: string;
+  capture?: CaptureSpec;
+  /** The run's environment before the scrub (scrubbedEnv). */
+  env: Record<string, string>;
+  deadlineSec?: number;
 }
 
-/** A finished run with the recording hook: its result and what it left. */
-export interface CaptureRun<Result, Request> {
+/** What a runner builds its inner part's config from. */
+export interface CaptureRunContext extends CaptureRunFolders {
+  /** The request's environment, scrubbed. */
+  env: Record<string, string>;
+  deadlineMs: number;
+  /** Whether the run is isolated (the inner part then brings up loopback). */
+  netns: boolean;
+}
+
+/** A finished run with the recording hook: its folders, its result and what it left. */
+export interface CaptureRun<Result, Request> extends CaptureRunFolders {
   result: Result;
   isolated: boolean;
   read: (name: string) => string;
+  stdout: string;
   stderr: string;
   /** Every request the fake model got, in order. */
   requests: Request[];
@@ -166,21 +170,41 @@ export interface CaptureRun<Result, Request> {
   captured: AgentCapture[];
 }
 
-/** Runs the inner part of a run prepared by captureRunFolders (see runInner) and reads what it left. */
-export async function runCaptureInner<Result, Request>(
-  agent: string,
-  entry: string,
-  folders: CaptureRunFolders,
-  config: (netns: boolean) => unknown,
-  deadlineMs: number,
+/**
+ * Runs an agent whose hooks are the recording hook (or hooks of the test's own): makes the run's folders
+ * and the hook's spec in `dir`, runs the inner part with the config `configOf` builds (see runInner), and
+ * reads what the run left.
+ */
+export async function runWithCapture<Result, Request>(
+  request: CaptureRunRequest,
+  configOf: (run: CaptureRunContext) => unknown,
 ): Promise<CaptureRun<Result, Request>> {
-  const { isolated, read, result } = await runInner<Result>(agent, entry, folders.outDir, config, deadlineMs);
+  const outDir = join(request.dir, 'out');
+  const home = join(request.dir, 'home');
+  const work = join(request.dir, 'work');
+  for (const d of [outDir, home, work]) mkdirSync(d, { recursive: true });
+  const captureFile = join(outDir, 'capture.jsonl');
+  const specFile = join(outDir, 'capture-spec.json');
+  const { answers = {}, socket } = request.capture ?? {};
+  writeFileSync(specFile, JSON.stringify({ out: captureFile, answers, ...(socket ? { socket } : {}) }));
+  const folders = { outDir, home, work, specFile, captureFile };
+  const env = scrubbedEnv(request.env);
+  const deadlineMs = (request.deadlineSec ?? 60) * 1000;
+  const { isolated, read, result } = await runInner<Result>(
+    request.agent,
+    fileURLToPath(request.inner),
+    outDir,
+    (netns) => configOf({ ...folders, env, deadlineMs, netns }),
+    deadlineMs,
+  );
   return {
+    ...folders,
     result,
     isolated,
     read,
+    stdout: read('agent.stdout'),
     stderr: read('agent.stderr'),
-    requests: jsonLines<Request>(join(folders.outDir, 'model.jsonl')),
-    captured: jsonLines<AgentCapture>(folders.captureFile),
+    requests: jsonLines<Request>(join(outDir, 'model.jsonl')),
+    captured: jsonLines<AgentCapture>(captureFile),
   };
 }

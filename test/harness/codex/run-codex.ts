@@ -1,12 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
   captureCommand,
-  captureRunFolders,
-  runCaptureInner,
-  scrubbedEnv,
+  runWithCapture,
   type AgentCapture,
+  type CaptureRun,
   type CaptureSpec,
 } from '../agent-run.js';
 import type { CodexStep, ResponsesRequest } from './fake-responses.js';
@@ -17,8 +15,6 @@ import type { CodexInnerConfig, CodexInnerResult } from './inner.js';
  * (fake-responses.ts), in a throwaway HOME and CODEX_HOME under `dir`, isolated and bounded as every
  * agent run of the harness (agent-run.ts).
  */
-
-const HERE = dirname(fileURLToPath(import.meta.url));
 
 export { CAPTURE_HOOK, type CaptureSpec } from '../agent-run.js';
 /** What capture-hook.cjs records per call (agent-run.ts). */
@@ -65,19 +61,10 @@ export interface CodexRunOptions {
   deadlineSec?: number;
 }
 
-export interface CodexRun {
-  result: CodexInnerResult;
-  outDir: string;
-  home: string;
-  work: string;
+export interface CodexRun extends Omit<CaptureRun<CodexInnerResult, ResponsesRequest>, 'stdout'> {
   codexHome: string;
-  isolated: boolean;
   /** `codex exec --json` events (one JSON object a line). */
   events: Record<string, unknown>[];
-  stderr: string;
-  /** Every request the fake model got, in order. */
-  requests: ResponsesRequest[];
-  captured: CodexCapture[];
   /** The socket path the run listened on (with `socket`). */
   socketPath?: string;
 }
@@ -97,16 +84,9 @@ export function captureHooks(events: readonly string[], specFile: string): unkno
 export async function runCodex(options: CodexRunOptions): Promise<CodexRun> {
   const runtime = join(options.dir, 'run');
   mkdirSync(runtime, { recursive: true, mode: 0o700 });
-  const socketPath = options.socket ? join(runtime, 'probe.sock') : undefined;
-  const folders = captureRunFolders(options.dir, {
-    ...options.capture,
-    ...(socketPath ? { socket: socketPath } : {}),
-  });
-  const { outDir, home, work } = folders;
-  const codexHome = join(home, '.codex');
+  const codexHome = join(options.dir, 'home', '.codex');
   mkdirSync(codexHome, { recursive: true });
-  const hooks =
-    options.hooks ?? (options.events ? captureHooks(options.events, folders.specFile) : undefined);
+  const socketPath = options.socket ? join(runtime, 'probe.sock') : undefined;
   const sandbox = options.sandbox ?? 'bypass';
   const args = ['--skip-git-repo-check', '--json'];
   if (sandbox === 'bypass') args.push('--dangerously-bypass-approvals-and-sandbox');
@@ -115,46 +95,38 @@ export async function runCodex(options: CodexRunOptions): Promise<CodexRun> {
     sandbox === 'bypass'
       ? 'approval_policy = "never"\nsandbox_mode = "danger-full-access"'
       : 'approval_policy = "never"\nsandbox_mode = "workspace-write"';
-  const env = { ...scrubbedEnv(options.env), HOME: home, XDG_RUNTIME_DIR: runtime };
-  const deadlineMs = (options.deadlineSec ?? 60) * 1000;
-  const config = (netns: boolean): CodexInnerConfig => ({
-    bin: options.bin,
-    outDir,
-    codexHome,
-    work,
-    script: options.script,
-    prompt: options.prompt,
-    args,
-    env,
-    ...(hooks !== undefined ? { hooks } : {}),
-    configHead,
-    trust: options.trust === 'persisted' ? 'persisted' : 'none',
-    ...(socketPath ? { socket: socketPath } : {}),
-    deadlineMs,
-    netns,
-  });
-  const run = await runCaptureInner<CodexInnerResult, ResponsesRequest>(
-    'codex',
-    join(HERE, 'inner.ts'),
-    folders,
-    config,
-    deadlineMs,
+  const capture = { ...options.capture, ...(socketPath ? { socket: socketPath } : {}) };
+  const inner = new URL('./inner.ts', import.meta.url);
+  const { stdout, ...run } = await runWithCapture<CodexInnerResult, ResponsesRequest>(
+    { agent: 'codex', inner, ...options, capture },
+    (run): CodexInnerConfig => {
+      const hooks =
+        options.hooks ?? (options.events ? captureHooks(options.events, run.specFile) : undefined);
+      return {
+        bin: options.bin,
+        outDir: run.outDir,
+        codexHome,
+        work: run.work,
+        script: options.script,
+        prompt: options.prompt,
+        args,
+        env: { ...run.env, HOME: run.home, XDG_RUNTIME_DIR: runtime },
+        ...(hooks !== undefined ? { hooks } : {}),
+        configHead,
+        trust: options.trust === 'persisted' ? 'persisted' : 'none',
+        ...(socketPath ? { socket: socketPath } : {}),
+        deadlineMs: run.deadlineMs,
+        netns: run.netns,
+      };
+    },
   );
   return {
-    result: run.result,
-    outDir,
-    home,
-    work,
+    ...run,
     codexHome,
-    isolated: run.isolated,
-    events: run
-      .read('agent.stdout')
+    events: stdout
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>),
-    stderr: run.stderr,
-    requests: run.requests,
-    captured: run.captured,
     ...(socketPath ? { socketPath } : {}),
   };
 }

@@ -1,15 +1,7 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { AGENTS, agentsCacheDir } from '../agents.js';
 import type { CodexStep, ResponsesRequest } from '../codex/fake-responses.js';
-import {
-  captureCommand,
-  captureRunFolders,
-  runCaptureInner,
-  scrubbedEnv,
-  type AgentCapture,
-  type CaptureSpec,
-} from '../agent-run.js';
+import { captureCommand, runWithCapture, type CaptureRun, type CaptureSpec } from '../agent-run.js';
 import type { CopilotInnerConfig, CopilotInnerResult } from './inner.js';
 
 /**
@@ -20,8 +12,6 @@ import type { CopilotInnerConfig, CopilotInnerResult } from './inner.js';
  * the project's `.github/hooks/*.json` (run only with `trustFolder`); `events` wires each named event in
  * `~/.copilot/hooks/capture.json` to the recording hook (codex/capture-hook.cjs).
  */
-const HERE = dirname(fileURLToPath(import.meta.url));
-
 export interface CopilotRunOptions {
   bin: string;
   dir: string;
@@ -44,16 +34,7 @@ export interface CopilotRunOptions {
   deadlineSec?: number;
 }
 
-export interface CopilotRun {
-  result: CopilotInnerResult;
-  work: string;
-  home: string;
-  isolated: boolean;
-  stdout: string;
-  stderr: string;
-  requests: ResponsesRequest[];
-  captured: AgentCapture[];
-}
+export type CopilotRun = CaptureRun<CopilotInnerResult, ResponsesRequest>;
 
 /** A hooks file wiring each event to the recording hook, in Claude Code's shape (what hookd writes). */
 export function copilotCaptureHooks(events: readonly string[], specFile: string, timeoutSec = 30): unknown {
@@ -70,43 +51,35 @@ function unpackCache(): string {
   return join(agentsCacheDir(), `copilot-${AGENTS.copilot.version}`, 'xdg-cache');
 }
 
-export async function runCopilot(options: CopilotRunOptions): Promise<CopilotRun> {
-  const folders = captureRunFolders(options.dir, options.capture);
-  const { outDir, home, work } = folders;
-  const files: Record<string, unknown> = {};
-  if (options.events)
-    files[join(home, '.copilot', 'hooks', 'capture.json')] = copilotCaptureHooks(
-      options.events,
-      folders.specFile,
-      options.timeoutSec,
-    );
-  for (const [path, content] of Object.entries(options.homeFiles ?? {})) files[join(home, path)] = content;
-  for (const [path, content] of Object.entries(options.workFiles ?? {})) files[join(work, path)] = content;
-  const env = { ...scrubbedEnv(options.env), XDG_CACHE_HOME: unpackCache() };
+export function runCopilot(options: CopilotRunOptions): Promise<CopilotRun> {
   const args = ['--allow-all-tools', '--no-auto-update', '--disable-builtin-mcps'];
   if (options.trustFolder) args.push('--trust-folder');
-  const deadlineMs = (options.deadlineSec ?? 60) * 1000;
-  const config = (netns: boolean): CopilotInnerConfig => ({
-    bin: options.bin,
-    outDir,
-    home,
-    work,
-    script: options.script,
-    prompt: options.prompt,
-    ...(options.model ? { model: options.model } : {}),
-    args,
-    files,
-    env,
-    deadlineMs,
-    netns,
+  const inner = new URL('./inner.ts', import.meta.url);
+  return runWithCapture({ agent: 'copilot', inner, ...options }, (run): CopilotInnerConfig => {
+    const files: Record<string, unknown> = {};
+    if (options.events)
+      files[join(run.home, '.copilot', 'hooks', 'capture.json')] = copilotCaptureHooks(
+        options.events,
+        run.specFile,
+        options.timeoutSec,
+      );
+    for (const [path, content] of Object.entries(options.homeFiles ?? {}))
+      files[join(run.home, path)] = content;
+    for (const [path, content] of Object.entries(options.workFiles ?? {}))
+      files[join(run.work, path)] = content;
+    return {
+      bin: options.bin,
+      outDir: run.outDir,
+      home: run.home,
+      work: run.work,
+      script: options.script,
+      prompt: options.prompt,
+      ...(options.model ? { model: options.model } : {}),
+      args,
+      files,
+      env: { ...run.env, XDG_CACHE_HOME: unpackCache() },
+      deadlineMs: run.deadlineMs,
+      netns: run.netns,
+    };
   });
-  const run = await runCaptureInner<CopilotInnerResult, ResponsesRequest>(
-    'copilot',
-    join(HERE, 'inner.ts'),
-    folders,
-    config,
-    deadlineMs,
-  );
-  const { read, ...rest } = run;
-  return { ...rest, work, home, stdout: read('agent.stdout') };
 }

@@ -1,13 +1,4 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  captureCommand,
-  captureRunFolders,
-  runCaptureInner,
-  scrubbedEnv,
-  type AgentCapture,
-  type CaptureSpec,
-} from '../agent-run.js';
+import { captureCommand, runWithCapture, type CaptureRun, type CaptureSpec } from '../agent-run.js';
 import type { GeminiRequest, GeminiStep } from './fake-gemini.js';
 import type { GeminiInnerConfig, GeminiInnerResult } from './inner.js';
 
@@ -17,8 +8,6 @@ import type { GeminiInnerConfig, GeminiInnerResult } from './inner.js';
  * every agent run of the harness (agent-run.ts). Hooks come from ~/.gemini/settings.json; `events` wires each named
  * event to the same recording hook as Codex's (codex/capture-hook.cjs).
  */
-const HERE = dirname(fileURLToPath(import.meta.url));
-
 /** Gemini CLI 0.61.0's hook events. */
 export const GEMINI_EVENTS = [
   'SessionStart',
@@ -49,16 +38,7 @@ export interface GeminiRunOptions {
   deadlineSec?: number;
 }
 
-export interface GeminiRun {
-  result: GeminiInnerResult;
-  work: string;
-  home: string;
-  isolated: boolean;
-  stdout: string;
-  stderr: string;
-  requests: GeminiRequest[];
-  captured: AgentCapture[];
-}
+export type GeminiRun = CaptureRun<GeminiInnerResult, GeminiRequest>;
 
 export function geminiCaptureHooks(events: readonly string[], specFile: string, timeoutMs = 30_000): unknown {
   const hooks: Record<string, unknown> = {};
@@ -71,33 +51,23 @@ export function geminiCaptureHooks(events: readonly string[], specFile: string, 
   return hooks;
 }
 
-export async function runGemini(options: GeminiRunOptions): Promise<GeminiRun> {
-  const folders = captureRunFolders(options.dir, options.capture);
-  const { outDir, home, work } = folders;
-  const hooks =
-    options.hooks ??
-    (options.events ? geminiCaptureHooks(options.events, folders.specFile, options.timeoutMs) : undefined);
-  const env = scrubbedEnv(options.env);
-  const deadlineMs = (options.deadlineSec ?? 60) * 1000;
-  const config = (netns: boolean): GeminiInnerConfig => ({
-    entry: options.entry,
-    outDir,
-    home,
-    work,
-    script: options.script,
-    prompt: options.prompt,
-    ...(hooks !== undefined ? { hooks } : {}),
-    env,
-    deadlineMs,
-    netns,
+export function runGemini(options: GeminiRunOptions): Promise<GeminiRun> {
+  const inner = new URL('./inner.ts', import.meta.url);
+  return runWithCapture({ agent: 'gemini', inner, ...options }, (run): GeminiInnerConfig => {
+    const hooks =
+      options.hooks ??
+      (options.events ? geminiCaptureHooks(options.events, run.specFile, options.timeoutMs) : undefined);
+    return {
+      entry: options.entry,
+      outDir: run.outDir,
+      home: run.home,
+      work: run.work,
+      script: options.script,
+      prompt: options.prompt,
+      ...(hooks !== undefined ? { hooks } : {}),
+      env: run.env,
+      deadlineMs: run.deadlineMs,
+      netns: run.netns,
+    };
   });
-  const run = await runCaptureInner<GeminiInnerResult, GeminiRequest>(
-    'gemini',
-    join(HERE, 'inner.ts'),
-    folders,
-    config,
-    deadlineMs,
-  );
-  const { read, ...rest } = run;
-  return { ...rest, work, home, stdout: read('agent.stdout') };
 }
