@@ -209,28 +209,34 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
   });
 
   describe('a client killed mid-event (the agent at its hook timeout) kills the event commands', () => {
-    it.each([
-      ['SIGKILL', 'the client'],
-      ['SIGTERM', 'the client'],
-      ['SIGKILL', 'its process group'],
-      ['SIGTERM', 'its process group'],
-    ] as const)('%s to %s', async (signal, target) => {
-      const pidFile = join(tmp.dir, 'cmd.pid');
-      // The command and a grandchild of its own; both must be gone.
+    it('SIGKILL or SIGTERM, to the client or to its process group, one after another to one daemon', async () => {
+      // The command and a grandchild of its own, in files named by the run's TAG; both must be gone.
+      const pidFile = `${tmp.dir}/"$TAG".pid`;
       writeFastConfig(
         env,
         onToolEvents(`echo $$ > ${pidFile}; sleep 300 & echo $! > ${pidFile}.child; wait`, { timeout: 600 }),
       );
       const d = await daemon();
-      const run = startHook('fast', { env, cwd: tmp.dir, stdin: toolEvent('s1-abandoned') });
-      pids.push(run.child.pid!);
-      await waitFor(() => readPid(`${pidFile}.child`), 20_000, 'the command to start');
-      const files = [pidFile, `${pidFile}.child`];
-      pids.push(...files.map((f) => readPid(f)!));
-      expect(daemonOf(readPid(pidFile)!)).toBe(d.pid); // run by the daemon: the fast path is under test
-      signalQuietly(target === 'the client' ? run.child.pid : -run.child.pid!, signal);
-      await run.done;
-      expect(await pidsGone(files)).toBe(true);
+      const cases = [
+        ['SIGKILL', 'the client'],
+        ['SIGTERM', 'the client'],
+        ['SIGKILL', 'its process group'],
+        ['SIGTERM', 'its process group'],
+      ] as const;
+      for (const [i, [signal, target]] of cases.entries()) {
+        const what = `${signal} to ${target}`;
+        const tag = `abandoned-${i}`;
+        const run = startHook('fast', { env: { ...env, TAG: tag }, cwd: tmp.dir, stdin: toolEvent(tag) });
+        pids.push(run.child.pid!);
+        const files = [join(tmp.dir, `${tag}.pid`), join(tmp.dir, `${tag}.pid.child`)];
+        await waitFor(() => readPid(files[1]!), 20_000, `the command to start (${what})`);
+        pids.push(...files.map((f) => readPid(f)!));
+        // Run by the daemon: the fast path is under test.
+        expect(daemonOf(readPid(files[0]!)!), what).toBe(d.pid);
+        signalQuietly(target === 'the client' ? run.child.pid : -run.child.pid!, signal);
+        await run.done;
+        expect(await pidsGone(files), what).toBe(true);
+      }
     });
   });
 
