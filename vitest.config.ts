@@ -39,10 +39,8 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           exclude: [HEAVY],
           // One module graph per worker, as for unit: importing hookd's modules again for every file
-          // took more of a worker's time than many files' tests. test/setup-integration.ts makes the
-          // one process-wide fact hookd keeps (the program it runs as) the same for every file.
+          // took more of a worker's time than many files' tests.
           isolate: false,
-          setupFiles: ['test/setup-integration.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -55,16 +55,19 @@ function locate(program: string): HookdLocation {
   return { program: real, dist, root, hooks: join(root, 'hooks') };
 }
 
-let running: HookdLocation | undefined;
+/** The last running program resolved, with the process.argv[1] it was resolved from. */
+let running: { argv1: string; location: HookdLocation } | undefined;
 
 /**
- * Where the hookd being run is (from process.argv[1], resolved once per process), or where the hookd
- * program at `program` is.
+ * Where the hookd being run is (from process.argv[1], resolved once for each value it has: a process
+ * that runs hookd's commands in-process as another program, as a test runner does, gets that program's
+ * files), or where the hookd program at `program` is.
  */
 export function hookdLocation(program?: string): HookdLocation {
   if (program !== undefined) return locate(program);
-  running ??= locate(process.argv[1] ?? 'hookd');
-  return running;
+  const argv1 = process.argv[1] ?? 'hookd';
+  if (running?.argv1 !== argv1) running = { argv1, location: locate(argv1) };
+  return running.location;
 }
 
 /** The package of native programs for a platform: `@hookd-dev/hookd-linux-x64` and the like. */

@@ -1,14 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { outboxAction } from '../../src/daemon/admin.js';
 import { describeWithAgent } from '../harness/availability.js';
-import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import type { ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
 import { jsonLines } from '../helpers/json-lines.js';
 import { loopbackServer, waitFor } from '../integration/daemon/helpers.js';
-import { spawnDaemon, stopDaemon } from '../integration/daemon/process-helpers.js';
 
 // Esc at a permission prompt of the REAL Claude Code 2.1.330 fires no hook: the only sign is the
 // "[Request interrupted by user for tool use]" line of its transcript. The stream-json driver answers the
@@ -20,7 +17,6 @@ describeWithAgent('claude', 'an interrupt no hook reports, under the real Claude
   let bed: ClaudeTestbed;
   let env: Record<string, string>;
   let receiver: Awaited<ReturnType<typeof loopbackServer>>;
-  let daemon: ChildProcess | undefined;
   let run: ClaudeRun;
   const daemonLog = () =>
     jsonLines<Record<string, unknown>>(join(env.HOOKD_STATE_DIR!, 'logs', 'daemon.log'));
@@ -29,29 +25,21 @@ describeWithAgent('claude', 'an interrupt no hook reports, under the real Claude
     bed = claudeTestbed('hki-');
     receiver = await loopbackServer();
     env = bed.daemonEnv();
-    writeFileSync(
-      env.HOOKD_CONFIG!,
-      JSON.stringify({
-        // The recorder tells the driver when the Notification hook has run.
-        hooks: Object.fromEntries(
-          ['SessionStart', 'Notification'].map((e) => [e, [{ hooks: [bed.recorder()] }]]),
-        ),
-        notify: {
-          channels: { ops: { type: 'webhook', url: `${receiver.url}/hookd` } },
-          rules: [{ name: 'asks', on: ['PermissionRequest', 'Notification'], channels: ['ops'] }],
-          waitingDelayMs: 3_600_000,
-        },
-        enrich: { gitBranch: false },
-        daemon: { handoffTimeoutMs: 5000 },
-      }),
-    );
-    daemon = await spawnDaemon(env);
+    await bed.startDaemon(env, {
+      // The recorder tells the driver when the Notification hook has run.
+      hooks: Object.fromEntries(
+        ['SessionStart', 'Notification'].map((e) => [e, [{ hooks: [bed.recorder()] }]]),
+      ),
+      notify: {
+        channels: { ops: { type: 'webhook', url: `${receiver.url}/hookd` } },
+        rules: [{ name: 'asks', on: ['PermissionRequest', 'Notification'], channels: ['ops'] }],
+        waitingDelayMs: 3_600_000,
+      },
+      enrich: { gitBranch: false },
+      daemon: { handoffTimeoutMs: 5000 },
+    });
     await bed.install();
-    run = await runClaude({
-      bin,
-      home: bed.home,
-      work: bed.work,
-      outDir: join(bed.tmp.dir, 'run-out'),
+    run = await bed.run(bin, {
       mode: 'stream',
       env,
       permissionMode: 'default',
@@ -62,9 +50,8 @@ describeWithAgent('claude', 'an interrupt no hook reports, under the real Claude
   });
 
   afterAll(async () => {
-    await stopDaemon(daemon);
+    await bed?.close();
     await receiver?.close();
-    bed?.tmp.cleanup();
   });
 
   it('the held "needs your permission" notifications are cancelled by the transcript interrupt, never sent', async () => {

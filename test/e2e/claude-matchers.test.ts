@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithAgent } from '../harness/availability.js';
-import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import type { ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
 
 // hookd reads a `matcher` as Claude Code does, checked against the real Claude Code 2.1.330: the same
@@ -62,11 +62,8 @@ describeWithAgent('claude', 'matchers: hookd and the real Claude Code 2.1.330 ag
     const settings = JSON.parse(readFileSync(file, 'utf8')) as { hooks: Record<string, unknown[]> };
     for (const event of Object.keys(MATCHERS)) settings.hooks[event]!.push(...entries('claude', event));
     writeFileSync(file, JSON.stringify(settings, null, 2));
-    run = await runClaude({
-      bin,
-      home: bed.home,
-      work: bed.work,
-      outDir: join(bed.tmp.dir, 'run'),
+    run = await bed.run(bin, {
+      out: 'run',
       mode: 'print',
       env: bed.env,
       prompt: 'Run echo hi, then ask a sub-agent.',

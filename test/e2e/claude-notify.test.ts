@@ -1,14 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../../src/ledger/types.js';
 import { describeWithAgent } from '../harness/availability.js';
-import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import type { ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
 import { jsonLines } from '../helpers/json-lines.js';
 import { waitFor } from '../helpers/procs.js';
-import { spawnDaemon, stopDaemon } from '../integration/daemon/process-helpers.js';
 import { loopbackServer } from '../integration/daemon/helpers.js';
 
 // The notification side under the REAL Claude Code 2.1.330: `hookd install --agent claude`, a real hookd
@@ -26,7 +23,6 @@ describeWithAgent('claude', 'notifications and ledger under the real Claude Code
   let bed: ClaudeTestbed;
   let env: Record<string, string>;
   let receiver: Awaited<ReturnType<typeof loopbackServer>>;
-  let daemon: ChildProcess | undefined;
   let run: ClaudeRun;
   let sessionId: string;
 
@@ -38,25 +34,17 @@ describeWithAgent('claude', 'notifications and ledger under the real Claude Code
     bed = claudeTestbed('hkn-');
     receiver = await loopbackServer();
     env = bed.daemonEnv();
-    writeFileSync(
-      env.HOOKD_CONFIG!,
-      JSON.stringify({
-        hooks: { SessionStart: [{ hooks: [bed.recorder()] }] },
-        notify: {
-          channels: { ops: { type: 'webhook', url: `${receiver.url}/hookd` } },
-          rules: [{ name: 'finished', on: 'Stop', session: 'main', channels: ['ops'] }],
-        },
-        enrich: { gitBranch: false },
-        daemon: { handoffTimeoutMs: 5000 },
-      }),
-    );
-    daemon = await spawnDaemon(env);
+    await bed.startDaemon(env, {
+      hooks: { SessionStart: [{ hooks: [bed.recorder()] }] },
+      notify: {
+        channels: { ops: { type: 'webhook', url: `${receiver.url}/hookd` } },
+        rules: [{ name: 'finished', on: 'Stop', session: 'main', channels: ['ops'] }],
+      },
+      enrich: { gitBranch: false },
+      daemon: { handoffTimeoutMs: 5000 },
+    });
     await bed.install();
-    run = await runClaude({
-      bin,
-      home: bed.home,
-      work: bed.work,
-      outDir: join(bed.tmp.dir, 'run-out'),
+    run = await bed.run(bin, {
       mode: 'print',
       env,
       prompt: 'Tidy the parser notes.',
@@ -73,9 +61,8 @@ describeWithAgent('claude', 'notifications and ledger under the real Claude Code
   });
 
   afterAll(async () => {
-    await stopDaemon(daemon);
+    await bed?.close();
     await receiver?.close();
-    bed?.tmp.cleanup();
   });
 
   describe('one print session', () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../../src/ledger/types.js';
 import { describeWithAgent } from '../harness/availability.js';
-import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import type { ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
 import { otlpSidecar } from '../harness/otlp-sidecar.js';
 import { HOOKD_BIN } from '../helpers/fixtures.js';
@@ -45,11 +45,7 @@ async function claudeSession(bin: string, forward: 'redacted' | 'raw'): Promise<
     env: Record<string, string>;
   };
   const collectorDir = join(bed.tmp.dir, 'collector');
-  const run = await runClaude({
-    bin,
-    home: bed.home,
-    work: bed.work,
-    outDir: join(bed.tmp.dir, 'run-out'),
+  const run = await bed.run(bin, {
     mode: 'print',
     env,
     extraEnv: {

@@ -1,17 +1,15 @@
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { remoteRecordFile } from '../../src/daemon/remote-answers.js';
 import type { BrokerRecord } from '../../src/remote/broker.js';
 import { describeWithAgent } from '../harness/availability.js';
 import { toolResults } from '../harness/claude/fake-model.js';
-import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import type { ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
 import { startLoopbackNtfy, type LoopbackNtfy, type NtfyMessage } from '../harness/ntfy/server.js';
 import { jsonLines } from '../helpers/json-lines.js';
 import { waitFor } from '../helpers/wait.js';
-import { spawnDaemon, stopDaemon } from '../integration/daemon/process-helpers.js';
 
 // Remote answers under the REAL Claude Code 2.1.330 (`claude -p`, permission mode default): hookd installed
 // as a user installs it, a real daemon, a loopback ntfy server with access control. The test is the
@@ -25,7 +23,6 @@ describeWithAgent('claude', 'answering Claude Code 2.1.330 permission prompts fr
   let bed: ClaudeTestbed;
   let env: Record<string, string>;
   let ntfy: LoopbackNtfy;
-  let daemon: ChildProcess | undefined;
   let run: ClaudeRun;
 
   const askFor = (file: string): Promise<NtfyMessage> =>
@@ -42,30 +39,22 @@ describeWithAgent('claude', 'answering Claude Code 2.1.330 permission prompts fr
       [PHONE_TOKEN]: { read: [], write: ['answers'] },
     });
     env = { ...bed.daemonEnv(), NTFY_TOKEN: DAEMON_TOKEN };
-    writeFileSync(
-      env.HOOKD_CONFIG!,
-      JSON.stringify({
-        notify: { presence: { source: 'off' } },
-        enrich: { gitBranch: false },
-        remote: {
-          ntfy: {
-            server: ntfy.url,
-            topic: 'asks',
-            replyTopic: 'answers',
-            token: '${NTFY_TOKEN}',
-            replyToken: PHONE_TOKEN,
-          },
+    await bed.startDaemon(env, {
+      notify: { presence: { source: 'off' } },
+      enrich: { gitBranch: false },
+      remote: {
+        ntfy: {
+          server: ntfy.url,
+          topic: 'asks',
+          replyTopic: 'answers',
+          token: '${NTFY_TOKEN}',
+          replyToken: PHONE_TOKEN,
         },
-      }),
-    );
-    daemon = await spawnDaemon(env);
+      },
+    });
     await waitFor(() => ntfy.subscribers() === 1, 20_000, 'the reply subscription');
     await bed.install();
-    const running = runClaude({
-      bin,
-      home: bed.home,
-      work: bed.work,
-      outDir: join(bed.tmp.dir, 'run-out'),
+    const running = bed.run(bin, {
       mode: 'print',
       permissionMode: 'default',
       env,
@@ -83,9 +72,8 @@ describeWithAgent('claude', 'answering Claude Code 2.1.330 permission prompts fr
   }, 300_000);
 
   afterAll(async () => {
-    await stopDaemon(daemon);
+    await bed?.close();
     await ntfy?.close();
-    bed?.tmp.cleanup();
   });
 
   it('Allow from the phone: the tool runs', () => {

@@ -1,12 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { remoteRecordFile } from '../../src/daemon/remote-answers.js';
 import type { BrokerRecord } from '../../src/remote/broker.js';
 import { describeWithAgent } from '../harness/availability.js';
 import { toolResults } from '../harness/claude/fake-model.js';
-import { runClaude, type ClaudeRun } from '../harness/claude/run-claude.js';
+import type { ClaudeRun } from '../harness/claude/run-claude.js';
 import { claudeTestbed, type ClaudeTestbed } from '../harness/claude/testbed.js';
 import {
   FAKE_APP_TOKEN,
@@ -18,7 +17,6 @@ import {
 } from '../harness/slack/fake-slack.js';
 import { jsonLines } from '../helpers/json-lines.js';
 import { waitFor } from '../helpers/wait.js';
-import { spawnDaemon, stopDaemon } from '../integration/daemon/process-helpers.js';
 
 // Remote answers under the REAL Claude Code 2.1.330 (`claude -p`, permission mode default) through Slack:
 // hookd installed as a user installs it, a real daemon, a fake Slack that plays Socket Mode. The test is
@@ -33,7 +31,6 @@ describeWithAgent('claude', 'answering a Claude Code 2.1.330 permission prompt f
   let bed: ClaudeTestbed;
   let env: Record<string, string>;
   let slack: FakeSlack;
-  let daemon: ChildProcess | undefined;
   let run: ClaudeRun;
   const records = () => jsonLines<BrokerRecord>(remoteRecordFile(env));
 
@@ -41,30 +38,22 @@ describeWithAgent('claude', 'answering a Claude Code 2.1.330 permission prompt f
     bed = claudeTestbed('hks-');
     slack = await startFakeSlack();
     env = { ...bed.daemonEnv(), SLACK_APP_TOKEN: FAKE_APP_TOKEN, SLACK_BOT_TOKEN: FAKE_BOT_TOKEN };
-    writeFileSync(
-      env.HOOKD_CONFIG!,
-      JSON.stringify({
-        notify: { presence: { source: 'off' } },
-        enrich: { gitBranch: false },
-        remote: {
-          slack: {
-            appToken: '${SLACK_APP_TOKEN}',
-            botToken: '${SLACK_BOT_TOKEN}',
-            channel: FAKE_CHANNEL_ID,
-            approvers: [APPROVER],
-            apiBaseUrl: slack.apiBaseUrl,
-          },
+    await bed.startDaemon(env, {
+      notify: { presence: { source: 'off' } },
+      enrich: { gitBranch: false },
+      remote: {
+        slack: {
+          appToken: '${SLACK_APP_TOKEN}',
+          botToken: '${SLACK_BOT_TOKEN}',
+          channel: FAKE_CHANNEL_ID,
+          approvers: [APPROVER],
+          apiBaseUrl: slack.apiBaseUrl,
         },
-      }),
-    );
-    daemon = await spawnDaemon(env);
+      },
+    });
     await waitFor(() => slack.linksOpen() === 1, 20_000, 'the Socket Mode link');
     await bed.install();
-    const running = runClaude({
-      bin,
-      home: bed.home,
-      work: bed.work,
-      outDir: join(bed.tmp.dir, 'run-out'),
+    const running = bed.run(bin, {
       mode: 'print',
       permissionMode: 'default',
       env,
@@ -91,9 +80,8 @@ describeWithAgent('claude', 'answering a Claude Code 2.1.330 permission prompt f
   }, 120_000);
 
   afterAll(async () => {
-    await stopDaemon(daemon);
+    await bed?.close();
     await slack?.close();
-    bed?.tmp.cleanup();
   });
 
   it('Deny from a configured approver: the tool does not run and the model sees the denial', () => {

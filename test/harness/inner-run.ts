@@ -29,7 +29,7 @@ export async function agentExit(child: ChildProcess, deadlineMs: number): Promis
 
 /**
  * Runs an inner part's main to its end and exits: 0 after it wrote `result.json`, 70 with the error in
- * `inner-error.txt` (run-codex.ts `runInner` reads both).
+ * `inner-error.txt` (agent-run.ts `runInner` reads both).
  */
 export function runInnerMain(outDir: string, main: () => Promise<void>): void {
   void main().then(

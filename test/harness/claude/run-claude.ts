@@ -1,10 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
-import { killHard } from '../../helpers/procs.js';
 import { AGENTS } from '../agents.js';
+import { runInner, scrubbedEnv } from '../agent-run.js';
 import type { ModelRequest, ModelStep } from './fake-model.js';
 import type { InnerConfig, InnerResult } from './inner.js';
 import { jsonLines } from '../../helpers/json-lines.js';
@@ -13,17 +11,12 @@ import { jsonLines } from '../../helpers/json-lines.js';
  * Runs the real Claude Code binary offline against the scripted fake model (fake-model.ts), in a
  * throwaway HOME prepared here, as a test needs it: print mode (`claude -p`), or stream-json mode (a
  * session of several user messages, e.g. "/compact"; permission prompts answered over stdio once a
- * condition holds). As root with `unshare`, the run happens in a fresh network namespace (only loopback:
- * the binary cannot reach any other host) and PID namespace (everything it started dies with it).
- * Otherwise it runs unisolated and says so. The run is killed by PID at its deadline.
+ * condition holds). Isolated and bounded as every agent run of the harness (agent-run.ts).
  */
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** A fake key in the shape Claude Code expects; pre-approved in the throwaway ~/.claude.json. */
 const FAKE_KEY = 'sk-ant-api03-hookd-offline-test-key-000000000000000000000000-AA';
-
-/** Variables of an enclosing Claude Code session or of a real account that must not reach the run. */
-const SCRUBBED = /^(CLAUDE|ANTHROPIC_|CLAUDECODE$|AI_AGENT$|FACTORY_|DROID_)/;
 
 export interface ClaudeRunOptions {
   bin: string;
@@ -79,35 +72,8 @@ export function prepareClaudeHome(home: string, work: string): void {
   );
 }
 
-let bundle: string | undefined;
-
-/** inner.ts as one CommonJS file, so plain `node` runs it inside the namespace. */
-function innerBundle(dir: string): string {
-  if (bundle && existsSync(bundle)) return bundle;
-  const file = join(dir, 'claude-inner.cjs');
-  buildSync({
-    entryPoints: [join(HERE, 'inner.ts')],
-    outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    logLevel: 'error',
-  });
-  bundle = file;
-  return file;
-}
-
-function canIsolate(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  return (
-    spawnSync('unshare', ['--net', '--pid', '--fork', '--kill-child', '--mount-proc', 'true']).status === 0
-  );
-}
-
 function claudeEnv(options: ClaudeRunOptions): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(options.env)) if (!SCRUBBED.test(key)) env[key] = value;
+  const env = scrubbedEnv(options.env);
   const mode = options.permissionMode ?? 'bypassPermissions';
   Object.assign(env, {
     HOME: options.home,
@@ -137,9 +103,8 @@ function homeDebugLogs(home: string): string {
 
 export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
   mkdirSync(options.outDir, { recursive: true });
-  const isolated = canIsolate();
   const deadlineMs = (options.deadlineSec ?? 120) * 1000;
-  const config: InnerConfig = {
+  const config = (netns: boolean): InnerConfig => ({
     bin: options.bin,
     mode: options.mode,
     outDir: options.outDir,
@@ -156,35 +121,19 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
     ],
     env: claudeEnv(options),
     deadlineMs,
-    netns: isolated,
+    netns,
     ...(options.permission ? { permission: options.permission } : {}),
     ...(options.sidecar ? { sidecar: options.sidecar } : {}),
-  };
-  const configFile = join(options.outDir, 'inner-config.json');
-  writeFileSync(configFile, JSON.stringify(config));
-  const inner = [process.execPath, innerBundle(options.outDir), configFile];
-  const argv = isolated
-    ? ['unshare', '--net', '--pid', '--fork', '--kill-child', '--mount-proc', ...inner]
-    : inner;
-  if (!isolated)
-    process.stderr.write(
-      'claude harness: WARNING running without network/PID isolation (not root or no unshare)\n',
-    );
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], detached: !isolated });
-  let innerErr = '';
-  child.stderr.on('data', (d: Buffer) => (innerErr += d.toString()));
-  // The inner part kills claude at the deadline; this one is for an inner part that hangs itself.
-  const guard = setTimeout(() => killHard(child.pid), deadlineMs + 30_000);
-  await new Promise<void>((resolve) => child.on('close', () => resolve()));
-  clearTimeout(guard);
-  if (!isolated) killHard(child.pid);
-  const read = (name: string) =>
-    existsSync(join(options.outDir, name)) ? readFileSync(join(options.outDir, name), 'utf8') : '';
-  const resultText = read('result.json');
-  if (!resultText)
-    throw new Error(`claude harness failed: ${read('inner-error.txt') || innerErr || 'no result'}`);
+  });
+  const { isolated, read, result } = await runInner<InnerResult>(
+    'claude',
+    join(HERE, 'inner.ts'),
+    options.outDir,
+    config,
+    deadlineMs,
+  );
   return {
-    result: JSON.parse(resultText) as InnerResult,
+    result,
     outDir: options.outDir,
     isolated,
     stdout: read('agent.stdout'),

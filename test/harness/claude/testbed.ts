@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLAUDE_EVENTS } from '../../../src/events/names.js';
 import { jsonLines } from '../../helpers/json-lines.js';
 import { runHookd } from '../../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
-import { prepareClaudeHome } from './run-claude.js';
+import { spawnDaemon, stopDaemon } from '../../integration/daemon/process-helpers.js';
+import { prepareClaudeHome, runClaude, type ClaudeRun, type ClaudeRunOptions } from './run-claude.js';
 
 /** What the recorder command saw for one event. */
 export interface Captured {
@@ -40,10 +42,20 @@ export interface ClaudeTestbed {
   daemonEnv(): Record<string, string>;
   /** `hookd install --agent claude` for all 33 events into the throwaway HOME: the command and the hooks. */
   install(): Promise<{ command: string; hooks: Record<string, unknown> }>;
+  /** Runs the real Claude Code `bin` in the throwaway HOME and work folder; its files in `out` (`run-out`). */
+  run(bin: string, options: BedRunOptions): Promise<ClaudeRun>;
+  /** Writes `config` as hookd's config of `env` (one from daemonEnv) and starts the built daemon with it. */
+  startDaemon(env: Record<string, string>, config: unknown): Promise<ChildProcess>;
+  /** Stops the daemon startDaemon started, by its PID, and removes the testbed's files. */
+  close(): Promise<void>;
 }
+
+/** A testbed run's options: the testbed gives the HOME, the work folder and the run's folder. */
+export type BedRunOptions = Omit<ClaudeRunOptions, 'bin' | 'home' | 'work' | 'outDir'> & { out?: string };
 
 export function claudeTestbed(prefix: string): ClaudeTestbed {
   const tmp = makeTempDir(prefix);
+  let daemon: ChildProcess | undefined;
   const env = isolatedEnv(tmp.dir);
   const home = env.HOME!;
   const work = join(tmp.dir, 'work');
@@ -96,6 +108,17 @@ export function claudeTestbed(prefix: string): ClaudeTestbed {
         hooks: Record<string, unknown>;
       };
       return { command: (JSON.parse(ran.stdout) as { command: string }).command, hooks: settings.hooks };
+    },
+    run: (bin, { out = 'run-out', ...options }) =>
+      runClaude({ ...options, bin, home, work, outDir: join(tmp.dir, out) }),
+    startDaemon: async (daemonEnv, config) => {
+      writeFileSync(daemonEnv.HOOKD_CONFIG!, JSON.stringify(config));
+      daemon = await spawnDaemon(daemonEnv);
+      return daemon;
+    },
+    close: async () => {
+      await stopDaemon(daemon);
+      tmp.cleanup();
     },
   };
 }

@@ -209,28 +209,34 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
   });
 
   describe('a client killed mid-event (the agent at its hook timeout) kills the event commands', () => {
-    it.each([
-      ['SIGKILL', 'the client'],
-      ['SIGTERM', 'the client'],
-      ['SIGKILL', 'its process group'],
-      ['SIGTERM', 'its process group'],
-    ] as const)('%s to %s', async (signal, target) => {
-      const pidFile = join(tmp.dir, 'cmd.pid');
-      // The command and a grandchild of its own; both must be gone.
+    it('SIGKILL or SIGTERM, to the client or to its process group, one after another to one daemon', async () => {
+      // The command and a grandchild of its own, in files named by the run's TAG; both must be gone.
+      const pidFile = `${tmp.dir}/"$TAG".pid`;
       writeFastConfig(
         env,
         onToolEvents(`echo $$ > ${pidFile}; sleep 300 & echo $! > ${pidFile}.child; wait`, { timeout: 600 }),
       );
       const d = await daemon();
-      const run = startHook('fast', { env, cwd: tmp.dir, stdin: toolEvent('s1-abandoned') });
-      pids.push(run.child.pid!);
-      await waitFor(() => readPid(`${pidFile}.child`), 20_000, 'the command to start');
-      const files = [pidFile, `${pidFile}.child`];
-      pids.push(...files.map((f) => readPid(f)!));
-      expect(daemonOf(readPid(pidFile)!)).toBe(d.pid); // run by the daemon: the fast path is under test
-      signalQuietly(target === 'the client' ? run.child.pid : -run.child.pid!, signal);
-      await run.done;
-      expect(await pidsGone(files)).toBe(true);
+      const cases = [
+        ['SIGKILL', 'the client'],
+        ['SIGTERM', 'the client'],
+        ['SIGKILL', 'its process group'],
+        ['SIGTERM', 'its process group'],
+      ] as const;
+      for (const [i, [signal, target]] of cases.entries()) {
+        const what = `${signal} to ${target}`;
+        const tag = `abandoned-${i}`;
+        const run = startHook('fast', { env: { ...env, TAG: tag }, cwd: tmp.dir, stdin: toolEvent(tag) });
+        pids.push(run.child.pid!);
+        const files = [join(tmp.dir, `${tag}.pid`), join(tmp.dir, `${tag}.pid.child`)];
+        await waitFor(() => readPid(files[1]!), 20_000, `the command to start (${what})`);
+        pids.push(...files.map((f) => readPid(f)!));
+        // Run by the daemon: the fast path is under test.
+        expect(daemonOf(readPid(files[0]!)!), what).toBe(d.pid);
+        signalQuietly(target === 'the client' ? run.child.pid : -run.child.pid!, signal);
+        await run.done;
+        expect(await pidsGone(files), what).toBe(true);
+      }
     });
   });
 
@@ -245,21 +251,41 @@ describe.each(CLIENT_KINDS)('the %s fast client', (kind: ClientKind) => {
       ['sends an over-long line', (s) => s.write(`ACK 1 ${'x'.repeat(4096)}\n`)],
       ['denies', (s) => s.write('DENY no\n')],
     ];
-    it.each(peers)('one that %s: the Node path runs the event once', async (_n, answer) => {
-      writeFastConfig(env, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 100 } });
-      let connections = 0;
-      await fakeListener(
-        env,
-        (s) => {
-          connections++;
-          s.once('data', () => answer(s));
-        },
-        cleanups,
+    // All at once, each listener in a runtime dir of its own: the one that never answers costs the
+    // client's bounded wait, and the others need not wait behind it.
+    it('none of them: the Node path runs the event once', async () => {
+      const results = await Promise.all(
+        peers.map(async ([name, answer], i) => {
+          const dir = join(tmp.dir, `peer-${i}`);
+          mkdirSync(dir);
+          const peerEnv = handOffEnv(dir);
+          writeFastConfig(peerEnv, onToolEvents(APPEND), { daemon: { handoffTimeoutMs: 100 } });
+          let connections = 0;
+          await fakeListener(
+            peerEnv,
+            (s) => {
+              connections++;
+              s.once('data', () => answer(s));
+            },
+            cleanups,
+          );
+          const out = join(dir, 'runs');
+          const run = startHook('fast', {
+            env: { ...peerEnv, RUNS: out, TAG: 's1-peer', HOOKD_CLIENT_WAIT_S: '1' },
+            cwd: tmp.dir,
+            stdin: toolEvent('s1-peer'),
+          });
+          pids.push(run.child.pid!);
+          const ran = await run.done;
+          const lines = existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter(Boolean) : [];
+          return { name, ran, lines, connections };
+        }),
       );
-      const ran = await hook('s1-peer', { HOOKD_CLIENT_WAIT_S: '1' });
-      expect(ran.code, ran.stderr.toString()).toBe(0);
-      expect(ranLines('s1-peer')).toHaveLength(1);
-      expect(connections).toBe(1); // the client did try the socket
+      for (const { name, ran, lines, connections } of results) {
+        expect(ran.code, `one that ${name}: ${ran.stderr.toString()}`).toBe(0);
+        expect(lines, `one that ${name}`).toHaveLength(1);
+        expect(connections, `one that ${name}: the client did try the socket`).toBe(1);
+      }
     });
   });
 
@@ -578,12 +604,13 @@ describe.each(CLIENT_KINDS)('HOOKD_FAST_EVENT_ID in the agent environment, %s cl
       ['fast', toolEvent('s2-inline')],
       ['fast', toolEvent('s2-copy', { big: 'x'.repeat(100_000) })],
     ] as const;
-    for (const [transport, stdin] of runsOf) {
+    // The three at once: each client waits out its own HOOKD_CLIENT_WAIT_S.
+    const runs = runsOf.map(([transport, stdin]) => {
       const run = startHook(transport, { env: { ...env, ...inherited }, cwd: tmp.dir, stdin });
       pids.push(run.child.pid!);
-      const done = await run.done;
-      expect(done.code, done.stderr.toString()).toBe(0);
-    }
+      return run.done;
+    });
+    for (const done of await Promise.all(runs)) expect(done.code, done.stderr.toString()).toBe(0);
     expect(relay.acks).toHaveLength(2);
     expect(readFileSync(seen, 'utf8')).toBe('unset\nunset\nunset\n');
     const ids = await waitFor(

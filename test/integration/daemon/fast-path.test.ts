@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { listeningSockets } from '../../helpers/other-user.js';
-import { isAlive, killHard, readPid, waitFor } from '../../helpers/procs.js';
+import { killHard, readPid, waitFor } from '../../helpers/procs.js';
 import { BIN, ROOT, ensureBuilt, spawnDaemon, stopDaemon, writeConfig } from './process-helpers.js';
 import {
   deadLetters,
@@ -28,7 +28,9 @@ import {
 import { jsonLines } from '../../helpers/json-lines.js';
 
 // The fast path through real processes and real sockets: the native fast client, the daemon's unix
-// socket listener, and the Node path it falls back to.
+// socket listener, and the Node path it falls back to. What a daemon that is missing, stopped or killed
+// does to an event, a client killed mid-event, hostile bytes and an 8 MiB payload are in
+// fast-path-faults.test.ts; the same answer and environment on both paths, in fast-path-table.test.ts.
 
 interface Ran {
   code: number | null;
@@ -229,14 +231,6 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener', (kind:
     }
   });
 
-  it('falls back to the Node path when there is no socket; the command runs once', async () => {
-    configure('cat >> "$OUT"; echo >> "$OUT"');
-    const out = join(tmp.dir, 'runs');
-    const ran = await collect(startClient({ ...env, OUT: out }, tmp.dir), event('nolistener'));
-    expect(ran.code).toBe(0);
-    expect(count(out, 'nolistener')).toBe(1);
-  });
-
   it('a killed daemon (stale socket, refused connection): the Node path runs it once', async () => {
     configure('cat >> "$OUT"; echo >> "$OUT"');
     daemon = await spawnDaemon(env);
@@ -262,26 +256,6 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener', (kind:
     expect({ ...fast, stdout: fast.stdout.toString() }).toEqual({ ...node, stdout: node.stdout.toString() });
     expect(fast.stdout.toString()).toBe(`${decision}\n`);
     expect(fast.code).toBe(0);
-  });
-
-  it('a stopped daemon (SIGSTOP): the client falls back after its bounded wait; resumed, the daemon does not run it again', async () => {
-    configure('cat >> "$OUT"; echo >> "$OUT"');
-    daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(fastSocket()));
-    const out = join(tmp.dir, 'runs');
-    process.kill(daemon.pid!, 'SIGSTOP');
-    const ran = await collect(
-      startClient({ ...env, OUT: out, HOOKD_CLIENT_WAIT_S: '1' }, tmp.dir),
-      event('hung'),
-    );
-    expect(ran.code).toBe(0);
-    expect(count(out, 'hung')).toBe(1);
-    process.kill(daemon.pid!, 'SIGCONT');
-    // The next event through the daemon is answered after the stale connection was seen and dropped.
-    const next = await collect(startClient({ ...env, OUT: out }, tmp.dir), event('after'));
-    expect(next.code).toBe(0);
-    expect(count(out, 'after')).toBe(1);
-    expect(count(out, 'hung')).toBe(1);
   });
 
   it('a request the daemon takes only after the client gave up (no GO) is never run', async () => {
@@ -312,38 +286,6 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener', (kind:
     expect(next.code).toBe(0);
     expect(count(out, 'next')).toBe(1);
     expect(count(out, 'late')).toBe(0);
-  });
-
-  it('a daemon killed after its acknowledgement: no fallback, the command ran once', async () => {
-    const pidFile = join(tmp.dir, 'cmd.pid');
-    configure(`cat >> "$OUT"; echo >> "$OUT"; echo $$ > ${pidFile}; exec sleep 300`);
-    daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(fastSocket()));
-    const out = join(tmp.dir, 'runs');
-    const client = startClient({ ...env, OUT: out }, tmp.dir);
-    const done = collect(client, event('acked'));
-    expect(await waitFor(() => readPid(pidFile) !== undefined, 800)).toBe(true);
-    extraPids.push(readPid(pidFile)!);
-    daemon.kill('SIGKILL');
-    const ran = await done;
-    expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain('daemon went away');
-    expect(count(out, 'acked')).toBe(1);
-  });
-
-  it('a client killed mid-event kills the event commands (process group)', async () => {
-    const pidFile = join(tmp.dir, 'cmd.pid');
-    configure(`echo $$ > ${pidFile}; sleep 300 & echo $! > ${pidFile}.child; wait`);
-    daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(fastSocket()));
-    const client = startClient(env, tmp.dir);
-    const done = collect(client, event('abandoned'));
-    expect(await waitFor(() => readPid(`${pidFile}.child`) !== undefined, 800)).toBe(true);
-    const pids = [readPid(pidFile)!, readPid(`${pidFile}.child`)!];
-    extraPids.push(...pids);
-    client.kill('SIGKILL');
-    await done;
-    expect(await waitFor(() => pids.every((p) => !isAlive(p)), 800)).toBe(true);
   });
 
   it('refuses what is not a fast client request, before reading more, and logs it', async () => {
@@ -380,24 +322,6 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener', (kind:
     expect(await ask(inline)).toBe('DENY payload-too-large');
     const big = stdinCopy(Buffer.alloc(8 * 1024 * 1024 + 1, 'x'));
     expect(await ask(request(big, []))).toMatch(/^DENY stdin-copy:-8388609-bytes,-over-8388608$/);
-  });
-
-  it('hostile bytes in env and payload reach the command unchanged and are never evaluated', async () => {
-    configure(`cat > "$OUT.stdin"; printf %s "$HOSTILE" > "$OUT.env"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`);
-    daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(fastSocket()));
-    const pwned = join(tmp.dir, 'pwned');
-    const hostile = `$(touch ${pwned}) \`touch ${pwned}\` '"; touch ${pwned}; \n\\0 %s %n \t${'\u00e9\u{1F600}'}`;
-    const bytes = event(hostile, { tool_input: { command: `$(touch ${pwned})\n'\`"` } });
-    for (const run of ['1', '2']) {
-      const out = join(tmp.dir, `h${run}`);
-      const ran = await collect(startClient({ ...env, OUT: out, HOSTILE: hostile }, tmp.dir), bytes);
-      expect(ran.code).toBe(0);
-      expect(readFileSync(`${out}.stdin`)).toEqual(bytes);
-      expect(readFileSync(`${out}.env`, 'utf8')).toBe(hostile);
-      expect(existsSync(pwned)).toBe(false);
-      expect(readPid(`${out}.ppid`)).toBe(daemon.pid);
-    }
   });
 
   it('stdin reaches the daemon byte for byte, inline (up to 60 KiB, no NUL) or through the copy, in a UTF-8 locale', async () => {
@@ -444,21 +368,6 @@ describe.each(CLIENT_KINDS)('the %s fast client and the daemon listener', (kind:
       ).toBe(true);
     }
     expect(readdirSync(runtime()).filter((n) => n.startsWith('c.'))).toEqual([]);
-  });
-
-  it('an 8 MiB payload passes', async () => {
-    configure(`wc -c > "$OUT"; echo ${DAEMON_PID_SH} > "$OUT.ppid"`);
-    daemon = await spawnDaemon(env);
-    await waitFor(() => existsSync(fastSocket()));
-    const head = event('big');
-    const filler = 8 * 1024 * 1024 - head.length - 16;
-    const bytes = event('big', { pad: 'x'.repeat(filler) });
-    expect(bytes.length).toBeLessThanOrEqual(8 * 1024 * 1024);
-    const out = join(tmp.dir, 'size');
-    const ran = await collect(startClient({ ...env, OUT: out }, tmp.dir), bytes);
-    expect(ran.code).toBe(0);
-    expect(Number(readFileSync(out, 'utf8').trim())).toBe(bytes.length);
-    expect(readPid(`${out}.ppid`)).toBe(daemon.pid); // run by the daemon, not through the fallback
   });
 
   it('an observe-only event is acknowledged by event id and answered with the ACK; run only after GO', async () => {

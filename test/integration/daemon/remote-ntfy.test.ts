@@ -1,12 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from 'pino';
 import { RemoteAnswers } from '../../../src/daemon/remote-answers.js';
 import { remoteConfigSchema } from '../../../src/config/schemas/remote-schema.js';
 import { inputHash } from '../../../src/remote/canonical.js';
 import { tempEnv, waitFor } from './helpers.js';
-import { useProcessCleanup } from './process-helpers.js';
+import { killQuietly, useProcessCleanup } from './process-helpers.js';
 import {
   ANSWERS,
   PHONE_TOKEN,
@@ -15,6 +16,7 @@ import {
   decision,
   permissionRequest,
   refusedWith,
+  runHook,
   setUpRemote,
   type RemoteSetup,
 } from './remote-setup.js';
@@ -29,12 +31,64 @@ const { pids, cleanups } = useProcessCleanup();
 const setUp = (options: { waitSec?: number; hooks?: Record<string, unknown> } = {}) =>
   setUpRemote({ ...options, pids, cleanups });
 
+/**
+ * A hookd guard on every Bash prompt that blocks only the one command the guard test asks about: the
+ * other tests' prompts pass it and go on to the phone.
+ */
+const GUARD = {
+  type: 'command',
+  command: 'if grep -q "touch guarded.out"; then echo "no touching" >&2; exit 2; fi',
+  name: 'no-touch',
+};
+
+/**
+ * One daemon, ntfy server and config for the file, stopped and removed after it; each test makes its own
+ * prompts, and its hook processes are killed after it.
+ */
+let shared: RemoteSetup;
+const filePids: number[] = [];
+const fileCleanups: (() => Promise<void> | void)[] = [];
+beforeAll(async () => {
+  shared = await setUpRemote({
+    hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [GUARD] }] },
+    pids: filePids,
+    cleanups: fileCleanups,
+  });
+});
+afterAll(async () => {
+  for (const pid of filePids.splice(0)) killQuietly(pid);
+  for (const cleanup of fileCleanups.splice(0).reverse()) await cleanup();
+});
+
+/**
+ * The shared set-up as one test sees it: the records and ntfy messages from this test on (the tests of
+ * the file run one after another).
+ */
+function fresh(): RemoteSetup {
+  const records = shared.records().length;
+  const messages = shared.ntfy.messages().length;
+  const ntfy = {
+    ...shared.ntfy,
+    messages: (topic?: string) =>
+      shared.ntfy
+        .messages()
+        .slice(messages)
+        .filter((m) => topic === undefined || m.topic === topic),
+  };
+  return {
+    ...shared,
+    ntfy,
+    records: () => shared.records().slice(records),
+    hook: (payload, agent) => runHook({ env: shared.env, project: shared.project, pids }, payload, agent),
+  };
+}
+
 /** Runs the built hook on one event, as Claude Code does. */
 const hook = (s: RemoteSetup, payload: Record<string, unknown>, agent = 'claude') => s.hook(payload, agent);
 
 describe('remote answers through a loopback ntfy server', () => {
   it('Allow on the phone answers the prompt; the same button again is refused as a replay', async () => {
-    const s = await setUp();
+    const s = fresh();
     const ran = hook(s, permissionRequest(s, 'touch allowed.out'));
     const ask = await askFor(s.ntfy, 'touch allowed.out');
     expect(ask.title).toContain('Bash');
@@ -58,7 +112,7 @@ describe('remote answers through a loopback ntfy server', () => {
   });
 
   it('Deny answers with a denial the model reads; a post without the token changes nothing', async () => {
-    const s = await setUp();
+    const s = fresh();
     const ran = hook(s, permissionRequest(s, 'touch denied.out'));
     const ask = await askFor(s.ntfy, 'touch denied.out');
     const deny = ask.actions!.find((a) => a.label === 'Deny')!;
@@ -77,7 +131,7 @@ describe('remote answers through a loopback ntfy server', () => {
   });
 
   it('an answer for another call, or for the same tool with other input, never counts for this one', async () => {
-    const s = await setUp();
+    const s = fresh();
     const first = hook(s, permissionRequest(s, 'touch one.out'));
     const firstAsk = await askFor(s.ntfy, 'touch one.out');
     await s.ntfy.press(firstAsk, 'Deny');
@@ -97,7 +151,7 @@ describe('remote answers through a loopback ntfy server', () => {
   });
 
   it('answered at the terminal: the hook stops waiting with no decision and a later Allow is refused', async () => {
-    const s = await setUp();
+    const s = fresh();
     const ran = hook(s, permissionRequest(s, 'touch terminal.out'));
     const ask = await askFor(s.ntfy, 'touch terminal.out');
     // The user answered at the keyboard: the tool ran and its PostToolUse reaches the daemon.
@@ -124,12 +178,12 @@ describe('remote answers through a loopback ntfy server', () => {
   });
 
   it('at most two asks per session are pushed; a third prompt falls to the terminal at once', async () => {
-    const s = await setUp();
-    const a = hook(s, permissionRequest(s, 'touch a.out'));
-    const b = hook(s, permissionRequest(s, 'touch b.out'));
+    const s = fresh();
+    const a = hook(s, permissionRequest(s, 'touch a.out', 'sess-limit'));
+    const b = hook(s, permissionRequest(s, 'touch b.out', 'sess-limit'));
     const askA = await askFor(s.ntfy, 'touch a.out');
     const askB = await askFor(s.ntfy, 'touch b.out');
-    const c = await hook(s, permissionRequest(s, 'touch c.out'));
+    const c = await hook(s, permissionRequest(s, 'touch c.out', 'sess-limit'));
     expect(c.stdout).toBe('');
     expect(s.records().find((r) => r.kind === 'not-asked')).toMatchObject({ reason: 'limit' });
     expect(s.ntfy.messages(ASKS).some((m) => m.message.includes('touch c.out'))).toBe(false);
@@ -141,34 +195,35 @@ describe('remote answers through a loopback ntfy server', () => {
 
 describe('remote answers where an allow would bypass a rule of the user', () => {
   it("a call under one of the user's Claude Code ask rules may be denied from afar, never allowed", async () => {
-    const s = await setUp();
+    const s = fresh();
+    const settings = join(s.env.HOME!, '.claude', 'settings.json');
     mkdirSync(join(s.env.HOME!, '.claude'), { recursive: true });
-    writeFileSync(
-      join(s.env.HOME!, '.claude', 'settings.json'),
-      JSON.stringify({ permissions: { ask: ['Bash(touch rule-ask:*)'] } }),
-    );
-    const { permission_suggestions: _none, ...request } = permissionRequest(s, 'touch rule-ask x.out');
-    const ran = hook(s, request);
-    const ask = await askFor(s.ntfy, 'touch rule-ask x.out');
-    await s.ntfy.press(ask, 'Allow');
-    await refusedWith(s, 'allow-not-allowed');
-    expect(s.records().find((r) => r.kind === 'asked')).toMatchObject({ denyOnly: true });
-    await s.ntfy.press(ask, 'Deny');
-    expect(decision(await ran)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+    writeFileSync(settings, JSON.stringify({ permissions: { ask: ['Bash(touch rule-ask:*)'] } }));
+    try {
+      const { permission_suggestions: _none, ...request } = permissionRequest(s, 'touch rule-ask x.out');
+      const ran = hook(s, request);
+      const ask = await askFor(s.ntfy, 'touch rule-ask x.out');
+      await s.ntfy.press(ask, 'Allow');
+      await refusedWith(s, 'allow-not-allowed');
+      expect(s.records().find((r) => r.kind === 'asked')).toMatchObject({ denyOnly: true });
+      await s.ntfy.press(ask, 'Deny');
+      expect(decision(await ran)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+    } finally {
+      rmSync(settings); // the other tests' prompts fall under no rule of the user
+    }
   });
 
   it('a hookd guard that blocks wins: the prompt is never sent away', async () => {
-    const guard = { type: 'command', command: 'echo "no touching" >&2; exit 2', name: 'no-touch' };
-    const s = await setUp({ hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [guard] }] } });
-    const ran = await hook(s, permissionRequest(s, 'touch guarded.out'));
+    const s = fresh();
+    const ran = await hook(s, permissionRequest(s, 'touch guarded.out', 'sess-guard'));
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain('no touching');
-    expect(s.ntfy.messages(ASKS)).toEqual([]);
-    expect(s.records()).toEqual([]);
+    expect(s.ntfy.messages(ASKS).filter((m) => m.message.includes('guarded.out'))).toEqual([]);
+    expect(s.records().filter((r) => 'session' in r && r.session === 'sess-guard')).toEqual([]);
   });
 
   it('Droid: nothing is sent away (its PreToolUse allow would bypass its deny list)', async () => {
-    const s = await setUp();
+    const s = fresh();
     const ran = await hook(
       s,
       {
@@ -182,8 +237,8 @@ describe('remote answers where an allow would bypass a rule of the user', () => 
       'droid',
     );
     expect(ran).toMatchObject({ code: 0, stdout: '' });
-    expect(s.ntfy.messages(ASKS)).toEqual([]);
-    expect(s.records()).toEqual([]);
+    expect(s.ntfy.messages(ASKS).filter((m) => m.message.includes('chown'))).toEqual([]);
+    expect(s.records().filter((r) => 'session' in r && r.session === 'droid-1')).toEqual([]);
   });
 });
 
@@ -235,7 +290,7 @@ describe('a server named by a variable', () => {
 
 describe('the reply subscription', () => {
   it('reconnects after the server drops it, and an answer posted meanwhile is not lost', async () => {
-    const s = await setUp();
+    const s = fresh();
     const ran = hook(s, permissionRequest(s, 'touch reconnect.out'));
     const ask = await askFor(s.ntfy, 'touch reconnect.out');
     // The daemon's next subscription waits unanswered, so it cannot see the answer live.

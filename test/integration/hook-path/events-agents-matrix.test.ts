@@ -14,8 +14,9 @@ import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 // commands see, which config entries ran (the catch-all and the one for that agent, never another
 // agent's), and the answer in the shape that agent reads. Every payload runs in-process through the CLI
 // without `--agent` (an entry the agent reads from another agent's file: hookd tells the agent from the
-// payload and its variables); the first payload of each event of each agent also runs through the built
-// program as a real process, with `--agent` as install writes it.
+// payload and its variables); the first payload of each event of each agent runs again with `--agent` as
+// install writes it, and for each agent a context event and a blocked tool call run through the built
+// program as real processes (the agent's view: exit code, stdout, stderr).
 
 const FIXTURES = join(REPO_DIR, 'test', 'fixtures');
 
@@ -288,10 +289,14 @@ describe('the recorded payloads', () => {
   );
 });
 
-/** One payload through `hookd hook` in this process (no `--agent`: hookd tells the agent), checked. */
-async function throughCli(r: Recorded, block: boolean) {
+/**
+ * One payload through `hookd hook` in this process, checked: without `--agent` (hookd tells the agent
+ * from the event) or with it, as install writes it.
+ */
+async function throughCli(r: Recorded, block: boolean, agent?: AgentId) {
   const input = prepare(r, block);
-  const ran = await runCli(['hook'], { env: input.runEnv, stdin: input.stdin, cwd: project });
+  const args = agent ? ['hook', '--agent', agent] : ['hook'];
+  const ran = await runCli(args, { env: input.runEnv, stdin: input.stdin, cwd: project });
   expectReply(r, ran, block);
   expectEntries(r, input.log);
 }
@@ -336,7 +341,7 @@ function runBuilt(agent: AgentId, input: ReturnType<typeof prepare>) {
   });
 }
 
-describe.each(AGENT_IDS)('%s: each event through the built program', (agent) => {
+describe.each(AGENT_IDS)('%s: each event with --agent, as install wires it', (agent) => {
   const mine = recorded(agent);
   const firsts = mine.filter((r, i) => mine.findIndex((o) => o.native === r.native) === i);
   const cases = [
@@ -345,7 +350,16 @@ describe.each(AGENT_IDS)('%s: each event through the built program', (agent) => 
       .filter((r) => r.native === BEFORE_TOOL[agent])
       .map((r) => [`${r.native} blocked`, r.from, r, true] as const),
   ];
-  it.each(cases)('%s (%s)', async (_what, _from, r, block) => {
+  it.each(cases)('%s (%s)', (_what, _from, r, block) => throughCli(r, block, agent));
+
+  // The agent's view of the built program: an event whose stdout is context, and a tool call a guard
+  // blocks (each agent's own reply shape for both).
+  const context = firsts.find((r) => r.native === CONTEXT[agent][0])!;
+  const blocked = firsts.find((r) => r.native === BEFORE_TOOL[agent])!;
+  it.each([
+    [context.native, context.from, context, false],
+    [`${blocked.native} blocked`, blocked.from, blocked, true],
+  ] as const)('%s through the built program (%s)', async (_what, _from, r, block) => {
     const input = prepare(r, block);
     const ran = await runBuilt(agent, input);
     expectReply(r, ran, block);

@@ -58,9 +58,12 @@ describe('hookd hook as the agent runs it', () => {
       ),
     });
     const fixtures = droidFixtures();
-    for (const f of fixtures) {
+    for (const [i, f] of fixtures.entries()) {
       const raw = JSON.stringify({ ...f.payload, cwd: project });
-      const ran = await runHookd(['hook'], { env, stdin: raw });
+      // The first through the built program as a process; the rest through the same command in this
+      // process (the agent's side of every event of every agent: events-agents-matrix.test.ts).
+      const ran =
+        i === 0 ? await runHookd(['hook'], { env, stdin: raw }) : await runCli(['hook'], { env, stdin: raw });
       expect(ran.code, f.file).toBe(0);
       expect(ran.stdout, f.file).toBe('');
       expect(readFileSync(`${cap}.stdin`, 'utf8'), f.file).toBe(raw);
@@ -116,8 +119,9 @@ describe('hookd hook as the agent runs it', () => {
   });
 
   it('bounds the dead-letter folder', async () => {
+    // In this process: the test above has the built program write a dead letter.
     for (let i = 0; i < 4; i++)
-      await runHookd(['hook'], { env: { ...env, HOOKD_DEAD_LETTER_MAX: '2' }, stdin: `not json ${i}` });
+      await runCli(['hook'], { env: { ...env, HOOKD_DEAD_LETTER_MAX: '2' }, stdin: `not json ${i}` });
     const kept = readdirSync(join(env.XDG_STATE_HOME!, 'hookd', 'dead-letter')).filter((n) =>
       n.endsWith('.bin'),
     );

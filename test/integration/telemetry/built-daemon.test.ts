@@ -25,6 +25,9 @@ describe('the built daemon exports OTLP protobuf', () => {
     cleanups.push(() => stopDaemon(daemon));
     const sent = await handOff(handoffOf(fixture('16-Stop.json')), { env, timeoutMs: 2000 });
     expect(sent).toEqual({ outcome: 'acked' });
+    // Stopped, the daemon finishes the event and sends what its exporter holds: no wait for the export
+    // interval (the interval itself: daemon-export.test.ts).
+    await stopDaemon(daemon);
     const traces = await waitFor(
       () => {
         const list = collector.requests.filter((r) => r.path === '/v1/traces');

@@ -60,6 +60,27 @@ describe('hookd finds itself through symlinks', () => {
   });
 });
 
+describe('hookd finds the program it runs as', () => {
+  it('from process.argv[1], again whenever argv[1] changes, and once for each value', () => {
+    const first = npmLinkLayout();
+    const second = join(tmp.dir, 'other', 'dist', 'hookd.cjs');
+    put(second);
+    const saved = process.argv[1];
+    try {
+      process.argv[1] = first.bin;
+      const a = hookdLocation();
+      expect(a.root).toBe(first.clone);
+      expect(hookdLocation()).toBe(a);
+      process.argv[1] = second;
+      expect(hookdLocation().program).toBe(second);
+      process.argv[1] = first.bin;
+      expect(hookdLocation().root).toBe(first.clone);
+    } finally {
+      process.argv[1] = saved!;
+    }
+  });
+});
+
 describe('nativeFileProblem', () => {
   it('accepts an executable file of this user that nobody else can write to', () => {
     expect(nativeFileProblem(put(join(tmp.dir, 'ok'), 0o755))).toBeUndefined();
