@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLedger } from '../../../src/ledger/ledger.js';
 import { makeTempDir } from '../../helpers/temp.js';
 import { isAlive, killHard, readPid } from '../../helpers/procs.js';
 import { loopbackServer, waitFor } from './helpers.js';
@@ -197,3 +198,72 @@ describe('a command marked "local"', () => {
     expect(lines()).toEqual(['ran']);
   });
 });
+
+// An event no command is wired to (a Stop under the default config, the common case) that one hookd
+// entry fires twice: both calls hand it to the daemon, which journals it once, so the ledger counts it
+// once and its notification goes out once.
+describe.each(['fast', 'node'] as const satisfies readonly Transport[])(
+  'an event with no command, fired twice, %s transport',
+  (transport) => {
+    const hook = (stdin: Buffer) => {
+      const h = startHook(transport, { env, cwd: tmp.dir, stdin });
+      pids.push(h.child.pid!);
+      return h.done;
+    };
+
+    it('is journaled once, counted once in the ledger and notified once', async () => {
+      const server = await loopbackServer();
+      cleanups.push(server.close);
+      writeFastConfig(
+        env,
+        {},
+        {
+          daemon: { fastListener: transport === 'fast' },
+          notify: { channels: { desktop: { type: 'webhook', url: `${server.url}/n` } }, waitingDelayMs: 0 },
+        },
+      );
+      daemon = await (transport === 'fast' ? startFastDaemon(env) : spawnDaemon(env));
+      const tag = `${transport}1-stop`;
+      const stop = toolEvent(tag, { hook_event_name: 'Stop', tool_name: undefined });
+      const runs = await Promise.all([hook(stop), hook(stop)]);
+      expect(runs.map((r) => r.code)).toEqual([0, 0]);
+      await waitFor(() => server.received.length > 0, 20_000, 'the notification');
+      const end = toolEvent(`${transport}1-end`, { hook_event_name: 'SessionEnd', reason: 'other' });
+      expect((await hook(end)).code).toBe(0);
+      const ledger = createLedger({ dataDir: env.HOOKD_DATA_DIR! });
+      const [record] = await waitFor(
+        async () => {
+          const list = await ledger.list();
+          return list.length > 0 && list;
+        },
+        20_000,
+        'the session in the ledger',
+      );
+      await stopDaemon(daemon);
+      daemon = undefined;
+      expect(journaledTags(env).filter((t) => t === tag)).toHaveLength(1);
+      expect(record!.eventCount).toBe(2); // the Stop once and the SessionEnd
+      expect(server.received).toHaveLength(1);
+    });
+
+    it('both calls spooled while the daemon is down: the daemon journals the event once when it starts', async () => {
+      writeFastConfig(env, {}, { daemon: { fastListener: transport === 'fast' } });
+      const tag = `${transport}2-spooled`;
+      const stop = toolEvent(tag, { hook_event_name: 'Stop', tool_name: undefined });
+      const runs = await Promise.all([hook(stop), hook(stop)]);
+      expect(runs.map((r) => r.code)).toEqual([0, 0]);
+      expect(spooled(env)).toBe(2);
+      daemon = await spawnDaemon(env);
+      await waitFor(() => spooled(env) === 0, 20_000, 'the spool to be drained');
+      await stopDaemon(daemon);
+      daemon = undefined;
+      expect(journaledTags(env).filter((t) => t === tag)).toHaveLength(1);
+    });
+  },
+);
+
+/** The events waiting in the spool. */
+const spooled = (env: Record<string, string>) => {
+  const dir = join(env.HOOKD_STATE_DIR!, 'spool');
+  return existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.json')).length : 0;
+};
