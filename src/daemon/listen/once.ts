@@ -1,3 +1,5 @@
+import { ONCE_ANSWER_MAX_CHARS } from '../../link/client.js';
+
 // The key is the hook's too: the Node path asks the daemon with it (src/hook-path/once-key.ts).
 export { onceKey } from '../../hook-path/once-key.js';
 
@@ -119,7 +121,8 @@ interface Calls {
 
 /**
  * The book on the daemon's socket, for events the hook process runs itself (the Node path: no native
- * client, a command marked "local", the fast listener off). The first call of a key leads and keeps its
+ * client, a command marked "local", the fast listener off). The daemon gives it the fast listener's
+ * book: a copy on one transport waits for a first call on the other. The first call of a key leads and keeps its
  * connection open while it runs; its answer, given on that connection, goes to the copies; its
  * connection closing first (the process died, was killed) tells them to run the event themselves.
  * Only the connection that leads a key can answer it.
@@ -154,9 +157,11 @@ export class OnceDesk {
       return { ok: false, code: 'not_claimed', error: 'this connection is not a copy of this event' };
     const answer = await result;
     calls.copies.delete(key);
-    return answer
-      ? { ok: true, answered: true, ...answer }
-      : { ok: true, answered: false, reason: 'the first call did not run to its end' };
+    if (!answer) return { ok: true, answered: false, reason: 'the first call did not run to its end' };
+    // A first call on the fast path may have answered more than a hook process takes on this socket.
+    if (answer.stdout.length + answer.stderr.length > ONCE_ANSWER_MAX_CHARS)
+      return { ok: true, answered: false, reason: "the first call's answer is too large to pass on" };
+    return { ok: true, answered: true, ...answer };
   }
 
   /** The first call's answer (undefined: it did not run the event; its copies run it themselves). */

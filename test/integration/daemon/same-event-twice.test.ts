@@ -170,32 +170,64 @@ describe.each(['fast', 'node'] as const satisfies readonly Transport[])(
   },
 );
 
+/** A call of the guarded event on `transport`, as the agent starts it. */
+function guardCall(transport: Transport, stdin: Buffer, more: Record<string, string> = {}) {
+  const h = startHook(transport, {
+    env: { ...env, ...more, SIDE: side(), GATE: gate() },
+    cwd: tmp.dir,
+    stdin,
+  });
+  pids.push(h.child.pid!);
+  return h.done;
+}
+
+/**
+ * Starts `first`, then `second` once the first runs its guard, until the daemon logs `waitsLog` (the second
+ * waits); then lets the guard block: both calls answer exit 2 with the same output, the guard ran once.
+ */
+async function guardOnce(
+  first: () => ReturnType<typeof guardCall>,
+  second: () => ReturnType<typeof guardCall>,
+  waitsLog: string,
+) {
+  const one = first();
+  await waitFor(() => lines().length === 1, 20_000, 'the first call to start the guard');
+  const two = second();
+  await waitFor(() => daemonLogText(env).includes(waitsLog), 20_000, 'the second call to wait for the first');
+  writeFileSync(gate(), '');
+  const [a, b] = await Promise.all([one, two]);
+  expect([a.code, b.code]).toEqual([2, 2]);
+  expect(b.stdout.toString()).toBe(a.stdout.toString());
+  expect(b.stderr.toString()).toBe(a.stderr.toString());
+  expect(lines()).toEqual(['ran']);
+}
+
 describe('a command marked "local"', () => {
   it('runs once too: the fast client hands both calls to the Node path, which asks the daemon', async () => {
     writeFastConfig(env, onToolEvents(GUARD, { blocking: true, local: true }));
     daemon = await startFastDaemon(env);
-    const call = () => {
-      const h = startHook('fast', {
-        env: { ...env, SIDE: side(), GATE: gate() },
-        cwd: tmp.dir,
-        stdin: pre('l1'),
-      });
-      pids.push(h.child.pid!);
-      return h.done;
-    };
-    const first = call();
-    await waitFor(() => lines().length === 1, 20_000, 'the first call to start the guard');
-    const second = call();
-    await waitFor(
-      () => daemonLogText(env).includes('in another hook process: waits for its answer'),
-      20_000,
-      'the second call to wait for the first',
-    );
-    writeFileSync(gate(), '');
-    const [a, b] = await Promise.all([first, second]);
-    expect([a.code, b.code]).toEqual([2, 2]);
-    expect(b.stderr.toString()).toBe(a.stderr.toString());
-    expect(lines()).toEqual(['ran']);
+    const call = () => guardCall('fast', pre('l1'));
+    await guardOnce(call, call, 'in another hook process: waits for its answer');
+  });
+});
+
+// One copy on each transport (one settings file runs the native client, another the Node command): the
+// daemon keeps one book for both, so the guard runs once whichever call comes first. The fast command
+// carries HOOKD_NODE as install writes it; the Node command does not.
+describe.each([
+  ['fast', 'node', 'in another hook process: waits for its answer'],
+  ['node', 'fast', 'the same event is running: waits for its answer'],
+] as const)('the same event on two transports, %s first', (firstOn, secondOn, waitsLog) => {
+  it('runs the guard once: the second call answers what the first did', async () => {
+    writeFastConfig(env, onToolEvents(GUARD, { blocking: true }));
+    daemon = await startFastDaemon(env);
+    const call = (transport: Transport) => () =>
+      guardCall(
+        transport,
+        pre(`x${firstOn}-both`),
+        transport === 'fast' ? { HOOKD_NODE: process.execPath } : {},
+      );
+    await guardOnce(call(firstOn), call(secondOn), waitsLog);
   });
 });
 

@@ -86,6 +86,15 @@ describe('OnceBook', () => {
     ];
     expect(new Set([base, ...others]).size).toBe(8);
   });
+
+  it("a key leaves out what the transport sets (the fast command's HOOKD_NODE, HOOKD_CJS, the shell's _)", () => {
+    const call = { bytes: Buffer.from('{"a":1}'), cwd: '/p', env: { A: '1' } };
+    const fast = { ...call, env: { A: '1', HOOKD_NODE: '/n/node', HOOKD_CJS: '/h/hookd.cjs', _: '/c' } };
+    expect(onceKey(event(), fast, [])).toBe(onceKey(event(), call, []));
+    expect(onceKey(event(), { ...call, env: { A: '1', HOOKD_DEPTH: '1' } }, [])).not.toBe(
+      onceKey(event(), call, []),
+    );
+  });
 });
 
 describe('OnceDesk (the book on the daemon socket, for hook processes)', () => {
@@ -133,6 +142,28 @@ describe('OnceDesk (the book on the daemon socket, for hook processes)', () => {
     expect(desk.done(KEY, other, reply)).toMatchObject({ ok: false, code: 'not_claimed' });
     expect(await desk.wait(KEY, other)).toMatchObject({ ok: false, code: 'not_claimed' });
     expect(desk.claim(KEY, lead)).toMatchObject({ ok: false, code: 'claimed' });
+  });
+
+  it("one book for both transports: a hook process's copy gets the fast listener's answer, unless too large", async () => {
+    const c = clock();
+    const book = new OnceBook(c.now);
+    const desk = new OnceDesk(book);
+    for (const [answer, expected] of [
+      [reply, { ok: true, answered: true, ...reply }],
+      [
+        { ...reply, stdout: 'x'.repeat(1024 * 1024) },
+        { ok: true, answered: false },
+      ],
+    ] as const) {
+      const fast = book.claim(KEY);
+      const copy = connection();
+      expect(desk.claim(KEY, copy)).toEqual({ ok: true, role: 'copy' });
+      const waited = desk.wait(KEY, copy);
+      if (!fast.lead) throw new Error('the fast call leads');
+      fast.settle(answer);
+      expect(await waited).toMatchObject(expected);
+      c.advance(1); // the next one is a new event
+    }
   });
 
   it('one connection holds a few events at most: past them it is told to run alone', () => {
