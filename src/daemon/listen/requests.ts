@@ -80,7 +80,7 @@ async function onceRequest(
   switch (request.type) {
     case 'once': {
       if (o.stopping()) return { ok: true, role: 'alone', reason: 'the daemon is stopping' };
-      const reply = desk.claim(request.key, connection);
+      const reply = desk.claim(request.key, connection, request.budgetMs);
       if (reply.role === 'copy')
         o.logger?.info(
           { kind: 'once', duplicate: true },

@@ -10,6 +10,7 @@ import { spawnDaemon, stopDaemon, useProcessCleanup } from './process-helpers.js
 import {
   daemonLogText,
   handOffEnv,
+  hookLogRecords,
   journaledTags,
   onToolEvents,
   startFastDaemon,
@@ -228,6 +229,42 @@ describe.each([
         transport === 'fast' ? { HOOKD_NODE: process.execPath } : {},
       );
     await guardOnce(call(firstOn), call(secondOn), waitsLog);
+  });
+});
+
+// A first call that holds its connection open and never answers (stopped, not dead) holds its copies no
+// longer than the budget it declared: the daemon then tells them to run the event themselves.
+describe('a first call that stops answering', () => {
+  it('its copy is told to run once the budget the first call declared is over', async () => {
+    writeFastConfig(env, onToolEvents(GUARD, { blocking: true }), {
+      daemon: { fastListener: false },
+      settings: { eventBudgetSec: 1 },
+    });
+    daemon = await spawnDaemon(env);
+    const lead = startHook('node', {
+      env: { ...env, SIDE: side(), GATE: gate() },
+      cwd: tmp.dir,
+      stdin: pre('stopped'),
+    });
+    pids.push(lead.child.pid!);
+    await waitFor(() => lines().length === 1, 20_000, 'the first call to start the guard');
+    lead.child.kill('SIGSTOP');
+    try {
+      const second = guardCall('node', pre('stopped'));
+      await waitFor(
+        () => daemonLogText(env).includes('in another hook process: waits'),
+        20_000,
+        'the copy to wait',
+      );
+      writeFileSync(gate(), ''); // the copy's own guard, once it runs, blocks at once
+      const b = await second;
+      expect(b.code, b.stderr.toString()).toBe(2);
+      expect(lines()).toEqual(['ran', 'ran']);
+      const told = hookLogRecords(env).find((r) => r.kind === 'duplicate' && typeof r.reason === 'string');
+      expect(told?.reason).toBe('the first call gave no answer within its budget');
+    } finally {
+      lead.child.kill('SIGKILL');
+    }
   });
 });
 
