@@ -9,8 +9,9 @@ import type { EventHandoff } from '../../events/types.js';
  * what they say, and takes a second hand-off of the same event as accepted without journaling it.
  *
  * "The same event" here is the same agent, event name, session, directories and payload, received by
- * hookd (the event's own `receivedAt`, stamped where it was read) within `windowMs` of each other: the
- * agent starts the copies of one event together. The key is made from the hand-off itself, so an event
+ * hookd (the event's own `receivedAt`, stamped where it was read) less than `windowMs` apart: the agent
+ * starts the copies of one event together, while the same event really sent again comes after the
+ * agent's next step (seconds). Identical events really sent within the window are taken as one. The key is made from the hand-off itself, so an event
  * run by the fast listener and one handed over by a hook process are kept in one book, and the hook
  * process computes nothing more for it. A hand-off that carries command outcomes is always journaled
  * (its commands really ran: the Node path's copies of an event with commands never hand it over), and so
@@ -18,7 +19,7 @@ import type { EventHandoff } from '../../events/types.js';
  */
 
 export interface AcceptedLimits {
-  /** The largest gap between two calls' `receivedAt` for them to be one event. */
+  /** Two calls' `receivedAt` less than this apart can be one event. */
   windowMs: number;
   /** How long after it was accepted an event's copy is still recognised (its hand-off may come late). */
   keepMs: number;
@@ -26,7 +27,7 @@ export interface AcceptedLimits {
   maxEntries: number;
 }
 
-export const ACCEPTED_LIMITS: AcceptedLimits = { windowMs: 2000, keepMs: 30_000, maxEntries: 1024 };
+export const ACCEPTED_LIMITS: AcceptedLimits = { windowMs: 1000, keepMs: 30_000, maxEntries: 1024 };
 
 interface Entry {
   /** The event's `receivedAt`. */
@@ -83,7 +84,7 @@ export class AcceptedBook {
 
   /** True when two calls received at these times can be one event. */
   sameTime(a: number, b: number): boolean {
-    return Math.abs(a - b) <= this.limits.windowMs;
+    return Math.abs(a - b) < this.limits.windowMs;
   }
 
   /** The first event of this key and time: true once durable, false when its append failed; else undefined. */
