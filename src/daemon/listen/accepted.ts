@@ -8,14 +8,15 @@ import type { EventHandoff } from '../../events/types.js';
  * the ledger would count the event twice. The daemon keeps a book of the events it accepted lately, by
  * what they say, and takes a second hand-off of the same event as accepted without journaling it.
  *
- * "The same event" here is the same agent, event name, session, directories and payload, received by
- * hookd (the event's own `receivedAt`, stamped where it was read) less than `windowMs` apart: the agent
- * starts the copies of one event together, while the same event really sent again comes after the
- * agent's next step (seconds). Identical events really sent within the window are taken as one. The key is made from the hand-off itself, so an event
- * run by the fast listener and one handed over by a hook process are kept in one book, and the hook
- * process computes nothing more for it. A hand-off that carries command outcomes is always journaled
- * (its commands really ran: the Node path's copies of an event with commands never hand it over), and so
- * is one that carries notices (they would be lost).
+ * A copy is a hand-off with the same agent, event name, session, directories and payload as the last
+ * event the daemon accepted of that session, received by hookd (the event's own `receivedAt`, stamped
+ * where it was read) less than `windowMs` apart. The agent starts the copies of one event together; the
+ * same event really sent again (Droid's tool and Notification payloads carry no id) comes after the
+ * agent's next step: later, and mostly after other events of the session. The key is made from the
+ * hand-off itself, so an event run by the fast listener and one handed over by a hook process are kept in
+ * one book, and the hook process computes nothing more for it. A hand-off that carries command outcomes
+ * is always journaled (its commands really ran: the Node path's copies of an event with commands never
+ * hand it over), and so is one that carries notices (they would be lost).
  */
 
 export interface AcceptedLimits {
@@ -34,8 +35,18 @@ interface Entry {
   receivedAt: number;
   /** When the daemon took it (its clock). */
   at: number;
+  /** Its place among the events accepted: a copy comes before any other event of its session. */
+  seq: number;
   /** True once its journal record is durable; false when the append failed (then it is not a copy). */
   durable: Promise<boolean>;
+}
+
+/** One hand-off as the book sees it. */
+export interface AcceptedCall {
+  /** acceptedKey(handoff): undefined for one that is always journaled. */
+  key: string | undefined;
+  session: string;
+  receivedAt: number;
 }
 
 /** The key of a hand-off a copy may be dropped for; undefined when it is always journaled. */
@@ -48,9 +59,18 @@ export function acceptedKey(handoff: EventHandoff): string | undefined {
   return hash.digest('hex');
 }
 
-/** The events accepted lately, by key; bounded in count and in time. */
+/** What the book needs of a hand-off. */
+export function acceptedCall(handoff: EventHandoff): AcceptedCall {
+  const { sessionId, receivedAt } = handoff.event;
+  return { key: acceptedKey(handoff), session: sessionId ?? '', receivedAt };
+}
+
+/** The events accepted lately, by key, and the last one of each session; bounded in count and in time. */
 export class AcceptedBook {
   private readonly entries = new Map<string, Entry>();
+  /** Each session's last accepted event (its `seq`), in the order they were last updated. */
+  private readonly last = new Map<string, number>();
+  private seq = 0;
   private readonly limits: AcceptedLimits;
 
   constructor(
@@ -64,48 +84,56 @@ export class AcceptedBook {
     return this.entries.size;
   }
 
+  /** True when two calls received at these times can be one event. */
+  sameTime(a: number, b: number): boolean {
+    return Math.abs(a - b) < this.limits.windowMs;
+  }
+
   /**
-   * Appends an event unless it is a copy of one accepted lately: then undefined (the caller answers it
-   * as accepted). A copy waits for its first one's append still in flight; when that fails, the copy is
-   * appended (one of several copies waiting, the others then wait for it). Checked and started in one
-   * turn: two copies never both append.
+   * Appends an event unless it is a copy of one accepted just before it: then undefined (the caller
+   * answers it as accepted). A copy waits for its first one's append still in flight; when that fails,
+   * the copy is appended (one of several copies waiting, the others then wait for it). Checked and
+   * started in one turn: two copies never both append.
    */
-  async admit<T>(key: string, receivedAt: number, append: () => Promise<T>): Promise<T | undefined> {
+  async admit<T>(call: AcceptedCall, append: () => Promise<T>): Promise<T | undefined> {
     for (;;) {
-      const first = this.match(key, receivedAt);
+      const first = this.match(call);
       if (!first) {
         const appended = append();
-        this.record(key, receivedAt, appended);
+        this.record(call, appended);
         return appended;
       }
       if (await first) return undefined;
     }
   }
 
-  /** True when two calls received at these times can be one event. */
-  sameTime(a: number, b: number): boolean {
-    return Math.abs(a - b) < this.limits.windowMs;
+  /**
+   * The first event of this call, accepted last of its session and less than the window apart: true once
+   * durable, false when its append failed; undefined when there is none.
+   */
+  match(call: AcceptedCall): Promise<boolean> | undefined {
+    if (call.key === undefined) return undefined;
+    this.prune();
+    const entry = this.entries.get(call.key);
+    if (!entry || this.last.get(call.session) !== entry.seq) return undefined;
+    return this.sameTime(entry.receivedAt, call.receivedAt) ? entry.durable : undefined;
   }
 
-  /** The first event of this key and time: true once durable, false when its append failed; else undefined. */
-  match(key: string, receivedAt: number): Promise<boolean> | undefined {
+  /** An event on its way into the journal (any event: it ends the chance of a copy of the one before). */
+  record(call: AcceptedCall, durable: Promise<unknown>): void {
     this.prune();
-    const entry = this.entries.get(key);
-    if (!entry || !this.sameTime(entry.receivedAt, receivedAt)) return undefined;
-    return entry.durable;
-  }
-
-  /** An event on its way into the journal: `durable` settles when its append did or failed. */
-  record(key: string, receivedAt: number, durable: Promise<unknown>): void {
-    this.prune();
-    this.entries.delete(key); // re-added last: the map stays in acceptance order
-    if (this.entries.size >= this.limits.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
+    const seq = ++this.seq;
+    this.last.delete(call.session); // re-added last: the map stays in update order
+    if (this.last.size >= this.limits.maxEntries) this.dropFirst(this.last);
+    this.last.set(call.session, seq);
+    const { key } = call;
+    if (key === undefined) return;
+    this.entries.delete(key);
+    if (this.entries.size >= this.limits.maxEntries) this.dropFirst(this.entries);
     const entry: Entry = {
-      receivedAt,
+      receivedAt: call.receivedAt,
       at: this.now(),
+      seq,
       durable: durable.then(
         () => true,
         () => {
@@ -115,6 +143,11 @@ export class AcceptedBook {
       ),
     };
     this.entries.set(key, entry);
+  }
+
+  private dropFirst(map: Map<string, unknown>): void {
+    const first = map.keys().next();
+    if (!first.done) map.delete(first.value);
   }
 
   /** Forgets events accepted more than `keepMs` ago (the oldest come first). */

@@ -4,7 +4,7 @@ import type { EventHandoff } from '../../events/types.js';
 import { eventRequestSchema } from '../../link/protocol.js';
 import { listSpool, quarantineSpoolFile, readSpoolFile, removeSpoolFile } from '../../link/spool.js';
 import type { DaemonStore, JournalRecord } from '../../journal/store.js';
-import { AcceptedBook, acceptedKey, type AcceptedLimits } from './accepted.js';
+import { AcceptedBook, acceptedCall, type AcceptedCall, type AcceptedLimits } from './accepted.js';
 
 /** What ingest counts, for `hookd status`. */
 export interface IngestOptions {
@@ -42,9 +42,7 @@ export class Ingest {
 
   /** One event from the socket: durable when this resolves; a duplicate waits for its first copy. */
   async receive(handoff: EventHandoff): Promise<{ duplicate: boolean }> {
-    const key = acceptedKey(handoff);
-    if (key === undefined) return this.append(handoff);
-    const appended = await this.accepted.admit(key, handoff.event.receivedAt, () => this.append(handoff));
+    const appended = await this.accepted.admit(acceptedCall(handoff), () => this.append(handoff));
     if (appended) return appended;
     this.counts.duplicates++;
     this.o.logger.info(
@@ -90,8 +88,9 @@ export class Ingest {
       const fresh: EventHandoff[] = [];
       const records: JournalRecord[] = [];
       const ids = new Set<string>();
-      const keys = new Map<string, number[]>();
-      const freshKeys: (string | undefined)[] = [];
+      // Each session's last event in this chunk: a spooled copy comes right after its first one.
+      const lastOf = new Map<string, AcceptedCall>();
+      const calls: AcceptedCall[] = [];
       const read: string[] = [];
       for (const name of chunk) {
         const text = readSpoolFile(spool, name);
@@ -115,25 +114,19 @@ export class Ingest {
           continue;
         }
         // Both calls of an event spooled while the daemon was down: the second is the first's copy.
-        const key = acceptedKey(handoff);
-        const at = handoff.event.receivedAt;
-        const first = key === undefined ? undefined : this.accepted.match(key, at);
-        const inChunk = key !== undefined && keys.get(key)?.some((t) => this.accepted.sameTime(t, at));
-        if (inChunk || (first && (await first))) {
+        const call = acceptedCall(handoff);
+        if (await this.isCopy(call, lastOf.get(call.session))) {
           counts.duplicates++;
           continue;
         }
-        if (key !== undefined) keys.set(key, [...(keys.get(key) ?? []), at]);
-        freshKeys.push(key);
+        lastOf.set(call.session, call);
+        calls.push(call);
         ids.add(handoff.event.id);
         fresh.push(handoff);
         records.push({ t: 'in', at: o.now(), h: handoff });
       }
       const durable = o.commit(records);
-      fresh.forEach((handoff, i) => {
-        const key = freshKeys[i];
-        if (key !== undefined) this.accepted.record(key, handoff.event.receivedAt, durable);
-      });
+      for (const call of calls) this.accepted.record(call, durable);
       await durable;
       for (const name of read) removeSpoolFile(spool, name);
       counts.fromSpool += fresh.length;
@@ -141,6 +134,21 @@ export class Ingest {
       for (const handoff of fresh) o.enqueue(handoff);
       if (fresh.length > 0) o.logger.info({ events: fresh.length }, 'drained spooled events');
     }
+  }
+
+  /**
+   * A spooled event that is a copy: of the one before it of its session in this chunk, or, when the chunk
+   * has none, of the last one accepted (durable; one whose append failed is not).
+   */
+  private async isCopy(call: AcceptedCall, before: AcceptedCall | undefined): Promise<boolean> {
+    if (before)
+      return (
+        call.key !== undefined &&
+        before.key === call.key &&
+        this.accepted.sameTime(before.receivedAt, call.receivedAt)
+      );
+    const first = this.accepted.match(call);
+    return first !== undefined && (await first);
   }
 
   /** A drain in the background, unless one runs already (the periodic scan, the journal recovering). */

@@ -179,12 +179,8 @@ export function eventSender(
   env: Record<string, string | undefined>,
   daemon: () => { stats(): { events: { pending: number } } },
 ) {
-  return async (
-    file: string,
-    payload: Record<string, unknown>,
-    event: Partial<HookEvent> = {},
-  ): Promise<string> => {
-    const h = handoffOf({ ...fixture(file), ...payload }, event);
+  return async (file: string, payload: Record<string, unknown>): Promise<string> => {
+    const h = handoffOf({ ...fixture(file), ...payload });
     const outcome = (await handOff(h, { env, timeoutMs: 5000 })).outcome;
     if (outcome !== 'acked') throw new Error(`${file}: the daemon did not take it (${outcome})`);
     await waitFor(() => daemon().stats().events.pending === 0, 10_000, `${file} processed`);

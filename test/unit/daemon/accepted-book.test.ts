@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AcceptedBook, acceptedKey } from '../../../src/daemon/listen/accepted.js';
+import { AcceptedBook, acceptedKey, type AcceptedCall } from '../../../src/daemon/listen/accepted.js';
 import type { EventHandoff } from '../../../src/events/types.js';
 
 // The daemon's book of events it accepted lately (src/daemon/listen/accepted.ts): the second hand-off of
@@ -29,6 +29,13 @@ const handoff = (
   },
   results: [],
   ...more,
+});
+
+/** A hand-off as the book sees it (`key` undefined: one with command outcomes). */
+const call = (key: string | undefined, receivedAt: number, session = 's'): AcceptedCall => ({
+  key,
+  session,
+  receivedAt,
 });
 
 /** An append the test settles. */
@@ -80,10 +87,10 @@ describe('AcceptedBook', () => {
     const book = new AcceptedBook(clock().now);
     const first = deferred();
     const appended: string[] = [];
-    const a = book.admit('k', 5_000, () => (appended.push('a'), first.promise));
+    const a = book.admit(call('k', 5_000), () => (appended.push('a'), first.promise));
     let copyDone = false;
     const b = book
-      .admit('k', 5_100, () => (appended.push('b'), first.promise))
+      .admit(call('k', 5_100), () => (appended.push('b'), first.promise))
       .then((r) => {
         copyDone = true;
         return r;
@@ -102,9 +109,9 @@ describe('AcceptedBook', () => {
     const first = deferred();
     const second = deferred();
     const appended: string[] = [];
-    const a = book.admit('k', 5_000, () => (appended.push('a'), first.promise));
-    const b = book.admit('k', 5_000, () => (appended.push('b'), second.promise));
-    const c = book.admit('k', 5_000, () => (appended.push('c'), Promise.resolve('c')));
+    const a = book.admit(call('k', 5_000), () => (appended.push('a'), first.promise));
+    const b = book.admit(call('k', 5_000), () => (appended.push('b'), second.promise));
+    const c = book.admit(call('k', 5_000), () => (appended.push('c'), Promise.resolve('c')));
     first.reject(new Error('disk full'));
     await expect(a).rejects.toThrow('disk full');
     await Promise.resolve();
@@ -116,23 +123,41 @@ describe('AcceptedBook', () => {
 
   it('the same event received the window apart or more is a new event', async () => {
     const book = new AcceptedBook(clock().now, { windowMs: 1_000 });
-    await book.admit('k', 5_000, () => Promise.resolve('a'));
-    await expect(book.admit('k', 5_999, () => Promise.resolve('b'))).resolves.toBeUndefined();
-    await expect(book.admit('k', 4_001, () => Promise.resolve('b'))).resolves.toBeUndefined();
-    await expect(book.admit('k', 6_000, () => Promise.resolve('c'))).resolves.toBe('c');
+    await book.admit(call('k', 5_000), () => Promise.resolve('a'));
+    await expect(book.admit(call('k', 5_999), () => Promise.resolve('b'))).resolves.toBeUndefined();
+    await expect(book.admit(call('k', 4_001), () => Promise.resolve('b'))).resolves.toBeUndefined();
+    await expect(book.admit(call('k', 6_000), () => Promise.resolve('c'))).resolves.toBe('c');
     // the newest one is remembered now
-    await expect(book.admit('k', 6_500, () => Promise.resolve('d'))).resolves.toBeUndefined();
+    await expect(book.admit(call('k', 6_500), () => Promise.resolve('d'))).resolves.toBeUndefined();
+  });
+
+  it('another event of the session in between makes it a new event (the same prompt again after a tool ran)', async () => {
+    const book = new AcceptedBook(clock().now);
+    await book.admit(call('ask', 5_000), () => Promise.resolve('ask'));
+    await book.admit(call(undefined, 5_010), () => Promise.resolve('guarded tool call'));
+    await expect(book.admit(call('ask', 5_020), () => Promise.resolve('ask again'))).resolves.toBe(
+      'ask again',
+    );
+    await book.admit(call('tool', 5_030), () => Promise.resolve('tool'));
+    await expect(book.admit(call('ask', 5_040), () => Promise.resolve('ask 3'))).resolves.toBe('ask 3');
+    // another session's events do not count
+    await book.admit(call('other', 5_050, 'other session'), () => Promise.resolve('other'));
+    await expect(book.admit(call('ask', 5_060), () => Promise.resolve('copy'))).resolves.toBeUndefined();
   });
 
   it('is bounded in count and in time: a forgotten event’s copy is journaled (twice, never lost)', async () => {
     const c = clock();
     const book = new AcceptedBook(c.now, { maxEntries: 3, keepMs: 1_000 });
-    for (const k of ['a', 'b', 'c', 'd']) await book.admit(k, 5_000, () => Promise.resolve(k));
+    for (const k of ['a', 'b', 'c', 'd']) await book.admit(call(k, 5_000, k), () => Promise.resolve(k));
     expect(book.size).toBe(3);
-    await expect(book.admit('a', 5_000, () => Promise.resolve('a again'))).resolves.toBe('a again');
-    await expect(book.admit('d', 5_000, () => Promise.resolve('d again'))).resolves.toBeUndefined();
+    await expect(book.admit(call('a', 5_000, 'a'), () => Promise.resolve('a again'))).resolves.toBe(
+      'a again',
+    );
+    await expect(
+      book.admit(call('d', 5_000, 'd'), () => Promise.resolve('d again')),
+    ).resolves.toBeUndefined();
     c.advance(1_001);
-    await expect(book.admit('d', 5_000, () => Promise.resolve('d late'))).resolves.toBe('d late');
+    await expect(book.admit(call('d', 5_000, 'd'), () => Promise.resolve('d late'))).resolves.toBe('d late');
     expect(book.size).toBe(1);
   });
 });
