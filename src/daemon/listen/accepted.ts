@@ -59,10 +59,14 @@ export function acceptedKey(handoff: EventHandoff): string | undefined {
   return hash.digest('hex');
 }
 
+/** How much of a session id the book keeps (two long ids that share it only lose a copy its match). */
+const SESSION_CHARS = 256;
+
 /** What the book needs of a hand-off. */
 export function acceptedCall(handoff: EventHandoff): AcceptedCall {
-  const { sessionId, receivedAt } = handoff.event;
-  return { key: acceptedKey(handoff), session: sessionId ?? '', receivedAt };
+  const { sessionId = '', receivedAt } = handoff.event;
+  const session = `${sessionId.length}:${sessionId.slice(0, SESSION_CHARS)}`;
+  return { key: acceptedKey(handoff), session, receivedAt };
 }
 
 /** The events accepted lately, by key, and the last one of each session; bounded in count and in time. */

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AcceptedBook, acceptedKey, type AcceptedCall } from '../../../src/daemon/listen/accepted.js';
+import {
+  AcceptedBook,
+  acceptedCall,
+  acceptedKey,
+  type AcceptedCall,
+} from '../../../src/daemon/listen/accepted.js';
 import type { EventHandoff } from '../../../src/events/types.js';
 
 // The daemon's book of events it accepted lately (src/daemon/listen/accepted.ts): the second hand-off of
@@ -65,6 +70,14 @@ describe('acceptedKey', () => {
       handoff({ payload: { session_id: 's1', hook_event_name: 'Stop', n: 1 } }),
     ])
       expect(acceptedKey(other)).not.toBe(a);
+  });
+
+  it('keeps a bounded part of a session id', () => {
+    const long = 'x'.repeat(1_000_000);
+    const call = acceptedCall(handoff({ sessionId: long }));
+    expect(call.session.length).toBeLessThan(300);
+    const of = (sessionId: string) => acceptedCall(handoff({ sessionId })).session;
+    expect(of('a')).not.toBe(of('b'));
   });
 
   it('is none for a hand-off with command outcomes or notices: those are always journaled', () => {
