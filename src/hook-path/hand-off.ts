@@ -80,10 +80,10 @@ export type OnceTurn =
   | { role: 'alone'; reason: string; waited?: boolean };
 
 /**
- * Asks the daemon for this event's turn: it says within `askMs` (else the call runs alone), and a copy
- * waits at most `waitMs` for the first call's answer.
+ * Asks the daemon for this event's turn: it says within `askMs` (else the call runs alone), a copy
+ * waits at most `waitMs` for the first call's answer, and a first call says it answers within `budgetMs`.
  */
 export type ClaimOnce = (
   key: string,
-  options: { env?: Env; askMs: number; waitMs: number },
+  options: { env?: Env; askMs: number; waitMs: number; budgetMs?: number },
 ) => Promise<OnceTurn>;

@@ -36,6 +36,9 @@ export async function takeTurn(
     // The daemon answers the rest at once: within the hand-off's own limit.
     askMs: limits.config.daemon.handoffTimeoutMs,
     waitMs: limits.budgetMs + remoteMs + WAIT_MARGIN_MS,
+    // As the first call, the daemon tells the copies to run once this is over (commands stopped at the
+    // budget get their kill grace).
+    budgetMs: Math.ceil(limits.budgetMs + remoteMs + limits.config.settings.killGraceMs),
   });
   if (turn.role === 'copy')
     edges.logger.log(

@@ -314,12 +314,13 @@ const why = (said: Said) =>
  */
 export async function claimOnce(
   key: string,
-  options: { env?: Env; askMs: number; waitMs: number },
+  options: { env?: Env; askMs: number; waitMs: number; budgetMs?: number },
 ): Promise<OnceTurn> {
   const address = daemonAddress({ env: options.env ?? process.env });
   if ('error' in address) return { role: 'alone', reason: address.error };
   const line = daemonLine(address);
-  const claimed = await line.ask({ v: PROTOCOL_VERSION, type: 'once', key }, options.askMs);
+  const { budgetMs } = options;
+  const claimed = await line.ask({ v: PROTOCOL_VERSION, type: 'once', key, budgetMs }, options.askMs);
   if (typeof claimed !== 'string' && claimed.ok === true && claimed.role === 'lead') {
     return {
       role: 'lead',

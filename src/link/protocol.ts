@@ -86,7 +86,13 @@ const onceKeySchema = z.string().regex(/^[0-9a-f]{64}$/);
  * gives it (on the connection that leads; without an exit code: not run, its copies run themselves).
  */
 const onceRequestSchemas = [
-  z.object({ v: z.literal(1), type: z.literal('once'), key: onceKeySchema }),
+  z.object({
+    v: z.literal(1),
+    type: z.literal('once'),
+    key: onceKeySchema,
+    /** How long the caller may run the event (its budget); past it (capped) its copies are told to run. */
+    budgetMs: z.number().int().min(0).optional(),
+  }),
   z.object({ v: z.literal(1), type: z.literal('once-wait'), key: onceKeySchema }),
   z.object({
     v: z.literal(1),

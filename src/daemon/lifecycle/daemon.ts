@@ -41,6 +41,7 @@ import { Parts, type StopPart } from './parts.js';
 import { PresenceCache } from './presence-cache.js';
 import { inflightDir, recoverInflight } from '../../journal/inflight.js';
 import { TranscriptWatch } from '../listen/transcript-watch.js';
+import { OnceBook } from '../listen/once.js';
 import { RemoteAnswers } from '../remote-answers.js';
 import { WatchRunner } from '../../watch/runner.js';
 import type { WatchClient } from '../../watch/types.js';
@@ -197,6 +198,8 @@ export class Daemon implements DaemonHandle {
   private digest!: Digest;
   private spawner: Spawner | undefined;
   private fast: FastServer | undefined;
+  /** The events running now, one book for the fast listener and the socket (docs/daemon.md, "The same event twice"). */
+  private readonly once: OnceBook;
   private remote: RemoteAnswers | undefined;
   /** The watchers on the platform API, when any is turned on. */
   watchers: WatchRunner | undefined;
@@ -210,6 +213,7 @@ export class Daemon implements DaemonHandle {
   constructor(private readonly options: StartDaemonOptions = {}) {
     this.env = options.env ?? process.env;
     this.now = options.now ?? Date.now;
+    this.once = new OnceBook(this.now);
     this.startedAt = this.now();
     this.files = daemonFiles(this.env);
     this.socketPath = this.files.socket;
@@ -404,6 +408,7 @@ export class Daemon implements DaemonHandle {
           inflightDir: inflightDir(env),
           spawn: this.spawner!.spawn,
           handOff: (message) => this.handOff(message, log),
+          once: this.once,
         }));
         return () => fast.close();
       });
@@ -733,6 +738,7 @@ export class Daemon implements DaemonHandle {
   private requests(log: Logger) {
     const { pipeline, presence } = this;
     return requestHandler({
+      once: this.once,
       stopping: () => this.stopping,
       journalTrouble: () => this.journal.trouble,
       receive: (handoff) => {

@@ -107,6 +107,8 @@ export interface FastServerOptions {
   now?: () => number;
   /** How the events' commands start (the daemon's spawner, src/spawner/spawner.ts); default child_process. */
   spawn?: SpawnLike;
+  /** The book of events running now, shared with the daemon's socket (once.ts); default a book of its own. */
+  once?: OnceBook;
 }
 
 export interface FastServer {
@@ -294,8 +296,9 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
   // not only once the daemon's own watcher applied it.
   const configFor = (projectDir: string | undefined, env: Env): LoadedConfig =>
     loadConfig({ env, projectDir, validator: () => validator, memory: configMemory });
-  // The same event twice (an agent running one hookd entry from two settings files) runs once.
-  const once = new OnceBook(now);
+  // The same event twice (an agent running one hookd entry from two settings files) runs once, whichever
+  // transport each call came on: the daemon's socket asks the same book for the hook processes.
+  const once = options.once ?? new OnceBook(now);
 
   const serve = (socket: Socket) => {
     sockets.add(socket);

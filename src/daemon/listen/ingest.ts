@@ -4,6 +4,7 @@ import type { EventHandoff } from '../../events/types.js';
 import { eventRequestSchema } from '../../link/protocol.js';
 import { listSpool, quarantineSpoolFile, readSpoolFile, removeSpoolFile } from '../../link/spool.js';
 import type { DaemonStore, JournalRecord } from '../../journal/store.js';
+import { AcceptedBook, acceptedCall, type AcceptedCall, type AcceptedLimits } from './accepted.js';
 
 /** What ingest counts, for `hookd status`. */
 export interface IngestOptions {
@@ -19,22 +20,40 @@ export interface IngestOptions {
   enqueue: (handoff: EventHandoff) => void;
   now: () => number;
   logger: Logger;
+  /** How the same event handed over twice is told apart (accepted.ts); defaults otherwise. */
+  accepted?: Partial<AcceptedLimits>;
 }
 
 /**
- * Ingest: events from the socket and from the spool into the journal, each once (by event id), durable
- * before the acknowledgement (socket) or before the spool file is removed; then on to processing.
+ * Ingest: events from the socket and from the spool into the journal, each once (by event id, and an
+ * event without command outcomes handed over twice under two ids once: accepted.ts), durable before the
+ * acknowledgement (socket) or before the spool file is removed; then on to processing.
  */
 export class Ingest {
   readonly counts: IngestCounts = { received: 0, duplicates: 0, fromSpool: 0, rejected: 0 };
   private readonly inflight = new Map<string, Promise<void>>();
   private draining: Promise<void> | undefined;
   private stopping = false;
+  private readonly accepted: AcceptedBook;
 
-  constructor(private readonly o: IngestOptions) {}
+  constructor(private readonly o: IngestOptions) {
+    this.accepted = new AcceptedBook(o.now, o.accepted);
+  }
 
   /** One event from the socket: durable when this resolves; a duplicate waits for its first copy. */
   async receive(handoff: EventHandoff): Promise<{ duplicate: boolean }> {
+    const appended = await this.accepted.admit(acceptedCall(handoff), () => this.append(handoff));
+    if (appended) return appended;
+    this.counts.duplicates++;
+    this.o.logger.info(
+      { kind: 'once', event: handoff.event.name, eventId: handoff.event.id },
+      'the same event was handed over twice (one hookd entry in two settings files); journaled once',
+    );
+    return { duplicate: true };
+  }
+
+  /** Into the journal unless its id is there already; durable when this resolves. */
+  private async append(handoff: EventHandoff): Promise<{ duplicate: boolean }> {
     const { store } = this.o;
     const id = handoff.event.id;
     if (store.seen.has(id)) {
@@ -69,6 +88,9 @@ export class Ingest {
       const fresh: EventHandoff[] = [];
       const records: JournalRecord[] = [];
       const ids = new Set<string>();
+      // Each session's last event in this chunk: a spooled copy comes right after its first one.
+      const lastOf = new Map<string, AcceptedCall>();
+      const calls: AcceptedCall[] = [];
       const read: string[] = [];
       for (const name of chunk) {
         const text = readSpoolFile(spool, name);
@@ -91,17 +113,42 @@ export class Ingest {
           counts.duplicates++;
           continue;
         }
+        // Both calls of an event spooled while the daemon was down: the second is the first's copy.
+        const call = acceptedCall(handoff);
+        if (await this.isCopy(call, lastOf.get(call.session))) {
+          counts.duplicates++;
+          continue;
+        }
+        lastOf.set(call.session, call);
+        calls.push(call);
         ids.add(handoff.event.id);
         fresh.push(handoff);
         records.push({ t: 'in', at: o.now(), h: handoff });
       }
-      await o.commit(records);
+      const durable = o.commit(records);
+      for (const call of calls) this.accepted.record(call, durable);
+      await durable;
       for (const name of read) removeSpoolFile(spool, name);
       counts.fromSpool += fresh.length;
       counts.received += fresh.length;
       for (const handoff of fresh) o.enqueue(handoff);
       if (fresh.length > 0) o.logger.info({ events: fresh.length }, 'drained spooled events');
     }
+  }
+
+  /**
+   * A spooled event that is a copy: of the one before it of its session in this chunk, or, when the chunk
+   * has none, of the last one accepted (durable; one whose append failed is not).
+   */
+  private async isCopy(call: AcceptedCall, before: AcceptedCall | undefined): Promise<boolean> {
+    if (before)
+      return (
+        call.key !== undefined &&
+        before.key === call.key &&
+        this.accepted.sameTime(before.receivedAt, call.receivedAt)
+      );
+    const first = this.accepted.match(call);
+    return first !== undefined && (await first);
   }
 
   /** A drain in the background, unless one runs already (the periodic scan, the journal recovering). */

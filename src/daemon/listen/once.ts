@@ -1,3 +1,5 @@
+import { ONCE_ANSWER_MAX_CHARS } from '../../link/client.js';
+
 // The key is the hook's too: the Node path asks the daemon with it (src/hook-path/once-key.ts).
 export { onceKey } from '../../hook-path/once-key.js';
 
@@ -30,6 +32,8 @@ export interface OnceReply {
 export interface Lead {
   lead: true;
   settle(reply: OnceReply | undefined): void;
+  /** What its copies wait for. */
+  result: Promise<OnceReply | undefined>;
 }
 
 /** A later call of the same event: the first call's answer, or undefined when it must run itself. */
@@ -82,10 +86,11 @@ export class OnceBook {
     if (known) return { lead: false, result: known.result };
     let settle: (reply: OnceReply | undefined) => void = () => {};
     const entry: Entry = { result: new Promise((resolve) => (settle = resolve)) };
-    if (this.entries.size >= this.limits.maxEntries) return { lead: true, settle };
+    if (this.entries.size >= this.limits.maxEntries) return { lead: true, settle, result: entry.result };
     this.entries.set(key, entry);
     return {
       lead: true,
+      result: entry.result,
       settle: (reply) => {
         settle(reply);
         const small = reply && reply.stdout.length + reply.stderr.length <= this.limits.maxReplyChars;
@@ -112,25 +117,52 @@ export interface OnceConnection {
 /** How many events one connection may hold at once (a hook process holds one). */
 const EVENTS_PER_CONNECTION = 4;
 
+/**
+ * How long a first call on the socket may run its event: the budget it declared (its event budget, and
+ * a permission prompt's remote-answer wait), at most an hour (the largest event budget), and a second for
+ * its answer to arrive. One that declared none (an older hook) gets the most. Past it, its copies are told
+ * to run the event themselves: a first call that holds its connection open without answering (stopped,
+ * hung) holds them no longer.
+ */
+export const LEAD_LIMITS = { maxMs: 3_600_000, graceMs: 1000 };
+
+/** Runs `fn` after `ms`; returns what cancels it (injected in tests). */
+export type Schedule = (ms: number, fn: () => void) => () => void;
+
+const realSchedule: Schedule = (ms, fn) => {
+  const timer = setTimeout(fn, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
+
 interface Calls {
-  leads: Map<string, Lead>;
+  leads: Map<string, { lead: Lead; cancel: () => void }>;
   copies: Map<string, Promise<OnceReply | undefined>>;
 }
 
 /**
  * The book on the daemon's socket, for events the hook process runs itself (the Node path: no native
- * client, a command marked "local", the fast listener off). The first call of a key leads and keeps its
+ * client, a command marked "local", the fast listener off). The daemon gives it the fast listener's
+ * book: a copy on one transport waits for a first call on the other. The first call of a key leads and keeps its
  * connection open while it runs; its answer, given on that connection, goes to the copies; its
  * connection closing first (the process died, was killed) tells them to run the event themselves.
  * Only the connection that leads a key can answer it.
  */
 export class OnceDesk {
   private readonly calls = new WeakMap<OnceConnection, Calls>();
+  /** The answers of first calls that ran past their deadline: their copies are told why. */
+  private readonly overdue = new WeakSet<Promise<OnceReply | undefined>>();
 
-  constructor(private readonly book: OnceBook) {}
+  constructor(
+    private readonly book: OnceBook,
+    private readonly schedule: Schedule = realSchedule,
+  ) {}
 
-  /** Whose turn it is: `lead` (run it, then `done`), `copy` (then `wait`), or `alone` (run it). */
-  claim(key: string, connection: OnceConnection): Record<string, unknown> {
+  /**
+   * Whose turn it is: `lead` (run it, then `done`, within `budgetMs`), `copy` (then `wait`), or `alone`
+   * (run it).
+   */
+  claim(key: string, connection: OnceConnection, budgetMs?: number): Record<string, unknown> {
     const calls = this.callsOf(connection);
     if (calls.leads.has(key) || calls.copies.has(key))
       return { ok: false, code: 'claimed', error: 'this connection has claimed this event already' };
@@ -139,7 +171,14 @@ export class OnceDesk {
       return { ok: true, role: 'alone', reason: 'too many events on one connection' };
     const turn = this.book.claim(key);
     if (turn.lead) {
-      calls.leads.set(key, turn);
+      const deadline = Math.min(budgetMs ?? LEAD_LIMITS.maxMs, LEAD_LIMITS.maxMs) + LEAD_LIMITS.graceMs;
+      const cancel = this.schedule(deadline, () => {
+        if (calls.leads.get(key)?.lead !== turn) return;
+        calls.leads.delete(key);
+        this.overdue.add(turn.result);
+        turn.settle(undefined);
+      });
+      calls.leads.set(key, { lead: turn, cancel });
       return { ok: true, role: 'lead' };
     }
     calls.copies.set(key, turn.result);
@@ -154,18 +193,26 @@ export class OnceDesk {
       return { ok: false, code: 'not_claimed', error: 'this connection is not a copy of this event' };
     const answer = await result;
     calls.copies.delete(key);
-    return answer
-      ? { ok: true, answered: true, ...answer }
-      : { ok: true, answered: false, reason: 'the first call did not run to its end' };
+    if (!answer) {
+      const reason = this.overdue.has(result)
+        ? 'the first call gave no answer within its budget'
+        : 'the first call did not run to its end';
+      return { ok: true, answered: false, reason };
+    }
+    // A first call on the fast path may have answered more than a hook process takes on this socket.
+    if (answer.stdout.length + answer.stderr.length > ONCE_ANSWER_MAX_CHARS)
+      return { ok: true, answered: false, reason: "the first call's answer is too large to pass on" };
+    return { ok: true, answered: true, ...answer };
   }
 
   /** The first call's answer (undefined: it did not run the event; its copies run it themselves). */
   done(key: string, connection: OnceConnection, answer: OnceReply | undefined): Record<string, unknown> {
     const calls = this.callsOf(connection);
-    const lead = calls.leads.get(key);
-    if (!lead) return { ok: false, code: 'not_claimed', error: 'this connection does not lead this event' };
+    const held = calls.leads.get(key);
+    if (!held) return { ok: false, code: 'not_claimed', error: 'this connection does not lead this event' };
     calls.leads.delete(key);
-    lead.settle(answer);
+    held.cancel();
+    held.lead.settle(answer);
     return { ok: true };
   }
 
@@ -177,7 +224,10 @@ export class OnceDesk {
     connection.closed.addEventListener(
       'abort',
       () => {
-        for (const lead of mine.leads.values()) lead.settle(undefined);
+        for (const held of mine.leads.values()) {
+          held.cancel();
+          held.lead.settle(undefined);
+        }
         mine.leads.clear();
       },
       { once: true },

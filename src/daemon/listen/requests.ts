@@ -16,6 +16,8 @@ import { ackPlan, type Answered } from '../../journal/escalator.js';
 import { OnceBook, OnceDesk, type OnceConnection } from './once.js';
 
 export interface RequestOptions {
+  /** The book of events running now, shared with the fast listener (once.ts); default a book of its own. */
+  once?: OnceBook;
   /** True once the daemon is stopping: events are refused. */
   stopping: () => boolean;
   /** Why the journal cannot be written now, or undefined. */
@@ -78,7 +80,7 @@ async function onceRequest(
   switch (request.type) {
     case 'once': {
       if (o.stopping()) return { ok: true, role: 'alone', reason: 'the daemon is stopping' };
-      const reply = desk.claim(request.key, connection);
+      const reply = desk.claim(request.key, connection, request.budgetMs);
       if (reply.role === 'copy')
         o.logger?.info(
           { kind: 'once', duplicate: true },
@@ -104,7 +106,7 @@ export function requestHandler(
   o: RequestOptions,
 ): (request: DaemonRequest, connection?: OnceConnection) => Promise<Record<string, unknown>> {
   const pid = o.pid ?? process.pid;
-  const desk = new OnceDesk(new OnceBook(o.now));
+  const desk = new OnceDesk(o.once ?? new OnceBook(o.now));
   return async (request, connection) => {
     switch (request.type) {
       case 'once':

@@ -62,12 +62,16 @@ describe('noise control in the daemon', () => {
       rules: [{ on: 'Notification', channels: ['ops'] }],
       noise: { dedupeWindowMs: 0 },
     });
-    const idle = () =>
-      handoffOf({ ...fixture('04-Notification.json'), notification_type: 'idle_prompt', message: 'waiting' });
-    await handOff(idle(), { env: t.env, timeoutMs: 5000 });
-    await handOff(idle(), { env: t.env, timeoutMs: 5000 });
+    // The agent repeats an idle prompt a minute apart (the same bytes within a second are one event).
+    const idle = (agoMs: number) =>
+      handoffOf(
+        { ...fixture('04-Notification.json'), notification_type: 'idle_prompt', message: 'waiting' },
+        { receivedAt: Date.now() - agoMs },
+      );
+    await handOff(idle(120_000), { env: t.env, timeoutMs: 5000 });
+    await handOff(idle(60_000), { env: t.env, timeoutMs: 5000 });
     await handOff(handoffOf(fixture('02-UserPromptSubmit.json')), { env: t.env, timeoutMs: 5000 });
-    await handOff(idle(), { env: t.env, timeoutMs: 5000 });
+    await handOff(idle(0), { env: t.env, timeoutMs: 5000 });
     await waitFor(() => t.daemon.stats().events.processed === 4, 5000, 'four processed');
     await waitFor(() => t.server.received.length === 2, 5000, 'two POSTs');
     expect(t.daemon.stats().notifications.suppressed).toBe(1);

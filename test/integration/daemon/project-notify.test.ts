@@ -40,8 +40,8 @@ async function setup() {
   };
   const daemon = await startDaemon({ env: temp.env, watchConfig: false, housekeepingIntervalMs: 50 });
   cleanups.push(() => daemon.close());
-  const send = async (cwd: string, message: string) => {
-    const handoff = handoffOf({ ...fixture('04-Notification.json'), cwd, message });
+  const send = async (cwd: string, message: string, receivedAt = Date.now()) => {
+    const handoff = handoffOf({ ...fixture('04-Notification.json'), cwd, message }, { receivedAt });
     await handOff(handoff, { env: temp.env, timeoutMs: 5000 });
     await waitFor(() => daemon.stats().events.pending === 0 && daemon.stats().outbox.pending === 0);
   };
@@ -88,7 +88,7 @@ describe('project-level notify rules in the daemon', () => {
     };
     const file = t.projectFile(dir, notify);
     trustProjectFile(t.env, file);
-    await t.send(dir, 'x');
+    await t.send(dir, 'x', Date.now() - 60_000); // a minute apart: the same bytes within a second are one event
     await t.send(dir, 'x');
     // The user rule fires both times; the project rule once (its own dedupe window).
     await waitFor(() => t.user.received.length === 3, 10_000, 'three posts');

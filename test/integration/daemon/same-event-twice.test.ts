@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLedger } from '../../../src/ledger/ledger.js';
 import { makeTempDir } from '../../helpers/temp.js';
 import { isAlive, killHard, readPid } from '../../helpers/procs.js';
 import { loopbackServer, waitFor } from './helpers.js';
@@ -9,6 +10,7 @@ import { spawnDaemon, stopDaemon, useProcessCleanup } from './process-helpers.js
 import {
   daemonLogText,
   handOffEnv,
+  hookLogRecords,
   journaledTags,
   onToolEvents,
   startFastDaemon,
@@ -169,31 +171,168 @@ describe.each(['fast', 'node'] as const satisfies readonly Transport[])(
   },
 );
 
+/** A call of the guarded event on `transport`, as the agent starts it. */
+function guardCall(transport: Transport, stdin: Buffer, more: Record<string, string> = {}) {
+  const h = startHook(transport, {
+    env: { ...env, ...more, SIDE: side(), GATE: gate() },
+    cwd: tmp.dir,
+    stdin,
+  });
+  pids.push(h.child.pid!);
+  return h.done;
+}
+
+/**
+ * Starts `first`, then `second` once the first runs its guard, until the daemon logs `waitsLog` (the second
+ * waits); then lets the guard block: both calls answer exit 2 with the same output, the guard ran once.
+ */
+async function guardOnce(
+  first: () => ReturnType<typeof guardCall>,
+  second: () => ReturnType<typeof guardCall>,
+  waitsLog: string,
+) {
+  const one = first();
+  await waitFor(() => lines().length === 1, 20_000, 'the first call to start the guard');
+  const two = second();
+  await waitFor(() => daemonLogText(env).includes(waitsLog), 20_000, 'the second call to wait for the first');
+  writeFileSync(gate(), '');
+  const [a, b] = await Promise.all([one, two]);
+  expect([a.code, b.code]).toEqual([2, 2]);
+  expect(b.stdout.toString()).toBe(a.stdout.toString());
+  expect(b.stderr.toString()).toBe(a.stderr.toString());
+  expect(lines()).toEqual(['ran']);
+}
+
 describe('a command marked "local"', () => {
   it('runs once too: the fast client hands both calls to the Node path, which asks the daemon', async () => {
     writeFastConfig(env, onToolEvents(GUARD, { blocking: true, local: true }));
     daemon = await startFastDaemon(env);
-    const call = () => {
-      const h = startHook('fast', {
-        env: { ...env, SIDE: side(), GATE: gate() },
-        cwd: tmp.dir,
-        stdin: pre('l1'),
-      });
+    const call = () => guardCall('fast', pre('l1'));
+    await guardOnce(call, call, 'in another hook process: waits for its answer');
+  });
+});
+
+// One copy on each transport (one settings file runs the native client, another the Node command): the
+// daemon keeps one book for both, so the guard runs once whichever call comes first. The fast command
+// carries HOOKD_NODE as install writes it; the Node command does not.
+describe.each([
+  ['fast', 'node', 'in another hook process: waits for its answer'],
+  ['node', 'fast', 'the same event is running: waits for its answer'],
+] as const)('the same event on two transports, %s first', (firstOn, secondOn, waitsLog) => {
+  it('runs the guard once: the second call answers what the first did', async () => {
+    writeFastConfig(env, onToolEvents(GUARD, { blocking: true }));
+    daemon = await startFastDaemon(env);
+    const call = (transport: Transport) => () =>
+      guardCall(
+        transport,
+        pre(`x${firstOn}-both`),
+        transport === 'fast' ? { HOOKD_NODE: process.execPath } : {},
+      );
+    await guardOnce(call(firstOn), call(secondOn), waitsLog);
+  });
+});
+
+// A first call that holds its connection open and never answers (stopped, not dead) holds its copies no
+// longer than the budget it declared: the daemon then tells them to run the event themselves.
+describe('a first call that stops answering', () => {
+  it('its copy is told to run once the budget the first call declared is over', async () => {
+    writeFastConfig(env, onToolEvents(GUARD, { blocking: true }), {
+      daemon: { fastListener: false },
+      settings: { eventBudgetSec: 1 },
+    });
+    daemon = await spawnDaemon(env);
+    const lead = startHook('node', {
+      env: { ...env, SIDE: side(), GATE: gate() },
+      cwd: tmp.dir,
+      stdin: pre('stopped'),
+    });
+    pids.push(lead.child.pid!);
+    await waitFor(() => lines().length === 1, 20_000, 'the first call to start the guard');
+    lead.child.kill('SIGSTOP');
+    try {
+      const second = guardCall('node', pre('stopped'));
+      await waitFor(
+        () => daemonLogText(env).includes('in another hook process: waits'),
+        20_000,
+        'the copy to wait',
+      );
+      writeFileSync(gate(), ''); // the copy's own guard, once it runs, blocks at once
+      const b = await second;
+      expect(b.code, b.stderr.toString()).toBe(2);
+      expect(lines()).toEqual(['ran', 'ran']);
+      const told = hookLogRecords(env).find((r) => r.kind === 'duplicate' && typeof r.reason === 'string');
+      expect(told?.reason).toBe('the first call gave no answer within its budget');
+    } finally {
+      lead.child.kill('SIGKILL');
+    }
+  });
+});
+
+// An event no command is wired to (a Stop under the default config, the common case) that one hookd
+// entry fires twice: both calls hand it to the daemon, which journals it once, so the ledger counts it
+// once and its notification goes out once.
+describe.each(['fast', 'node'] as const satisfies readonly Transport[])(
+  'an event with no command, fired twice, %s transport',
+  (transport) => {
+    const hook = (stdin: Buffer) => {
+      const h = startHook(transport, { env, cwd: tmp.dir, stdin });
       pids.push(h.child.pid!);
       return h.done;
     };
-    const first = call();
-    await waitFor(() => lines().length === 1, 20_000, 'the first call to start the guard');
-    const second = call();
-    await waitFor(
-      () => daemonLogText(env).includes('in another hook process: waits for its answer'),
-      20_000,
-      'the second call to wait for the first',
-    );
-    writeFileSync(gate(), '');
-    const [a, b] = await Promise.all([first, second]);
-    expect([a.code, b.code]).toEqual([2, 2]);
-    expect(b.stderr.toString()).toBe(a.stderr.toString());
-    expect(lines()).toEqual(['ran']);
-  });
-});
+
+    it('is journaled once, counted once in the ledger and notified once', async () => {
+      const server = await loopbackServer();
+      cleanups.push(server.close);
+      writeFastConfig(
+        env,
+        {},
+        {
+          daemon: { fastListener: transport === 'fast' },
+          notify: { channels: { desktop: { type: 'webhook', url: `${server.url}/n` } }, waitingDelayMs: 0 },
+        },
+      );
+      daemon = await (transport === 'fast' ? startFastDaemon(env) : spawnDaemon(env));
+      const tag = `${transport}1-stop`;
+      const stop = toolEvent(tag, { hook_event_name: 'Stop', tool_name: undefined });
+      const runs = await Promise.all([hook(stop), hook(stop)]);
+      expect(runs.map((r) => r.code)).toEqual([0, 0]);
+      await waitFor(() => server.received.length > 0, 20_000, 'the notification');
+      const end = toolEvent(`${transport}1-end`, { hook_event_name: 'SessionEnd', reason: 'other' });
+      expect((await hook(end)).code).toBe(0);
+      const ledger = createLedger({ dataDir: env.HOOKD_DATA_DIR! });
+      const [record] = await waitFor(
+        async () => {
+          const list = await ledger.list();
+          return list.length > 0 && list;
+        },
+        20_000,
+        'the session in the ledger',
+      );
+      await stopDaemon(daemon);
+      daemon = undefined;
+      expect(journaledTags(env).filter((t) => t === tag)).toHaveLength(1);
+      expect(record!.eventCount).toBe(2); // the Stop once and the SessionEnd
+      expect(server.received).toHaveLength(1);
+    });
+
+    it('both calls spooled while the daemon is down: the daemon journals the event once when it starts', async () => {
+      writeFastConfig(env, {}, { daemon: { fastListener: transport === 'fast' } });
+      const tag = `${transport}2-spooled`;
+      const stop = toolEvent(tag, { hook_event_name: 'Stop', tool_name: undefined });
+      const runs = await Promise.all([hook(stop), hook(stop)]);
+      expect(runs.map((r) => r.code)).toEqual([0, 0]);
+      expect(spooled(env)).toBe(2);
+      daemon = await spawnDaemon(env);
+      await waitFor(() => spooled(env) === 0, 20_000, 'the spool to be drained');
+      await stopDaemon(daemon);
+      daemon = undefined;
+      expect(journaledTags(env).filter((t) => t === tag)).toHaveLength(1);
+    });
+  },
+);
+
+/** The events waiting in the spool. */
+const spooled = (env: Record<string, string>) => {
+  const dir = join(env.HOOKD_STATE_DIR!, 'spool');
+  return existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.json')).length : 0;
+};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OnceBook, OnceDesk, onceKey } from '../../../src/daemon/listen/once.js';
+import { LEAD_LIMITS, OnceBook, OnceDesk, onceKey, type Schedule } from '../../../src/daemon/listen/once.js';
 import type { HookEvent } from '../../../src/events/types.js';
 
 // The daemon's memory of events running or just answered (src/daemon/listen/once.ts): which call runs
@@ -86,6 +86,15 @@ describe('OnceBook', () => {
     ];
     expect(new Set([base, ...others]).size).toBe(8);
   });
+
+  it("a key leaves out what the transport sets (the fast command's HOOKD_NODE, HOOKD_CJS, the shell's _)", () => {
+    const call = { bytes: Buffer.from('{"a":1}'), cwd: '/p', env: { A: '1' } };
+    const fast = { ...call, env: { A: '1', HOOKD_NODE: '/n/node', HOOKD_CJS: '/h/hookd.cjs', _: '/c' } };
+    expect(onceKey(event(), fast, [])).toBe(onceKey(event(), call, []));
+    expect(onceKey(event(), { ...call, env: { A: '1', HOOKD_DEPTH: '1' } }, [])).not.toBe(
+      onceKey(event(), call, []),
+    );
+  });
 });
 
 describe('OnceDesk (the book on the daemon socket, for hook processes)', () => {
@@ -133,6 +142,73 @@ describe('OnceDesk (the book on the daemon socket, for hook processes)', () => {
     expect(desk.done(KEY, other, reply)).toMatchObject({ ok: false, code: 'not_claimed' });
     expect(await desk.wait(KEY, other)).toMatchObject({ ok: false, code: 'not_claimed' });
     expect(desk.claim(KEY, lead)).toMatchObject({ ok: false, code: 'claimed' });
+  });
+
+  it("one book for both transports: a hook process's copy gets the fast listener's answer, unless too large", async () => {
+    const c = clock();
+    const book = new OnceBook(c.now);
+    const desk = new OnceDesk(book);
+    for (const [answer, expected] of [
+      [reply, { ok: true, answered: true, ...reply }],
+      [
+        { ...reply, stdout: 'x'.repeat(1024 * 1024) },
+        { ok: true, answered: false },
+      ],
+    ] as const) {
+      const fast = book.claim(KEY);
+      const copy = connection();
+      expect(desk.claim(KEY, copy)).toEqual({ ok: true, role: 'copy' });
+      const waited = desk.wait(KEY, copy);
+      if (!fast.lead) throw new Error('the fast call leads');
+      fast.settle(answer);
+      expect(await waited).toMatchObject(expected);
+      c.advance(1); // the next one is a new event
+    }
+  });
+
+  /** A schedule the test runs by hand: what is due, and when. */
+  function manualSchedule() {
+    const due: { ms: number; fn: () => void; cancelled: boolean }[] = [];
+    const schedule: Schedule = (ms, fn) => {
+      const item = { ms, fn, cancelled: false };
+      due.push(item);
+      return () => (item.cancelled = true);
+    };
+    return { schedule, due };
+  }
+
+  it('a first call that does not answer within the budget it declared: its copies are told to run', async () => {
+    const { schedule, due } = manualSchedule();
+    const desk = new OnceDesk(new OnceBook(clock().now), schedule);
+    const lead = connection();
+    const copy = connection();
+    expect(desk.claim(KEY, lead, 1500)).toEqual({ ok: true, role: 'lead' });
+    expect(desk.claim(KEY, copy)).toEqual({ ok: true, role: 'copy' });
+    const waited = desk.wait(KEY, copy);
+    expect(due.map((d) => d.ms)).toEqual([1500 + LEAD_LIMITS.graceMs]);
+    due[0]!.fn();
+    expect(await waited).toEqual({
+      ok: true,
+      answered: false,
+      reason: 'the first call gave no answer within its budget',
+    });
+    // its late answer is not taken; the next call of the key leads
+    expect(desk.done(KEY, lead, reply)).toMatchObject({ ok: false, code: 'not_claimed' });
+    expect(desk.claim(KEY, connection())).toEqual({ ok: true, role: 'lead' });
+  });
+
+  it("a lead's deadline is capped, the most without a declared budget, and ends with its answer or its connection", () => {
+    const { schedule, due } = manualSchedule();
+    const desk = new OnceDesk(new OnceBook(clock().now), schedule);
+    const a = connection();
+    const b = connection();
+    desk.claim('a'.repeat(64), a, 100 * LEAD_LIMITS.maxMs);
+    desk.claim('b'.repeat(64), b);
+    const most = LEAD_LIMITS.maxMs + LEAD_LIMITS.graceMs;
+    expect(due.map((d) => d.ms)).toEqual([most, most]);
+    desk.done('a'.repeat(64), a, reply);
+    b.close();
+    expect(due.map((d) => d.cancelled)).toEqual([true, true]);
   });
 
   it('one connection holds a few events at most: past them it is told to run alone', () => {
