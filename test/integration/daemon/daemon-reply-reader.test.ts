@@ -46,6 +46,16 @@ describe("the client's reader of the daemon's replies", () => {
     expect(await ask()).toEqual({ ok: true, reply: { v: 1, ok: true, n: 1 } });
   });
 
+  it('decodes a character whose bytes come in two pieces', async () => {
+    const line = Buffer.from('{"v":1,"ok":true,"s":"é漢"}\n');
+    const cut = line.indexOf(0xc3) + 1;
+    answer = (socket) => {
+      socket.write(line.subarray(0, cut));
+      setImmediate(() => socket.write(line.subarray(cut)));
+    };
+    expect(await ask()).toEqual({ ok: true, reply: { v: 1, ok: true, s: 'é漢' } });
+  });
+
   it.each([
     ['a number', '5'],
     ['an array', '[1,2]'],
