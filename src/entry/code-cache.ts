@@ -6,8 +6,9 @@ import { myUid, writePrivateFileAtomic } from '../util/private-fs.js';
 
 // Loads a bundle of hookd's with V8's code cache: the hook bundle starts once per agent event, and
 // compiling it is a good part of its start-up. The first run compiles it as usual and, as it exits,
-// keeps what V8 compiled in `<state>/code-cache/<bundle>-<size>-<mtime>-<inode>.v8`; later runs start
-// from that. A cache is code: it is read only from a private file of this user's (0600, not a link),
+// keeps what V8 compiled in `<state>/code-cache/<bundle>-<folder>-<size>-<mtime>-<inode>.v8` (`<folder>`:
+// a hash of the folder the bundle is in, so that two installs of hookd sharing one state folder each keep
+// their own); later runs start from that. A cache is code: it is read only from a private file of this user's (0600, not a link),
 // keyed by the bundle file's identity (a rebuilt or upgraded bundle has another key), and V8 itself
 // rejects data that does not fit the source or this Node; a rejected or unreadable cache is compiled
 // afresh. HOOKD_CODE_CACHE=0 turns it off.
@@ -46,17 +47,29 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
+/**
+ * A short name for the folder a bundle is in (32-bit FNV-1a of its path, in hex): caches of bundles of
+ * the same name in different installs never share a file or a clean-up. Not a security boundary: V8
+ * checks that a cache fits the source it is given, and a cache file is only ever the user's own.
+ */
+function folderHash(dir: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < dir.length; i++) hash = Math.imul(hash ^ dir.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
 /** The bundle's source text and where its cache lives, or undefined when it cannot be read. */
 function readBundle(bundle: string, env: Record<string, string | undefined>) {
   try {
     const fd = openSync(bundle, constants.O_RDONLY);
     try {
       const st = fstatSync(fd);
-      const name = bundle.slice(dirname(bundle).length + 1).replace(/\W/g, '_');
+      const dir = dirname(bundle);
+      const name = bundle.slice(dir.length + 1).replace(/\W/g, '_');
       const cacheFile = join(
         stateDir(env),
         'code-cache',
-        `${name}-${st.size}-${Math.trunc(st.mtimeMs)}-${st.ino}.v8`,
+        `${name}-${folderHash(dir)}-${st.size}-${Math.trunc(st.mtimeMs)}-${st.ino}.v8`,
       );
       const buf = Buffer.allocUnsafe(st.size);
       let got = 0;
@@ -79,10 +92,11 @@ function keepCacheAtExit(script: Script, cacheFile: string): void {
   process.once('exit', () => {
     try {
       writePrivateFileAtomic(cacheFile, script.createCachedData());
-      // The caches of earlier builds of this bundle are of no use any more.
+      // The caches of earlier builds of this bundle, in this folder, are of no use any more (those of
+      // another install's bundle of the same name are: their folder's hash differs).
       const dir = dirname(cacheFile);
       const mine = cacheFile.slice(dir.length + 1);
-      const prefix = mine.slice(0, mine.indexOf('-') + 1);
+      const prefix = mine.slice(0, mine.indexOf('-', mine.indexOf('-') + 1) + 1);
       for (const f of readdirSync(dir))
         if (f.startsWith(prefix) && f.endsWith('.v8') && f !== mine) rmSync(join(dir, f), { force: true });
     } catch {
@@ -93,8 +107,13 @@ function keepCacheAtExit(script: Script, cacheFile: string): void {
 
 /** A chunk of hookd's own, named as a bundle requires it: `./<name>.cjs` beside the bundle. */
 const OWN_CHUNK = /^\.\/([a-z][a-z0-9-]*\.cjs)$/;
-/** The chunks loaded so far (file -> exports): each runs once per process, as with require. */
-const loadedChunks = new Map<string, unknown>();
+type CjsModule = { exports: unknown };
+/**
+ * The bundles and chunks loaded so far (file -> module): each runs once per process, as with require. A
+ * file is in here from before it runs, so that chunks that require each other get each other's exports
+ * as they stand (as Node's require does), never run again in a loop.
+ */
+const loadedChunks = new Map<string, CjsModule>();
 
 /**
  * The `require` a bundle loaded with `chunks` runs with: hookd's own chunks beside it load as the bundle
@@ -115,12 +134,11 @@ function bundleRequire(
     const chunk = OWN_CHUNK.exec(id);
     if (!chunk) return plain(id);
     const file = join(dir, chunk[1]!);
-    if (loadedChunks.has(file)) return loadedChunks.get(file);
+    const loaded = loadedChunks.get(file);
+    if (loaded) return loaded.exports;
     const read = readBundle(file, env);
     if (!read) return plain(id);
-    const exports = runCached(file, read, env, true);
-    loadedChunks.set(file, exports);
-    return exports;
+    return runCached(file, read, env, true);
   };
   return Object.assign(own, plain);
 }
@@ -140,7 +158,8 @@ function runCached(
     ...(cachedData ? { cachedData } : {}),
   });
   if (!cachedData || script.cachedDataRejected) keepCacheAtExit(script, cacheFile);
-  const module = { exports: {} as unknown };
+  const module: CjsModule = { exports: {} };
+  if (chunks) loadedChunks.set(bundle, module);
   const run = script.runInThisContext() as (
     exports: unknown,
     req: NodeJS.Require,
@@ -148,14 +167,20 @@ function runCached(
     filename: string,
     dirname: string,
   ) => void;
-  run.call(
-    module.exports,
-    module.exports,
-    bundleRequire(bundle, env, chunks),
-    module,
-    bundle,
-    dirname(bundle),
-  );
+  try {
+    run.call(
+      module.exports,
+      module.exports,
+      bundleRequire(bundle, env, chunks),
+      module,
+      bundle,
+      dirname(bundle),
+    );
+  } catch (error) {
+    // As with require: a file that failed to load is loaded afresh when asked for again.
+    loadedChunks.delete(bundle);
+    throw error;
+  }
   return module.exports;
 }
 

@@ -10,7 +10,7 @@ import { runtimeDir } from '../paths.js';
 import { releaseStdinCopy } from '../util/stdin-copy.js';
 import { takeFastEventId } from '../hook-path/fast-event-id.js';
 import { hookdLocation } from '../util/hookd-location.js';
-import { fileStdin, isRegularFile, pipeStdin } from '../hook-path/file-stdin.js';
+import { fileStdin, isRegularFile, keptStdin, pipeStdin } from '../hook-path/file-stdin.js';
 import { daemonRunArgv } from '../link/client.js';
 import { logClientRefusal, logStdinCopyProblem, olderClientNotice } from '../hook-path/rare.js';
 
@@ -84,10 +84,7 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
     // closed it); the rest, and a socket, through a stream: a blocking read in libuv's thread pool would
     // hold process.exit when an agent never closes it.
     readInput: (limits) =>
-      readStdin(
-        isRegularFile(0) ? fileStdin(0) : (pipeStdin(0, () => process.stdin) ?? process.stdin),
-        limits,
-      ),
+      readStdin(isRegularFile(0) ? fileStdin(0) : (pipeStdin(0, keptStdin) ?? keptStdin()), limits),
     writeStdout: (text) => writeAll(1, text),
     writeStderr: (text) => writeAll(2, text),
     validator,

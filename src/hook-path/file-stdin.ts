@@ -97,6 +97,19 @@ export function fileStdin(fd: number, chunkBytes = 64 * 1024): Readable {
   return syncStdin((buf) => readSync(fd, buf, 0, buf.length, null), { chunkBytes, drain: false });
 }
 
+/**
+ * process.stdin (a socket or a pipe: Node's stream over it), left open when it ends. Node destroys such a
+ * stream at its end, and destroying one makes Node create process.stderr just to compare it (a stream of
+ * its own over the agent's stderr, about a millisecond, which also turns that descriptor non-blocking).
+ * The hook writes stderr directly and exits once the event is done, which closes stdin anyway. An error
+ * on stdin is still reported as one.
+ */
+export function keptStdin(): Readable {
+  const stdin = process.stdin as Readable & { _readableState?: { autoDestroy: boolean } };
+  if (stdin._readableState) stdin._readableState.autoDestroy = false;
+  return stdin;
+}
+
 /** O_ACCMODE on Linux (Node has no constant for it): the bits that say read, write or both. */
 const LINUX_ACCESS_MODE = 0o3;
 

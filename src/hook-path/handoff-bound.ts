@@ -41,9 +41,17 @@ function cutStrings(value: unknown, max: number): unknown {
 
 const sizeOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '');
 
+/**
+ * True when the payload is handed off as it is, unwalked: nearly every event. The hook checks this first
+ * and loads `boundedPayload` (from its rare chunk, src/hook-path/rare.ts) only for a payload that is not.
+ */
+export function fitsAsIs(payload: HookPayload): boolean {
+  return sizeOf(payload) <= SMALL_BYTES;
+}
+
 /** The payload as the hand-off carries it: itself when small, else a bounded copy. */
 export function boundedPayload(payload: HookPayload): HookPayload {
-  if (sizeOf(payload) <= SMALL_BYTES) return payload;
+  if (fitsAsIs(payload)) return payload;
   let copy = cutStrings(payload, HANDOFF_STRING_MAX) as HookPayload;
   if (sizeOf(copy) <= HANDOFF_MAX_BYTES) return copy;
   copy = cutStrings(payload, SHORT_STRING_MAX) as HookPayload;

@@ -23,7 +23,7 @@ import { DEFAULTS } from '../config/defaults.js';
 import { newEventId } from '../util/event-id.js';
 import { monotonicMs } from '../util/monotonic-clock.js';
 import { failed } from '../events/failed.js';
-import { boundedPayload } from './handoff-bound.js';
+import { fitsAsIs } from './handoff-bound.js';
 import { configHasNews } from '../config/source-state.js';
 // An event's commands, from their own chunk in the hook bundle (run-planned.ts): most events have none.
 import { runPlanned } from './run-planned.js';
@@ -32,6 +32,7 @@ import { takeTurn } from './once-claim.js';
 // Rare paths, from their own chunk in the hook bundle (rare.ts).
 import {
   answerUnreadable,
+  boundedPayload,
   claimConfigNotices,
   claimConfigWarnings,
   keepTooDeep,
@@ -348,7 +349,7 @@ export async function runEvent(request: RunEventRequest, edges: RunEventEdges): 
   edges.onReply?.(report.reply);
 
   if (handOff && !report.copy) {
-    const bounded = { ...event, payload: boundedPayload(event.payload) };
+    const bounded = fitsAsIs(event.payload) ? event : { ...event, payload: boundedPayload(event.payload) };
     const message: EventHandoff = { v: 1, type: 'event', event: bounded, results: report.ran.map(toOutcome) };
     const notices = news ? claimConfigNotices(io.env, loaded) : [];
     if (notices.length > 0) message.notices = notices;

@@ -66,59 +66,105 @@ function daemonAddress(options: {
  * Sends one JSON line to the daemon and waits for one JSON line back, within timeoutMs. Never throws.
  * Nothing is sent to a socket in a folder another user owns or can write to (see socketTrustProblem).
  */
-export function requestDaemon(
+export async function requestDaemon(
   message: object,
   options: { env?: Env; timeoutMs?: number; socketPath?: string; exitAfter?: boolean } = {},
 ): Promise<{ ok: true; reply: DaemonReply } | { ok: false; error: string; code?: string }> {
   const address = daemonAddress(options);
-  if ('error' in address) return Promise.resolve({ ok: false, ...address });
-  const timeoutMs = options.timeoutMs ?? 1000;
-  return new Promise((resolve) => {
-    let settled = false;
-    let buffer = '';
-    const socket = process.getBuiltinModule('node:net').createConnection(address.path);
-    socket.once('connect', address.release);
-    const finish = (result: Awaited<ReturnType<typeof requestDaemon>>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      address.release();
-      // A caller that exits next leaves an answered connection to its exit (HandOffOptions.exitAfter).
-      if (options.exitAfter && result.ok) socket.unref();
-      else socket.destroy();
-      resolve(result);
-    };
-    const timer = setTimeout(
-      () =>
-        finish({ ok: false, error: `no answer from the daemon within ${timeoutMs}ms`, code: 'ETIMEDOUT' }),
-      timeoutMs,
-    );
-    socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(`${JSON.stringify(message)}\n`));
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      const newline = buffer.indexOf('\n');
-      if (newline === -1) return;
+  if ('error' in address) return { ok: false, ...address };
+  // The longest reply line read back (a status, a session list).
+  const line = daemonLine(address, 64 * 1024 * 1024);
+  const said = await line.ask(message, options.timeoutMs ?? 1000);
+  // A caller that exits next leaves an answered connection to its exit (HandOffOptions.exitAfter).
+  if (!('reply' in said) || !options.exitAfter) line.close();
+  return 'reply' in said ? { ok: true, reply: said.reply } : { ok: false, ...said };
+}
+
+/** A reply line, or why there is none (with a code, as Node's errors have). */
+type Said = { reply: DaemonReply } | { error: string; code: string };
+
+/** Why a connection ended, in words for the user. */
+function endedBecause(error: NodeJS.ErrnoException): Said {
+  const code = error.code ?? 'ERROR';
+  if (code === 'ENOENT') return { error: NOT_RUNNING_NO_SOCKET, code };
+  if (code === 'ECONNREFUSED') return { error: 'the daemon is not running (stale socket)', code };
+  return { error: error.message, code };
+}
+
+/**
+ * One connection to the daemon, asked one request at a time: every request of the hook and the CLI goes
+ * through it. Lines are read up to `maxLine` bytes (a longer one ends the connection), and a request
+ * not answered in time ends it too (a late answer could not be told from the next one's). The socket
+ * never keeps the process alive by itself: a wait holds it with its own timer.
+ */
+function daemonLine(address: { path: string; release: () => void }, maxLine: number) {
+  const socket = process.getBuiltinModule('node:net').createConnection(address.path);
+  socket.unref();
+  socket.once('connect', address.release);
+  // Bytes, not text: a line is decoded once whole (no decoder on the stream, which costs the hook a
+  // fraction of a millisecond to set up).
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  let gone: Said | undefined;
+  let waiting: ((said: Said) => void) | undefined;
+  const deliver = (said: Said) => {
+    const w = waiting;
+    waiting = undefined;
+    w?.(said);
+  };
+  const end = (why: Said) => {
+    gone ??= why;
+    address.release();
+    socket.destroy();
+    deliver(gone);
+  };
+  socket.on('data', (chunk: Buffer) => {
+    // Only the new bytes can hold the line's end: a long reply is not searched again and again.
+    let from = 0;
+    let newline: number;
+    while ((newline = chunk.indexOf(0x0a, from)) !== -1) {
+      held.push(chunk.subarray(from, newline));
+      const text = Buffer.concat(held).toString('utf8');
+      held = [];
+      heldBytes = 0;
+      from = newline + 1;
+      let reply: unknown;
       try {
-        finish({ ok: true, reply: JSON.parse(buffer.slice(0, newline)) as DaemonReply });
-      } catch {
-        finish({ ok: false, error: 'the daemon answered with invalid JSON', code: 'EPROTO' });
-      }
-    });
-    socket.on('error', (error: NodeJS.ErrnoException) => {
-      const code = error.code ?? 'ERROR';
-      const what =
-        code === 'ENOENT'
-          ? NOT_RUNNING_NO_SOCKET
-          : code === 'ECONNREFUSED'
-            ? 'the daemon is not running (stale socket)'
-            : error.message;
-      finish({ ok: false, error: what, code });
-    });
-    socket.on('close', () =>
-      finish({ ok: false, error: 'the daemon closed the connection without answering', code: 'ECONNRESET' }),
-    );
+        reply = JSON.parse(text);
+      } catch {}
+      deliver(
+        reply !== null && typeof reply === 'object' && !Array.isArray(reply)
+          ? { reply: reply as DaemonReply }
+          : { error: 'the daemon answered with invalid JSON', code: 'EPROTO' },
+      );
+    }
+    if (from < chunk.length) {
+      held.push(chunk.subarray(from));
+      heldBytes += chunk.length - from;
+    }
+    if (heldBytes > maxLine) end({ error: 'the daemon answered with too long a line', code: 'EPROTO' });
   });
+  socket.on('error', (error: Error) => end(endedBecause(error)));
+  socket.on('close', () =>
+    end({ error: 'the daemon closed the connection without answering', code: 'ECONNRESET' }),
+  );
+  return {
+    ask(message: object, timeoutMs: number): Promise<Said> {
+      if (gone !== undefined) return Promise.resolve(gone);
+      return new Promise((resolve) => {
+        const timer = setTimeout(
+          () => end({ error: `no answer from the daemon within ${timeoutMs}ms`, code: 'ETIMEDOUT' }),
+          timeoutMs,
+        );
+        waiting = (said) => {
+          clearTimeout(timer);
+          resolve(said);
+        };
+        socket.write(`${JSON.stringify(message)}\n`);
+      });
+    },
+    close: () => end({ error: 'closed', code: 'ECLOSED' }),
+  };
 }
 
 /*
@@ -228,82 +274,20 @@ const _askRemoteImplementsContract: AskRemote = askRemote;
 
 /** The largest answer (stdout and stderr together, in characters) a call gives its copies over the socket. */
 export const ONCE_ANSWER_MAX_CHARS = 1024 * 1024;
-/** The longest reply line read back (a copy's answer, JSON-escaped). */
+/** The longest reply line read back for a `once` request, in bytes (a copy's answer, JSON-escaped). */
 const ONCE_LINE_MAX = 8 * ONCE_ANSWER_MAX_CHARS;
-
-type Said = DaemonReply | string;
-
-/** One connection to the daemon, asked one request at a time; a string is why there is no reply. */
-function daemonLine(address: { path: string; release: () => void }) {
-  const socket = process.getBuiltinModule('node:net').createConnection(address.path);
-  // Never what keeps the hook process alive: a wait holds it with its own timer.
-  socket.unref();
-  socket.once('connect', address.release);
-  socket.setEncoding('utf8');
-  let buffer = '';
-  let gone: string | undefined;
-  let waiting: ((said: Said) => void) | undefined;
-  const deliver = (said: Said) => {
-    const w = waiting;
-    waiting = undefined;
-    w?.(said);
-  };
-  const end = (why: string) => {
-    gone ??= why;
-    address.release();
-    socket.destroy();
-    deliver(gone);
-  };
-  socket.on('data', (chunk: string) => {
-    buffer += chunk;
-    if (buffer.length > ONCE_LINE_MAX) return end('the daemon answered with too long a line');
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) !== -1) {
-      const text = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      let said: unknown;
-      try {
-        said = JSON.parse(text);
-      } catch {}
-      deliver(
-        said !== null && typeof said === 'object'
-          ? (said as DaemonReply)
-          : 'the daemon answered with invalid JSON',
-      );
-    }
-  });
-  socket.on('error', (error: Error) => end(error.message));
-  socket.on('close', () => end('the daemon closed the connection'));
-  return {
-    ask(message: object, timeoutMs: number): Promise<Said> {
-      if (gone !== undefined) return Promise.resolve(gone);
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          waiting = undefined;
-          resolve(`no answer from the daemon within ${timeoutMs}ms`);
-        }, timeoutMs);
-        waiting = (said) => {
-          clearTimeout(timer);
-          resolve(said);
-        };
-        socket.write(`${JSON.stringify(message)}\n`);
-      });
-    },
-    close: () => end('closed'),
-  };
-}
 
 /** The first call's answer in a daemon's reply, when it holds a valid one. */
 function answerIn(said: Said): OnceAnswer | undefined {
-  if (typeof said === 'string' || said.ok !== true || said.answered !== true) return undefined;
-  const { exitCode, stdout, stderr } = said;
+  if (!('reply' in said) || said.reply.ok !== true || said.reply.answered !== true) return undefined;
+  const { exitCode, stdout, stderr } = said.reply;
   if (exitCode !== 0 && exitCode !== 1 && exitCode !== 2) return undefined;
   if (typeof stdout !== 'string' || typeof stderr !== 'string') return undefined;
   return { exitCode, stdout, stderr };
 }
 
 const why = (said: Said) =>
-  typeof said === 'string' ? said : String(said.reason ?? said.error ?? 'the daemon gave no turn');
+  'reply' in said ? String(said.reply.reason ?? said.reply.error ?? 'the daemon gave no turn') : said.error;
 
 /**
  * The same event twice (docs/daemon.md, "The same event twice"): asks the daemon whether a call of this
@@ -318,10 +302,11 @@ export async function claimOnce(
 ): Promise<OnceTurn> {
   const address = daemonAddress({ env: options.env ?? process.env });
   if ('error' in address) return { role: 'alone', reason: address.error };
-  const line = daemonLine(address);
+  const line = daemonLine(address, ONCE_LINE_MAX);
   const { budgetMs } = options;
-  const claimed = await line.ask({ v: PROTOCOL_VERSION, type: 'once', key, budgetMs }, options.askMs);
-  if (typeof claimed !== 'string' && claimed.ok === true && claimed.role === 'lead') {
+  const said = await line.ask({ v: PROTOCOL_VERSION, type: 'once', key, budgetMs }, options.askMs);
+  const claimed = 'reply' in said && said.reply.ok === true ? said.reply.role : undefined;
+  if (claimed === 'lead') {
     return {
       role: 'lead',
       settle: async (answer) => {
@@ -334,7 +319,7 @@ export async function claimOnce(
       },
     };
   }
-  if (typeof claimed !== 'string' && claimed.ok === true && claimed.role === 'copy') {
+  if (claimed === 'copy') {
     const first = await line.ask({ v: PROTOCOL_VERSION, type: 'once-wait', key }, options.waitMs);
     line.close();
     const answer = answerIn(first);
@@ -342,7 +327,7 @@ export async function claimOnce(
     return { role: 'alone', reason: why(first), waited: true };
   }
   line.close();
-  return { role: 'alone', reason: why(claimed) };
+  return { role: 'alone', reason: why(said) };
 }
 
 const _claimOnceImplementsContract: ClaimOnce = claimOnce;

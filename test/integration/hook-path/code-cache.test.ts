@@ -16,6 +16,7 @@ import {
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
+import { requireCached } from '../../../src/entry/code-cache.js';
 
 // `hookd hook` starts from V8's code cache of its bundle (src/entry/code-cache.ts): kept private in the
 // state dir after the first run, keyed by the bundle file, never read through a link or from a file
@@ -55,8 +56,8 @@ const EVENT = JSON.stringify({
   tool_input: {},
 });
 
-function hook(more: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [bin, 'hook', '--agent', 'droid'], {
+function hook(more: Record<string, string> = {}, program = bin) {
+  const r = spawnSync(process.execPath, [program, 'hook', '--agent', 'droid'], {
     env: { ...env, ...more },
     input: EVENT,
     encoding: 'utf8',
@@ -135,8 +136,58 @@ describe("the hook bundle through V8's code cache", () => {
     expect(readFileSync(file).length).toBeGreaterThan(1000);
   });
 
+  it('two installs sharing one state folder keep each their own caches', () => {
+    // A second copy of hookd (another install, another version) run by the same user.
+    mkdirSync(join(tmp.dir, 'other', 'dist'), { recursive: true });
+    for (const f of readdirSync(join(tmp.dir, 'dist')))
+      copyFileSync(join(tmp.dir, 'dist', f), join(tmp.dir, 'other', 'dist', f));
+    const other = join(tmp.dir, 'other', 'dist', 'hookd.cjs');
+    hook();
+    const [mine] = caches();
+    const first = readFileSync(join(cacheDir(), mine!));
+    hook({}, other);
+    expect(caches()).toHaveLength(2);
+    // Each run of either uses its own cache as it is: neither removes nor rewrites the other's.
+    hook();
+    hook({}, other);
+    expect(caches()).toHaveLength(2);
+    expect(readFileSync(join(cacheDir(), mine!)).equals(first)).toBe(true);
+    expect(allCaches().filter((n) => n.startsWith('run_cjs-'))).toHaveLength(2);
+  });
+
   it('HOOKD_CODE_CACHE=0 keeps none', () => {
     hook({ HOOKD_CODE_CACHE: '0' });
     expect(allCaches()).toEqual([]);
+  });
+});
+
+describe('chunks that require each other', () => {
+  it('get each other as they stand, as with require, and run once', () => {
+    // a.cjs is the bundle; b.cjs, a chunk of it, requires a.cjs back while a.cjs is still loading.
+    const dir = join(tmp.dir, 'cycle');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'a.cjs'),
+      "globalThis.__aRuns = (globalThis.__aRuns ?? 0) + 1; exports.name = 'a'; exports.b = require('./b.cjs');",
+    );
+    writeFileSync(
+      join(dir, 'b.cjs'),
+      "const a = require('./a.cjs'); exports.sawA = a.name; exports.name = 'b';",
+    );
+    const g = globalThis as { __aRuns?: number };
+    delete g.__aRuns;
+    try {
+      // A state folder that can never be made: no cache is kept (nor written as this worker exits).
+      const noCache = { HOOKD_STATE_DIR: '/dev/null/hookd-state' };
+      const a = requireCached<{ name: string; b: { name: string; sawA: string } }>(
+        join(dir, 'a.cjs'),
+        noCache,
+        { chunks: true },
+      );
+      expect(a).toEqual({ name: 'a', b: { name: 'b', sawA: 'a' } });
+      expect(g.__aRuns).toBe(1);
+    } finally {
+      delete g.__aRuns;
+    }
   });
 });

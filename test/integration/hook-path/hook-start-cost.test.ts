@@ -139,6 +139,27 @@ describe('what an ordinary event loads of Node', () => {
     }
   });
 
+  // Node's child_process gives a child's stdin as a socket (as agents written in Node start hooks): Node
+  // destroys such a stdin at its end, which would create process.stderr on the agent's descriptor.
+  it.each([[false], [true]])(
+    'a stdin that is a socket leaves process.stderr uncreated (daemon up: %s)',
+    async (up) => {
+      const daemon = up ? await spawnDaemon({ ...isolatedEnv(tmp.dir), HOOKD_DAEMON: '1' }) : undefined;
+      try {
+        const ran = await loadedBy({ pipe: readFileSync(event) }, { daemon: up });
+        expect(ran.code).toBe(0);
+        expect(hookdLogRecords(isolatedEnv(tmp.dir)).find((r) => r.kind === 'event')).toMatchObject({
+          event: 'Stop',
+          bytes: readFileSync(event).length,
+          ...(up ? { handoff: 'acked' } : {}),
+        });
+        expect(ran.streams).toEqual([]);
+      } finally {
+        if (daemon) await stopDaemon(daemon);
+      }
+    },
+  );
+
   it.each([['file'], ['pipe']])('with stdin from a %s, no perf_hooks', async (how) => {
     const ran = await loadedBy(how === 'file' ? { file: event } : { pipe: readFileSync(event) });
     expect(ran.code).toBe(0);
