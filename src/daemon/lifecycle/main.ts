@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { stateDir } from '../../paths.js';
 import { ensurePrivateDir } from '../../util/private-fs.js';
 import { DaemonRunningError } from './daemon.js';
@@ -43,12 +44,26 @@ export function settleWorkingDir(env: Record<string, string | undefined>): void 
 }
 
 /**
+ * The daemon's long-lived state (event ids, session states, delivery records) is many small objects that
+ * outlive the garbage of each event around them, so V8's old generation ends up as half-empty pages it
+ * keeps. Moving the survivors together at each full collection gives those pages back: measured with
+ * bench/daemon-rss.mjs, the RSS after 50,000 events stays under 100 MB where it drifted past it, for a
+ * few percent more CPU in collections that run rarely (docs/daemon.md, "Its memory"). Set from inside,
+ * not on node's command line, so it holds however the daemon was started, and a node that does not know
+ * the flag ignores it instead of refusing to start.
+ */
+function compactOnFullCollections(): void {
+  setFlagsFromString('--compact-on-every-full-gc');
+}
+
+/**
  * `hookd daemon run` as its own entry point: the CLI command calls it, and a daemon-only bundle
  * (dist/daemon.cjs) can call it without loading the rest of the CLI (a smaller idle footprint).
  * Resolves with the exit code once the daemon has stopped.
  */
 export async function daemonMain(env: Record<string, string | undefined> = process.env): Promise<number> {
   try {
+    compactOnFullCollections();
     settleWorkingDir(env);
     const { handle, done } = await runDaemonForeground(env);
     process.stderr.write(
