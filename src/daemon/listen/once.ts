@@ -107,7 +107,7 @@ export class OnceBook {
   claim(key: string, call?: CallOf): Lead | Follow {
     this.prune();
     const known = this.entries.get(key);
-    if (known?.doneAt === undefined && known) return { lead: false, result: known.result };
+    if (known && known.doneAt === undefined) return { lead: false, result: known.result };
     if (known && this.stillLast(known)) return { lead: false, result: known.result, answered: true };
     if (known) this.entries.delete(key); // answered, and its session went on: a new event
     const seq = call ? this.order.note(call.session, call.id) : undefined;
