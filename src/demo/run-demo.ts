@@ -16,6 +16,7 @@ import { notificationPayload, type Channel } from '../channels/channel.js';
 import { processEvent, type ProcessIO } from '../hook-path/process-event.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { createLedger } from '../ledger/ledger.js';
+import type { DaemonStats } from '../journal/stats.js';
 import { formatSessionsTable } from '../ledger/format-sessions.js';
 import type { SessionRecord } from '../ledger/types.js';
 import { startSimulator, type Simulator } from '../platform-api/simulator/index.js';
@@ -46,6 +47,8 @@ export interface RunDemoOptions {
   packageRoot?: string;
   /** Stops the playback early (Ctrl-C); everything is still cleaned up. */
   signal?: AbortSignal;
+  /** How long the daemon may take over one event before the next is played (default 5 s). */
+  eventWaitMs?: number;
 }
 
 /** A notification as the console channel delivered it (the webhook channel's JSON body shape). */
@@ -220,6 +223,15 @@ function printClosing(out: Out, summary: DemoSummary, packageRoot: string): void
   out.write(`Configuration: ${existsSync(readme) ? readme : 'https://github.com/hookd/hookd#readme'}\n`);
 }
 
+/**
+ * True once the daemon is done with `acked` acknowledged hand-offs: each is processed, or was a copy of
+ * an event it had taken already (answered `"duplicate": true`, never processed: docs/daemon.md, "The same
+ * event twice").
+ */
+export function handOffsDone(stats: Pick<DaemonStats, 'events'>, acked: number): boolean {
+  return stats.events.processed + stats.events.duplicates >= acked;
+}
+
 /** Every event the daemon took is processed and every delivery made. */
 function idle(daemon: Pick<DaemonHandle, 'stats'>): boolean {
   const s = daemon.stats();
@@ -380,7 +392,7 @@ export async function runDemo(options: RunDemoOptions = {}): Promise<DemoSummary
       out?.write(formatDemoEvent(result, out));
       if (report.handoff?.outcome === 'acked') acked++;
       // The daemon reads the transcript as it is now: let it finish this event before the next lines land.
-      await waitUntil(() => daemon.stats().events.processed >= acked, EVENT_WAIT_MS);
+      await waitUntil(() => handOffsDone(daemon.stats(), acked), options.eventWaitMs ?? EVENT_WAIT_MS);
       if (pauseMs > 0 && i < events.length - 1) await sleep(pauseMs);
     }
     feeder.finish();

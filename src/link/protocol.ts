@@ -92,6 +92,12 @@ const onceRequestSchemas = [
     key: onceKeySchema,
     /** How long the caller may run the event (its budget); past it (capped) its copies are told to run. */
     budgetMs: z.number().int().min(0).optional(),
+    /**
+     * The event's session id and event id: with both, a copy that comes just after this call answered
+     * still gets its answer (docs/daemon.md, "The same event twice"); without, only while it runs.
+     */
+    session: z.string().max(4096).optional(),
+    id: z.string().max(256).optional(),
   }),
   z.object({ v: z.literal(1), type: z.literal('once-wait'), key: onceKeySchema }),
   z.object({

@@ -731,6 +731,7 @@ export class Daemon implements DaemonHandle {
       enqueue: (handoff) => pipeline.enqueue(handoff),
       now,
       logger: log,
+      order: this.once.order,
     });
   }
 

@@ -30,6 +30,42 @@ export interface AcceptedLimits {
 
 export const ACCEPTED_LIMITS: AcceptedLimits = { windowMs: 1000, keepMs: 30_000, maxEntries: 1024 };
 
+/** Forgets a map's first key (its oldest, in a map kept in update order). */
+export function dropOldest(map: Map<string, unknown>): void {
+  const first = map.keys().next();
+  if (!first.done) map.delete(first.value);
+}
+
+/**
+ * Each session's last event to reach the daemon, by place: a copy comes before any other event of its
+ * session. Shared by this book (hand-offs) and the book of running events (once.ts: events the fast
+ * listener runs), so that either sees what reached the daemon through the other. An event is known by
+ * its id: the one event seen again (its hand-off after the fast listener ran it) keeps its place.
+ * Bounded: past `maxSessions` the session updated longest ago is forgotten (its copy is then not matched).
+ */
+export class SessionOrder {
+  /** Each session's last event (its place and id), in the order they were last updated. */
+  private readonly last = new Map<string, { seq: number; id: string | undefined }>();
+  private seq = 0;
+
+  constructor(private readonly maxSessions = ACCEPTED_LIMITS.maxEntries) {}
+
+  /** An event of this session reached the daemon: now its last one. Returns its place. */
+  note(session: string, id?: string): number {
+    const was = this.last.get(session);
+    const seq = was && id !== undefined && was.id === id ? was.seq : ++this.seq;
+    this.last.delete(session); // re-added last: the map stays in update order
+    if (this.last.size >= this.maxSessions) dropOldest(this.last);
+    this.last.set(session, { seq, id });
+    return seq;
+  }
+
+  /** True while the event at this place is its session's last. */
+  isLast(session: string, seq: number): boolean {
+    return this.last.get(session)?.seq === seq;
+  }
+}
+
 interface Entry {
   /** The event's `receivedAt`. */
   receivedAt: number;
@@ -47,6 +83,8 @@ export interface AcceptedCall {
   key: string | undefined;
   session: string;
   receivedAt: number;
+  /** The event's id: its hand-off after the fast listener ran it is not another event. */
+  id?: string;
 }
 
 /** The key of a hand-off a copy may be dropped for; undefined when it is always journaled. */
@@ -62,26 +100,31 @@ export function acceptedKey(handoff: EventHandoff): string | undefined {
 /** How much of a session id the book keeps (two long ids that share it only lose a copy its match). */
 const SESSION_CHARS = 256;
 
+/** A session as the books keep it (SessionOrder). */
+export function sessionOf(sessionId = ''): string {
+  return `${sessionId.length}:${sessionId.slice(0, SESSION_CHARS)}`;
+}
+
 /** What the book needs of a hand-off. */
 export function acceptedCall(handoff: EventHandoff): AcceptedCall {
-  const { sessionId = '', receivedAt } = handoff.event;
-  const session = `${sessionId.length}:${sessionId.slice(0, SESSION_CHARS)}`;
-  return { key: acceptedKey(handoff), session, receivedAt };
+  const { sessionId, receivedAt, id } = handoff.event;
+  return { key: acceptedKey(handoff), session: sessionOf(sessionId), receivedAt, id };
 }
 
 /** The events accepted lately, by key, and the last one of each session; bounded in count and in time. */
 export class AcceptedBook {
   private readonly entries = new Map<string, Entry>();
-  /** Each session's last accepted event (its `seq`), in the order they were last updated. */
-  private readonly last = new Map<string, number>();
-  private seq = 0;
   private readonly limits: AcceptedLimits;
+  /** Each session's last event (shared with the book of running events). */
+  private readonly order: SessionOrder;
 
   constructor(
     private readonly now: () => number,
     limits: Partial<AcceptedLimits> = {},
+    order?: SessionOrder,
   ) {
     this.limits = { ...ACCEPTED_LIMITS, ...limits };
+    this.order = order ?? new SessionOrder(this.limits.maxEntries);
   }
 
   get size(): number {
@@ -119,21 +162,18 @@ export class AcceptedBook {
     if (call.key === undefined) return undefined;
     this.prune();
     const entry = this.entries.get(call.key);
-    if (!entry || this.last.get(call.session) !== entry.seq) return undefined;
+    if (!entry || !this.order.isLast(call.session, entry.seq)) return undefined;
     return this.sameTime(entry.receivedAt, call.receivedAt) ? entry.durable : undefined;
   }
 
   /** An event on its way into the journal (any event: it ends the chance of a copy of the one before). */
   record(call: AcceptedCall, durable: Promise<unknown>): void {
     this.prune();
-    const seq = ++this.seq;
-    this.last.delete(call.session); // re-added last: the map stays in update order
-    if (this.last.size >= this.limits.maxEntries) this.dropFirst(this.last);
-    this.last.set(call.session, seq);
+    const seq = this.order.note(call.session, call.id);
     const { key } = call;
     if (key === undefined) return;
     this.entries.delete(key);
-    if (this.entries.size >= this.limits.maxEntries) this.dropFirst(this.entries);
+    if (this.entries.size >= this.limits.maxEntries) dropOldest(this.entries);
     const entry: Entry = {
       receivedAt: call.receivedAt,
       at: this.now(),
@@ -147,11 +187,6 @@ export class AcceptedBook {
       ),
     };
     this.entries.set(key, entry);
-  }
-
-  private dropFirst(map: Map<string, unknown>): void {
-    const first = map.keys().next();
-    if (!first.done) map.delete(first.value);
   }
 
   /** Forgets events accepted more than `keepMs` ago (the oldest come first). */

@@ -32,6 +32,7 @@ import {
 } from '../../link/wire.js';
 import type { FastStatus } from '../../link/fast-status.js';
 import { clearInflight, diedOutcome, recordInflight } from '../../journal/inflight.js';
+import { sessionOf } from './accepted.js';
 import { OnceBook, onceKey, type Follow, type Lead, type OnceReply } from './once.js';
 
 /**
@@ -469,11 +470,17 @@ export async function startFastServer(options: FastServerOptions): Promise<FastS
       phase = 'acked';
       replied = p.answered;
       const id = p.parsed.ok ? p.parsed.event.id : `f${process.pid}-${++requests}`;
-      turn = p.onceKey !== undefined ? once.claim(p.onceKey) : undefined;
+      // Its session and id: a copy that comes just after it answered still gets its answer (once.ts).
+      const call = p.parsed.ok
+        ? { session: sessionOf(p.parsed.event.sessionId), id: p.parsed.event.id }
+        : undefined;
+      turn = p.onceKey !== undefined ? once.claim(p.onceKey, call) : undefined;
       if (turn?.lead === false)
         log.info(
           { kind: 'fast', remote, duplicate: true },
-          'the same event is running: waits for its answer',
+          turn.answered
+            ? 'the same event was answered just before: gives its answer'
+            : 'the same event is running: waits for its answer',
         );
       // A copy is not recorded in flight: the first call's record stands for the event.
       if (p.inflight && options.inflightDir && turn?.lead !== false) {

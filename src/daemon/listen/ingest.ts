@@ -4,7 +4,13 @@ import type { EventHandoff } from '../../events/types.js';
 import { eventRequestSchema } from '../../link/protocol.js';
 import { listSpool, quarantineSpoolFile, readSpoolFile, removeSpoolFile } from '../../link/spool.js';
 import type { DaemonStore, JournalRecord } from '../../journal/store.js';
-import { AcceptedBook, acceptedCall, type AcceptedCall, type AcceptedLimits } from './accepted.js';
+import {
+  AcceptedBook,
+  acceptedCall,
+  type AcceptedCall,
+  type AcceptedLimits,
+  type SessionOrder,
+} from './accepted.js';
 
 /** What ingest counts, for `hookd status`. */
 export interface IngestOptions {
@@ -22,6 +28,8 @@ export interface IngestOptions {
   logger: Logger;
   /** How the same event handed over twice is told apart (accepted.ts); defaults otherwise. */
   accepted?: Partial<AcceptedLimits>;
+  /** Each session's last event, shared with the book of running events (once.ts); default its own. */
+  order?: SessionOrder;
 }
 
 /**
@@ -37,7 +45,7 @@ export class Ingest {
   private readonly accepted: AcceptedBook;
 
   constructor(private readonly o: IngestOptions) {
-    this.accepted = new AcceptedBook(o.now, o.accepted);
+    this.accepted = new AcceptedBook(o.now, o.accepted, o.order);
   }
 
   /** One event from the socket: durable when this resolves; a duplicate waits for its first copy. */

@@ -1,4 +1,5 @@
 import { ONCE_ANSWER_MAX_CHARS } from '../../link/client.js';
+import { ACCEPTED_LIMITS, SessionOrder } from './accepted.js';
 
 // The key is the hook's too: the Node path asks the daemon with it (src/hook-path/once-key.ts).
 export { onceKey } from '../../hook-path/once-key.js';
@@ -12,11 +13,14 @@ export { onceKey } from '../../hook-path/once-key.js';
  *
  * "The same event" is the same agent, event, stdin bytes, working directory, environment and planned
  * commands: what makes the guard's run the same. The stdin of an agent's event carries its session id,
- * so two sessions never share a key. A call counts as
- * the same only while the first one runs (`windowMs` after it answered, 0 by default): the agent starts
- * the copies of one event together, while identical events do come one after the other (Droid's tool
- * and Notification payloads carry no id: two permission prompts in a row send the same bytes), and
- * each of those must run.
+ * so two sessions never share a key. A call counts as the same while the first one runs, and for
+ * `windowMs` (1 s) after it answered as long as nothing else of its session reached the daemon in
+ * between (SessionOrder, accepted.ts): the agent starts the copies of one event together, yet a copy's
+ * process may reach the daemon only after a fast guard answered; identical events do come one after the
+ * other (Droid's tool and Notification payloads carry no id: two permission prompts in a row send the
+ * same bytes), and those come after the agent's next step, which reaches the daemon first. The answer of
+ * a first call whose session the daemon was not told (a hook process on the Node path asks with the key
+ * alone) is not kept once given.
  * Only the user's own clients reach the socket this serves (docs/protocol.md), so no one else can
  * place an answer here.
  */
@@ -40,12 +44,22 @@ export interface Lead {
 export interface Follow {
   lead: false;
   result: Promise<OnceReply | undefined>;
+  /** The first call had answered already: its answer is given at once. */
+  answered?: true;
 }
 
 interface Entry {
   result: Promise<OnceReply | undefined>;
   /** When the first call answered; undefined while it runs. */
   doneAt?: number;
+  /** The first call's session and its place in it (SessionOrder), when the daemon knows them. */
+  from?: { session: string; seq: number };
+}
+
+/** Which session a call belongs to (accepted.ts `sessionOf`) and its event's id. */
+export interface CallOf {
+  session: string;
+  id: string;
 }
 
 export interface OnceLimits {
@@ -57,18 +71,26 @@ export interface OnceLimits {
   maxReplyChars: number;
 }
 
-export const ONCE_LIMITS: OnceLimits = { windowMs: 0, maxEntries: 256, maxReplyChars: 64 * 1024 };
+export const ONCE_LIMITS: OnceLimits = {
+  windowMs: ACCEPTED_LIMITS.windowMs,
+  maxEntries: 256,
+  maxReplyChars: 64 * 1024,
+};
 
 /** The events running or just answered, by key; bounded in count and in the answers it keeps. */
 export class OnceBook {
   private readonly entries = new Map<string, Entry>();
   private readonly limits: OnceLimits;
+  /** Each session's last event; the daemon shares it with the book of hand-offs (accepted.ts). */
+  readonly order: SessionOrder;
 
   constructor(
     private readonly now: () => number,
     limits: Partial<OnceLimits> = {},
+    order?: SessionOrder,
   ) {
     this.limits = { ...ONCE_LIMITS, ...limits };
+    this.order = order ?? new SessionOrder();
   }
 
   /** How many events are remembered now. */
@@ -77,15 +99,24 @@ export class OnceBook {
   }
 
   /**
-   * The first call of the key leads; a later one follows it. When the book is full of running events,
-   * a new key leads unremembered: its copies then run too (a guard twice, never a guard skipped).
+   * The first call of the key leads; a later one follows it while it runs, or after it answered (within
+   * the window, nothing else of its session in between). `call` says which session the call belongs to,
+   * when known: it then counts as its session's last event. When the book is full of running events, a
+   * new key leads unremembered: its copies then run too (a guard twice, never a guard skipped).
    */
-  claim(key: string): Lead | Follow {
+  claim(key: string, call?: CallOf): Lead | Follow {
     this.prune();
     const known = this.entries.get(key);
-    if (known) return { lead: false, result: known.result };
+    if (known && known.doneAt === undefined) return { lead: false, result: known.result };
+    if (known && this.stillLast(known)) return { lead: false, result: known.result, answered: true };
+    if (known) this.entries.delete(key); // answered, and its session went on: a new event
+    const seq = call ? this.order.note(call.session, call.id) : undefined;
     let settle: (reply: OnceReply | undefined) => void = () => {};
-    const entry: Entry = { result: new Promise((resolve) => (settle = resolve)) };
+    const entry: Entry = {
+      result: new Promise((resolve) => (settle = resolve)),
+      ...(call && seq !== undefined ? { from: { session: call.session, seq } } : {}),
+    };
+    if (this.entries.size >= this.limits.maxEntries) this.dropAnswered();
     if (this.entries.size >= this.limits.maxEntries) return { lead: true, settle, result: entry.result };
     this.entries.set(key, entry);
     return {
@@ -93,11 +124,17 @@ export class OnceBook {
       result: entry.result,
       settle: (reply) => {
         settle(reply);
-        const small = reply && reply.stdout.length + reply.stderr.length <= this.limits.maxReplyChars;
-        if (small) entry.doneAt = this.now();
+        const kept =
+          reply && entry.from && reply.stdout.length + reply.stderr.length <= this.limits.maxReplyChars;
+        if (kept) entry.doneAt = this.now();
         else if (this.entries.get(key) === entry) this.entries.delete(key);
       },
     };
+  }
+
+  /** An answered event whose session has had no other event since. */
+  private stillLast(entry: Entry): boolean {
+    return entry.from !== undefined && this.order.isLast(entry.from.session, entry.from.seq);
   }
 
   /** Forgets answers older than the window (the map is in claim order, so the oldest come first). */
@@ -105,6 +142,15 @@ export class OnceBook {
     const oldest = this.now() - this.limits.windowMs;
     for (const [key, entry] of this.entries) {
       if (entry.doneAt !== undefined && entry.doneAt < oldest) this.entries.delete(key);
+    }
+  }
+
+  /** Makes room: forgets the answered event claimed longest ago (a running one is never forgotten). */
+  private dropAnswered(): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.doneAt === undefined) continue;
+      this.entries.delete(key);
+      return;
     }
   }
 }
@@ -162,14 +208,14 @@ export class OnceDesk {
    * Whose turn it is: `lead` (run it, then `done`, within `budgetMs`), `copy` (then `wait`), or `alone`
    * (run it).
    */
-  claim(key: string, connection: OnceConnection, budgetMs?: number): Record<string, unknown> {
+  claim(key: string, connection: OnceConnection, budgetMs?: number, call?: CallOf): Record<string, unknown> {
     const calls = this.callsOf(connection);
     if (calls.leads.has(key) || calls.copies.has(key))
       return { ok: false, code: 'claimed', error: 'this connection has claimed this event already' };
     if (connection.closed.aborted) return { ok: true, role: 'alone', reason: 'the connection closed' };
     if (calls.leads.size + calls.copies.size >= EVENTS_PER_CONNECTION)
       return { ok: true, role: 'alone', reason: 'too many events on one connection' };
-    const turn = this.book.claim(key);
+    const turn = this.book.claim(key, call);
     if (turn.lead) {
       const deadline = Math.min(budgetMs ?? LEAD_LIMITS.maxMs, LEAD_LIMITS.maxMs) + LEAD_LIMITS.graceMs;
       const cancel = this.schedule(deadline, () => {
@@ -182,7 +228,7 @@ export class OnceDesk {
       return { ok: true, role: 'lead' };
     }
     calls.copies.set(key, turn.result);
-    return { ok: true, role: 'copy' };
+    return { ok: true, role: 'copy', ...(turn.answered ? { firstAnswered: true } : {}) };
   }
 
   /** A copy's wait: the first call's answer, or `answered: false` (run it yourself). */

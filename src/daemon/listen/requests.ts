@@ -13,6 +13,7 @@ import type { DaemonStore, Delivery, JournalRecord, Ladder } from '../../journal
 /** Ladders listed per `ladders` request, running and stopped each. */
 const LADDERS_LISTED = 100;
 import { ackPlan, type Answered } from '../../journal/escalator.js';
+import { sessionOf } from './accepted.js';
 import { OnceBook, OnceDesk, type OnceConnection } from './once.js';
 
 export interface RequestOptions {
@@ -80,11 +81,16 @@ async function onceRequest(
   switch (request.type) {
     case 'once': {
       if (o.stopping()) return { ok: true, role: 'alone', reason: 'the daemon is stopping' };
-      const reply = desk.claim(request.key, connection, request.budgetMs);
+      const { session, id } = request;
+      const call =
+        session !== undefined && id !== undefined ? { session: sessionOf(session), id } : undefined;
+      const reply = desk.claim(request.key, connection, request.budgetMs, call);
       if (reply.role === 'copy')
         o.logger?.info(
           { kind: 'once', duplicate: true },
-          'the same event is running in another hook process: waits for its answer',
+          reply.firstAnswered
+            ? 'the same event was answered just before in another hook process: gives its answer'
+            : 'the same event is running in another hook process: waits for its answer',
         );
       return reply;
     }

@@ -388,16 +388,18 @@ describe('the daemon runs events under the same rule (fast path)', () => {
     expect((await runCli(['trust', trusted], { env: fastEnv })).code).toBe(0);
     writeFileSync(join(trusted, '.hookd', 'config.json'), JSON.stringify({ hooks: {} }));
     daemon = await startFastDaemon(fastEnv);
-    const run = (sessionId: string) =>
+    const run = (stdin: string) =>
       startHook('fast', {
         env: { ...fastEnv, FACTORY_PROJECT_DIR: trusted },
         cwd: trusted,
-        stdin: sessionStart(trusted, sessionId),
+        stdin,
       }).done;
-    const first = await run('fast-lapse');
+    const first = await run(sessionStart(trusted, 'fast-lapse'));
     expect(first.code).toBe(0);
     expect(first.stderr.toString()).toContain(`hookd trust ${trusted}`);
-    const again = await run('fast-lapse');
+    // The session resumed: the same bytes again right away would be one event sent twice (one answer).
+    const resumed = { ...(JSON.parse(sessionStart(trusted, 'fast-lapse')) as object), source: 'resume' };
+    const again = await run(JSON.stringify(resumed));
     expect([again.code, again.stderr.toString()]).toEqual([0, '']);
     // Both went through the daemon, which ran them (the second, with nothing to say, after its answer).
     const events = () => hookLogRecords(fastEnv).filter((r) => r.kind === 'event' && r.cwd === trusted);

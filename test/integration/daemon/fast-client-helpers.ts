@@ -124,6 +124,8 @@ export function withDaemonDownThenUp(
 export interface HookRun {
   child: ChildProcess;
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: Buffer; stderr: Buffer }>;
+  /** With `holdStdin`: writes the payload and closes stdin (the agent sends the event now). */
+  release: () => void;
 }
 
 /**
@@ -140,6 +142,8 @@ export function startHook(
     umask?: string;
     /** Shell text run first in the agent's shell (e.g. exporting a value the test cannot pass through Node). */
     prelude?: string;
+    /** Starts the process but sends its stdin only at `release()`. */
+    holdStdin?: boolean;
   },
 ): HookRun {
   const command = transport in TRANSPORTS ? TRANSPORTS[transport as Transport]() : transport;
@@ -158,13 +162,14 @@ export function startHook(
   child.stdout!.on('data', (c: Buffer) => out.push(c));
   child.stderr!.on('data', (c: Buffer) => err.push(c));
   child.stdin!.on('error', () => {});
-  child.stdin!.end(options.stdin);
+  const release = () => child.stdin!.end(options.stdin);
+  if (!options.holdStdin) release();
   const done = new Promise<Awaited<HookRun['done']>>((settle) =>
     child.once('close', (code, signal) =>
       settle({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err) }),
     ),
   );
-  return { child, done };
+  return { child, done, release };
 }
 
 /** A payload the tests can find again in the journal by its `tag` field. */

@@ -103,11 +103,14 @@ describe.each(['fast', 'node'] as const satisfies readonly Transport[])(
       expect(journaledTags(env).filter((t) => t === tag('1-twice'))).toHaveLength(1);
     });
 
-    it('the same bytes after the first call answered are a new event (a repeated tool call): its guard runs', async () => {
+    it('the same bytes after another event of its session are a new event (a repeated tool call): its guard runs', async () => {
       writeFileSync(gate(), '');
       configure(onToolEvents(GUARD, { blocking: true }));
       await start();
       const a = await hook(pre(tag('2-again'))).done;
+      // The agent's next step reaches the daemon before it sends the same event again.
+      const next = toolEvent(tag('2-next'), { hook_event_name: 'UserPromptSubmit', prompt: 'again' });
+      expect((await hook(next).done).code).toBe(0);
       const b = await hook(pre(tag('2-again'))).done;
       expect([a.code, b.code]).toEqual([2, 2]);
       expect(b.stdout.toString()).toBe(a.stdout.toString());
@@ -231,6 +234,49 @@ describe.each([
     await guardOnce(call(firstOn), call(secondOn), waitsLog);
   });
 });
+
+// A copy whose process reaches the daemon only after a fast guard answered (Gemini CLI runs two entries
+// of one command at once; Codex's copies come 5-15 ms apart): within a second, with nothing else of its
+// session in between, it gets the first call's answer. The first call runs on the fast path, which tells
+// the daemon the event's session; the copy on either transport.
+describe.each(['fast', 'node'] as const satisfies readonly Transport[])(
+  'a copy that comes after the first call answered, on the %s transport',
+  (copyOn) => {
+    it('gets the same exit code, stdout and stderr; the guard runs once and the event is journaled once', async () => {
+      writeFileSync(gate(), '');
+      writeFastConfig(env, onToolEvents(GUARD, { blocking: true }));
+      daemon = await startFastDaemon(env);
+      const tagged = `after${copyOn}-copy`;
+      const start = (transport: Transport, holdStdin: boolean) => {
+        const h = startHook(transport, {
+          // Both wait for their stdin as long as the test needs (the same value: part of the event's key).
+          env: { ...env, SIDE: side(), GATE: gate(), HOOKD_STDIN_TIMEOUT_MS: '600000' },
+          cwd: tmp.dir,
+          stdin: pre(tagged),
+          holdStdin,
+        });
+        pids.push(h.child.pid!);
+        return h;
+      };
+      // The copy is started first and gets its event once the first call has answered: it reaches the
+      // daemon right after, as the agent's second process does.
+      const copy = start(copyOn, true);
+      const a = await start('fast', false).done;
+      expect(a.code, a.stderr.toString()).toBe(2);
+      copy.release();
+      const b = await copy.done;
+      expect(b.code, b.stderr.toString()).toBe(2);
+      expect(b.stdout.toString()).toBe(a.stdout.toString());
+      expect(b.stderr.toString()).toBe(a.stderr.toString());
+      expect(lines()).toEqual(['ran']);
+      expect(daemonLogText(env)).toContain('answered just before');
+      await waitFor(() => journaledTags(env).includes(tagged), 20_000, 'the event in the journal');
+      await stopDaemon(daemon);
+      daemon = undefined;
+      expect(journaledTags(env).filter((t) => t === tagged)).toHaveLength(1);
+    });
+  },
+);
 
 // A first call that holds its connection open and never answers (stopped, not dead) holds its copies no
 // longer than the budget it declared: the daemon then tells them to run the event themselves.

@@ -1,5 +1,14 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runDemo } from '../../../src/demo/run-demo.js';
 import { createDaemonWiring } from '../../../src/daemon/lifecycle/run-foreground.js';
@@ -8,6 +17,8 @@ import { startSimulator } from '../../../src/platform-api/simulator/index.js';
 import { MAIN, SUB, useTempDirs } from './helpers.js';
 
 const temp = useTempDirs();
+/** The repository: its demo session and hooks. */
+const PACKAGE = fileURLToPath(new URL('../../..', import.meta.url));
 
 function capture() {
   let text = '';
@@ -18,6 +29,29 @@ function capture() {
 }
 
 describe('runDemo (from the TypeScript source)', () => {
+  it('goes on after a hand-off the daemon takes as a copy of the one before (the same event twice in a row)', async () => {
+    const dir = temp();
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    // The package's demo session with its first prompt sent twice in a row.
+    const root = join(dir, 'package');
+    cpSync(join(PACKAGE, 'demo-session'), join(root, 'demo-session'), { recursive: true });
+    cpSync(join(PACKAGE, 'hooks'), join(root, 'hooks'), { recursive: true });
+    const events = join(root, 'demo-session', 'events');
+    copyFileSync(join(events, '02-UserPromptSubmit.json'), join(events, '02b-UserPromptSubmit.json'));
+    // Waits as long as the daemon takes over each event: a hand-off it never processes would hold the
+    // demo until the test's own limit.
+    const summary = await runDemo({
+      pauseMs: 0,
+      packageRoot: root,
+      eventWaitMs: 600_000,
+      env: { PATH: process.env.PATH, TMPDIR: tmp },
+    });
+    expect(summary.drained).toBe(true);
+    expect(summary.events).toHaveLength(20);
+    expect(summary.events.every((e) => e.handoff === 'acked')).toBe(true);
+  });
+
   it('plays the session through hook commands, the daemon, enrichment, the ledger and the simulator, then removes its temp root', async () => {
     const dir = temp();
     const tmp = join(dir, 'tmp');

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { LEAD_LIMITS, OnceBook, OnceDesk, onceKey, type Schedule } from '../../../src/daemon/listen/once.js';
+import { SessionOrder, sessionOf } from '../../../src/daemon/listen/accepted.js';
 import type { HookEvent } from '../../../src/events/types.js';
 
 // The daemon's memory of events running or just answered (src/daemon/listen/once.ts): which call runs
 // an event, what its copies get, and what it keeps, on an injected clock.
 
 const reply = { exitCode: 2, stdout: '{"decision":"block"}', stderr: 'no' };
+
+/** A call of session s1 with this event id. */
+const S1 = (id: string) => ({ session: sessionOf('s1'), id });
 
 function clock(start = 1_000) {
   let t = start;
@@ -26,18 +30,83 @@ describe('OnceBook', () => {
   it('the first call leads; a copy while it runs and within the window gets its answer', async () => {
     const c = clock();
     const book = new OnceBook(c.now, { windowMs: 100 });
-    const first = book.claim('k');
-    const copy = book.claim('k');
+    const first = book.claim('k', S1('e1'));
+    const copy = book.claim('k', S1('e2'));
     expect(first.lead).toBe(true);
     expect(copy.lead).toBe(false);
     if (!first.lead || copy.lead) throw new Error('roles');
     first.settle(reply);
     await expect(copy.result).resolves.toEqual(reply);
     c.advance(100);
-    const late = book.claim('k');
+    const late = book.claim('k', S1('e3'));
     expect(late.lead).toBe(false);
     c.advance(1);
-    expect(book.claim('k').lead).toBe(true); // past the window: a new event (a repeated tool call)
+    expect(book.claim('k', S1('e4')).lead).toBe(true); // past the window: a new event (a repeated tool call)
+  });
+
+  it('a copy that comes just after the first call answered gets its answer (within 1 s)', async () => {
+    const c = clock();
+    const book = new OnceBook(c.now);
+    const first = book.claim('k', S1('e1'));
+    if (!first.lead) throw new Error('roles');
+    first.settle(reply);
+    c.advance(15); // a fast guard answered before the copy's process reached the daemon
+    const copy = book.claim('k', S1('e2'));
+    expect(copy.lead).toBe(false);
+    await expect(copy.result).resolves.toEqual(reply);
+    c.advance(984);
+    expect(book.claim('k', S1('e3')).lead).toBe(false);
+    c.advance(2);
+    expect(book.claim('k', S1('e4')).lead).toBe(true); // over 1 s after the answer: runs
+  });
+
+  it('after the answer, another event of the session in between makes the same bytes a new event', () => {
+    const c = clock();
+    const shared = new SessionOrder();
+    const book = new OnceBook(c.now, {}, shared);
+    const settleFirst = (key: string, id: string) => {
+      const t = book.claim(key, S1(id));
+      if (!t.lead) throw new Error('roles');
+      t.settle(reply);
+    };
+    settleFirst('k', 'e1');
+    // Its own hand-off (the same event id) and another session's event do not count.
+    shared.note(sessionOf('s1'), 'e1');
+    book.claim('other', { session: sessionOf('s2'), id: 'x1' });
+    expect(book.claim('k', S1('e2')).lead).toBe(false);
+    // The agent's next step (another event of the session, here its hand-off) comes first: runs again.
+    shared.note(sessionOf('s1'), 'e5');
+    expect(book.claim('k', S1('e6')).lead).toBe(true);
+    // ... and so does one that the fast listener ran.
+    settleFirst('j', 'e7');
+    book.claim('m', S1('e8'));
+    expect(book.claim('j', S1('e9')).lead).toBe(true);
+  });
+
+  it('an answer whose session the daemon was not told, or one over the kept size, is not reused', () => {
+    const c = clock();
+    const book = new OnceBook(c.now, { maxReplyChars: 10 });
+    const bare = book.claim('k'); // a hook process on the Node path asks with the key alone
+    if (!bare.lead) throw new Error('roles');
+    bare.settle(reply);
+    expect(book.claim('k').lead).toBe(true);
+    const big = book.claim('b', S1('e1'));
+    if (!big.lead) throw new Error('roles');
+    big.settle({ exitCode: 2, stdout: 'x'.repeat(11), stderr: '' });
+    expect(book.claim('b', S1('e2')).lead).toBe(true);
+  });
+
+  it('a full book makes room by forgetting answered events, never running ones', () => {
+    const c = clock();
+    const book = new OnceBook(c.now, { maxEntries: 2 });
+    const done = book.claim('a', S1('e1'));
+    if (!done.lead) throw new Error('roles');
+    done.settle(reply);
+    book.claim('b', S1('e2')); // runs
+    expect(book.claim('c', S1('e3')).lead).toBe(true); // takes the answered one's place
+    expect(book.claim('c', S1('e4')).lead).toBe(false);
+    expect(book.claim('d', S1('e5')).lead).toBe(true); // both running: not remembered
+    expect(book.size).toBe(2);
   });
 
   it('a first call that did not run leaves its copies to run themselves, and is forgotten', async () => {
@@ -118,6 +187,16 @@ describe('OnceDesk (the book on the daemon socket, for hook processes)', () => {
     const { desk, lead, waited } = leadAndCopy();
     expect(desk.done(KEY, lead, reply)).toEqual({ ok: true });
     expect(await waited).toEqual({ ok: true, answered: true, ...reply });
+  });
+
+  it('a lead that says its session: a copy on a new connection just after its answer gets it at once', async () => {
+    const desk = new OnceDesk(new OnceBook(clock().now));
+    const lead = connection();
+    expect(desk.claim(KEY, lead, 1000, S1('e1'))).toEqual({ ok: true, role: 'lead' });
+    desk.done(KEY, lead, reply);
+    const copy = connection();
+    expect(desk.claim(KEY, copy, 1000, S1('e2'))).toEqual({ ok: true, role: 'copy', firstAnswered: true });
+    expect(await desk.wait(KEY, copy)).toEqual({ ok: true, answered: true, ...reply });
   });
 
   it('a lead whose connection closes before its answer sends its copies to run the event themselves', async () => {

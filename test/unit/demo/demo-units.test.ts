@@ -4,6 +4,7 @@ import { eventDetail, formatDemoEvent, type DemoEventResult } from '../../../src
 import { platformSessionFromTranscript } from '../../../src/demo/seed-platform.js';
 import { demoConfig } from '../../../src/demo/demo-env.js';
 import { configSchema } from '../../../src/config/schemas/schema.js';
+import { handOffsDone } from '../../../src/demo/run-demo.js';
 
 const to = { home: '/tmp/hookd-demo-Ab12/home', cwd: '/tmp/hookd-demo-Ab12/home/projects/demo' };
 
@@ -180,5 +181,19 @@ describe('the demo config', () => {
     expect(new Set(config.notify!.rules!.flatMap((r) => r.channels))).toEqual(new Set(['console']));
     expect(config.notify!.channels.desktop!.enabled).toBe(false);
     expect(config.ledger!.tagOnPlatform).toBe(true);
+  });
+});
+
+describe('waiting for the daemon between two events', () => {
+  // The stream held the same event twice in a row: the daemon acknowledged both hand-offs, took the
+  // second as a copy of the first ("duplicate": true) and processes only the first.
+  const stats = (processed: number, duplicates: number) => ({
+    events: { received: processed, duplicates, fromSpool: 0, rejected: 0, processed, pending: 0 },
+  });
+
+  it('counts a hand-off answered as a copy as done: it is never processed', () => {
+    expect(handOffsDone(stats(1, 1), 2)).toBe(true);
+    expect(handOffsDone(stats(1, 0), 2)).toBe(false); // the second is still on its way
+    expect(handOffsDone(stats(2, 0), 2)).toBe(true);
   });
 });
