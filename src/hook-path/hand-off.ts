@@ -85,5 +85,5 @@ export type OnceTurn =
  */
 export type ClaimOnce = (
   key: string,
-  options: { env?: Env; askMs: number; waitMs: number; budgetMs?: number },
+  options: { env?: Env; askMs: number; waitMs: number; budgetMs?: number; session?: string; id?: string },
 ) => Promise<OnceTurn>;

@@ -39,6 +39,8 @@ export async function takeTurn(
     // As the first call, the daemon tells the copies to run once this is over (commands stopped at the
     // budget get their kill grace).
     budgetMs: Math.ceil(limits.budgetMs + remoteMs + limits.config.settings.killGraceMs),
+    // With them, a copy that comes just after this call answered still gets its answer.
+    ...(event.sessionId !== undefined ? { session: event.sessionId, id: event.id } : {}),
   });
   if (turn.role === 'copy')
     edges.logger.log(

@@ -298,13 +298,16 @@ const why = (said: Said) =>
  */
 export async function claimOnce(
   key: string,
-  options: { env?: Env; askMs: number; waitMs: number; budgetMs?: number },
+  options: { env?: Env; askMs: number; waitMs: number; budgetMs?: number; session?: string; id?: string },
 ): Promise<OnceTurn> {
   const address = daemonAddress({ env: options.env ?? process.env });
   if ('error' in address) return { role: 'alone', reason: address.error };
   const line = daemonLine(address, ONCE_LINE_MAX);
-  const { budgetMs } = options;
-  const said = await line.ask({ v: PROTOCOL_VERSION, type: 'once', key, budgetMs }, options.askMs);
+  const { budgetMs, session, id } = options;
+  const said = await line.ask(
+    { v: PROTOCOL_VERSION, type: 'once', key, budgetMs, session, id },
+    options.askMs,
+  );
   const claimed = 'reply' in said && said.reply.ok === true ? said.reply.role : undefined;
   if (claimed === 'lead') {
     return {

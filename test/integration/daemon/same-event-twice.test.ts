@@ -237,16 +237,21 @@ describe.each([
 
 // A copy whose process reaches the daemon only after a fast guard answered (Gemini CLI runs two entries
 // of one command at once; Codex's copies come 5-15 ms apart): within a second, with nothing else of its
-// session in between, it gets the first call's answer. The first call runs on the fast path, which tells
-// the daemon the event's session; the copy on either transport.
-describe.each(['fast', 'node'] as const satisfies readonly Transport[])(
-  'a copy that comes after the first call answered, on the %s transport',
-  (copyOn) => {
+// session in between, it gets the first call's answer. Either call on either transport: both tell the
+// daemon the event's session.
+describe.each([
+  ['fast', 'fast'],
+  ['fast', 'node'],
+  ['node', 'fast'],
+  ['node', 'node'],
+] as const satisfies readonly (readonly [Transport, Transport])[])(
+  'a copy that comes after the first call answered (first on %s, copy on %s)',
+  (firstOn, copyOn) => {
     it('gets the same exit code, stdout and stderr; the guard runs once and the event is journaled once', async () => {
       writeFileSync(gate(), '');
       writeFastConfig(env, onToolEvents(GUARD, { blocking: true }));
       daemon = await startFastDaemon(env);
-      const tagged = `after${copyOn}-copy`;
+      const tagged = `after${firstOn}${copyOn}-copy`;
       const start = (transport: Transport, holdStdin: boolean) => {
         const h = startHook(transport, {
           // Both wait for their stdin as long as the test needs (the same value: part of the event's key).
@@ -261,7 +266,7 @@ describe.each(['fast', 'node'] as const satisfies readonly Transport[])(
       // The copy is started first and gets its event once the first call has answered: it reaches the
       // daemon right after, as the agent's second process does.
       const copy = start(copyOn, true);
-      const a = await start('fast', false).done;
+      const a = await start(firstOn, false).done;
       expect(a.code, a.stderr.toString()).toBe(2);
       copy.release();
       const b = await copy.done;
