@@ -121,7 +121,8 @@ export function answerTo(event: EventLike, ask: WaitingAsk | undefined): 'answer
     // A sub-agent's event answers only its own ask: the tool it asked permission for, run.
     if (agent !== ask?.agentId || !TOOL_EVENTS.has(event.name)) return undefined;
   } else if (ask?.agentId !== undefined && TOOL_EVENTS.has(event.name)) return undefined;
-  if (event.name === 'SessionEnd') return 'ended';
+  // The session ending, or the user stopping the turn (Codex CLI's Interrupt), ends every ask.
+  if (event.name === 'SessionEnd' || event.name === 'Interrupt') return 'ended';
   if ((event.name === 'Stop' || event.name === 'StopFailure') && ask?.kind === 'permission') return 'ended';
   if (agent === undefined && !userMovedOn(event)) return undefined;
   if (TOOL_EVENTS.has(event.name) && ask?.kind === 'permission') {

@@ -210,6 +210,9 @@ export function nextSessionState(
       return move(s, event, now, 'tool-result', 'working', turn);
     case 'PermissionRequest':
       return move(s, event, now, 'permission-ask', 'waiting', { ...turn, waitingFor: 'permission' });
+    case 'Interrupt':
+      // Codex CLI's own event: the user stopped the turn.
+      return move(s, event, now, 'interrupt', 'interrupted', { inTurn: false });
     case 'Notification':
       if (isPermissionAsk(event))
         return move(s, event, now, 'permission-ask', 'waiting', { waitingFor: 'permission' });

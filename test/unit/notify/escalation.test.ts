@@ -127,6 +127,11 @@ describe('what answers a waiting notification (answerTo)', () => {
     // Any tool answers an ask without details (held before asks were recorded).
     expect(answerTo(ev('PostToolUse', { tool_name: 'Execute' }), undefined)).toBe('answered');
   });
+
+  it("Codex CLI's Interrupt (the user stopped the turn) ends every ask, as an interrupt in a transcript does", () => {
+    expect(answerTo(ev('Interrupt'), permission)).toBe('ended');
+    expect(answerTo(ev('Interrupt'), { kind: 'other' })).toBe('ended');
+  });
 });
 
 describe('presence', () => {

@@ -11,7 +11,9 @@ import {
   type SessionTable,
 } from '../../../src/notify/session-state.js';
 import { CLAUDE_SCENARIOS, recordedClaudeEvents } from '../../helpers/claude-recorded.js';
-import { droidFixtures } from '../../helpers/fixtures.js';
+import { droidFixtures, REPO_DIR } from '../../helpers/fixtures.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** One line per event: `file: session-kind transition -> phase[(why)]`. */
 function trace(events: { file: string; event: HookEvent }[]): string[] {
@@ -274,6 +276,40 @@ describe('session state transitions the recordings do not show', () => {
     const s = observeSession(table, variant('extras', '14-PostToolUseFailure', { is_interrupt: true }), 2)!;
     expect(s).toMatchObject({ transition: 'interrupt', phase: 'interrupted', inTurn: false });
     expect(observeSession(table, variant('extras', '39-UserPromptSubmit', {}), 3)).toMatchObject({
+      transition: 'prompt',
+      phase: 'working',
+    });
+  });
+
+  it("interrupt: Codex CLI's own Interrupt event is interrupted; the next prompt works again", () => {
+    // Codex fires Interrupt when the user stops a turn (Esc in its TUI); `codex exec` never does, so its
+    // payload is the recorded Stop's common fields under Interrupt's name.
+    const codex = (file: string, fields: Record<string, unknown> = {}, n = 0): HookEvent => {
+      const raw = JSON.parse(
+        readFileSync(join(REPO_DIR, 'test', 'fixtures', 'codex-0.171.0', file), 'utf8'),
+      ) as object;
+      const parsed = parseEvent(
+        JSON.stringify({ ...raw, ...fields }),
+        {},
+        { now: () => 2_000_000 + n, id: () => `${file}-${n}` },
+        'codex',
+      );
+      if (!parsed.ok) throw new Error(file);
+      return parsed.event;
+    };
+    const table: SessionTable = new Map();
+    observeSession(table, codex('02-UserPromptSubmit.json'), 1);
+    expect(observeSession(table, codex('03-PreToolUse-Bash.json'), 2)).toMatchObject({ phase: 'working' });
+    const interrupt = codex('05-Stop.json', { hook_event_name: 'Interrupt' }, 3);
+    delete interrupt.payload.stop_hook_active;
+    delete interrupt.payload.last_assistant_message;
+    expect(interrupt).toMatchObject({ agent: 'codex', name: 'Interrupt' });
+    expect(observeSession(table, interrupt, 3)).toMatchObject({
+      transition: 'interrupt',
+      phase: 'interrupted',
+      inTurn: false,
+    });
+    expect(observeSession(table, codex('02-UserPromptSubmit.json', {}, 4), 4)).toMatchObject({
       transition: 'prompt',
       phase: 'working',
     });
