@@ -3,11 +3,12 @@ import { dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
 import { stateDir } from '../paths.js';
 import { myUid, writePrivateFileAtomic } from '../util/private-fs.js';
+import { fnv1a } from '../util/fnv1a.js';
 
 // Loads a bundle of hookd's with V8's code cache: the hook bundle starts once per agent event, and
 // compiling it is a good part of its start-up. The first run compiles it as usual and, as it exits,
 // keeps what V8 compiled in `<state>/code-cache/<bundle>-<folder>-<size>-<mtime>-<inode>.v8` (`<folder>`:
-// a hash of the folder the bundle is in, so that two installs of hookd sharing one state folder each keep
+// an FNV-1a hash of the folder the bundle is in, so that two installs of hookd sharing one state folder each keep
 // their own); later runs start from that. A cache is code: it is read only from a private file of this user's (0600, not a link),
 // keyed by the bundle file's identity (a rebuilt or upgraded bundle has another key), and V8 itself
 // rejects data that does not fit the source or this Node; a rejected or unreadable cache is compiled
@@ -47,17 +48,6 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-/**
- * A short name for the folder a bundle is in (32-bit FNV-1a of its path, in hex): caches of bundles of
- * the same name in different installs never share a file or a clean-up. Not a security boundary: V8
- * checks that a cache fits the source it is given, and a cache file is only ever the user's own.
- */
-function folderHash(dir: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < dir.length; i++) hash = Math.imul(hash ^ dir.charCodeAt(i), 0x01000193);
-  return (hash >>> 0).toString(16).padStart(8, '0');
-}
-
 /** The bundle's source text and where its cache lives, or undefined when it cannot be read. */
 function readBundle(bundle: string, env: Record<string, string | undefined>) {
   try {
@@ -69,7 +59,7 @@ function readBundle(bundle: string, env: Record<string, string | undefined>) {
       const cacheFile = join(
         stateDir(env),
         'code-cache',
-        `${name}-${folderHash(dir)}-${st.size}-${Math.trunc(st.mtimeMs)}-${st.ino}.v8`,
+        `${name}-${fnv1a(dir)}-${st.size}-${Math.trunc(st.mtimeMs)}-${st.ino}.v8`,
       );
       const buf = Buffer.allocUnsafe(st.size);
       let got = 0;

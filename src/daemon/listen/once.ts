@@ -19,8 +19,8 @@ export { onceKey } from '../../hook-path/once-key.js';
  * process may reach the daemon only after a fast guard answered; identical events do come one after the
  * other (Droid's tool and Notification payloads carry no id: two permission prompts in a row send the
  * same bytes), and those come after the agent's next step, which reaches the daemon first. The answer of
- * a first call whose session the daemon was not told (a hook process on the Node path asks with the key
- * alone) is not kept once given.
+ * a first call whose session the daemon was not told (an event without a session id, an older hook that
+ * asks with the key alone) is not kept once given.
  * Only the user's own clients reach the socket this serves (docs/protocol.md), so no one else can
  * place an answer here.
  */

@@ -218,21 +218,23 @@ function printInstall(out: Out, result: InstallResult): void {
     );
   }
   if (result.otel?.keys.length) out.write(safeText(`  otel:      ${result.otel.keys.join(', ')}`) + '\n');
-  for (const note of result.notes) out.write(paint(out, 'yellow', safeText(`  note: ${note}`) + '\n'));
+  writeNotes(out, result.notes);
   for (const change of result.files) writeChange(out, change, result.dryRun);
   if (result.dryRun && result.changed) out.write(paint(out, 'gray', 'dry run: nothing was written\n'));
 }
 
+/** The notes of a result, one a line, in yellow (what they quote is shown escaped). */
+function writeNotes(out: Out, notes: readonly string[]): void {
+  for (const note of notes) out.write(paint(out, 'yellow', safeText(`  note: ${note}`) + '\n'));
+}
+
 function printUninstall(out: Out, result: UninstallResult): void {
-  const notes = () => {
-    for (const note of result.notes) out.write(paint(out, 'yellow', safeText(`  note: ${note}`) + '\n'));
-  };
   if (!result.changed) {
     const where = result.files.map((f) => f.file).join(' and ');
     out.write(
       safeText(`hookd is not installed for ${scopeLabel(result)} in ${where}; nothing to change`) + '\n',
     );
-    notes();
+    writeNotes(out, result.notes);
     return;
   }
   const count = result.removed.reduce((sum, r) => sum + r.count, 0);
@@ -250,7 +252,7 @@ function printUninstall(out: Out, result: UninstallResult): void {
         `${verb} hookd's OpenTelemetry settings from ${result.file}: ${result.otelRemoved.join(', ')}`,
       ) + '\n',
     );
-  notes();
+  writeNotes(out, result.notes);
   for (const change of result.files) writeChange(out, change, result.dryRun);
   if (result.dryRun) out.write(paint(out, 'gray', 'dry run: nothing was written\n'));
 }
@@ -279,7 +281,7 @@ function printImport(out: Out, result: ImportResult): void {
     );
   }
   out.write(`  command:   ${result.command}\n`);
-  for (const note of result.notes) out.write(paint(out, 'yellow', safeText(`  note: ${note}`) + '\n'));
+  writeNotes(out, result.notes);
   if (result.dryRun) {
     out.write(
       colourDiff(out, result.config.diff) + result.files.map((f) => colourDiff(out, f.diff)).join(''),
