@@ -69,7 +69,8 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
   const client = () =>
     require('./client.cjs') as { handOff: HandOff; askRemote: AskRemote; claimOnce: ClaimOnce };
   // The hand-off is the event's last step: the process exits right after it.
-  const handOff: HandOff = (message, options) => client().handOff(message, { ...options, exitAfter: true });
+  const handOff: HandOff = (message, options) =>
+    client().handOff(message, { ...options, exitAfter: true, queue: true });
   const askRemote: AskRemote = (message, options) => client().askRemote(message, options);
   const claimOnce: ClaimOnce = (key, options) => client().claimOnce(key, options);
   const where = recoverWorkingDir(process.env);

@@ -24,10 +24,21 @@ export interface HandOffOptions {
    * Default true.
    */
   fsync?: boolean;
+  /**
+   * When a running daemon watches the spool, leave the event there for it (outcome `queued`) instead of
+   * connecting and waiting for its journal: the hook's way, a connection less per event. The spool file is
+   * as durable as the acknowledgement (fsynced with `fsync`), and the daemon takes spooled events before
+   * anything that reaches its sockets later, so their order holds.
+   */
+  queue?: boolean;
 }
 
 export interface HandOffResult {
-  outcome: 'acked' | 'spooled' | 'failed';
+  /**
+   * acked: the daemon journaled it; queued: left in the spool of a running daemon that watches it;
+   * spooled: left in the spool because the daemon could not be reached (started, when allowed); failed.
+   */
+  outcome: 'acked' | 'queued' | 'spooled' | 'failed';
   error?: string;
   /** True when this call started a daemon in the background. */
   started?: boolean;

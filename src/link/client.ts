@@ -9,6 +9,7 @@ import {
   isProcessAlive,
   readPidFile,
   socketTrustProblem,
+  spoolWatcher,
 } from './runtime-files.js';
 import { spoolFileName, writeSpoolFile } from './spool.js';
 import { spawnDetached } from '../process/run.js';
@@ -209,12 +210,30 @@ export function startDaemonInBackground(
   }
 }
 
+/** Writes the event into the spool, atomically (fsynced unless options.fsync is false); throws if it cannot. */
+function spool(message: EventHandoff, env: Env, options: HandOffOptions): void {
+  writeSpoolFile(
+    spoolDir(env),
+    spoolFileName(message.event.receivedAt, message.event.id),
+    `${JSON.stringify(message)}\n`,
+    { fsync: options.fsync ?? true },
+  );
+}
+
 /**
  * Hands one event to the daemon. Acked when the daemon made it durable; otherwise the event is
  * written to the spool (and the daemon started, if allowed), so nothing is lost. Never throws.
  */
 export async function handOff(message: EventHandoff, options: HandOffOptions = {}): Promise<HandOffResult> {
   const env = options.env ?? process.env;
+  // A running daemon that watches the spool takes the event from there: no connection, no waiting for
+  // the journal (docs/daemon.md, "The spool"). If the spool cannot be written, the socket as before.
+  if (options.queue && spoolWatcher(daemonFiles(env)) !== undefined) {
+    try {
+      spool(message, env, options);
+      return { outcome: 'queued' };
+    } catch {}
+  }
   const reply = await requestDaemon(message, {
     env,
     timeoutMs: options.timeoutMs ?? 250,
@@ -225,12 +244,7 @@ export async function handOff(message: EventHandoff, options: HandOffOptions = {
     ? `the daemon refused the event: ${String(reply.reply.error ?? 'no reason given')}`
     : reply.error;
   try {
-    writeSpoolFile(
-      spoolDir(env),
-      spoolFileName(message.event.receivedAt, message.event.id),
-      `${JSON.stringify(message)}\n`,
-      { fsync: options.fsync ?? true },
-    );
+    spool(message, env, options);
   } catch (error) {
     return { outcome: 'failed', error: `${reason}; and the spool write failed: ${(error as Error).message}` };
   }

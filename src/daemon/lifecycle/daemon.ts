@@ -31,6 +31,7 @@ import type { NotifyConfig } from '../../config/schemas/notify-schema.js';
 import type { HandOffResult } from '../../hook-path/hand-off.js';
 import { within } from '../../util/within.js';
 import { Ingest } from '../listen/ingest.js';
+import { watchSpool } from '../listen/spool-watch.js';
 import { Digest } from '../../journal/digest.js';
 import { collectStats, type DaemonStats } from '../../journal/stats.js';
 import { requestHandler } from '../listen/requests.js';
@@ -151,6 +152,7 @@ export const DAEMON_PARTS = [
   'housekeeping',
   'watchers',
   'pid file',
+  'spool watch',
 ] as const;
 export type DaemonPart = (typeof DAEMON_PARTS)[number];
 
@@ -430,6 +432,15 @@ export class Daemon implements DaemonHandle {
       rmSync(files.starting, { force: true });
       return () => rmSync(files.pid, { force: true });
     });
+    // Last: from here on hooks may leave their events in the spool for this daemon (spool-watch.ts).
+    await parts.start('spool watch', () =>
+      watchSpool({
+        dir: spoolDir(env),
+        marker: files.spoolWatch,
+        onChange: () => this.ingest.scheduleDrain(),
+        logger: log,
+      }),
+    );
     log.info(
       { pid: process.pid, socket: files.socket, replayed: this.store.pendingEvents.size },
       'daemon started',
@@ -728,7 +739,12 @@ export class Daemon implements DaemonHandle {
       commit,
       paused: () => this.journal.trouble !== undefined,
       spoolDir: spoolDir(env),
-      enqueue: (handoff) => pipeline.enqueue(handoff),
+      // Every event that reaches the journal, from a socket or the spool: a session that moved on ends
+      // its waiting remote asks.
+      enqueue: (handoff) => {
+        this.remote?.eventSeen(handoff.event);
+        pipeline.enqueue(handoff);
+      },
       now,
       logger: log,
       order: this.once.order,
@@ -738,14 +754,11 @@ export class Daemon implements DaemonHandle {
   /** What answers the daemon's socket (src/daemon/listen/requests.ts). */
   private requests(log: Logger) {
     const { pipeline, presence } = this;
-    return requestHandler({
+    const handle = requestHandler({
       once: this.once,
       stopping: () => this.stopping,
       journalTrouble: () => this.journal.trouble,
-      receive: (handoff) => {
-        this.remote?.eventSeen(handoff.event);
-        return this.ingest.receive(handoff);
-      },
+      receive: (handoff) => this.ingest.receive(handoff),
       permission: (request) => this.remote?.ask(request) ?? Promise.resolve({ ok: true, reason: 'off' }),
       stats: () => this.stats(),
       shutdown: () => void this.close(),
@@ -762,12 +775,17 @@ export class Daemon implements DaemonHandle {
       logger: log,
       now: this.now,
     });
+    // What hooks spooled before this request came is taken first (Ingest.catchUp).
+    return async (...request: Parameters<typeof handle>) => {
+      await this.ingest.catchUp();
+      return handle(...request);
+    };
   }
 
   /** An event run by the fast listener, into ingest: acknowledged once it is in the journal. */
   private async handOff(message: EventHandoff, log: Logger): Promise<HandOffResult> {
-    this.remote?.eventSeen(message.event);
     try {
+      await this.ingest.catchUp();
       await this.ingest.receive(message);
       return { outcome: 'acked' };
     } catch (error) {

@@ -41,6 +41,9 @@ export class Ingest {
   readonly counts: IngestCounts = { received: 0, duplicates: 0, fromSpool: 0, rejected: 0 };
   private readonly inflight = new Map<string, Promise<void>>();
   private draining: Promise<void> | undefined;
+  /** Drains started so far; and whether another was asked for while one ran. */
+  private runs = 0;
+  private again = false;
   private stopping = false;
   private readonly accepted: AcceptedBook;
 
@@ -159,12 +162,44 @@ export class Ingest {
     return first !== undefined && (await first);
   }
 
-  /** A drain in the background, unless one runs already (the periodic scan, the journal recovering). */
+  /**
+   * A drain in the background (the spool watch, the periodic scan, the journal recovering); while one
+   * runs, one more after it, which sees what came meanwhile.
+   */
   scheduleDrain(): void {
-    if (this.draining || this.stopping) return;
+    if (this.stopping) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.runs++;
     this.draining = this.drainSpool()
       .catch((error: Error) => this.o.logger.error({ error: error.message }, 'spool drain failed'))
-      .finally(() => (this.draining = undefined));
+      .finally(() => {
+        this.draining = undefined;
+        if (this.again) {
+          this.again = false;
+          this.scheduleDrain();
+        }
+      });
+  }
+
+  /**
+   * Called before anything that reached a socket is handled: the events already in the spool (hooks leave
+   * them there while the daemon watches it) are taken first, so that a session's events keep their order
+   * and a request sees every event spooled before it. At once when the spool is empty and nothing drains;
+   * else it waits for a drain that started after this call (at most two: the one running, then one more).
+   */
+  async catchUp(): Promise<void> {
+    if (this.stopping || this.o.paused()) return;
+    if (!this.draining && listSpool(this.o.spoolDir).length === 0) return;
+    const before = this.runs;
+    while (!this.stopping) {
+      if (!this.draining) this.scheduleDrain();
+      const run = this.runs;
+      await this.draining;
+      if (run > before) return;
+    }
   }
 
   /** No new drain from now on; resolves when the one in flight is done. */

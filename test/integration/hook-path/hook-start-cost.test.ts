@@ -1,11 +1,12 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hookdLogRecords } from '../../helpers/agent-hook.js';
 import { FIXTURES_DIR, HOOKD_BIN } from '../../helpers/fixtures.js';
 import { isolatedEnv, makeTempDir } from '../../helpers/temp.js';
 import { spawnDaemon, stopDaemon } from '../daemon/process-helpers.js';
+import { daemonFiles } from '../../../src/link/runtime-files.js';
 
 // What `hookd hook` loads of Node itself is start-up time on every event of the Node path: an ordinary
 // event must not load the stream classes and `net` for a stdin that is a regular file (the fast client's
@@ -124,20 +125,28 @@ describe('what an ordinary event loads of Node', () => {
     });
   });
 
-  it('a hand-off to a running daemon leaves process.stdout and process.stderr uncreated', async () => {
-    const daemon = await spawnDaemon({ ...isolatedEnv(tmp.dir), HOOKD_DAEMON: '1' });
-    try {
-      const ran = await loadedBy({ file: event }, { daemon: true });
-      expect(ran.code).toBe(0);
-      expect(hookdLogRecords(isolatedEnv(tmp.dir)).find((r) => r.kind === 'event')).toMatchObject({
-        event: 'Stop',
-        handoff: 'acked',
-      });
-      expect(ran.streams).toEqual([]);
-    } finally {
-      await stopDaemon(daemon);
-    }
-  });
+  // Queued: left in the spool the daemon watches, without `net`; acked: over the socket, as with a daemon
+  // that does not watch its spool (its spool-watch file removed here).
+  it.each([['queued'], ['acked']])(
+    'a hand-off to a running daemon (%s) leaves process.stdout and process.stderr uncreated',
+    async (how) => {
+      const env = { ...isolatedEnv(tmp.dir), HOOKD_DAEMON: '1' };
+      const daemon = await spawnDaemon(env);
+      try {
+        if (how === 'acked') rmSync(daemonFiles(env).spoolWatch);
+        const ran = await loadedBy({ file: event }, { daemon: true });
+        expect(ran.code).toBe(0);
+        expect(hookdLogRecords(isolatedEnv(tmp.dir)).find((r) => r.kind === 'event')).toMatchObject({
+          event: 'Stop',
+          handoff: how,
+        });
+        expect(ran.streams).toEqual([]);
+        if (how === 'queued') expect(ran.loaded).not.toContain('NativeModule net');
+      } finally {
+        await stopDaemon(daemon);
+      }
+    },
+  );
 
   // Node's child_process gives a child's stdin as a socket (as agents written in Node start hooks): Node
   // destroys such a stdin at its end, which would create process.stderr on the agent's descriptor.
@@ -151,7 +160,7 @@ describe('what an ordinary event loads of Node', () => {
         expect(hookdLogRecords(isolatedEnv(tmp.dir)).find((r) => r.kind === 'event')).toMatchObject({
           event: 'Stop',
           bytes: readFileSync(event).length,
-          ...(up ? { handoff: 'acked' } : {}),
+          ...(up ? { handoff: 'queued' } : {}),
         });
         expect(ran.streams).toEqual([]);
       } finally {

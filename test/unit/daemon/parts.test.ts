@@ -15,6 +15,7 @@ import { requestHandler } from '../../../src/daemon/listen/requests.js';
 import { DaemonRunningError, holdDaemonLock } from '../../../src/daemon/lifecycle/lock-holder.js';
 import { createNoiseState } from '../../../src/notify/noise.js';
 import { heldDelivery } from '../../helpers/deliveries.js';
+import { waitFor } from '../../helpers/wait.js';
 import type { ConfigState } from '../../../src/journal/config-store.js';
 import { daemonSettings } from '../../../src/config/schemas/daemon-schema.js';
 
@@ -155,6 +156,43 @@ describe('daemon/ingest', () => {
     expect(written.map((r) => r.t)).toEqual(['in']);
     expect(ingest.counts).toMatchObject({ received: 1, fromSpool: 1, rejected: 1 });
     expect(readdirSync(spool).filter((n) => n.endsWith('.json'))).toEqual([]);
+  });
+
+  it('takes what hooks spooled before a socket event first, and a drain asked for during one', async () => {
+    const spool = tempDir();
+    const { store, written, commit } = memoryJournal();
+    const ingest = new Ingest({
+      store,
+      commit,
+      paused: () => false,
+      spoolDir: spool,
+      enqueue: () => {},
+      now: () => 7,
+      logger: silent,
+    });
+    // A hook left `early` in the spool; `late` reaches the socket before any drain ran.
+    writeFileSync(join(spool, '1-early.json'), JSON.stringify(handoff(event('early'))));
+    await ingest.catchUp();
+    await ingest.receive(handoff(event('late')));
+    expect(written.map((r) => (r.t === 'in' ? r.h.event.id : r.t))).toEqual(['early', 'late']);
+    expect(readdirSync(spool).filter((n) => n.endsWith('.json'))).toEqual([]);
+    // A file that comes while a drain runs is taken by the one more the watch asked for.
+    writeFileSync(
+      join(spool, '2-a.json'),
+      JSON.stringify(handoff(event('a', 'Notification', { sessionId: 's2' }))),
+    );
+    ingest.scheduleDrain();
+    writeFileSync(
+      join(spool, '3-b.json'),
+      JSON.stringify(handoff(event('b', 'Notification', { sessionId: 's3' }))),
+    );
+    ingest.scheduleDrain();
+    const ids = () => written.map((r) => (r.t === 'in' ? r.h.event.id : r.t));
+    await waitFor(() => ids().length === 4, 5000, 'the second drain');
+    expect(ids()).toEqual(['early', 'late', 'a', 'b']);
+    // Nothing spooled, nothing draining: no wait and no drain.
+    await ingest.catchUp();
+    expect(ingest.counts).toMatchObject({ received: 4, fromSpool: 3 });
   });
 
   it('leaves the spool alone while the journal is in trouble', async () => {

@@ -1,0 +1,62 @@
+import { rmSync, watch, type FSWatcher } from 'node:fs';
+import type { Logger } from 'pino';
+import { processStart, spoolWatchText } from '../../link/runtime-files.js';
+import { ensurePrivateDir, writePrivateFileAtomic } from '../../util/private-fs.js';
+
+export interface SpoolWatchOptions {
+  /** The spool folder (created private when missing). */
+  dir: string;
+  /** The spool-watch file hooks check (DaemonFiles.spoolWatch). */
+  marker: string;
+  /** Something changed in the spool: drain it (Ingest.scheduleDrain). */
+  onChange: () => void;
+  logger: Logger;
+}
+
+/**
+ * Watches the spool folder, so that a hook can leave its event there while this daemon runs instead of
+ * connecting and waiting for the journal (docs/daemon.md, "The spool"): every change in the folder
+ * schedules a drain. Once the watch is up, the spool-watch file says so (this process's pid and start
+ * time), and hooks that find it with this process alive spool their events. The periodic scan stays as
+ * the safety net for a change the system did not report.
+ *
+ * The returned stop removes the file first (no hook leaves an event for this daemon after that), then
+ * the watch; an event spooled in between is drained at the next start. When the system cannot watch the
+ * folder (no inotify watch left, a file system without change events), the file is never written (or
+ * removed, if the watch fails later) and hooks connect to the socket as before.
+ */
+export function watchSpool(o: SpoolWatchOptions): () => void {
+  let watcher: FSWatcher | undefined;
+  const unmark = () => rmSync(o.marker, { force: true });
+  const stopWatching = () => {
+    watcher?.close();
+    watcher = undefined;
+  };
+  try {
+    ensurePrivateDir(o.dir);
+    watcher = watch(o.dir, { persistent: false }, () => o.onChange());
+    watcher.on('error', (error: Error) => {
+      o.logger.warn(
+        { error: error.message, spool: o.dir },
+        'cannot watch the spool any more; hooks hand events over the socket again',
+      );
+      try {
+        unmark();
+      } catch {}
+      stopWatching();
+    });
+    writePrivateFileAtomic(o.marker, spoolWatchText(process.pid, processStart('self')));
+  } catch (error) {
+    o.logger.warn(
+      { error: (error as Error).message, spool: o.dir },
+      'cannot watch the spool; hooks hand events over the socket',
+    );
+    stopWatching();
+  }
+  return () => {
+    try {
+      unmark();
+    } catch {}
+    stopWatching();
+  };
+}
