@@ -113,7 +113,7 @@ const HOOK_PATH = {
   files: {
     entry: ['hook'],
     config: ['load', 'loaded', 'load-fresh', 'trust', 'defaults', 'source-state'],
-    link: ['client', 'runtime-files', 'spool'],
+    link: ['client', 'daemon-argv', 'runtime-files', 'spool'],
     agents: [
       'ids',
       'protocols',

@@ -78,6 +78,7 @@ const common = {
     './once.cjs',
     './kinds.cjs',
     './agents.cjs',
+    './fallback.cjs',
   ],
 };
 
@@ -95,6 +96,8 @@ const common = {
 //   dist/remote.cjs    waiting for a remote answer to a permission prompt (src/hook-path/remote-ask.ts).
 //   dist/once.cjs      asking the daemon whether the same event runs already (src/hook-path/once-claim.ts):
 //                      an event with commands, on the Node path while a daemon is in use.
+//   dist/fallback.cjs  the fast client's fallback (src/hook-path/client-fallback.ts): its stdin copy
+//                      released, the id of an event a daemon acknowledged before it died;
 //   dist/kinds.cjs     the agents' tool tables, for an entry that matches canonical tool kinds
 //                      (src/runner/kind-match.ts).
 // A chunk bundles what it imports itself: it shares no module state with dist/hook.cjs.
@@ -108,6 +111,7 @@ const HOOK_CHUNKS = [
   { source: 'src/hook-path/once-claim.ts', test: /\/once-claim\.js$/, chunk: 'once.cjs' },
   { source: 'src/runner/kind-match.ts', test: /\/kind-match\.js$/, chunk: 'kinds.cjs' },
   { source: 'src/agents/agent-rules.ts', test: /\/agent-rules\.js$/, chunk: 'agents.cjs' },
+  { source: 'src/hook-path/client-fallback.ts', test: /\/client-fallback\.js$/, chunk: 'fallback.cjs' },
 ];
 // The stub is an ES module, so the bundle keeps only the exports it uses: a function becomes a function
 // that calls the chunk's, a class a class whose constructor builds the chunk's, a constant its value.

@@ -3,7 +3,8 @@ import { validator } from '../config/resolve.js';
 import { createLineLogger } from '../logging/line-logger.js';
 import { logFilePath } from '../paths.js';
 import type { ProcessIO } from '../hook-path/process-event.js';
-import { daemonRunArgv, handOff } from '../link/client.js';
+import { handOff } from '../link/client.js';
+import { daemonRunArgv } from '../link/daemon-argv.js';
 import { cli } from '../terminal/cli-io.js';
 
 /** The hook path's IO for CLI commands (emit, replay): same config, log and daemon as `hookd hook`. */

@@ -7,11 +7,11 @@ import type { ConfigValidator } from '../config/load.js';
 import type { HandOff } from '../hook-path/process-event.js';
 import type { AskRemote, ClaimOnce } from '../hook-path/hand-off.js';
 import { runtimeDir } from '../paths.js';
-import { releaseStdinCopy } from '../util/stdin-copy.js';
-import { takeFastEventId } from '../hook-path/fast-event-id.js';
+import { FAST_EVENT_ID_VAR, takeClientFallback } from '../hook-path/client-fallback.js';
 import { hookdLocation } from '../util/hookd-location.js';
 import { fileStdin, isRegularFile, keptStdin, pipeStdin } from '../hook-path/file-stdin.js';
-import { daemonRunArgv } from '../link/client.js';
+import { daemonRunArgv } from '../link/daemon-argv.js';
+import { queueForDaemon } from '../link/spool.js';
 import { logClientRefusal, logStdinCopyProblem, olderClientNotice } from '../hook-path/rare.js';
 
 /**
@@ -37,22 +37,6 @@ function writeAll(fd: number, text: string): void {
 }
 
 /**
- * The fast client fell back to this path with its private copy of the agent's stdin as our stdin and its
- * path in HOOKD_CLIENT_STDIN_COPY: unlink it (our stdin stays open), once the path is checked to be one
- * (by name in the runtime dir, a regular file of ours, never through a symlink). Commands never see it.
- * True when a copy was handed over and released.
- */
-function releaseClientCopy(): boolean {
-  const copy = process.env.HOOKD_CLIENT_STDIN_COPY;
-  if (copy === undefined) return false;
-  delete process.env.HOOKD_CLIENT_STDIN_COPY;
-  const problem = releaseStdinCopy(copy, runtimeDir(process.env));
-  if (!problem) return true;
-  logStdinCopyProblem(copy, problem);
-  return false;
-}
-
-/**
  * `agent`: from `hookd hook --agent droid|claude` (the dispatcher passes only those two); `event`: from
  * `--event <name>`, the event this command is wired to (used when its input cannot be read).
  */
@@ -63,14 +47,23 @@ export async function hookMain(binPath: string, agent?: string, event?: string):
   delete process.env.HOOKD_CLIENT_PROTOCOL;
   const olderClient =
     process.env.HOOKD_NODE !== undefined && protocol !== '3' ? olderClientNotice(protocol) : undefined;
-  // The id of an event a daemon acknowledged before it died, from the fast client's fallback.
-  const eventId = takeFastEventId(process.env, releaseClientCopy());
+  // The fast client's fallback: its stdin copy released, and the id of an event a daemon acknowledged
+  // before it died (its own chunk: an ordinary event never loads it).
+  const fallback =
+    process.env.HOOKD_CLIENT_STDIN_COPY !== undefined || process.env[FAST_EVENT_ID_VAR] !== undefined
+      ? takeClientFallback(process.env, runtimeDir(process.env))
+      : undefined;
+  if (fallback?.copyProblem) logStdinCopyProblem(fallback.copyProblem.copy, fallback.copyProblem.problem);
+  const eventId = fallback?.eventId;
   const validator = () => (require('./validate.cjs') as { validator: ConfigValidator }).validator;
   const client = () =>
     require('./client.cjs') as { handOff: HandOff; askRemote: AskRemote; claimOnce: ClaimOnce };
-  // The hand-off is the event's last step: the process exits right after it.
-  const handOff: HandOff = (message, options) =>
-    client().handOff(message, { ...options, exitAfter: true, queue: true });
+  // The hand-off is the event's last step: the process exits right after it. While a daemon watches the
+  // spool the event is left there (no connection, no client chunk); else the client connects.
+  const handOff: HandOff = async (message, options = {}) =>
+    queueForDaemon(message, options.env ?? process.env, options.fsync)
+      ? { outcome: 'queued' }
+      : client().handOff(message, { ...options, exitAfter: true });
   const askRemote: AskRemote = (message, options) => client().askRemote(message, options);
   const claimOnce: ClaimOnce = (key, options) => client().claimOnce(key, options);
   const where = recoverWorkingDir(process.env);

@@ -230,6 +230,13 @@ function notAnObject(value: unknown): string | undefined {
   return `stdin is JSON but ${kind}, not an event object`;
 }
 
+/** What an empty stdin parses to (nothing but white space is empty too). */
+const EMPTY_STDIN: ParseResult = {
+  ok: false,
+  reason: 'empty',
+  detail: 'stdin was empty; the agent sends the event as JSON on stdin',
+};
+
 /**
  * Parses one agent payload leniently: any JSON object is an event; unknown events and fields pass
  * through untouched. Only input that is not a JSON object at all is rejected.
@@ -245,11 +252,7 @@ export function parseEvent(
 ): ParseResult {
   const bytes = withoutBom(typeof raw === 'string' ? Buffer.from(raw) : raw);
   if (bytes.length === 0 || bytes.toString('utf8').trim() === '') {
-    return {
-      ok: false,
-      reason: 'empty',
-      detail: 'stdin was empty; the agent sends the event as JSON on stdin',
-    };
+    return EMPTY_STDIN;
   }
   if (looksBinary(bytes)) {
     return { ok: false, reason: 'binary', detail: `stdin is not UTF-8 text (${bytes.length} bytes)` };
@@ -281,12 +284,7 @@ export function parseScanned(
   declaredAgent?: DeclaredAgent,
   agentGiven?: boolean,
 ): ParseResult {
-  if (scan.root === 'none' && scan.state !== 'invalid')
-    return {
-      ok: false,
-      reason: 'empty',
-      detail: 'stdin was empty; the agent sends the event as JSON on stdin',
-    };
+  if (scan.root === 'none' && scan.state !== 'invalid') return EMPTY_STDIN;
   if (scan.state !== 'complete') {
     const why = scan.state === 'invalid' ? scan.error : `it ends inside the JSON value (${bytes} bytes)`;
     return { ok: false, reason: 'not-json', detail: `stdin is not JSON: ${why}` };

@@ -24,13 +24,6 @@ export interface HandOffOptions {
    * Default true.
    */
   fsync?: boolean;
-  /**
-   * When a running daemon watches the spool, leave the event there for it (outcome `queued`) instead of
-   * connecting and waiting for its journal: the hook's way, a connection less per event. The spool file is
-   * as durable as the acknowledgement (fsynced with `fsync`), and the daemon takes spooled events before
-   * anything that reaches its sockets later, so their order holds.
-   */
-  queue?: boolean;
 }
 
 export interface HandOffResult {

@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { basename } from 'node:path';
-import { spoolDir, type Env } from '../paths.js';
+import type { Env } from '../paths.js';
 import type { EventHandoff } from '../events/types.js';
 import {
   claimStart,
@@ -9,9 +9,8 @@ import {
   isProcessAlive,
   readPidFile,
   socketTrustProblem,
-  spoolWatcher,
 } from './runtime-files.js';
-import { spoolFileName, writeSpoolFile } from './spool.js';
+import { spoolEvent } from './spool.js';
 import { spawnDetached } from '../process/run.js';
 import { socketAddress } from '../util/unix-socket.js';
 import type {
@@ -168,26 +167,6 @@ function daemonLine(address: { path: string; release: () => void }, maxLine: num
   };
 }
 
-/*
- * How every path starts the daemon: a hook that finds it down, `hookd daemon start` and `restart`, the
- * systemd unit and the launchd agent. One list of V8 flags, so each of them runs it the same way.
- */
-
-/**
- * The daemon's V8 flags. A 1 MB young generation keeps the short-lived garbage of each event (parsed
- * payloads, journal lines, socket buffers) from piling up between scavenges. A heap that grows by 20%
- * past what the last full collection kept (instead of letting it double) collects the garbage that does
- * reach the old generation before the heap, and so the resident size, climbs with the events: under 100 MB
- * after 50,000 events instead of about 150 MB, for about 2% more CPU (docs/daemon.md, "Its memory").
- * Given on the command line, not in NODE_OPTIONS, so the commands the daemon runs never inherit them.
- */
-export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--heap-growing-percent=20'];
-
-/** The argv of `hookd daemon run`: node, the daemon's V8 flags, the hookd program. */
-export function daemonRunArgv(node: string, program: string): string[] {
-  return [node, ...DAEMON_NODE_FLAGS, program, 'daemon', 'run'];
-}
-
 /**
  * Starts `hookd daemon run` detached (own process group, stdio ignored, unref'd), unless a daemon holds
  * the lock or another hook is already starting one.
@@ -210,30 +189,12 @@ export function startDaemonInBackground(
   }
 }
 
-/** Writes the event into the spool, atomically (fsynced unless options.fsync is false); throws if it cannot. */
-function spool(message: EventHandoff, env: Env, options: HandOffOptions): void {
-  writeSpoolFile(
-    spoolDir(env),
-    spoolFileName(message.event.receivedAt, message.event.id),
-    `${JSON.stringify(message)}\n`,
-    { fsync: options.fsync ?? true },
-  );
-}
-
 /**
  * Hands one event to the daemon. Acked when the daemon made it durable; otherwise the event is
  * written to the spool (and the daemon started, if allowed), so nothing is lost. Never throws.
  */
 export async function handOff(message: EventHandoff, options: HandOffOptions = {}): Promise<HandOffResult> {
   const env = options.env ?? process.env;
-  // A running daemon that watches the spool takes the event from there: no connection, no waiting for
-  // the journal (docs/daemon.md, "The spool"). If the spool cannot be written, the socket as before.
-  if (options.queue && spoolWatcher(daemonFiles(env)) !== undefined) {
-    try {
-      spool(message, env, options);
-      return { outcome: 'queued' };
-    } catch {}
-  }
   const reply = await requestDaemon(message, {
     env,
     timeoutMs: options.timeoutMs ?? 250,
@@ -244,7 +205,7 @@ export async function handOff(message: EventHandoff, options: HandOffOptions = {
     ? `the daemon refused the event: ${String(reply.reply.error ?? 'no reason given')}`
     : reply.error;
   try {
-    spool(message, env, options);
+    spoolEvent(message, env, options.fsync ?? true);
   } catch (error) {
     return { outcome: 'failed', error: `${reason}; and the spool write failed: ${(error as Error).message}` };
   }

@@ -1,7 +1,7 @@
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { logDir, runtimeDir, stateDir, type Env } from '../paths.js';
-import { acquireLock, isProcessAlive, readLockPid } from '../util/pid-lock.js';
+import { acquireLock, readLockPid } from '../util/pid-lock.js';
 import { myUid, privateDirProblem } from '../util/private-fs.js';
 
 // On the hook's start-up path: Node built-ins, src/paths.ts and src/util only.
@@ -21,10 +21,15 @@ export interface DaemonFiles {
   /** Held by whoever is starting a daemon in the background, so 500 hooks start one, not 500. */
   starting: string;
   /**
-   * Written by a running daemon that watches the spool (its pid and start time): a hook that finds it,
-   * with that process alive, leaves its event in the spool instead of connecting (spoolWatcher).
+   * Kept fresh by a running daemon that watches the spool (its pid inside, for people): a hook that finds
+   * it fresh leaves its event in the spool instead of connecting (spoolWatched).
    */
   spoolWatch: string;
+}
+
+/** Where a running daemon that watches the spool says so (DaemonFiles.spoolWatch). */
+export function spoolWatchFile(env: Env): string {
+  return join(stateDir(env), 'daemon', 'spool-watch');
 }
 
 export function daemonFiles(env: Env = process.env): DaemonFiles {
@@ -36,7 +41,7 @@ export function daemonFiles(env: Env = process.env): DaemonFiles {
     pid: join(dir, 'hookd.pid'),
     lock: join(daemonState, 'daemon.lock'),
     starting: join(daemonState, 'starting.lock'),
-    spoolWatch: join(daemonState, 'spool-watch'),
+    spoolWatch: spoolWatchFile(env),
   };
 }
 
@@ -73,44 +78,30 @@ export function claimStart(files: DaemonFiles, maxAgeMs = 10_000): boolean {
 }
 
 /**
- * When a process started, as Linux counts it (clock ticks since boot, /proc/<pid>/stat): with the pid it
- * names one process, never a later one that got the same pid. Undefined elsewhere.
+ * How often a daemon that watches the spool touches its spool-watch file, and how old the file may be for
+ * a hook to trust it: a daemon that died without removing it (killed, a crash) is not trusted for long.
  */
-export function processStart(pid: number | 'self'): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // The command name (field 2) is in parentheses and may hold spaces: count fields after its end.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-/** The text of the spool-watch file: `<pid> <start>` (the start is "-" where the system has none). */
-export function spoolWatchText(pid: number, start: string | undefined): string {
-  return `${pid} ${start ?? '-'}\n`;
-}
+export const SPOOL_WATCH_TOUCH_MS = 2000;
+export const SPOOL_WATCH_FRESH_MS = 10_000;
 
 /**
- * The pid of the running daemon that watches the spool, or undefined: its spool-watch file must be a
- * regular file of this user's in a folder nobody else can write to, and name a live process (on Linux,
- * the very process that wrote it: same pid and start time). Anything else (no daemon, an older daemon
- * that only drains the spool at start, a daemon killed without cleaning up) says undefined, and the
- * event goes to the socket as before.
+ * Whether a running daemon watches the spool (docs/daemon.md, "The spool"): its spool-watch file must be
+ * a regular file of this user's, in a folder nobody else can write to, touched within the last
+ * SPOOL_WATCH_FRESH_MS. Anything else (no daemon, an older daemon that drains the spool only at start, a
+ * daemon that died or hangs) says no, and the event goes to the socket as before.
  */
-export function spoolWatcher(files: DaemonFiles): number | undefined {
+export function spoolWatched(file: string, now = Date.now()): boolean {
   try {
-    const st = lstatSync(files.spoolWatch);
+    const st = lstatSync(file);
     const uid = myUid();
-    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || st.size > 64) return undefined;
-    if (privateDirProblem(dirname(files.spoolWatch))) return undefined;
-    const [pidText, start] = readFileSync(files.spoolWatch, 'latin1').trim().split(' ');
-    const pid = Number(pidText);
-    if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid)) return undefined;
-    if (start !== '-' && processStart(pid) !== start) return undefined;
-    return pid;
+    return (
+      st.isFile() &&
+      (uid === undefined || st.uid === uid) &&
+      Math.abs(now - st.mtimeMs) < SPOOL_WATCH_FRESH_MS &&
+      privateDirProblem(dirname(file)) === undefined
+    );
   } catch {
-    return undefined;
+    return false;
   }
 }
 

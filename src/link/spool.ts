@@ -1,6 +1,9 @@
 import { lstatSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, writePrivateFileAtomic } from '../util/private-fs.js';
+import { spoolDir, type Env } from '../paths.js';
+import type { EventHandoff } from '../events/types.js';
+import { spoolWatched, spoolWatchFile } from './runtime-files.js';
 
 // On the hook's start-up path: Node built-ins only.
 
@@ -23,6 +26,32 @@ export function writeSpoolFile(
   const target = join(dir, name);
   writePrivateFileAtomic(target, content, { fsync: options.fsync ?? true });
   return target;
+}
+
+/** Writes an event into the spool, atomically (fsynced unless `fsync` is false); throws if it cannot. */
+export function spoolEvent(message: EventHandoff, env: Env, fsync = true): void {
+  writeSpoolFile(
+    spoolDir(env),
+    spoolFileName(message.event.receivedAt, message.event.id),
+    `${JSON.stringify(message)}\n`,
+    { fsync },
+  );
+}
+
+/**
+ * The hook's hand-off while a daemon runs that watches the spool (docs/daemon.md, "The spool"): the event
+ * is left there for it, with no connection and no wait for its journal; as durable as an acknowledgement
+ * (fsynced with `fsync`). False when no running daemon watches it or the file cannot be written: then
+ * the socket, as before.
+ */
+export function queueForDaemon(message: EventHandoff, env: Env, fsync = true): boolean {
+  if (!spoolWatched(spoolWatchFile(env))) return false;
+  try {
+    spoolEvent(message, env, fsync);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Spooled files, oldest first (temp files of writers still at work are skipped). */

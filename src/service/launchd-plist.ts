@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { serviceEnvironment, type ServiceSpec } from './systemd-unit.js';
-import { daemonRunArgv } from '../link/client.js';
+import { daemonRunArgv } from '../link/daemon-argv.js';
 
 /** The launchd agent that starts `hookd daemon run` at login on macOS. */
 export const LAUNCHD_LABEL = 'dev.hookd.daemon';

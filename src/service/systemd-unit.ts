@@ -1,6 +1,6 @@
 /** The systemd user unit that starts `hookd daemon run` at login. */
 import { dirname } from 'node:path';
-import { daemonRunArgv } from '../link/client.js';
+import { daemonRunArgv } from '../link/daemon-argv.js';
 
 export const SYSTEMD_UNIT_NAME = 'hookd.service';
 

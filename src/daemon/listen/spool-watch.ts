@@ -1,6 +1,6 @@
-import { rmSync, watch, type FSWatcher } from 'node:fs';
+import { rmSync, lutimesSync, watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
-import { processStart, spoolWatchText } from '../../link/runtime-files.js';
+import { SPOOL_WATCH_TOUCH_MS } from '../../link/runtime-files.js';
 import { ensurePrivateDir, writePrivateFileAtomic } from '../../util/private-fs.js';
 
 export interface SpoolWatchOptions {
@@ -16,9 +16,10 @@ export interface SpoolWatchOptions {
 /**
  * Watches the spool folder, so that a hook can leave its event there while this daemon runs instead of
  * connecting and waiting for the journal (docs/daemon.md, "The spool"): every change in the folder
- * schedules a drain. Once the watch is up, the spool-watch file says so (this process's pid and start
- * time), and hooks that find it with this process alive spool their events. The periodic scan stays as
- * the safety net for a change the system did not report.
+ * schedules a drain. Once the watch is up, the spool-watch file says so (this process's pid inside, for
+ * people), touched every SPOOL_WATCH_TOUCH_MS: hooks that find it fresh spool their events, and the file
+ * of a daemon that died is soon too old to be trusted. The periodic scan stays as the safety net for a
+ * change the system did not report.
  *
  * The returned stop removes the file first (no hook leaves an event for this daemon after that), then
  * the watch; an event spooled in between is drained at the next start. When the system cannot watch the
@@ -27,8 +28,10 @@ export interface SpoolWatchOptions {
  */
 export function watchSpool(o: SpoolWatchOptions): () => void {
   let watcher: FSWatcher | undefined;
+  let touching: NodeJS.Timeout | undefined;
   const unmark = () => rmSync(o.marker, { force: true });
   const stopWatching = () => {
+    clearInterval(touching);
     watcher?.close();
     watcher = undefined;
   };
@@ -45,7 +48,18 @@ export function watchSpool(o: SpoolWatchOptions): () => void {
       } catch {}
       stopWatching();
     });
-    writePrivateFileAtomic(o.marker, spoolWatchText(process.pid, processStart('self')));
+    writePrivateFileAtomic(o.marker, `${process.pid}\n`);
+    touching = setInterval(() => {
+      try {
+        const now = new Date();
+        lutimesSync(o.marker, now, now);
+      } catch (error) {
+        // Removed or replaced from outside: hooks hand events over the socket from now on.
+        o.logger.warn({ error: (error as Error).message }, 'cannot touch the spool-watch file');
+        stopWatching();
+      }
+    }, SPOOL_WATCH_TOUCH_MS);
+    touching.unref();
   } catch (error) {
     o.logger.warn(
       { error: (error as Error).message, spool: o.dir },

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
-import { daemonFiles, processStart } from '../../../src/link/runtime-files.js';
+import { daemonFiles } from '../../../src/link/runtime-files.js';
 import { requestDaemon } from '../../../src/link/client.js';
 import { spoolDir } from '../../../src/paths.js';
 import { runHookd } from '../../helpers/run-hookd.js';
@@ -70,7 +70,7 @@ describe('a hook hands its event to a running daemon through the watched spool',
     const t = await setup();
     await t.start();
     const files = daemonFiles(t.env);
-    expect(readFileSync(files.spoolWatch, 'utf8')).toBe(`${process.pid} ${processStart('self') ?? '-'}\n`);
+    expect(readFileSync(files.spoolWatch, 'utf8')).toBe(`${process.pid}\n`);
     const ran = await runHookd(['hook', '--agent', 'droid'], { env: t.env, stdin: stop('queued-1') });
     expect(ran.code).toBe(0);
     expect(hookRecords(t.env).at(-1)).toMatchObject({ event: 'Stop', handoff: 'queued' });
@@ -99,14 +99,16 @@ describe('a hook hands its event to a running daemon through the watched spool',
     await daemon.close();
   });
 
-  it('connects as before when the spool-watch file names no live daemon, and it is gone after a stop', async () => {
+  it('connects as before when the spool-watch file is stale, and it is gone after a stop', async () => {
     const t = await setup();
     const daemon = await t.start();
     const files = daemonFiles(t.env);
     await daemon.close();
     expect(existsSync(files.spoolWatch)).toBe(false);
-    // A daemon killed without cleaning up: its file stays, its process is gone.
-    writeFileSync(files.spoolWatch, '999999999 1\n', { mode: 0o600 });
+    // A daemon killed without cleaning up: its file stays, and nobody touches it any more.
+    writeFileSync(files.spoolWatch, '999999999\n', { mode: 0o600 });
+    const old = (Date.now() - 60_000) / 1000;
+    utimesSync(files.spoolWatch, old, old);
     const ran = await runHookd(['hook', '--agent', 'droid'], { env: t.env, stdin: stop('down-1') });
     expect(ran.code).toBe(0);
     expect(hookRecords(t.env).at(-1)).toMatchObject({ handoff: 'spooled' });

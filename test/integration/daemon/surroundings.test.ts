@@ -10,7 +10,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DAEMON_NODE_FLAGS, requestDaemon } from '../../../src/link/client.js';
+import { requestDaemon } from '../../../src/link/client.js';
+import { DAEMON_NODE_FLAGS } from '../../../src/link/daemon-argv.js';
 import { daemonFiles, readPidFile } from '../../../src/link/runtime-files.js';
 import { stateDir } from '../../../src/paths.js';
 import { jsonLines } from '../../helpers/json-lines.js';

@@ -22,6 +22,7 @@ const CHUNKS = [
   'once.cjs',
   'kinds.cjs',
   'agents.cjs',
+  'fallback.cjs',
 ];
 const LAZY = [...CHUNKS.map((chunk) => `./${chunk}`), './validate.cjs', './client.cjs'];
 

@@ -3,7 +3,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { hookdLocation } from '../../../util/hookd-location.js';
 import { CliError, EXIT } from '../../../errors.js';
 import { formatJson } from '../../../terminal/output.js';
-import { daemonRunArgv } from '../../../link/client.js';
+import { daemonRunArgv } from '../../../link/daemon-argv.js';
 import { cli, cliOut } from '../../../terminal/cli-io.js';
 
 // Loaded when a subcommand runs, not with the module: `hookd daemon --help` needs none of them.
