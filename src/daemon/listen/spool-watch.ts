@@ -11,6 +11,8 @@ export interface SpoolWatchOptions {
   /** Something changed in the spool: drain it (Ingest.scheduleDrain). */
   onChange: () => void;
   logger: Logger;
+  /** How often the spool-watch file is touched (default SPOOL_WATCH_TOUCH_MS). */
+  touchMs?: number;
 }
 
 /**
@@ -58,7 +60,7 @@ export function watchSpool(o: SpoolWatchOptions): () => void {
         o.logger.warn({ error: (error as Error).message }, 'cannot touch the spool-watch file');
         stopWatching();
       }
-    }, SPOOL_WATCH_TOUCH_MS);
+    }, o.touchMs ?? SPOOL_WATCH_TOUCH_MS);
     touching.unref();
   } catch (error) {
     o.logger.warn(
