@@ -1,5 +1,6 @@
 import type { Env } from '../paths.js';
 import type { EventHandoff } from '../events/types.js';
+import type { PermissionRequest } from '../remote/types.js';
 
 /**
  * The contract between the hook and the daemon client (src/link/client.ts, bundled as dist/client.cjs):
@@ -41,16 +42,9 @@ export interface HandOffResult {
 export type HandOff = (message: EventHandoff, options?: HandOffOptions) => Promise<HandOffResult>;
 
 /** A permission prompt the hook asks the daemon to send away (remote answers, docs/remote.md). */
-export interface RemoteAskMessage {
+export interface RemoteAskMessage extends PermissionRequest {
   v: 1;
   type: 'permission';
-  agent: string;
-  session: string;
-  project: string;
-  tool: string;
-  input: unknown;
-  suggestions: boolean;
-  waitMs: number;
 }
 
 /** The daemon's answer: a decision, or why there is none (then the agent's own prompt decides). */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ONCE_ANSWER_MAX_CHARS, PROTOCOL_VERSION } from './client.js';
 import { AGENT_KINDS, type EventHandoff } from '../events/types.js';
+import type { PermissionRequest } from '../remote/types.js';
 
 /**
  * The daemon's socket protocol, version 1: newline-delimited JSON, one request line, one reply line,
@@ -137,6 +138,8 @@ export type DaemonRequest = z.infer<typeof requestSchema>;
 export type EventRequest = z.infer<typeof eventRequestSchema>;
 export type OutboxRequest = z.infer<typeof outboxRequestSchema>;
 export type PermissionRequestMessage = z.infer<typeof permissionRequestSchema>;
+// What the remote answers take (src/remote/types.ts) is what this request carries.
+const _permissionRequestFits = (m: PermissionRequestMessage): PermissionRequest => m;
 export type OnceRequest = z.infer<(typeof onceRequestSchemas)[number]>;
 
 export type ParsedRequest =

@@ -28,6 +28,22 @@ export interface AskSummary {
   diff?: string;
 }
 
+/**
+ * A hook's permission prompt as the daemon takes it from its socket (the `permission` request of
+ * docs/protocol.md, src/link/protocol.ts): the call, and how long the hook waits for an answer.
+ */
+export interface PermissionRequest {
+  agent: string;
+  session: string;
+  project: string;
+  tool: string;
+  /** The call's exact `tool_input`: an answer is bound to its hash. */
+  input: unknown;
+  /** Whether the prompt carried `permission_suggestions`. */
+  suggestions: boolean;
+  waitMs: number;
+}
+
 /** One pending permission prompt, as every channel sees it. */
 export interface PermissionAsk {
   /** Random id of this ask (not a secret: it names the ask in messages and logs). */

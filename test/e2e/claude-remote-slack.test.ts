@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { remoteRecordFile } from '../../src/daemon/remote-answers.js';
+import { remoteRecordFile } from '../../src/remote/answers.js';
 import type { BrokerRecord } from '../../src/remote/broker.js';
 import { describeWithAgent } from '../harness/availability.js';
 import { toolResults } from '../harness/claude/fake-model.js';

@@ -43,7 +43,7 @@ import { PresenceCache } from './presence-cache.js';
 import { inflightDir, recoverInflight } from '../../journal/inflight.js';
 import { TranscriptWatch } from '../listen/transcript-watch.js';
 import { OnceBook } from '../listen/once.js';
-import { RemoteAnswers } from '../remote-answers.js';
+import { RemoteAnswers } from '../../remote/answers.js';
 import { WatchRunner } from '../../watch/runner.js';
 import type { WatchClient } from '../../watch/types.js';
 import { watchStatePath } from '../../watch/state-file.js';

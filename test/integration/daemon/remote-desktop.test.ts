@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { remoteRecordFile } from '../../../src/daemon/remote-answers.js';
+import { remoteRecordFile } from '../../../src/remote/answers.js';
 import type { BrokerRecord } from '../../../src/remote/broker.js';
 import { describeWithDesktop, startDesktopSession } from '../../helpers/desktop-session.js';
 import { jsonLines } from '../../helpers/json-lines.js';

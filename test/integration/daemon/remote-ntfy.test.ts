@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from 'pino';
-import { RemoteAnswers } from '../../../src/daemon/remote-answers.js';
+import { RemoteAnswers } from '../../../src/remote/answers.js';
 import { remoteConfigSchema } from '../../../src/config/schemas/remote-schema.js';
 import { inputHash } from '../../../src/remote/canonical.js';
 import { tempEnv, waitFor } from './helpers.js';
@@ -271,8 +271,6 @@ describe('a server named by a variable', () => {
     });
     await remote.start();
     const reply = await remote.ask({
-      v: 1,
-      type: 'permission',
       agent: 'claude',
       session: 's',
       project: temp.root,

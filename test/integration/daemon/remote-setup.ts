@@ -12,7 +12,7 @@ import {
   type FakeMessage,
   type FakeSlack,
 } from '../../harness/slack/fake-slack.js';
-import { remoteRecordFile } from '../../../src/daemon/remote-answers.js';
+import { remoteRecordFile } from '../../../src/remote/answers.js';
 import type { BrokerRecord } from '../../../src/remote/broker.js';
 import { tempEnv, waitFor } from './helpers.js';
 import { BIN, ROOT, spawnDaemon, stopDaemon, writeConfig } from './process-helpers.js';

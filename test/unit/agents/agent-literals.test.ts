@@ -14,7 +14,7 @@ const ALLOWED: Readonly<Record<string, { count: number; why: string }>> = {
     count: 9,
     why: "Claude Code ends its payload with a newline; built Codex and Gemini events take their transcript paths and tool names, Copilot's are Claude Code's (to move into the adapters)",
   },
-  'src/daemon/remote-answers.ts': {
+  'src/remote/answers.ts': {
     count: 1,
     why: "a remote allow is answered only through Claude Code's PermissionRequest; other agents may only be denied",
   },

@@ -4,17 +4,16 @@ import type { Logger } from 'pino';
 import { interpolateEnv } from '../config/interpolate.js';
 import { ntfyServerProblem, type RemoteConfig } from '../config/schemas/remote-schema.js';
 import type { HookEvent } from '../events/types.js';
-import type { PermissionRequestMessage } from '../link/protocol.js';
 import type { PresenceReading } from '../notify/presence.js';
 import { dataDir, type Env } from '../paths.js';
-import { claudeDenyOnly, claudeSettingsFiles, readAskRules } from '../remote/ask-rules.js';
-import { Broker, type BrokerRecord } from '../remote/broker.js';
-import { inputHash } from '../remote/canonical.js';
-import { NtfyRemoteChannel } from '../remote/ntfy-channel.js';
-import { createDesktopAnswerChannel } from '../remote/desktop-channel.js';
-import { createSlackApprovalChannel, resolveSlackConfig } from '../remote/slack-approval.js';
-import { summarizeCall } from '../remote/summary.js';
-import type { RemoteChannel } from '../remote/types.js';
+import { claudeDenyOnly, claudeSettingsFiles, readAskRules } from './ask-rules.js';
+import { Broker, type BrokerRecord } from './broker.js';
+import { inputHash } from './canonical.js';
+import { NtfyRemoteChannel } from './ntfy-channel.js';
+import { createDesktopAnswerChannel } from './desktop-channel.js';
+import { createSlackApprovalChannel, resolveSlackConfig } from './slack-approval.js';
+import { summarizeCall } from './summary.js';
+import type { PermissionRequest, RemoteChannel } from './types.js';
 import type { FetchLike } from '../util/fetch-with-timeout.js';
 import type { SpawnLike } from '../process/run.js';
 import { openPrivateAppend, writeAll } from '../util/private-fs.js';
@@ -204,7 +203,7 @@ export class RemoteAnswers {
   }
 
   /** A hook's PermissionRequest: sent away when configured and nobody is at the keyboard; else no decision. */
-  async ask(request: PermissionRequestMessage): Promise<PermissionReply> {
+  async ask(request: PermissionRequest): Promise<PermissionReply> {
     await this.rebuilding;
     const broker = this.broker;
     const config = this.o.remote();
