@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { setAsideCaCerts } from './test/harness/registry-env.js';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
@@ -9,6 +10,12 @@ const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { versio
 // built CLI, and the real agent CLIs through the harness). The quick tier (`npm run test:quick`) is unit
 // and integration; `npm test` runs all four (docs/development.md, "Tests").
 const HEAVY = 'test/integration/**/*.heavy.test.ts';
+
+// NODE_EXTRA_CA_CERTS (set where the npm registry is reached through a proxy with its own certificate
+// authority) makes every Node process read that bundle as it starts, and the tests start thousands of
+// them, none of which talks TLS. It is taken out of the environment here, before vitest starts a worker,
+// and given back only to the steps that fetch from the registry (test/harness/registry-env.ts).
+setAsideCaCerts();
 export default defineConfig({
   // hookd's version, as scripts/build.mjs defines it for the bundles (src/util/version.ts).
   define: { __HOOKD_VERSION__: JSON.stringify(version) },
