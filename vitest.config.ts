@@ -72,7 +72,9 @@ export default defineConfig({
           globalSetup: ['test/harness/e2e-setup.ts'],
           testTimeout: 300_000,
           hookTimeout: 600_000,
-          fileParallelism: false,
+          // Side by side with the unit and integration files, one per core like them: an agent run
+          // mostly waits (on its fake model, its hooks, its own start), and one e2e file at a time left
+          // more than half of two cores idle. Each run has its own folders, namespaces and daemon.
         },
       },
     ],
