@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { setAsideCaCerts } from './test/harness/registry-env.js';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
@@ -9,6 +10,12 @@ const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { versio
 // built CLI, and the real agent CLIs through the harness). The quick tier (`npm run test:quick`) is unit
 // and integration; `npm test` runs all four (docs/development.md, "Tests").
 const HEAVY = 'test/integration/**/*.heavy.test.ts';
+
+// NODE_EXTRA_CA_CERTS (set where the npm registry is reached through a proxy with its own certificate
+// authority) makes every Node process read that bundle as it starts, and the tests start thousands of
+// them, none of which talks TLS. It is taken out of the environment here, before vitest starts a worker,
+// and given back only to the steps that fetch from the registry (test/harness/registry-env.ts).
+setAsideCaCerts();
 export default defineConfig({
   // hookd's version, as scripts/build.mjs defines it for the bundles (src/util/version.ts).
   define: { __HOOKD_VERSION__: JSON.stringify(version) },
@@ -50,8 +57,10 @@ export default defineConfig({
         test: {
           name: 'heavy',
           include: [HEAVY],
-          // Each starts hundreds of processes: one file at a time, as their time limits assume.
-          fileParallelism: false,
+          // Each starts hundreds of processes or fuzzes for seconds of CPU: after all the other files, so
+          // that they share the cores with no other file, and one per core among themselves (most keep
+          // one core busy; their fixed case counts still finish well inside their time caps).
+          sequence: { groupOrder: 1 },
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -65,7 +74,9 @@ export default defineConfig({
           globalSetup: ['test/harness/e2e-setup.ts'],
           testTimeout: 300_000,
           hookTimeout: 600_000,
-          fileParallelism: false,
+          // Side by side with the unit and integration files, one per core like them: an agent run
+          // mostly waits (on its fake model, its hooks, its own start), and one e2e file at a time left
+          // more than half of two cores idle. Each run has its own folders, namespaces and daemon.
         },
       },
     ],

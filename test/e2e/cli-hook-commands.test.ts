@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURES_DIR, HOOKD_BIN, REPO_DIR } from '../helpers/fixtures.js';
 import { runHookd } from '../helpers/run-hookd.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 
 let tmp: ReturnType<typeof makeTempDir>;
 let env: Record<string, string>;
@@ -168,11 +169,11 @@ describe('hookd logs', () => {
     try {
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      // The follower prints only records written after it started: give it time to start.
-      await new Promise((r) => setTimeout(r, 500));
+      // The follower prints only records written after it started: it has started once it printed the
+      // last record from before (it starts following in the same step).
+      await waitFor(() => out.includes('"before"'), 10_000, 'the record from before');
       await runHookd(['emit', 'Stop', '--session', 'followed', '--cwd', project], { env });
-      for (let i = 0; i < 200 && !out.includes('"followed"'); i++)
-        await new Promise((r) => setTimeout(r, 25));
+      await waitFor(() => out.includes('"followed"'), 10_000, 'the followed record');
       const records = out
         .trim()
         .split('\n')

@@ -2,13 +2,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { handOff, requestDaemon } from '../../src/link/client.js';
 import { fixture, handoffOf, tempEnv, waitFor } from '../integration/daemon/helpers.js';
-import { ensureBuilt } from '../integration/daemon/process-helpers.js';
+import { ensureBuilt, writeConfig } from '../integration/daemon/process-helpers.js';
 import { describeWithDesktop, startDesktopSession, type DesktopSession } from '../helpers/desktop-session.js';
 
 /**
  * A real desktop notification: Xvfb, a private D-Bus session and dunst as the notification server
  * (test/helpers/desktop-session.ts). The hookd daemon (the built CLI) runs inside that session with its
- * default rules and the desktop channel.
+ * default rules and the desktop channel. A "waiting" notification is sent at once (waitingDelayMs 0):
+ * one held first, then shown and closed, is droid-waiting-desktop.test.ts's.
  */
 
 describeWithDesktop('desktop notification through a real notification server', () => {
@@ -18,6 +19,7 @@ describeWithDesktop('desktop notification through a real notification server', (
   beforeAll(async () => {
     ensureBuilt();
     temp = tempEnv();
+    writeConfig(temp.env, { notify: { waitingDelayMs: 0 } });
     session = await startDesktopSession(temp.root, temp.env);
   }, 120_000);
 
@@ -48,8 +50,7 @@ describeWithDesktop('desktop notification through a real notification server', (
       30_000,
       'two notifications shown by dunst',
     );
-    // The permission prompt waits out notify.waitingDelayMs (nothing answers it here), so it may come
-    // second: find each by its summary.
+    // Two deliveries side by side, in no set order: find each by its summary.
     const permission = shown.find((n) => /permission/i.test(n.summary));
     const finished = shown.find((n) => /finished/i.test(n.summary));
     // appname | summary | body | urgency, as dunst passed them to its script.

@@ -24,6 +24,7 @@ import { agentPayload, runAsAgent } from '../helpers/agent-spawn.js';
 import { REPO_DIR } from '../helpers/fixtures.js';
 import { killHard } from '../helpers/procs.js';
 import { collectRun, type Ran } from '../helpers/run-hookd.js';
+import { registryEnv } from '../harness/registry-env.js';
 import { jsonLines } from '../helpers/json-lines.js';
 import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -74,7 +75,8 @@ let registryUrl = '';
 async function npm(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }) {
   const child = spawn('npm', args, {
     cwd: options.cwd,
-    env: { ...process.env, ...options.env },
+    // The registry's certificate authority: the main package's dependencies come from the registry.
+    env: { ...registryEnv(), ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   started.add(child.pid!);
@@ -91,8 +93,10 @@ beforeAll(async () => {
   if (!BUILDS_HERE) return;
   tmp = makeTempDir('hkpk-');
   const out = join(tmp.dir, 'packs');
+  // With the registry's certificate authority: the first build fetches Zig from the registry.
   const packed = spawnSync(process.execPath, ['scripts/package.mjs', '--out', out], {
     cwd: REPO_DIR,
+    env: registryEnv(),
     encoding: 'utf8',
     timeout: 280_000,
   });
@@ -280,7 +284,7 @@ describe.runIf(BUILDS_HERE)('npm run package: every package, packed', () => {
     const built = spawnSync(
       process.execPath,
       [join(REPO_DIR, 'scripts', 'build-platforms.mjs'), '--out', again, 'linux-x64', 'darwin-arm64'],
-      { cwd: tmp.dir, encoding: 'utf8', timeout: 120_000 },
+      { cwd: tmp.dir, env: registryEnv(), encoding: 'utf8', timeout: 120_000 },
     );
     expect(built.status, built.stderr).toBe(0);
     for (const platform of ['linux-x64', 'darwin-arm64'])

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, openSync, readSync, closeSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { registryEnv } from './registry-env.js';
 
 /**
  * The real agents the e2e tests drive, pinned. Their binaries come from the npm registry into a cache
@@ -140,7 +141,7 @@ export function ensureAgent(name: AgentName, env: NodeJS.ProcessEnv = process.en
     const npm = spawnSync(
       'npm',
       ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `${spec.pkg}@${spec.version}`],
-      { encoding: 'utf8', timeout: 600_000, env: { ...env, npm_config_loglevel: 'error' } },
+      { encoding: 'utf8', timeout: 600_000, env: { ...registryEnv(env), npm_config_loglevel: 'error' } },
     );
     const bin = agentBinary(name, env);
     if (bin) return { ...base, bin };

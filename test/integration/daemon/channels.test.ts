@@ -8,6 +8,7 @@ import { createDesktopChannel } from '../../../src/channels/desktop.js';
 import { notifySchema } from '../../../src/config/schemas/notify-schema.js';
 import type { RenderedNotification } from '../../../src/notify/notification.js';
 import type { DeliveryContext } from '../../../src/channels/channel.js';
+import { isAlive } from '../../helpers/procs.js';
 import { loopbackServer, tempEnv, waitFor } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -35,15 +36,6 @@ const context: DeliveryContext = {
 };
 
 /** Whether no process with this pid is left. */
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 function channelConfig(input: Record<string, unknown>) {
   return notifySchema.parse({ channels: { x: input } }).channels.x!;
 }
@@ -158,7 +150,7 @@ describe('command channel', () => {
     const result = await createCommandChannel('cmd', config).send(notification, context);
     expect(result).toMatchObject({ ok: false, retryable: true, error: expect.stringContaining('timed out') });
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    await waitFor(() => gone(grandchild), 5000, 'grandchild gone');
+    await waitFor(() => !isAlive(grandchild), 5000, 'grandchild gone');
   });
   it('delivers when the command exits 0, even while a child it left holds stderr; the child is ended', async () => {
     const { root, cleanup } = tempEnv();
@@ -178,7 +170,7 @@ describe('command channel', () => {
       } catch {}
     });
     expect(result).toMatchObject({ ok: true });
-    await waitFor(() => gone(leftover), 5000, 'leftover child gone');
+    await waitFor(() => !isAlive(leftover), 5000, 'leftover child gone');
   });
 });
 

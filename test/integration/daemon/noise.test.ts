@@ -49,12 +49,20 @@ describe('noise control in the daemon', () => {
       ),
     );
     await waitFor(() => t.server.received.length === 1, 10_000, 'one coalesced POST');
-    await new Promise((r) => setTimeout(r, 600));
+    // Every event processed and nothing left in the outbox: no other POST can come.
+    await waitFor(
+      () => {
+        const { events, outbox } = t.daemon.stats();
+        return events.processed === 20 && events.pending === 0 && outbox.pending === 0 && outbox.held === 0;
+      },
+      10_000,
+      'the daemon settled',
+    );
     expect(t.server.received).toHaveLength(1);
     const [n] = t.titles();
+    // All 20 are in this one: none is left for a window still open.
     expect(n).toMatchObject({ title: 'demo: 20 sub-agents finished', count: 20 });
     expect(n!.body.split('\n')).toHaveLength(6);
-    expect(t.daemon.stats().events.pending).toBe(0);
   });
 
   it('does not repeat an idle prompt until the session shows activity', async () => {
