@@ -33,6 +33,11 @@ export interface DesktopAnswerOptions {
   maxPending?: number;
   /** How long an "unavailable" answer is kept before the platform is checked again (default 60 s). */
   recheckMs?: number;
+  /**
+   * How long an ask waits for notify-send to show its notification (or to fail) before it counts as shown
+   * (default 2 s); a failure after that is logged.
+   */
+  showWaitMs?: number;
 }
 
 export interface DesktopAnswerChannel extends RemoteChannel {
@@ -150,7 +155,8 @@ function handlesInterrupt(pid: number | undefined, program: string): boolean {
   // Ended (its exit is on the way): wait for it.
   if (/^State:\s*[ZX]/m.test(status)) return false;
   const running = programOf(pid);
-  if (running !== undefined && running !== program) return false;
+  // Its program unreadable while /proc is there: it is exiting (or not yet running it): wait.
+  if (running === undefined ? programOf('self') !== undefined : running !== program) return false;
   const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1];
   return caught === undefined || (BigInt(`0x${caught}`) & SIGINT_BIT) !== 0n;
 }
@@ -175,10 +181,9 @@ function failure(result: ProcessResult): string {
   );
 }
 
-/** Polls `ready` every 10 ms, at most INTERRUPT_GRACE_MS / 10 times. */
-async function waitUntil(ready: () => boolean): Promise<void> {
-  for (let i = 0; i < INTERRUPT_GRACE_MS / 10 && !ready(); i++)
-    await new Promise((resolve) => setTimeout(resolve, 10));
+/** Polls `ready` every 10 ms, at most `limitMs / 10` times (default INTERRUPT_GRACE_MS). */
+async function waitUntil(ready: () => boolean, limitMs = INTERRUPT_GRACE_MS): Promise<void> {
+  for (let i = 0; i < limitMs / 10 && !ready(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** The desktop answer channel. It never throws on a platform without actions: it says why, once. */
@@ -332,7 +337,7 @@ export function createDesktopAnswerChannel(options: DesktopAnswerOptions): Deskt
         throw new Error(`notify-send did not start: ${result.spawnError ?? 'no process'}`);
       }
       // Shown once notify-send handles SIGINT (it does from its notification on); or it ended first.
-      await waitUntil(() => entry.exited || handlesInterrupt(child.pid, entry.program));
+      await waitUntil(() => entry.exited || handlesInterrupt(child.pid, entry.program), options.showWaitMs);
       if (entry.exited) {
         const result = await entry.done;
         if (!chosenDecision(result.stdout.text()) && result.exitCode !== 0)

@@ -49,7 +49,7 @@ describe('desktop answers where the platform cannot show them', () => {
 
   function channelWith(
     env: Record<string, string | undefined>,
-    extra: { platform?: NodeJS.Platform; now?: () => number } = {},
+    extra: { platform?: NodeJS.Platform; now?: () => number; showWaitMs?: number } = {},
   ) {
     const logged: { level: string; msg: string }[] = [];
     const started: string[][] = [];
@@ -67,6 +67,7 @@ describe('desktop answers where the platform cannot show them', () => {
       platform: extra.platform ?? 'linux',
       logger: { log: (level, _fields, msg) => void logged.push({ level, msg }) },
       ...(extra.now ? { now: extra.now } : {}),
+      ...(extra.showWaitMs ? { showWaitMs: extra.showWaitMs } : {}),
     });
     return { channel, logged, started };
   }
@@ -141,7 +142,8 @@ describe('desktop answers where the platform cannot show them', () => {
       // A shell catches SIGINT from its start: that is not a shown notification (only notify-send is).
       'sleep 0.2; echo "Cannot connect to the notification server \u001b[2J" >&2; exit 1',
     );
-    const { channel, logged } = channelWith(env);
+    // Its failure is seen however long the machine takes to run it (a loaded one may take seconds).
+    const { channel, logged } = channelWith(env, { showWaitMs: 120_000 });
     const answers: RemoteAnswer[] = [];
     await channel.start((a) => answers.push(a));
     await expect(channel.ask(ask())).rejects.toThrow(
