@@ -20,8 +20,10 @@ import { isolatedEnv, makeTempDir } from '../helpers/temp.js';
 // Droid's flag snapshot file (FACTORY_FEATURE_FLAGS_SNAPSHOT_PATH). What the receiver takes goes on,
 // redacted (the default), to a loopback stand-in for the team's collector.
 
-const PORT = 4319;
-const COLLECTOR_PORT = 4320;
+// Ports of its own, not claude-otel.test.ts's: the two files may run at the same time, and a run
+// without a network namespace of its own (not root) shares this machine's loopback.
+const PORT = 4321;
+const COLLECTOR_PORT = 4322;
 
 describeWithAgent('droid', 'the real Droid 0.225.2 exporting its telemetry to hookd', () => {
   let tmp: ReturnType<typeof makeTempDir>;
