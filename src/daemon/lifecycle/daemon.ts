@@ -69,6 +69,11 @@ export interface StartDaemonOptions {
   config?: { notify?: unknown; daemon?: unknown };
   /** Watch the config file for changes (default true when no fixed config is given). */
   watchConfig?: boolean;
+  /**
+   * Watch the spool, so that hooks may leave their events there (default true; docs/daemon.md, "The
+   * spool"). Off, the spool is drained at start, by the periodic scan and before each request only.
+   */
+  watchSpool?: boolean;
   /** Replace channels by name (tests, `hookd demo`). */
   channels?: Record<string, Channel>;
   fetch?: FetchLike;
@@ -433,14 +438,15 @@ export class Daemon implements DaemonHandle {
       return () => rmSync(files.pid, { force: true });
     });
     // Last: from here on hooks may leave their events in the spool for this daemon (spool-watch.ts).
-    await parts.start('spool watch', () =>
-      watchSpool({
-        dir: spoolDir(env),
-        marker: files.spoolWatch,
-        onChange: () => this.ingest.scheduleDrain(),
-        logger: log,
-      }),
-    );
+    if (options.watchSpool !== false)
+      await parts.start('spool watch', () =>
+        watchSpool({
+          dir: spoolDir(env),
+          marker: files.spoolWatch,
+          onChange: () => this.ingest.scheduleDrain(),
+          logger: log,
+        }),
+      );
     log.info(
       { pid: process.pid, socket: files.socket, replayed: this.store.pendingEvents.size },
       'daemon started',

@@ -1,12 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon } from '../../../src/daemon/lifecycle/daemon.js';
 import { daemonFiles } from '../../../src/link/runtime-files.js';
 import { requestDaemon } from '../../../src/link/client.js';
 import { spoolDir } from '../../../src/paths.js';
-import { runHookd } from '../../helpers/run-hookd.js';
-import { fixture, loopbackServer, tempEnv, waitFor } from './helpers.js';
+import { spoolEvent } from '../../../src/link/spool.js';
+import { collectRun, runHookd } from '../../helpers/run-hookd.js';
+import { NATIVE_CLIENT } from './fast-client-helpers.js';
+import { fixture, handoffOf, loopbackServer, tempEnv, waitFor } from './helpers.js';
 
 // The Node path with a daemon running: the hook leaves its event in the spool, which the daemon watches
 // (no connection, no wait for the journal); the daemon takes it at once, in order with what reaches its
@@ -35,8 +38,8 @@ async function setup() {
   mkdirSync(join(temp.root, 'config'), { recursive: true });
   writeFileSync(temp.env.HOOKD_CONFIG!, JSON.stringify(config));
   const env = { ...(temp.env as Record<string, string>), HOOKD_DAEMON: '1' };
-  const start = async () => {
-    const daemon = await startDaemon({ env, config });
+  const start = async (options: { watchSpool?: boolean } = {}) => {
+    const daemon = await startDaemon({ env, config, ...options });
     cleanups.push(() => daemon.close());
     return daemon;
   };
@@ -79,24 +82,33 @@ describe('a hook hands its event to a running daemon through the watched spool',
     expect(readdirSync(spoolDir(t.env)).filter((n) => n.endsWith('.json'))).toEqual([]);
   });
 
-  it('journals what was spooled before an event that reaches the socket later, in that order', async () => {
+  it('journals what was spooled before a request that reaches the socket later, in that order', async () => {
     const t = await setup();
-    const daemon = await t.start();
-    const ran = await runHookd(['hook', '--agent', 'droid'], { env: t.env, stdin: stop('order-1') });
-    expect(ran.code).toBe(0);
-    const spooledId = hookRecords(t.env).at(-1)!.eventId as string;
-    const reply = await requestDaemon(
-      {
-        v: 1,
-        type: 'event',
-        event: { id: 'socket-1', receivedAt: Date.now(), agent: 'droid', name: 'Stop', payload: {} },
-        results: [],
-      },
-      { env: t.env, timeoutMs: 5000 },
-    );
+    // No watch and an hour between scans: only the daemon's catching up before each request can take
+    // the spooled event in, so the order below holds because of it, not because a drain came first.
+    await t.start({ watchSpool: false });
+    // Distinct events of one session (identical ones within a second would be one event handed twice).
+    const event = (id: string) =>
+      handoffOf({ ...fixture('16-Stop.json'), session_id: 'order', n: id }, { id });
+    spoolEvent(event('spooled-1'), t.env, false);
+    const reply = await requestDaemon(event('socket-1'), { env: t.env, timeoutMs: 5000 });
     expect(reply).toMatchObject({ ok: true, reply: { ok: true, id: 'socket-1' } });
-    expect(journaled(t.env)).toEqual([spooledId, 'socket-1']);
-    await daemon.close();
+    expect(journaled(t.env)).toEqual(['spooled-1', 'socket-1']);
+    // Any request, not only an event: a status counts what was spooled before it.
+    spoolEvent(event('spooled-2'), t.env, false);
+    const status = await requestDaemon({ v: 1, type: 'status' }, { env: t.env, timeoutMs: 5000 });
+    expect(status).toMatchObject({ ok: true, reply: { status: { events: { received: 3, fromSpool: 2 } } } });
+    expect(readdirSync(spoolDir(t.env)).filter((n) => n.endsWith('.json'))).toEqual([]);
+    // The native client's events too: what the fast listener ran comes after what was spooled first.
+    spoolEvent(event('spooled-3'), t.env, false);
+    const fast = await collectRun(
+      spawn(NATIVE_CLIENT, ['--agent', 'droid'], { env: { ...t.env, HOOKD_NODE: process.execPath } }),
+      { stdin: JSON.stringify({ ...fixture('16-Stop.json'), session_id: 'order', n: 'fast' }) },
+    );
+    expect(fast.code, fast.stderr).toBe(0);
+    // The fast listener hands its event over just after it answered the client.
+    const ids = await waitFor(() => journaled(t.env).length === 5 && journaled(t.env), 10_000, 'five events');
+    expect(ids.indexOf('spooled-3')).toBe(3);
   });
 
   it('connects as before when the spool-watch file is stale, and it is gone after a stop', async () => {
